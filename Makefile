@@ -1,0 +1,133 @@
+# attn: neural machine translation with attention, as small Unix filters.
+#
+#   make                 programs (build/bin), libtensor.a and libtensor.so
+#   make check           unit tests (Check) and command-line tests
+#   make SAN=1 check     the same, built with ASan and UBSan (in build-san/)
+#   make bench           benchmarks
+#   make fuzz            libFuzzer target for the stream reader (clang)
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Every file is found by wildcard: a new lib/*.c joins the library, a new
+# cmd/NAME.c is the program NAME, tests/test_*.c a unit test, tests/cli_*.sh
+# a command-line test, bench/bench_*.c a benchmark.  Files named *_avx2.c and
+# *_avx512.c are compiled for those instruction sets and are only called
+# after a run-time check of the CPU.
+
+VERSION  = 0.1.0
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN     = -Wall -Wextra -Wno-unused-parameter
+CPPFLAGS_ALL = -Ilib -D_GNU_SOURCE -DATTN_VERSION='"$(VERSION)"'
+CFLAGS_ALL   = -std=c11 -fPIC -pthread $(WARN) $(CFLAGS)
+LDLIBS_ALL   = -lz -lm -pthread
+
+ifeq ($(SAN),1)
+BUILD       ?= build-san
+SANFLAGS     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS_ALL  += $(SANFLAGS)
+LDFLAGS     += $(SANFLAGS)
+else
+BUILD       ?= build
+endif
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt)
+
+LIB_SRC   = $(sort $(wildcard lib/*.c))
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CMD_SRC   = $(sort $(wildcard cmd/*.c))
+PROGS     = $(CMD_SRC:cmd/%.c=$(BUILD)/bin/%)
+TEST_SRC  = $(sort $(wildcard tests/test_*.c))
+TESTS     = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TESTLIB_SRC = $(sort $(wildcard tests/lib/*.c))
+TESTLIB_OBJ = $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
+BENCH_SRC = $(sort $(wildcard bench/bench_*.c))
+BENCHES   = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+HEADERS   = $(wildcard lib/*.h)
+MANPAGES  = $(wildcard man/man1/*.1 man/man5/*.5 man/man7/*.7)
+
+STATIC = $(BUILD)/libtensor.a
+SHARED = $(BUILD)/libtensor.so.0
+
+all: $(PROGS) $(STATIC) $(SHARED) $(BUILD)/libtensor.pc
+
+$(BUILD)/lib/%_avx2.o: lib/%_avx2.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx2 -mfma -c $< -o $@
+
+$(BUILD)/lib/%_avx512.o: lib/%_avx512.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -c $< -o $@
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/tests/lib/%.o: tests/lib/%.c $(HEADERS) $(wildcard tests/lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libtensor.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	ln -sf libtensor.so.0 $(BUILD)/libtensor.so
+
+$(BUILD)/libtensor.pc: libtensor.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(BUILD)/bin/%: cmd/%.c $(STATIC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
+
+$(BUILD)/tests/%: tests/%.c $(STATIC) $(TESTLIB_OBJ) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) $(LDFLAGS) $< $(TESTLIB_OBJ) $(STATIC) $(CHECK_LIBS) $(LDLIBS_ALL) -o $@
+
+$(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
+
+check: all $(TESTS)
+	@BUILD=$(BUILD) sh tests/run.sh $(TESTS)
+
+bench: all $(BENCHES)
+	@BUILD=$(BUILD) sh bench/run.sh $(BENCHES)
+
+# The fuzzer needs clang's libFuzzer; FUZZ_TIME seconds of fuzzing.
+FUZZ_TIME ?= 60
+FUZZ_CC   ?= clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+build-fuzz/fuzz_stream: fuzz/fuzz_stream.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) fuzz/fuzz_stream.c $(filter-out %_avx2.c %_avx512.c,$(LIB_SRC)) -DATTN_NO_SIMD $(LDLIBS_ALL) -o $@
+
+fuzz: build-fuzz/fuzz_stream
+	@mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz_stream -max_total_time=$(FUZZ_TIME) -print_final_stats=1 build-fuzz/corpus fuzz/corpus
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/attn $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib
+	ln -sf libtensor.so.0 $(DESTDIR)$(PREFIX)/lib/libtensor.so
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/attn
+	install -m 644 $(BUILD)/libtensor.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	for f in $(MANPAGES); do \
+	    install -m 644 $$f $(DESTDIR)$(PREFIX)/share/man/$$(basename $$(dirname $$f)); done
+
+clean:
+	rm -rf build build-san build-fuzz
+
+.PHONY: all check bench fuzz install clean
+.SECONDARY:

@@ -1,0 +1,21 @@
+/*
+ * err.h: error messages of the library.  A function that fails sets one
+ * message (err_set) and returns -1 or NULL; its caller may add context in
+ * front (err_prefix) and the program prints it (prog.h).
+ */
+#ifndef ATTN_ERR_H
+#define ATTN_ERR_H
+
+#if defined(__GNUC__)
+#define ATTN_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define ATTN_PRINTF(a, b)
+#endif
+
+void err_set(const char *fmt, ...) ATTN_PRINTF(1, 2);
+/* Puts "context: " in front of the current message. */
+void err_prefix(const char *fmt, ...) ATTN_PRINTF(1, 2);
+const char *err_msg(void);
+void err_clear(void);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * kernels.h: the numerical kernels of libtensor, on plain row-major float
+ * arrays.  Every kernel has a portable scalar reference (kern_ref.c and
+ * friends) and, where it matters, AVX2+FMA (and AVX-512) versions, chosen
+ * once at run time from cpuid.  ATTN_KERNELS=reference in the environment
+ * forces the reference; ATTN_THREADS=N sets the thread count (default: the
+ * number of cores).  The kernels know nothing of tensors or streams.
+ *
+ * Conventions: shapes in comments are [rows, cols], row-major; ld* are row
+ * strides in floats.  Backward kernels ADD into their d-buffers (llm.c
+ * style), so gradients accumulate; the caller zeroes them.
+ */
+#ifndef ATTN_KERNELS_H
+#define ATTN_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- dispatch and threads ---------------------------------------------- */
+
+enum kern_isa { ISA_REFERENCE = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
+
+/* Idempotent; every kernel calls it on first use. */
+void kern_init(void);
+int kern_isa(void);
+const char *kern_isa_name(void);
+/* For tests and benchmarks: force an ISA (not above what the CPU has).
+ * Returns the ISA in force. */
+int kern_set_isa(int isa);
+
+/*
+ * The one thread pool of the process, created on first use; idle workers
+ * sleep on a condition variable.  kern_set_threads(n) with n >= 1 sets how
+ * many threads (the caller included) parallel work uses.
+ */
+void kern_set_threads(int n);
+int kern_threads(void);
+/*
+ * Runs fn(ctx, lo, hi) over [0, n) in chunks of at least grain, on the pool.
+ * Not re-entrant: a fn that calls kern_parallel_for again runs it serially.
+ */
+void kern_parallel_for(int64_t n, int64_t grain,
+		       void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx);
+
+/* ---- matrix multiply ---------------------------------------------------- */
+
+/*
+ * C = alpha * op(A) op(B) + beta * C, with op(A) [M, K], op(B) [K, N],
+ * C [M, N].  ta: A is stored [K, M] (lda >= M), else [M, K] (lda >= K);
+ * tb: B is stored [N, K] (ldb >= K), else [K, N] (ldb >= N).
+ * beta == 0 ignores C's old contents (NaN included).  Threaded.
+ */
+void sgemm(int ta, int tb, int M, int N, int K, float alpha,
+	   const float *A, int lda, const float *B, int ldb,
+	   float beta, float *C, int ldc);
+
+/* ---- element-wise and row-wise ----------------------------------------- */
+
+/* y = f(x), n elements; y may equal x.  Max errors: see kernels docs. */
+void vexp(float *y, const float *x, size_t n);
+void vtanh(float *y, const float *x, size_t n);
+void vsigmoid(float *y, const float *x, size_t n);
+
+/* x [rows, n] += b [n] */
+void bias_forward(float *x, const float *b, int rows, int n);
+/* db [n] += sum over rows of dy [rows, n] */
+void bias_backward(float *db, const float *dy, int rows, int n);
+
+/* y = max(x, 0); dx += dy where y > 0 */
+void relu_forward(float *y, const float *x, size_t n);
+void relu_backward(float *dx, const float *dy, const float *y, size_t n);
+
+/* y [rows, n] = softmax of each row of x; y may equal x */
+void softmax_rows(float *y, const float *x, int rows, int n);
+void log_softmax_rows(float *y, const float *x, int rows, int n);
+/* dx += y * (dy - sum(dy * y)) row by row, y the softmax output */
+void softmax_backward(float *dx, const float *dy, const float *y, int rows, int n);
+
+/*
+ * Layer norm of each row: y = g * (x - mean) / sqrt(var + eps) + b, biased
+ * variance.  x, y [rows, n]; mean, rstd [rows] saved for the backward pass.
+ */
+void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
+		       const float *g, const float *b, int rows, int n, float eps);
+void layernorm_backward(float *dx, float *dg, float *db, const float *dy,
+			const float *x, const float *g, const float *mean,
+			const float *rstd, int rows, int n);
+
+/* y [rows, l][k] = max(x[rows, 2l][2k], x[2k+1]) (ties: the first) */
+void maxout_forward(float *y, const float *x, int rows, int l);
+void maxout_backward(float *dx, const float *dy, const float *x, int rows, int l);
+
+/* out [n, dim] = table[ids[i]]; dtable[ids[i]] += dout[i] */
+void embedding_forward(float *out, const int32_t *ids, int n,
+		       const float *table, int dim);
+void embedding_backward(float *dtable, const int32_t *ids, int n,
+			const float *dout, int dim);
+
+/* ---- GRU of MODELS.md (reset gate before U), one step, B rows ---------- */
+
+/*
+ * pre [B, 3n] holds W x + b in all three gates plus U_zr h in the z and r
+ * parts (rows z, r, h).  Computes zr [B, 2n] = sigma(pre[:, 0:2n]) and
+ * rh [B, n] = r * h, for the caller's U_h (r * h) product.
+ */
+void gru_gates_forward(float *zr, float *rh, const float *pre,
+		       const float *h, int B, int n);
+/*
+ * pre [B, 3n] now also holds U_h (r * h) in its h part: hh [B, n] =
+ * tanh(pre[:, 2n:3n]); hnew [B, n] = (1 - z) * h + z * hh.
+ */
+void gru_state_forward(float *hnew, float *hh, const float *pre,
+		       const float *zr, const float *h, int B, int n);
+/*
+ * Backward, mirroring the forward in reverse:
+ *   gru_state_backward: from dhnew [B, n], adds into dpre's z and h parts
+ *     (gradients of the pre-activations) and into dh (the (1 - z) path);
+ *   the caller: drh [B, n] = dpre[:, 2n:3n] U_h (sgemm);
+ *   gru_gates_backward: from drh, adds into dpre's r part and into dh
+ *     (the r * h path).
+ * The caller's U^T products of dpre's z and r parts give the rest of dh.
+ */
+void gru_state_backward(float *dpre, float *dh, const float *dhnew,
+			const float *hh, const float *zr, const float *h,
+			int B, int n);
+void gru_gates_backward(float *dpre, float *dh, const float *drh,
+			const float *zr, const float *h, int B, int n);
+
+/* ---- attention ---------------------------------------------------------- */
+
+/*
+ * Scaled dot-product attention, multi-head, batched, fused (online softmax,
+ * no [T, S] score matrix unless weights are asked for).  For batch item b
+ * and head h, query row t is q + b*q_bs + t*q_rs + h*dk (dk floats), key
+ * row j is k + b*kv_bs + j*kv_rs + h*dk, value row likewise in v, and the
+ * output row o + b*o_bs + t*o_rs + h*dk.  All strides in floats.
+ *
+ *   out = softmax(q k^T * scale + mask) v
+ *
+ * Masks: keys j >= klen[b] (padding; klen NULL: all S), and with causal,
+ * keys j > q_pos0 + t (q_pos0: the position of the first query, for a
+ * decoder with a cache of earlier positions).  A row with every key masked
+ * gives zeros.  weights (optional) [B, H, T, S]; lse (optional, needed by
+ * the backward pass) [B, H, T], the log-sum-exp of each row's scores.
+ */
+struct attn_args {
+	int B, H, T, S, dk;
+	float scale;
+	const float *q; long q_bs, q_rs;
+	const float *k; const float *v; long kv_bs, kv_rs;
+	float *out; long o_bs, o_rs;
+	const int *klen;
+	int causal, q_pos0;
+	float *weights;
+	float *lse;
+};
+void attention_forward(const struct attn_args *a);
+/* Adds into dq, dk, dv (laid out as q, k, v) from dout (laid out as out);
+ * needs a->out and a->lse from the forward pass. */
+void attention_backward(const struct attn_args *a, const float *dout,
+			float *dq, float *dk, float *dv);
+
+/*
+ * Bahdanau's additive attention, one decoder step for B sentences padded to
+ * S source positions:
+ *   e[b, j] = va . tanh(wq[b] + keys[b, j])   for j < len[b]
+ *   a[b, :] = softmax(e[b, :]), zero beyond len[b]
+ *   ctx[b]  = sum_j a[b, j] ann[b, j]
+ * wq [B, na] (= Wa s, by the caller's sgemm), keys [B, S, na] (= Ua h + ba,
+ * from attend), va [na], ann [B, S, dv]; outputs ctx [B, dv], a [B, S].
+ */
+void additive_attention_forward(float *ctx, float *a, const float *wq,
+				const float *keys, const float *va,
+				const float *ann, const int *len,
+				int B, int S, int na, int dv);
+/* Adds into dwq [B, na], dkeys [B, S, na], dva [na], dann [B, S, dv]
+ * (any may be NULL) from dctx [B, dv]; a from the forward pass. */
+void additive_attention_backward(float *dwq, float *dkeys, float *dva,
+				 float *dann, const float *dctx,
+				 const float *a, const float *wq,
+				 const float *keys, const float *va,
+				 const float *ann, const int *len,
+				 int B, int S, int na, int dv);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * prog.h: what every program shares: its name in messages, the exit
+ * statuses (0 ok, 1 error, 2 usage), --version, and a quiet exit when the
+ * reader of its output has gone away.
+ */
+#ifndef ATTN_PROG_H
+#define ATTN_PROG_H
+
+#include "err.h"
+
+#define EXIT_USAGE 2
+
+extern const char *progname;
+
+/* Sets progname from argv[0] and makes the output buffered for pipes. */
+void prog_init(int argc, char **argv);
+/* "NAME (attn) VERSION" on stdout, then exit 0. */
+void prog_version(void);
+/* "NAME: message\n" on stderr; die() then exits 1. */
+void warnx_(const char *fmt, ...) ATTN_PRINTF(1, 2);
+void die(const char *fmt, ...) ATTN_PRINTF(1, 2) __attribute__((noreturn));
+/* die() with the library's last error message. */
+void die_err(void) __attribute__((noreturn));
+/* For a tsr_* write result: TSR_EPIPE exits 0 quietly, -1 dies. */
+void check_write(int rc);
+/* "Try 'NAME --help'." on stderr and exit 2. */
+void usage_error(const char *fmt, ...) ATTN_PRINTF(1, 2) __attribute__((noreturn));
+
+#endif

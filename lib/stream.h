@@ -1,0 +1,117 @@
+/*
+ * stream.h: the tensor stream of FORMAT.md: a streaming reader and writer
+ * that work on pipes, frames (one sentence and everything computed for it),
+ * and a loader that maps a model file and uses aligned payloads in place.
+ *
+ * Errors: every function that can fail returns -1 (or NULL) and leaves a
+ * message in err_msg() (err.h) that names the stream, the byte offset of
+ * the record and its name where known.  The programs print it prefixed with
+ * their own name and exit 1.
+ */
+#ifndef ATTN_STREAM_H
+#define ATTN_STREAM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "tensor.h"
+
+#define TSR_FLAG_ZLIB      0x01
+#define TSR_FLAG_END_FRAME 0x02
+#define TSR_DEFAULT_LIMIT  ((uint64_t)4 << 30)   /* 4 GiB per payload */
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct tsr_reader;
+
+/* label names the stream in messages ("<stdin>", a path). */
+struct tsr_reader *tsr_reader_fd(int fd, const char *label);
+struct tsr_reader *tsr_reader_path(const char *path);  /* "-" is stdin */
+void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes);
+void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
+
+/*
+ * Reads the next record into t (payload owned by t, inflated and checked).
+ * Returns 1 for a record, 0 at the normal end of input, -1 on error.
+ * *end_frame (may be NULL) is set from the record's end-of-frame flag.
+ */
+int tsr_read(struct tsr_reader *r, struct tensor *t, int *end_frame);
+
+/* ---- frames ------------------------------------------------------------- */
+
+/* A frame: records with one frame number, in stream order. */
+struct frame {
+	uint64_t number;
+	int n, cap;
+	struct tensor *rec;
+};
+
+/*
+ * Reads one whole frame (up to and including the record with the end flag,
+ * a change of frame number, or the end of input).  Returns 1, 0 at the end
+ * of input, -1 on error.  f is cleared first.
+ */
+int tsr_read_frame(struct tsr_reader *r, struct frame *f);
+
+void frame_clear(struct frame *f);                 /* frees the records */
+void frame_free(struct frame *f);
+struct tensor *frame_find(const struct frame *f, const char *name);
+/*
+ * Like frame_find, but a missing record or a wrong dtype or rank (rank < 0:
+ * any) is an error naming the record, the frame and `stage`, the program
+ * that writes that record ("tokenize", "encode", ...).
+ */
+struct tensor *frame_need(const struct frame *f, const char *name, int dtype,
+			  int rank, const char *stage);
+/*
+ * Appends t to the frame (taking its payload; t is left empty), replacing a
+ * record of the same name.  Returns the record in the frame, NULL on error.
+ */
+struct tensor *frame_put(struct frame *f, struct tensor *t);
+/* Removes records whose name matches the fnmatch(3) pattern. */
+void frame_drop(struct frame *f, const char *pattern);
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct tsr_writer;
+
+/* zlib_level 0 writes plain payloads; 1..9 compresses every non-empty one. */
+struct tsr_writer *tsr_writer_fd(int fd, const char *label, int zlib_level);
+/* Writes to a temporary file beside path; tsr_writer_commit() fsyncs it and
+ * renames it over path, so a crash leaves the old file intact. */
+struct tsr_writer *tsr_writer_atomic(const char *path, int zlib_level);
+int tsr_writer_commit(struct tsr_writer *w);       /* and frees w */
+void tsr_writer_abort(struct tsr_writer *w);       /* removes the temp file */
+
+int tsr_write(struct tsr_writer *w, const struct tensor *t, uint64_t frame,
+	      int end_frame);
+/* Writes every record of f under f->number, the end flag on the last one. */
+int tsr_write_frame(struct tsr_writer *w, const struct frame *f);
+int tsr_flush(struct tsr_writer *w);
+/* Flushes and frees; returns -1 if the flush failed.  Does not close an fd
+ * it was given. */
+int tsr_writer_close(struct tsr_writer *w);
+
+/*
+ * A reader that stops early closes the pipe: the writer then gets EPIPE
+ * (SIGPIPE is ignored by tsr_writer_fd) and reports it as TSR_EPIPE, and
+ * the program exits quietly with status 0 (see prog.h).
+ */
+#define TSR_EPIPE (-2)
+
+/* ---- mapped model files ------------------------------------------------- */
+
+/*
+ * Loads a whole stream file as one frame of records.  The file is mapped:
+ * aligned, uncompressed payloads are used in place (t->owned == 0); others
+ * are copied or inflated.  Every record is checked as tsr_read does, and a
+ * name that appears twice is an error.
+ */
+struct tsr_map {
+	struct frame f;      /* every record, in file order */
+	void *base;          /* the mapping */
+	size_t size;
+};
+struct tsr_map *tsr_map_open(const char *path);
+void tsr_map_close(struct tsr_map *m);
+
+#endif
