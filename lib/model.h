@@ -1,0 +1,156 @@
+/*
+ * model.h: a translation model: its config, vocabularies and parameters,
+ * and the operations of its architecture (rnnsearch, rnnencdec,
+ * transformer) behind one table, so that the programs, greedy and beam
+ * search, scoring and training are written once for all three.
+ *
+ * Parameters are named pointers into one allocation (m->w); their
+ * gradients, when training, into another of the same layout (m->g).  The
+ * names and shapes are those of MODELS.md.
+ */
+#ifndef ATTN_MODEL_H
+#define ATTN_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "config.h"
+#include "rng.h"
+#include "stream.h"
+
+#define PARAM_NAME_MAX 64
+
+struct param {
+	char name[PARAM_NAME_MAX];
+	int rank;		/* 1 or 2 */
+	int dim[2];
+	size_t n;		/* elements */
+	float *w;		/* into model.w */
+	float *g;		/* into model.g, NULL when not training */
+};
+
+struct arch;
+
+struct model {
+	struct config cfg;
+	const struct arch *arch;
+	char *vocab_src, *vocab_tgt;	/* the tokenizer's text, NUL-terminated */
+	size_t vocab_src_len, vocab_tgt_len;
+	int src_vocab, tgt_vocab;	/* sizes, from the config */
+	int nparam;
+	struct param *param;
+	float *w, *g;			/* one allocation each; g may be NULL */
+	size_t nw;			/* floats in w (and g) */
+	void *net;			/* the architecture's named pointers */
+	int training;			/* dropout on */
+	struct rng rng;			/* the run's one generator */
+};
+
+/* ---- batches -------------------------------------------------------------- */
+
+/*
+ * B sentences padded with <pad> (0) to the longest: ids [B, S] row-major,
+ * len [B] the true lengths (</s> included).
+ */
+struct batch_ids {
+	int B, S;
+	int32_t *ids;
+	int *len;
+};
+
+/* ---- decoding, one step at a time, for greedy, beam and score ----------- */
+
+struct decoder;
+
+/* ---- the architecture's operations ---------------------------------------- */
+
+struct arch {
+	const char *name;			/* the config's arch= value */
+	/*
+	 * Reads and checks the sizes in m->cfg and declares every parameter
+	 * with model_add_param(), in MODELS.md's order.
+	 */
+	int (*declare)(struct model *m);
+	/* Points m->net's named pointers into m->w (and m->g). */
+	int (*bind)(struct model *m);
+	/* The paper's initialisation of a fresh model, from m->rng. */
+	void (*init)(struct model *m);
+	/* Default values of the architecture's config keys. */
+	const char *const *defaults;		/* "key=value" strings, NULL-ended */
+
+	/*
+	 * The pipeline's stages on n frames at once (batched inside; results
+	 * independent of n).  Each reads its input record from every frame and
+	 * puts its output record(s) in it: embed src.ids -> src.emb; encode
+	 * src.emb -> enc.out; attend enc.out -> att.*.
+	 */
+	int (*embed)(const struct model *m, struct frame **f, int n);
+	int (*encode)(const struct model *m, struct frame **f, int n);
+	int (*attend)(const struct model *m, struct frame **f, int n);
+
+	/*
+	 * A decoder for n sentences whose frames hold the memory (att.*, and
+	 * enc.out where the architecture reads it), with room for up to
+	 * width hypotheses per sentence.  Hypotheses start as one per
+	 * sentence (hypothesis i is sentence i, next input <s>).
+	 */
+	struct decoder *(*dec_new)(const struct model *m, struct frame **f,
+				   int n, int width);
+	/*
+	 * One step for the nh live hypotheses: prev [nh] their previous
+	 * tokens; writes logp [nh, tgt_vocab] (log-probabilities) and, when
+	 * attw is not NULL, attw [nh, S_max] (the attention weights over the
+	 * hypothesis' source, zero beyond its length; S_max = dec_srclen max).
+	 */
+	int (*dec_step)(struct decoder *d, int nh, const int32_t *prev,
+			float *logp, float *attw);
+	/* Hypothesis i of the next step continues hypothesis parent[i]. */
+	int (*dec_select)(struct decoder *d, int nh, const int *parent);
+	/* The sentence that hypothesis i belongs to, and its source length. */
+	int (*dec_sentence)(const struct decoder *d, int i);
+	int (*dec_srclen)(const struct decoder *d, int sentence);
+	void (*dec_free)(struct decoder *d);
+
+	/*
+	 * Training: forward and backward of a batch of pairs, from src ids to
+	 * the loss.  Adds the gradients of (sum of token losses) * scale into
+	 * m->g; returns the sum of token losses (label-smoothed) and sets
+	 * *nll, *ntok (the sum of -log p(ref) and the tokens counted).
+	 */
+	double (*train_batch)(struct model *m, const struct batch_ids *src,
+			      const struct batch_ids *tgt, float scale,
+			      double *nll, int *ntok);
+};
+
+/* The architectures, and the one named in a config. */
+extern const struct arch arch_rnnsearch, arch_rnnencdec, arch_transformer;
+const struct arch *arch_find(const char *name);
+
+/* ---- making, loading and saving models ------------------------------------ */
+
+/* Declares a parameter (during arch->declare). */
+int model_add_param(struct model *m, const char *name, int rank, int d0,
+		    int d1);
+struct param *model_param(const struct model *m, const char *name);
+
+/*
+ * A fresh model: arch, config (defaults, then the "key=value" settings),
+ * vocabularies (text), seed; declared, allocated and initialised.
+ */
+struct model *model_create(const char *arch, const char *const *settings,
+			   int nsettings, const char *vocab_src,
+			   const char *vocab_tgt);
+/*
+ * Loads a model file (mapped; f16/bf16 parameters converted to f32); every
+ * parameter the config declares must be there with its shape, and the
+ * program refuses the model otherwise, naming the record.  With training,
+ * gradients are allocated and optimiser state is left for train.c to read
+ * from the returned map (*mapp, may be NULL).
+ */
+struct model *model_load(const char *path, int training, struct tsr_map **mapp);
+/* Writes config, vocabularies and parameters (and the extra records, e.g.
+ * the optimiser's state) atomically: write, fsync, rename. */
+int model_save(const struct model *m, const char *path,
+	       const struct tensor *extra, int nextra);
+void model_free(struct model *m);
+
+#endif
