@@ -98,8 +98,11 @@ struct arch {
 	/*
 	 * One step for the nh live hypotheses: prev [nh] their previous
 	 * tokens; writes logp [nh, tgt_vocab] (log-probabilities) and, when
-	 * attw is not NULL, attw [nh, S_max] (the attention weights over the
-	 * hypothesis' source, zero beyond its length; S_max = dec_srclen max).
+	 * attw is not NULL, attw [nh, P, S_max] (the attention weights over
+	 * the hypothesis' source, zero beyond its length; S_max the longest
+	 * source of the decoder's sentences; P = L * H planes from
+	 * dec_attw_planes, 1 for the recurrent models, whose att.weights is
+	 * then [T, S], and [L, H, T, S] for the Transformer).
 	 */
 	int (*dec_step)(struct decoder *d, int nh, const int32_t *prev,
 			float *logp, float *attw);
@@ -108,6 +111,8 @@ struct arch {
 	/* The sentence that hypothesis i belongs to, and its source length. */
 	int (*dec_sentence)(const struct decoder *d, int i);
 	int (*dec_srclen)(const struct decoder *d, int sentence);
+	/* Attention planes per step: *L layers by *H heads (NULL: 1 x 1). */
+	void (*dec_attw_planes)(const struct decoder *d, int *L, int *H);
 	void (*dec_free)(struct decoder *d);
 
 	/*
