@@ -1,0 +1,32 @@
+/* utf8.c: strict UTF-8 decoding; see utf8.h. */
+#include "utf8.h"
+
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c = s[0], min;
+	int len, i;
+
+	*cp = c;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2; c &= 0x1f; min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3; c &= 0x0f; min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4; c &= 0x07; min = 0x10000;
+	} else {
+		return 0;       /* a continuation byte, 0xc0, 0xc1 or 0xf5.. */
+	}
+	if (n < (size_t)len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
