@@ -70,7 +70,11 @@ struct arch {
 	 * with model_add_param(), in MODELS.md's order.
 	 */
 	int (*declare)(struct model *m);
-	/* Points m->net's named pointers into m->w (and m->g). */
+	/*
+	 * Points m->net's named pointers into m->w (and m->g).  Called once,
+	 * after w (and g, when training) are allocated; m->net is one
+	 * malloc'ed block that model_free() frees.
+	 */
 	int (*bind)(struct model *m);
 	/* The paper's initialisation of a fresh model, from m->rng. */
 	void (*init)(struct model *m);
@@ -106,7 +110,12 @@ struct arch {
 	 */
 	int (*dec_step)(struct decoder *d, int nh, const int32_t *prev,
 			float *logp, float *attw);
-	/* Hypothesis i of the next step continues hypothesis parent[i]. */
+	/*
+	 * Hypothesis i of the next step continues hypothesis parent[i].  The
+	 * caller skips it when parent[i] == i for every i < nh: dec_step on
+	 * nh hypotheses then continues hypotheses 0 .. nh-1 of the last step
+	 * (nh may be smaller than last time: the last ones were dropped).
+	 */
 	int (*dec_select)(struct decoder *d, int nh, const int *parent);
 	/* The sentence that hypothesis i belongs to, and its source length. */
 	int (*dec_sentence)(const struct decoder *d, int i);
@@ -136,6 +145,10 @@ const struct arch *arch_find(const char *name);
 int model_add_param(struct model *m, const char *name, int rank, int d0,
 		    int d1);
 struct param *model_param(const struct model *m, const char *name);
+/* Checks that the i32 [S] record `name` of frame f (made by `stage`) is
+ * there and holds ids in [0, vocab); the error names record and frame. */
+int model_check_ids(const struct frame *f, const char *name, int vocab,
+		    const char *stage);
 
 /*
  * A fresh model: arch, config (defaults, then the "key=value" settings),
