@@ -28,6 +28,12 @@ struct tsr_reader *tsr_reader_fd(int fd, const char *label);
 struct tsr_reader *tsr_reader_path(const char *path);  /* "-" is stdin */
 void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes);
 void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
+/* A reader over n bytes in memory (copied), for tests and tools. */
+struct tsr_reader *tsr_reader_mem(const void *data, size_t n,
+				  const char *label);
+const char *tsr_reader_label(const struct tsr_reader *r);
+/* Bytes consumed from the start of the stream. */
+uint64_t tsr_reader_offset(const struct tsr_reader *r);
 
 /*
  * Reads the next record into t (payload owned by t, inflated and checked).
@@ -35,6 +41,15 @@ void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
  * *end_frame (may be NULL) is set from the record's end-of-frame flag.
  */
 int tsr_read(struct tsr_reader *r, struct tensor *t, int *end_frame);
+
+/* What the stream said about the record tsr_read returned last. */
+struct tsr_recinfo {
+	uint64_t offset;        /* where the record starts in the stream */
+	uint64_t stored;        /* payload bytes as stored */
+	int flags;              /* TSR_FLAG_* */
+	int pad;                /* padding bytes before the payload */
+};
+void tsr_read_info(const struct tsr_reader *r, struct tsr_recinfo *info);
 
 /* ---- frames ------------------------------------------------------------- */
 
@@ -63,8 +78,9 @@ struct tensor *frame_find(const struct frame *f, const char *name);
 struct tensor *frame_need(const struct frame *f, const char *name, int dtype,
 			  int rank, const char *stage);
 /*
- * Appends t to the frame (taking its payload; t is left empty), replacing a
- * record of the same name.  Returns the record in the frame, NULL on error.
+ * Appends t to the frame (taking its payload; t is left empty), or puts it
+ * in the place of a record of the same name.  Returns the record in the
+ * frame (valid until the frame next grows), NULL on error.
  */
 struct tensor *frame_put(struct frame *f, struct tensor *t);
 /* Removes records whose name matches the fnmatch(3) pattern. */
@@ -84,11 +100,21 @@ void tsr_writer_abort(struct tsr_writer *w);       /* removes the temp file */
 
 int tsr_write(struct tsr_writer *w, const struct tensor *t, uint64_t frame,
 	      int end_frame);
+/*
+ * The same with the record's flags given (TSR_FLAG_ZLIB compresses at the
+ * writer's level, or zlib's default if it has none; an empty payload is
+ * never compressed) and its padding (pad < 0: the aligning choice).  For
+ * tools that reproduce a stream byte for byte.
+ */
+int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
+		 uint64_t frame, int flags, int pad);
+/* Bytes written so far, buffered ones included. */
+uint64_t tsr_writer_offset(const struct tsr_writer *w);
 /* Writes every record of f under f->number, the end flag on the last one. */
 int tsr_write_frame(struct tsr_writer *w, const struct frame *f);
 int tsr_flush(struct tsr_writer *w);
-/* Flushes and frees; returns -1 if the flush failed.  Does not close an fd
- * it was given. */
+/* Flushes and frees; returns -1 (or TSR_EPIPE) if the flush failed.  Does
+ * not close an fd it was given.  On an atomic writer it commits. */
 int tsr_writer_close(struct tsr_writer *w);
 
 /*
@@ -102,8 +128,8 @@ int tsr_writer_close(struct tsr_writer *w);
 
 /*
  * Loads a whole stream file as one frame of records.  The file is mapped:
- * aligned, uncompressed payloads are used in place (t->owned == 0); others
- * are copied or inflated.  Every record is checked as tsr_read does, and a
+ * aligned, uncompressed payloads are used in place (t->owned == 0, and
+ * read-only); others are copied or inflated.  Every record is checked as tsr_read does, and a
  * name that appears twice is an error.
  */
 struct tsr_map {

@@ -48,6 +48,9 @@ int tensor_init(struct tensor *t, const char *name, int dtype, int rank,
 int tensor_init_copy(struct tensor *t, const char *name, int dtype, int rank,
 		     const uint64_t *dim, const void *data);
 void tensor_free(struct tensor *t);      /* frees an owned payload */
+/* A payload buffer: 64-byte aligned, never NULL for 0 bytes (NULL only when
+ * out of memory); release it with free(). */
+void *tensor_alloc(size_t nbytes);
 
 /* Checks a record name against FORMAT.md: 1..255 of [A-Za-z0-9._:-/]. */
 int tensor_name_ok(const char *name, size_t len);

@@ -1,0 +1,318 @@
+/*
+ * stream_read.c: the streaming reader of FORMAT.md over read(2).
+ *
+ * The reader keeps its own buffer and asks read(2) only for what the
+ * current record still needs, so on an interactive pipe it returns a record
+ * as soon as its last byte arrives.  Large payloads are read straight into
+ * the tensor, past the buffer.  Short reads and EINTR are retried.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "stream.h"
+#include "tsr_record.h"
+
+#define BUF_SIZE ((size_t)256 << 10)
+
+struct tsr_reader {
+	int fd, own_fd;
+	char *label;
+	uint64_t limit;
+	unsigned char *buf;
+	size_t cap, start, end;         /* buffered bytes are buf[start, end) */
+	uint64_t pos;                   /* stream offset of buf[start] */
+	int eof, failed;
+	unsigned char *scratch;         /* compressed payloads */
+	size_t scratch_cap;
+	struct tsr_recinfo info;        /* of the record returned last */
+	/* One record read ahead by tsr_read_frame (frame.c). */
+	int has_pending, pending_end;
+	struct tensor pending;
+	struct tsr_recinfo pending_info;
+};
+
+static struct tsr_reader *reader_new(int fd, int own_fd, const char *label,
+				     size_t cap)
+{
+	struct tsr_reader *r = calloc(1, sizeof *r);
+
+	if (!r || !(r->label = strdup(label)) || !(r->buf = malloc(cap ? cap : 1))) {
+		if (r)
+			free(r->label);
+		free(r);
+		err_set("%s: out of memory", label);
+		return NULL;
+	}
+	r->fd = fd;
+	r->own_fd = own_fd;
+	r->cap = cap;
+	r->limit = TSR_DEFAULT_LIMIT;
+	return r;
+}
+
+struct tsr_reader *tsr_reader_fd(int fd, const char *label)
+{
+	return reader_new(fd, 0, label, BUF_SIZE);
+}
+
+struct tsr_reader *tsr_reader_path(const char *path)
+{
+	struct tsr_reader *r;
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		return tsr_reader_fd(0, "<stdin>");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_set("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	r = reader_new(fd, 1, path, BUF_SIZE);
+	if (!r)
+		close(fd);
+	return r;
+}
+
+struct tsr_reader *tsr_reader_mem(const void *data, size_t n,
+				  const char *label)
+{
+	struct tsr_reader *r = reader_new(-1, 0, label, n);
+
+	if (r) {
+		if (n)
+			memcpy(r->buf, data, n);
+		r->end = n;
+		r->eof = 1;
+	}
+	return r;
+}
+
+void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes)
+{
+	r->limit = max_payload_bytes;
+}
+
+void tsr_reader_free(struct tsr_reader *r)
+{
+	if (!r)
+		return;
+	if (r->own_fd)
+		close(r->fd);
+	tensor_free(&r->pending);
+	free(r->scratch);
+	free(r->buf);
+	free(r->label);
+	free(r);
+}
+
+const char *tsr_reader_label(const struct tsr_reader *r)
+{
+	return r->label;
+}
+
+uint64_t tsr_reader_offset(const struct tsr_reader *r)
+{
+	return r->pos;
+}
+
+/* read(2) until n bytes or the end of input; returns the count or -1. */
+static ssize_t read_some(struct tsr_reader *r, unsigned char *p, size_t n,
+			 size_t want)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		ssize_t k = read(r->fd, p + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			err_set("%s: byte %llu: read error: %s", r->label,
+				(unsigned long long)(r->pos + (r->end - r->start) + got),
+				strerror(errno));
+			return -1;
+		}
+		if (k == 0) {
+			r->eof = 1;
+			break;
+		}
+		got += k;
+	}
+	return got;
+}
+
+/*
+ * Makes at least need (<= cap) bytes available at buf[start]; fewer only
+ * at the end of input.  Returns the bytes available, or -1 on a read error.
+ */
+static ssize_t fill(struct tsr_reader *r, size_t need)
+{
+	ssize_t k;
+
+	if (r->end - r->start >= need || r->eof)
+		return r->end - r->start;
+	if (r->cap - r->start < need) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	k = read_some(r, r->buf + r->end, r->cap - r->end,
+		      need - (r->end - r->start));
+	if (k < 0)
+		return -1;
+	r->end += k;
+	return r->end - r->start;
+}
+
+static void consume(struct tsr_reader *r, size_t n)
+{
+	r->start += n;
+	r->pos += n;
+	if (r->start == r->end)
+		r->start = r->end = 0;
+}
+
+static int truncated(struct tsr_rec *h, const char *part, uint64_t got,
+		     uint64_t want)
+{
+	tsr_rec_fail(h, "truncated: end of input after %llu of the %llu "
+		     "bytes of the %s", (unsigned long long)got,
+		     (unsigned long long)want, part);
+	return -1;
+}
+
+/* Copies n stream bytes to dst: from the buffer, then straight from fd. */
+static int read_bytes(struct tsr_reader *r, struct tsr_rec *h,
+		      unsigned char *dst, uint64_t n)
+{
+	uint64_t got = 0;
+
+	while (got < n) {
+		size_t have = r->end - r->start;
+		if (have) {
+			size_t k = have < n - got ? have : n - got;
+			memcpy(dst + got, r->buf + r->start, k);
+			consume(r, k);
+			got += k;
+			continue;
+		}
+		if (r->eof)
+			return truncated(h, "payload", got, n);
+		if (n - got >= r->cap / 2) {
+			/* Big: straight into dst, no copy. */
+			ssize_t k = read_some(r, dst + got, n - got, n - got);
+			if (k < 0)
+				return -1;
+			r->pos += k;
+			got += k;
+		} else if (fill(r, n - got) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Reads one record from the stream itself (not the read-ahead). */
+static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
+{
+	struct tsr_rec h = { .label = r->label, .offset = r->pos };
+	unsigned char *stored;
+	ssize_t have;
+	size_t n;
+
+	have = fill(r, TSR_FIXED);
+	if (have <= 0)
+		return have;            /* the normal end, or an error */
+	if (have < TSR_FIXED)
+		return truncated(&h, "record header", have, TSR_FIXED);
+	if (tsr_rec_fixed(&h, r->buf + r->start) < 0)
+		return -1;
+	n = TSR_FIXED + tsr_rec_var_len(&h);
+	if ((have = fill(r, n)) < 0)
+		return -1;
+	if ((size_t)have < n)
+		return truncated(&h, "record header", have, n);
+	if (tsr_rec_var(&h, r->buf + r->start + TSR_FIXED, r->limit) < 0)
+		return -1;
+	if ((have = fill(r, n + h.pad)) < 0)
+		return -1;
+	if ((size_t)have < n + h.pad)
+		return truncated(&h, "record header", have, n + h.pad);
+	if (tsr_rec_pad(&h, r->buf + r->start + n) < 0)
+		return -1;
+	consume(r, n + h.pad);
+
+	tsr_rec_to_tensor(&h, t);
+	t->data = tensor_alloc(h.nbytes);
+	if (!t->data) {
+		tsr_rec_fail(&h, "out of memory for %llu bytes",
+			     (unsigned long long)h.nbytes);
+		return -1;
+	}
+	t->owned = 1;
+	stored = t->data;
+	if (h.flags & TSR_FLAG_ZLIB) {
+		if (h.stored > r->scratch_cap) {
+			free(r->scratch);
+			r->scratch_cap = 0;
+			r->scratch = malloc(h.stored);
+			if (!r->scratch) {
+				tsr_rec_fail(&h, "out of memory for %llu bytes",
+					     (unsigned long long)h.stored);
+				goto fail;
+			}
+			r->scratch_cap = h.stored;
+		}
+		stored = r->scratch;
+	}
+	if (read_bytes(r, &h, stored, h.stored) < 0 ||
+	    tsr_rec_payload(&h, stored, t->data) < 0)
+		goto fail;
+	r->info.offset = h.offset;
+	r->info.stored = h.stored;
+	r->info.flags = h.flags;
+	r->info.pad = h.pad;
+	if (end_frame)
+		*end_frame = !!(h.flags & TSR_FLAG_END_FRAME);
+	return 1;
+fail:
+	tensor_free(t);
+	return -1;
+}
+
+int tsr_read(struct tsr_reader *r, struct tensor *t, int *end_frame)
+{
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	if (r->has_pending) {
+		*t = r->pending;
+		memset(&r->pending, 0, sizeof r->pending);
+		r->info = r->pending_info;
+		if (end_frame)
+			*end_frame = r->pending_end;
+		r->has_pending = 0;
+		return 1;
+	}
+	if (r->failed)
+		return -1;
+	rc = read_record(r, t, end_frame);
+	if (rc < 0)
+		r->failed = 1;  /* the message stays; nothing after is trusted */
+	return rc;
+}
+
+void tsr_read_info(const struct tsr_reader *r, struct tsr_recinfo *info)
+{
+	*info = r->info;
+}
+
+void tsr_unread(struct tsr_reader *r, struct tensor *t, int end_frame)
+{
+	r->pending = *t;
+	r->pending_end = end_frame;
+	r->pending_info = r->info;
+	r->has_pending = 1;
+	memset(t, 0, sizeof *t);
+}

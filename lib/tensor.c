@@ -1,0 +1,229 @@
+/* tensor.c: element types, tensors, and f16/bf16 conversion; see tensor.h. */
+#include <stdlib.h>
+#include <string.h>
+#include "err.h"
+#include "tensor.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "libtensor keeps payloads in host order and assumes a little-endian host"
+#endif
+
+static const struct {
+	const char *name;
+	size_t size;
+} dtypes[] = {
+	[DT_F32] = { "f32", 4 }, [DT_F16] = { "f16", 2 },
+	[DT_BF16] = { "bf16", 2 }, [DT_I32] = { "i32", 4 },
+	[DT_I8] = { "i8", 1 }, [DT_U8] = { "u8", 1 },
+	[DT_F64] = { "f64", 8 }, [DT_I64] = { "i64", 8 },
+};
+#define NDTYPES ((int)(sizeof dtypes / sizeof dtypes[0]))
+
+size_t dtype_size(int dtype)
+{
+	return dtype > 0 && dtype < NDTYPES ? dtypes[dtype].size : 0;
+}
+
+const char *dtype_name(int dtype)
+{
+	return dtype > 0 && dtype < NDTYPES ? dtypes[dtype].name : NULL;
+}
+
+int dtype_parse(const char *name)
+{
+	for (int i = 1; i < NDTYPES; i++)
+		if (strcmp(name, dtypes[i].name) == 0)
+			return i;
+	return 0;
+}
+
+uint64_t tensor_numel(const struct tensor *t)
+{
+	uint64_t n = 1;
+
+	for (int i = 0; i < t->rank; i++)
+		n *= t->dim[i];
+	return n;
+}
+
+int tensor_name_ok(const char *name, size_t len)
+{
+	if (len < 1 || len > TENSOR_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || strchr("._:-/", c)) || c == 0)
+			return 0;
+	}
+	return 1;
+}
+
+void *tensor_alloc(size_t nbytes)
+{
+	void *p;
+
+	/* 64-byte aligned, like a mapped payload, for the vector kernels;
+	 * never NULL for an empty payload, so callers need no special case. */
+	if (posix_memalign(&p, 64, nbytes ? nbytes : 1))
+		return NULL;
+	return p;
+}
+
+int tensor_init(struct tensor *t, const char *name, int dtype, int rank,
+		const uint64_t *dim)
+{
+	size_t len = strlen(name);
+	uint64_t n = dtype_size(dtype);
+
+	memset(t, 0, sizeof *t);
+	if (!tensor_name_ok(name, len)) {
+		err_set("bad tensor name \"%.*s\": want 1 to %d of A-Z a-z 0-9 . _ : - /",
+			(int)(len > 64 ? 64 : len), name, TENSOR_NAME_MAX);
+		return -1;
+	}
+	if (!n) {
+		err_set("tensor %s: unknown dtype %d", name, dtype);
+		return -1;
+	}
+	if (rank < 0 || rank > TENSOR_MAX_RANK) {
+		err_set("tensor %s: rank %d not in 0..%d", name, rank,
+			TENSOR_MAX_RANK);
+		return -1;
+	}
+	for (int i = 0; i < rank; i++) {
+		if (dim[i] && n > SIZE_MAX / dim[i]) {
+			err_set("tensor %s: shape too large", name);
+			return -1;
+		}
+		n *= dim[i];
+	}
+	t->data = tensor_alloc(n);
+	if (!t->data) {
+		err_set("tensor %s: out of memory for %llu bytes", name,
+			(unsigned long long)n);
+		return -1;
+	}
+	memset(t->data, 0, n);
+	memcpy(t->name, name, len + 1);
+	t->dtype = dtype;
+	t->rank = rank;
+	if (rank)
+		memcpy(t->dim, dim, rank * sizeof *dim);
+	t->nbytes = n;
+	t->owned = 1;
+	return 0;
+}
+
+int tensor_init_copy(struct tensor *t, const char *name, int dtype, int rank,
+		     const uint64_t *dim, const void *data)
+{
+	if (tensor_init(t, name, dtype, rank, dim) < 0)
+		return -1;
+	if (t->nbytes)
+		memcpy(t->data, data, t->nbytes);
+	return 0;
+}
+
+void tensor_free(struct tensor *t)
+{
+	if (t->owned)
+		free(t->data);
+	t->data = NULL;
+	t->nbytes = 0;
+	t->owned = 0;
+}
+
+/* ---- half precision ----------------------------------------------------- */
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t x;
+
+	memcpy(&x, &f, 4);
+	return x;
+}
+
+static float bits_f32(uint32_t x)
+{
+	float f;
+
+	memcpy(&f, &x, 4);
+	return f;
+}
+
+uint16_t f32_to_f16(float f)
+{
+	uint32_t x = f32_bits(f);
+	uint32_t sign = (x >> 16) & 0x8000;
+	uint32_t ax = x & 0x7fffffff;
+
+	if (ax > 0x7f800000)            /* NaN: quiet, top payload bits kept */
+		return sign | 0x7e00 | ((ax >> 13) & 0x3ff);
+	if (ax >= 0x477ff000)           /* 65520 and up round to infinity */
+		return sign | 0x7c00;
+	if (ax < 0x38800000) {
+		/* Below 2^-14: a subnormal half.  Adding 0.5 leaves the
+		 * value's multiples of 2^-24 in the low mantissa bits,
+		 * rounded to nearest even by the FPU. */
+		return sign | (f32_bits(bits_f32(ax) + 0.5f) - 0x3f000000);
+	}
+	/* Normal: rebias the exponent (127 - 15 = 112) and round the 13
+	 * dropped bits to nearest even; a carry bumps the exponent. */
+	ax += 0xfff + ((ax >> 13) & 1) - (112u << 23);
+	return sign | (ax >> 13);
+}
+
+float f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
+
+	if (e == 0x1f)
+		return bits_f32(sign | 0x7f800000 | (m << 13));
+	if (e == 0) {
+		float v = (float)m * 0x1p-24f;
+		return sign ? -v : v;
+	}
+	return bits_f32(sign | ((e + 112) << 23) | (m << 13));
+}
+
+uint16_t f32_to_bf16(float f)
+{
+	uint32_t x = f32_bits(f);
+
+	if ((x & 0x7fffffff) > 0x7f800000)
+		return (x >> 16) | 0x40;
+	x += 0x7fff + ((x >> 16) & 1);
+	return x >> 16;
+}
+
+float bf16_to_f32(uint16_t h)
+{
+	return bits_f32((uint32_t)h << 16);
+}
+
+void to_f32(float *dst, const void *src, size_t n, int from_dtype)
+{
+	const unsigned char *p = src;
+
+	/* memcpy per element: a payload need not be aligned for its type. */
+#define CONVERT(T, EXPR) do {                                   \
+		for (size_t i = 0; i < n; i++) {                \
+			T v;                                    \
+			memcpy(&v, p + i * sizeof v, sizeof v); \
+			dst[i] = (EXPR);                        \
+		}                                               \
+	} while (0)
+	switch (from_dtype) {
+	case DT_F32: memmove(dst, src, n * 4); break;
+	case DT_F16: CONVERT(uint16_t, f16_to_f32(v)); break;
+	case DT_BF16: CONVERT(uint16_t, bf16_to_f32(v)); break;
+	case DT_I32: CONVERT(int32_t, (float)v); break;
+	case DT_I8: CONVERT(int8_t, (float)v); break;
+	case DT_U8: CONVERT(uint8_t, (float)v); break;
+	case DT_F64: CONVERT(double, (float)v); break;
+	case DT_I64: CONVERT(int64_t, (float)v); break;
+	}
+#undef CONVERT
+}

@@ -1,0 +1,322 @@
+/* tsr_record.c: decoding and checking one record; see tsr_record.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+#include "tsr_record.h"
+
+/* zlib counts in uInt: feed it at most this much at a time. */
+#define ZCHUNK ((size_t)1 << 30)
+
+static uint16_t le16(const unsigned char *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static unsigned char *put16(unsigned char *p, uint16_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	return p + 2;
+}
+
+static unsigned char *put32(unsigned char *p, uint32_t v)
+{
+	return put16(put16(p, v), v >> 16);
+}
+
+static unsigned char *put64(unsigned char *p, uint64_t v)
+{
+	return put32(put32(p, v), v >> 32);
+}
+
+/* A name as it can be shown: bytes outside the allowed set escaped. */
+static void show_name(char *out, size_t cap, const char *name)
+{
+	size_t n = 0;
+
+	for (const unsigned char *s = (const unsigned char *)name;
+	     *s && n + 5 < cap; s++) {
+		if (tensor_name_ok((const char *)s, 1))
+			out[n++] = *s;
+		else
+			n += snprintf(out + n, cap - n, "\\x%02x", *s);
+	}
+	out[n] = 0;
+}
+
+void tsr_rec_fail(const struct tsr_rec *h, const char *fmt, ...)
+{
+	char where[1400], msg[600], name[4 * TENSOR_NAME_MAX + 8];
+	int n;
+	va_list ap;
+
+	n = snprintf(where, sizeof where, "%s: byte %llu", h->label,
+		     (unsigned long long)h->offset);
+	if (h->name[0]) {
+		show_name(name, sizeof name, h->name);
+		n += snprintf(where + n, sizeof where - n, ", record \"%s\"",
+			      name);
+	}
+	if (h->have_frame)
+		snprintf(where + n, sizeof where - n, ", frame %llu",
+			 (unsigned long long)h->frame);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	err_set("%s: %s", where, msg);
+}
+
+int tsr_rec_fixed(struct tsr_rec *h, const unsigned char *p)
+{
+	h->have_frame = 0;
+	h->name[0] = 0;
+	if (memcmp(p, TSR_MAGIC, 4) != 0) {
+		char shown[4 * 4 + 1];
+		int n = 0;
+		for (int i = 0; i < 4; i++)
+			n += snprintf(shown + n, sizeof shown - n,
+				      p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"'
+				      && p[i] != '\\' ? "%c" : "\\x%02x", p[i]);
+		tsr_rec_fail(h, "bad magic \"%s\" (not a tensor stream, or "
+			     "damaged)", shown);
+		return -1;
+	}
+	h->dtype = p[5];
+	h->rank = p[6];
+	h->flags = p[7];
+	h->name_len = le16(p + 8);
+	h->pad = le16(p + 10);
+	h->crc = le32(p + 12);
+	h->frame = le64(p + 16);
+	h->stored = le64(p + 24);
+	if (p[4] != TSR_VERSION) {
+		tsr_rec_fail(h, "unknown version %d (this reader knows %d)",
+			     p[4], TSR_VERSION);
+		return -1;
+	}
+	h->have_frame = 1;
+	if (h->rank > TENSOR_MAX_RANK) {
+		tsr_rec_fail(h, "rank %d above %d", h->rank, TENSOR_MAX_RANK);
+		return -1;
+	}
+	if (h->name_len == 0 || h->name_len > TENSOR_NAME_MAX) {
+		tsr_rec_fail(h, "name length %u not in 1..%d", h->name_len,
+			     TENSOR_NAME_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+int tsr_rec_var(struct tsr_rec *h, const unsigned char *p, uint64_t limit)
+{
+	uint64_t size, declared;
+	int i;
+
+	for (i = 0; i < h->rank; i++)
+		h->dim[i] = le64(p + 8 * i);
+	memcpy(h->name, p + 8 * h->rank, h->name_len);
+	h->name[h->name_len] = 0;
+	if (!tensor_name_ok(h->name, h->name_len)) {
+		tsr_rec_fail(h, "name has a byte outside A-Z a-z 0-9 . _ : - /");
+		return -1;
+	}
+	size = dtype_size(h->dtype);
+	if (!size) {
+		tsr_rec_fail(h, "unknown dtype %d", h->dtype);
+		return -1;
+	}
+	if (h->flags & ~TSR_FLAGS_KNOWN) {
+		tsr_rec_fail(h, "undefined flag bits 0x%02x", h->flags);
+		return -1;
+	}
+	if (h->pad >= TSR_ALIGN) {
+		tsr_rec_fail(h, "padding %u above %d", h->pad, TSR_ALIGN - 1);
+		return -1;
+	}
+	/* The product of the non-zero dims, checked step by step against
+	 * the limit, which also rules out overflow. */
+	declared = size;
+	for (i = 0; i < h->rank; i++) {
+		if (h->dim[i] == 0)
+			continue;
+		if (h->dim[i] > limit / declared) {
+			tsr_rec_fail(h, "shape exceeds the limit of %llu bytes",
+				     (unsigned long long)limit);
+			return -1;
+		}
+		declared *= h->dim[i];
+	}
+	if (declared > limit) {
+		tsr_rec_fail(h, "shape exceeds the limit of %llu bytes",
+			     (unsigned long long)limit);
+		return -1;
+	}
+	h->nbytes = declared;
+	for (i = 0; i < h->rank; i++)
+		if (h->dim[i] == 0)
+			h->nbytes = 0;
+	if (h->stored > limit) {
+		tsr_rec_fail(h, "stored size %llu exceeds the limit of %llu "
+			     "bytes", (unsigned long long)h->stored,
+			     (unsigned long long)limit);
+		return -1;
+	}
+	if (!(h->flags & TSR_FLAG_ZLIB) && h->stored != h->nbytes) {
+		tsr_rec_fail(h, "stored size %llu disagrees with the shape "
+			     "(%llu bytes)", (unsigned long long)h->stored,
+			     (unsigned long long)h->nbytes);
+		return -1;
+	}
+	return 0;
+}
+
+int tsr_rec_pad(const struct tsr_rec *h, const unsigned char *p)
+{
+	for (unsigned i = 0; i < h->pad; i++)
+		if (p[i]) {
+			tsr_rec_fail(h, "padding byte %u is 0x%02x, not zero",
+				     i, p[i]);
+			return -1;
+		}
+	return 0;
+}
+
+uint32_t tsr_crc(const void *p, size_t n)
+{
+	return crc32_z(0, p, n);
+}
+
+static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
+			   unsigned char *out)
+{
+	z_stream zs;
+	size_t in_left = h->stored, out_left = h->nbytes;
+	unsigned char spare;
+	int ret, overflow = 0;
+
+	memset(&zs, 0, sizeof zs);
+	if (inflateInit(&zs) != Z_OK) {
+		tsr_rec_fail(h, "zlib: out of memory");
+		return -1;
+	}
+	do {
+		if (zs.avail_in == 0 && in_left) {
+			zs.next_in = (unsigned char *)in;
+			zs.avail_in = in_left < ZCHUNK ? in_left : ZCHUNK;
+			in += zs.avail_in;
+			in_left -= zs.avail_in;
+		}
+		if (zs.avail_out == 0) {
+			if (out_left) {
+				zs.next_out = out;
+				zs.avail_out = out_left < ZCHUNK ? out_left : ZCHUNK;
+				out += zs.avail_out;
+				out_left -= zs.avail_out;
+			} else {
+				/* All declared bytes are out: any byte more
+				 * lands here and is an error. */
+				zs.next_out = &spare;
+				zs.avail_out = 1;
+				overflow = 1;
+			}
+		}
+		ret = inflate(&zs, Z_NO_FLUSH);
+		if (overflow && zs.avail_out == 0) {
+			inflateEnd(&zs);
+			tsr_rec_fail(h, "compressed payload inflates to more than "
+				     "the declared %llu bytes",
+				     (unsigned long long)h->nbytes);
+			return -1;
+		}
+	} while (ret == Z_OK);
+	inflateEnd(&zs);
+	if (ret == Z_BUF_ERROR) {
+		tsr_rec_fail(h, "compressed payload is not a complete zlib "
+			     "stream");
+		return -1;
+	}
+	if (ret != Z_STREAM_END) {
+		tsr_rec_fail(h, "compressed payload is damaged (zlib: %s)",
+			     zs.msg ? zs.msg : "error");
+		return -1;
+	}
+	if (zs.avail_in || in_left) {
+		tsr_rec_fail(h, "%llu bytes after the end of the zlib stream",
+			     (unsigned long long)(zs.avail_in + in_left));
+		return -1;
+	}
+	if (zs.total_out != h->nbytes) {
+		tsr_rec_fail(h, "compressed payload inflates to %llu bytes, "
+			     "not the declared %llu",
+			     (unsigned long long)zs.total_out,
+			     (unsigned long long)h->nbytes);
+		return -1;
+	}
+	return 0;
+}
+
+int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out)
+{
+	uint32_t crc;
+
+	if (h->flags & TSR_FLAG_ZLIB) {
+		if (inflate_payload(h, stored, out) < 0)
+			return -1;
+	} else if (out != stored && h->nbytes) {
+		memcpy(out, stored, h->nbytes);
+	}
+	crc = tsr_crc(out, h->nbytes);
+	if (crc != h->crc) {
+		tsr_rec_fail(h, "checksum mismatch (stored 0x%08x, payload "
+			     "0x%08x)", h->crc, crc);
+		return -1;
+	}
+	return 0;
+}
+
+void tsr_rec_to_tensor(const struct tsr_rec *h, struct tensor *t)
+{
+	memset(t, 0, sizeof *t);
+	memcpy(t->name, h->name, h->name_len + 1);
+	t->dtype = h->dtype;
+	t->rank = h->rank;
+	memcpy(t->dim, h->dim, sizeof t->dim);
+	t->frame = h->frame;
+	t->nbytes = h->nbytes;
+}
+
+size_t tsr_rec_encode(unsigned char *out, const struct tensor *t,
+		      uint64_t frame, int flags, unsigned pad, uint32_t crc,
+		      uint64_t stored)
+{
+	size_t name_len = strlen(t->name);
+	unsigned char *p = out;
+
+	memcpy(p, TSR_MAGIC, 4);
+	p[4] = TSR_VERSION;
+	p[5] = t->dtype;
+	p[6] = t->rank;
+	p[7] = flags;
+	p = put16(p + 8, name_len);
+	p = put16(p, pad);
+	p = put32(p, crc);
+	p = put64(p, frame);
+	p = put64(p, stored);
+	for (int i = 0; i < t->rank; i++)
+		p = put64(p, t->dim[i]);
+	memcpy(p, t->name, name_len);
+	p += name_len;
+	memset(p, 0, pad);
+	return p + pad - out;
+}
