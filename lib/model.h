@@ -138,6 +138,8 @@ struct arch {
 /* The architectures, and the one named in a config. */
 extern const struct arch arch_rnnsearch, arch_rnnencdec, arch_transformer;
 const struct arch *arch_find(const char *name);
+/* Adds an architecture for arch_find (the tests' fake ones); 0 or -1. */
+int arch_register(const struct arch *a);
 
 /* ---- making, loading and saving models ------------------------------------ */
 

@@ -1,0 +1,494 @@
+/*
+ * model.c: the architecture-neutral part of a model: its config, its
+ * parameter table (named pointers into one allocation), and making,
+ * loading and saving model files; see model.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "err.h"
+#include "model.h"
+
+/*
+ * The architectures.  A weak reference lets the library link before an
+ * architecture's file exists; the file's author makes it strong (removes
+ * the pragma), because a weak reference does not pull a member out of the
+ * static library.
+ */
+#pragma weak arch_rnnsearch
+#pragma weak arch_rnnencdec
+#pragma weak arch_transformer
+
+static const struct arch *registered[8];
+static int nregistered;
+
+int arch_register(const struct arch *a)
+{
+	if (nregistered == (int)(sizeof registered / sizeof registered[0])) {
+		err_set("too many architectures");
+		return -1;
+	}
+	registered[nregistered++] = a;
+	return 0;
+}
+
+const struct arch *arch_find(const char *name)
+{
+	const struct arch *builtin[] = {
+		&arch_rnnsearch, &arch_rnnencdec, &arch_transformer,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+		if (builtin[i] && strcmp(builtin[i]->name, name) == 0)
+			return builtin[i];
+	for (i = 0; i < (size_t)nregistered; i++)
+		if (strcmp(registered[i]->name, name) == 0)
+			return registered[i];
+	err_set("unknown architecture '%s'", name);
+	return NULL;
+}
+
+/*
+ * The training keys of MODELS.md and their defaults: the RNNsearch paper's
+ * Adadelta with clipping at 1; an architecture's defaults override them.
+ */
+static const char *const train_defaults[] = {
+	"step=0", "seed=1", "optim=adadelta", "lr=1", "schedule=constant",
+	"warmup=4000", "beta1=0.9", "beta2=0.98", "adam_eps=1e-9",
+	"rho=0.95", "adadelta_eps=1e-6", "clip=1", "label_smoothing=0",
+	"dropout=0", "batch_tokens=4000", NULL,
+};
+
+/* Parameters start on 64-byte boundaries, for the vector kernels. */
+#define PARAM_ALIGN 16
+
+int model_add_param(struct model *m, const char *name, int rank, int d0,
+		    int d1)
+{
+	struct param *p;
+
+	if (strlen(name) >= PARAM_NAME_MAX || rank < 1 || rank > 2 ||
+	    d0 <= 0 || (rank == 2 && d1 <= 0)) {
+		err_set("parameter '%s': bad name or shape", name);
+		return -1;
+	}
+	if (model_param(m, name)) {
+		err_set("parameter '%s' declared twice", name);
+		return -1;
+	}
+	p = realloc(m->param, (m->nparam + 1) * sizeof *p);
+	if (!p) {
+		err_set("out of memory");
+		return -1;
+	}
+	m->param = p;
+	p += m->nparam++;
+	memset(p, 0, sizeof *p);
+	strcpy(p->name, name);
+	p->rank = rank;
+	p->dim[0] = d0;
+	p->dim[1] = rank == 2 ? d1 : 1;
+	p->n = (size_t)d0 * p->dim[1];
+	return 0;
+}
+
+struct param *model_param(const struct model *m, const char *name)
+{
+	int i;
+
+	for (i = 0; i < m->nparam; i++)
+		if (strcmp(m->param[i].name, name) == 0)
+			return &m->param[i];
+	return NULL;
+}
+
+static float *alloc_floats(size_t n)
+{
+	void *p;
+
+	if (posix_memalign(&p, 64, (n ? n : 1) * sizeof(float)))
+		return NULL;
+	memset(p, 0, n * sizeof(float));
+	return p;
+}
+
+/* Reads the sizes, declares, allocates and binds the parameters. */
+static int model_setup(struct model *m, int training)
+{
+	long sv, tv;
+	size_t off = 0;
+	int i;
+
+	if (config_int(&m->cfg, "src_vocab", &sv) < 0 ||
+	    config_int(&m->cfg, "tgt_vocab", &tv) < 0)
+		return -1;
+	if (sv < 4 || tv < 4 || sv > INT32_MAX || tv > INT32_MAX) {
+		err_set("config: src_vocab=%ld, tgt_vocab=%ld: a vocabulary "
+			"has at least the 4 special tokens", sv, tv);
+		return -1;
+	}
+	m->src_vocab = sv;
+	m->tgt_vocab = tv;
+	if (m->arch->declare(m) < 0)
+		return -1;
+	for (i = 0; i < m->nparam; i++)
+		off += (m->param[i].n + PARAM_ALIGN - 1) / PARAM_ALIGN *
+		       PARAM_ALIGN;
+	m->nw = off;
+	m->w = alloc_floats(m->nw);
+	m->g = training ? alloc_floats(m->nw) : NULL;
+	if (!m->w || (training && !m->g)) {
+		err_set("out of memory for %zu parameters", m->nw);
+		return -1;
+	}
+	for (off = 0, i = 0; i < m->nparam; i++) {
+		m->param[i].w = m->w + off;
+		m->param[i].g = m->g ? m->g + off : NULL;
+		off += (m->param[i].n + PARAM_ALIGN - 1) / PARAM_ALIGN *
+		       PARAM_ALIGN;
+	}
+	return m->arch->bind(m);
+}
+
+static int set_all(struct config *c, const char *const *kv)
+{
+	for (; kv && *kv; kv++)
+		if (config_set_kv(c, *kv) < 0)
+			return -1;
+	return 0;
+}
+
+static char *textdup(const char *s, size_t *len)
+{
+	char *d;
+
+	s = s ? s : "";
+	*len = strlen(s);
+	d = strdup(s);
+	if (!d)
+		err_set("out of memory");
+	return d;
+}
+
+struct model *model_create(const char *arch, const char *const *settings,
+			   int nsettings, const char *vocab_src,
+			   const char *vocab_tgt)
+{
+	const struct arch *a = arch_find(arch);
+	struct model *m;
+	const char *name;
+	long seed;
+	int i;
+
+	if (!a)
+		return NULL;
+	m = calloc(1, sizeof *m);
+	if (!m) {
+		err_set("out of memory");
+		return NULL;
+	}
+	m->arch = a;
+	if (config_set(&m->cfg, "arch", a->name) < 0 ||
+	    set_all(&m->cfg, train_defaults) < 0 ||
+	    set_all(&m->cfg, a->defaults) < 0)
+		goto fail;
+	for (i = 0; i < nsettings; i++)
+		if (config_set_kv(&m->cfg, settings[i]) < 0)
+			goto fail;
+	name = config_get(&m->cfg, "arch");
+	if (strcmp(name, a->name) != 0) {
+		err_set("arch=%s given with the %s architecture", name,
+			a->name);
+		goto fail;
+	}
+	m->vocab_src = textdup(vocab_src, &m->vocab_src_len);
+	m->vocab_tgt = textdup(vocab_tgt, &m->vocab_tgt_len);
+	if (!m->vocab_src || !m->vocab_tgt)
+		goto fail;
+	if (model_setup(m, 0) < 0 || config_int(&m->cfg, "seed", &seed) < 0)
+		goto fail;
+	rng_seed(&m->rng, (uint64_t)seed);
+	a->init(m);
+	return m;
+fail:
+	model_free(m);
+	return NULL;
+}
+
+/* A u8 [bytes] text record of the model file, NUL-terminated. */
+static char *load_text(const struct tsr_map *map, const char *name,
+		       size_t *len, const char *path)
+{
+	const struct tensor *t = frame_find(&map->f, name);
+	char *s;
+
+	if (!t || t->dtype != DT_U8 || t->rank != 1) {
+		err_set("%s: no %s record (u8 text): not a model file", path,
+			name);
+		return NULL;
+	}
+	s = malloc(t->nbytes + 1);
+	if (!s) {
+		err_set("out of memory");
+		return NULL;
+	}
+	memcpy(s, t->data, t->nbytes);
+	s[t->nbytes] = 0;
+	*len = t->nbytes;
+	return s;
+}
+
+/* Copies every declared parameter from the file, checking its shape. */
+static int load_params(struct model *m, const struct tsr_map *map,
+		       const char *path)
+{
+	const char *arch = m->arch->name;
+	int i, j;
+
+	for (i = 0; i < m->nparam; i++) {
+		struct param *p = &m->param[i];
+		const struct tensor *t = frame_find(&map->f, p->name);
+		int ok;
+
+		if (!t) {
+			err_set("%s: parameter '%s' of the %s model is "
+				"missing", path, p->name, arch);
+			return -1;
+		}
+		if (t->dtype != DT_F32 && t->dtype != DT_F16 &&
+		    t->dtype != DT_BF16) {
+			err_set("%s: parameter '%s' is %s, not f32, f16 or "
+				"bf16", path, p->name, dtype_name(t->dtype));
+			return -1;
+		}
+		ok = t->rank == p->rank && t->dim[0] == (uint64_t)p->dim[0] &&
+		     (p->rank == 1 || t->dim[1] == (uint64_t)p->dim[1]);
+		if (!ok) {
+			char want[32];
+
+			if (p->rank == 2)
+				snprintf(want, sizeof want, "[%d, %d]",
+					 p->dim[0], p->dim[1]);
+			else
+				snprintf(want, sizeof want, "[%d]", p->dim[0]);
+			err_set("%s: parameter '%s' disagrees with the config, "
+				"which makes it %s", path, p->name, want);
+			return -1;
+		}
+		to_f32(p->w, t->data, p->n, t->dtype);
+	}
+	for (j = 0; j < map->f.n; j++) {
+		const char *name = map->f.rec[j].name;
+
+		if (strcmp(name, "model.config") == 0 ||
+		    strncmp(name, "vocab.", 6) == 0 ||
+		    strncmp(name, "optim.", 6) == 0 || model_param(m, name))
+			continue;
+		err_set("%s: record '%s' is not a parameter of the %s model "
+			"its config describes", path, name, arch);
+		return -1;
+	}
+	return 0;
+}
+
+/* The generator's state from optim.rng, or a fresh one from the seed. */
+static int load_rng(struct model *m, const struct tsr_map *map,
+		    const char *path)
+{
+	const struct tensor *t = frame_find(&map->f, "optim.rng");
+	long seed;
+
+	if (!t) {
+		if (config_int(&m->cfg, "seed", &seed) < 0)
+			return -1;
+		rng_seed(&m->rng, (uint64_t)seed);
+		return 0;
+	}
+	if (t->dtype != DT_I64 || t->rank != 1 || t->dim[0] != 4) {
+		err_set("%s: optim.rng is not i64 [4]", path);
+		return -1;
+	}
+	memcpy(m->rng.s, t->data, sizeof m->rng.s);
+	return 0;
+}
+
+struct model *model_load(const char *path, int training, struct tsr_map **mapp)
+{
+	struct tsr_map *map = tsr_map_open(path);
+	struct model *m;
+	char *text = NULL;
+	const char *arch;
+	size_t len;
+
+	if (mapp)
+		*mapp = NULL;
+	if (!map)
+		return NULL;
+	m = calloc(1, sizeof *m);
+	if (!m) {
+		err_set("out of memory");
+		goto fail;
+	}
+	text = load_text(map, "model.config", &len, path);
+	if (!text || config_parse(&m->cfg, text, len, path) < 0)
+		goto fail;
+	arch = config_get(&m->cfg, "arch");
+	if (!arch) {
+		err_set("%s: model.config has no arch key", path);
+		goto fail;
+	}
+	m->arch = arch_find(arch);
+	if (!m->arch) {
+		err_prefix("%s", path);
+		goto fail;
+	}
+	m->vocab_src = load_text(map, "vocab.src", &m->vocab_src_len, path);
+	m->vocab_tgt = m->vocab_src ?
+		load_text(map, "vocab.tgt", &m->vocab_tgt_len, path) : NULL;
+	if (!m->vocab_tgt)
+		goto fail;
+	if (model_setup(m, training) < 0) {
+		err_prefix("%s", path);
+		goto fail;
+	}
+	if (load_params(m, map, path) < 0 || load_rng(m, map, path) < 0)
+		goto fail;
+	free(text);
+	if (mapp)
+		*mapp = map;
+	else
+		tsr_map_close(map);
+	return m;
+fail:
+	free(text);
+	model_free(m);
+	tsr_map_close(map);
+	return NULL;
+}
+
+static void text_tensor(struct tensor *t, const char *name, const char *s,
+			size_t len)
+{
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, name);
+	t->dtype = DT_U8;
+	t->rank = 1;
+	t->dim[0] = len;
+	t->data = (void *)s;
+	t->nbytes = len;
+}
+
+static int all_finite(const float *x, size_t n)
+{
+	size_t i;
+	float acc = 0;
+
+	/* x * 0 is NaN exactly for NaN and infinities */
+	for (i = 0; i < n; i++)
+		acc += x[i] * 0.0f;
+	return acc == 0;
+}
+
+int model_save(const struct model *m, const char *path,
+	       const struct tensor *extra, int nextra)
+{
+	struct tsr_writer *w;
+	struct tensor t;
+	char *cfg;
+	size_t len;
+	int i, n = 0, total = 3 + m->nparam + 1 + nextra;
+
+	for (i = 0; i < m->nparam; i++)
+		if (!all_finite(m->param[i].w, m->param[i].n)) {
+			err_set("%s: not saved: parameter '%s' holds a value "
+				"that is not finite", path, m->param[i].name);
+			return -1;
+		}
+	cfg = config_format(&m->cfg, &len);
+	if (!cfg)
+		return -1;
+	w = tsr_writer_atomic(path, 0);
+	if (!w) {
+		free(cfg);
+		return -1;
+	}
+#define PUT(tp) do { if (tsr_write(w, (tp), 0, ++n == total) < 0) \
+		goto fail; } while (0)
+	text_tensor(&t, "model.config", cfg, len);
+	PUT(&t);
+	text_tensor(&t, "vocab.src", m->vocab_src, m->vocab_src_len);
+	PUT(&t);
+	text_tensor(&t, "vocab.tgt", m->vocab_tgt, m->vocab_tgt_len);
+	PUT(&t);
+	for (i = 0; i < m->nparam; i++) {
+		const struct param *p = &m->param[i];
+
+		memset(&t, 0, sizeof t);
+		strcpy(t.name, p->name);
+		t.dtype = DT_F32;
+		t.rank = p->rank;
+		t.dim[0] = p->dim[0];
+		t.dim[1] = p->dim[1];
+		t.data = p->w;
+		t.nbytes = p->n * sizeof(float);
+		PUT(&t);
+	}
+	memset(&t, 0, sizeof t);
+	strcpy(t.name, "optim.rng");
+	t.dtype = DT_I64;
+	t.rank = 1;
+	t.dim[0] = 4;
+	t.data = (void *)m->rng.s;
+	t.nbytes = sizeof m->rng.s;
+	PUT(&t);
+	for (i = 0; i < nextra; i++)
+		PUT(&extra[i]);
+#undef PUT
+	free(cfg);
+	return tsr_writer_commit(w);
+fail:
+	free(cfg);
+	tsr_writer_abort(w);
+	return -1;
+}
+
+int model_check_ids(const struct frame *f, const char *name, int vocab,
+		    const char *stage)
+{
+	const struct tensor *t = frame_need(f, name, DT_I32, 1, stage);
+	const int32_t *id;
+	uint64_t i;
+
+	if (!t)
+		return -1;
+	if (t->dim[0] == 0) {
+		err_set("frame %llu: record '%s' is empty (it ends with "
+			"</s>)", (unsigned long long)f->number, name);
+		return -1;
+	}
+	id = t->data;
+	for (i = 0; i < t->dim[0]; i++)
+		if (id[i] < 0 || id[i] >= vocab) {
+			err_set("frame %llu: record '%s' holds id %d at "
+				"position %llu, outside the model's vocabulary "
+				"of %d", (unsigned long long)f->number, name,
+				id[i], (unsigned long long)i, vocab);
+			return -1;
+		}
+	return 0;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	config_free(&m->cfg);
+	free(m->vocab_src);
+	free(m->vocab_tgt);
+	free(m->param);
+	free(m->w);
+	free(m->g);
+	free(m->net);
+	free(m);
+}
