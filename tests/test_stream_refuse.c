@@ -1,0 +1,503 @@
+/*
+ * test_stream_refuse.c: every refusal of FORMAT.md ("What a reader must
+ * refuse"), each with its whole message: the stream, the byte offset of
+ * the record, its name and frame where known.  The damaged record is the
+ * second of its stream, at byte 80, so offsets are really counted.  The
+ * records are laid out by a small encoder written here from the spec,
+ * independent of the library's writer.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "err.h"
+#include "stream.h"
+#include "tsrtest.h"
+
+struct rec {
+	int version, dtype, rank, flags;
+	unsigned name_len, pad;
+	uint32_t crc;
+	uint64_t frame, stored;
+	uint64_t dim[9];
+	const char *name;
+	const void *payload;
+};
+
+static unsigned char *put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = v >> (8 * i);
+	return p + n;
+}
+
+/* Lays out r at p, padding zero; returns the end. */
+static unsigned char *encode(unsigned char *p, const struct rec *r)
+{
+	memcpy(p, "TNSR", 4);
+	p[4] = r->version;
+	p[5] = r->dtype;
+	p[6] = r->rank;
+	p[7] = r->flags;
+	p = put_le(p + 8, r->name_len, 2);
+	p = put_le(p, r->pad, 2);
+	p = put_le(p, r->crc, 4);
+	p = put_le(p, r->frame, 8);
+	p = put_le(p, r->stored, 8);
+	for (int i = 0; i < r->rank; i++)
+		p = put_le(p, r->dim[i], 8);
+	memcpy(p, r->name, strlen(r->name));
+	p += strlen(r->name);
+	memset(p, 0, r->pad);
+	p += r->pad;
+	memcpy(p, r->payload, r->stored);
+	return p + r->stored;
+}
+
+static const float values[6] = { 1, -2, 0.5f, 3, 4, -1e9f };
+static unsigned char buf[1 << 12];
+static size_t len;      /* of the stream in buf */
+#define B 80            /* the second record */
+
+/* A good first record (i32 [4] "src.ids", 80 bytes), then r. */
+static void build(const struct rec *r)
+{
+	static const int32_t ids[4] = { 5, 6, 7, 2 };
+	struct rec first = {
+		.version = 1, .dtype = DT_I32, .rank = 1, .name_len = 7,
+		.pad = 17, .frame = 3, .stored = 16, .dim = { 4 },
+		.name = "src.ids", .payload = ids,
+	};
+
+	first.crc = crc32(0, (const void *)ids, 16);
+	ck_assert_uint_eq(encode(buf, &first) - buf, B);
+	len = encode(buf + B, r) - buf;
+}
+
+/* The good second record: f32 [2, 3] "enc.out", frame 3, end flag. */
+static struct rec good(void)
+{
+	struct rec r = {
+		.version = 1, .dtype = DT_F32, .rank = 2, .flags = 2,
+		.name_len = 7, .pad = 57, .frame = 3, .stored = 24,
+		.dim = { 2, 3 }, .name = "enc.out", .payload = values,
+	};
+
+	r.crc = crc32(0, (const void *)values, 24);
+	return r;
+}
+
+/* Reads buf (the first len bytes): the first record must be fine, the
+ * second refused with exactly want. */
+static void refused(const char *want, uint64_t limit)
+{
+	struct tsr_reader *r = tsr_reader_mem(buf, len, "in.tsr");
+	struct tensor t;
+
+	if (limit)
+		tsr_reader_set_limit(r, limit);
+	ck_assert_int_eq(tsr_read(r, &t, NULL), 1);
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(r, &t, NULL), -1);
+	ck_assert_str_eq(err_msg(), want);
+	ck_assert_ptr_null(t.data);
+	ck_assert_int_eq(tsr_read(r, &t, NULL), -1);    /* and stays so */
+	tsr_reader_free(r);
+}
+
+START_TEST(good_reads)
+{
+	struct rec r = good();
+	struct tsr_reader *rd;
+	struct tensor t;
+	int end;
+
+	build(&r);
+	ck_assert_uint_eq(len, 216);
+	rd = tsr_reader_mem(buf, len, "in.tsr");
+	ck_assert_int_eq(tsr_read(rd, &t, &end), 1);
+	ck_assert_int_eq(end, 0);
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(rd, &t, &end), 1);
+	ck_assert_int_eq(end, 1);
+	ck_assert_str_eq(t.name, "enc.out");
+	ck_assert(memcmp(t.data, values, 24) == 0);
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(rd, &t, &end), 0);
+	tsr_reader_free(rd);
+}
+END_TEST
+
+START_TEST(bad_magic)
+{
+	struct rec r = good();
+
+	build(&r);
+	buf[B] = 'X';
+	buf[B + 3] = 0x01;
+	refused("in.tsr: byte 80: bad magic \"XNS\\x01\" (not a tensor "
+		"stream, or damaged)", 0);
+}
+END_TEST
+
+START_TEST(bad_version)
+{
+	struct rec r = good();
+
+	r.version = 2;
+	build(&r);
+	refused("in.tsr: byte 80: unknown version 2 (this reader knows 1)", 0);
+}
+END_TEST
+
+START_TEST(bad_dtype)
+{
+	struct rec r = good();
+
+	r.dtype = 0;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: unknown dtype 0", 0);
+	r.dtype = 9;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: unknown dtype 9", 0);
+}
+END_TEST
+
+START_TEST(bad_rank)
+{
+	struct rec r = good();
+
+	r.rank = 9;
+	build(&r);
+	refused("in.tsr: byte 80, frame 3: rank 9 above 8", 0);
+}
+END_TEST
+
+START_TEST(bad_flags)
+{
+	struct rec r = good();
+
+	r.flags = 0x06;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: undefined flag "
+		"bits 0x06", 0);
+	r.flags = 0x80;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: undefined flag "
+		"bits 0x80", 0);
+}
+END_TEST
+
+START_TEST(bad_name_len)
+{
+	struct rec r = good();
+
+	build(&r);
+	buf[B + 8] = 0;
+	refused("in.tsr: byte 80, frame 3: name length 0 not in 1..255", 0);
+	buf[B + 8] = 0;
+	buf[B + 9] = 1;
+	refused("in.tsr: byte 80, frame 3: name length 256 not in 1..255", 0);
+}
+END_TEST
+
+START_TEST(bad_pad)
+{
+	struct rec r = good();
+
+	r.pad = 64;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: padding 64 "
+		"above 63", 0);
+}
+END_TEST
+
+START_TEST(bad_name)
+{
+	struct rec r = good();
+
+	r.name = "enc out";
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc\\x20out\", frame 3: name has a "
+		"byte outside A-Z a-z 0-9 . _ : - /", 0);
+	r.name = "enc\xffout";
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc\\xffout\", frame 3: name has a "
+		"byte outside A-Z a-z 0-9 . _ : - /", 0);
+}
+END_TEST
+
+START_TEST(bad_padding_bytes)
+{
+	struct rec r = good();
+
+	build(&r);
+	buf[B + 32 + 16 + 7 + 10] = 1;
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: padding byte 10 "
+		"is 0x01, not zero", 0);
+}
+END_TEST
+
+START_TEST(over_limit)
+{
+	struct rec r = good();
+
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: shape exceeds "
+		"the limit of 20 bytes", 20);
+	/* A product that overflows 64 bits. */
+	r.dim[0] = r.dim[1] = (uint64_t)1 << 40;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: shape exceeds "
+		"the limit of 4294967296 bytes", 0);
+	/* A zero dim does not hide a huge one. */
+	r.dim[0] = 0;
+	r.dim[1] = (uint64_t)1 << 62;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: shape exceeds "
+		"the limit of 4294967296 bytes", 0);
+	/* Nor does rank 8 of 256s overflow unnoticed. */
+	r.rank = 8;
+	for (int i = 0; i < 8; i++)
+		r.dim[i] = 256;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: shape exceeds "
+		"the limit of 4294967296 bytes", 0);
+}
+END_TEST
+
+START_TEST(stored_over_limit)
+{
+	struct rec r = good();
+
+	build(&r);
+	buf[B + 7] = TSR_FLAG_ZLIB;
+	put_le(buf + B + 24, (uint64_t)1 << 33, 8);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: stored size "
+		"8589934592 exceeds the limit of 4294967296 bytes", 0);
+}
+END_TEST
+
+START_TEST(stored_disagrees)
+{
+	struct rec r = good();
+
+	build(&r);
+	buf[B + 24] = 20;
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: stored size 20 "
+		"disagrees with the shape (24 bytes)", 0);
+}
+END_TEST
+
+/* A compressed variant of the good record, z holding the zlib stream. */
+static struct rec compressed(unsigned char *z, uLongf *zn)
+{
+	struct rec r = good();
+
+	*zn = 256;
+	ck_assert_int_eq(compress(z, zn, (const void *)values, 24), Z_OK);
+	r.flags |= TSR_FLAG_ZLIB;
+	r.stored = *zn;
+	r.payload = z;
+	return r;
+}
+
+START_TEST(zlib_refusals)
+{
+	unsigned char z[256];
+	uLongf zn;
+	struct rec r = compressed(z, &zn);
+	struct tsr_reader *rd;
+	struct tensor t;
+
+	build(&r);
+	rd = tsr_reader_mem(buf, len, "in.tsr");        /* fine as it is */
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	ck_assert(memcmp(t.data, values, 24) == 0);
+	tensor_free(&t);
+	tsr_reader_free(rd);
+
+	/* Not zlib at all. */
+	build(&r);
+	buf[len - zn] ^= 0xff;
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
+		"payload is damaged (zlib: incorrect header check)", 0);
+	/* Cut short: the last 4 bytes (the Adler-32) missing. */
+	r.stored = zn - 4;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
+		"payload is not a complete zlib stream", 0);
+	/* Bytes after the zlib stream. */
+	z[zn] = 0;
+	r.stored = zn + 1;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: 1 bytes after "
+		"the end of the zlib stream", 0);
+	/* Inflates to more, or to less, than the shape says. */
+	r.stored = zn;
+	r.dim[1] = 2;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
+		"payload inflates to more than the declared 16 bytes", 0);
+	r.dim[1] = 4;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
+		"payload inflates to 24 bytes, not the declared 32", 0);
+	r.dim[1] = 0;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
+		"payload inflates to more than the declared 0 bytes", 0);
+	/* Compressed flag with nothing stored. */
+	r.dim[1] = 3;
+	r.stored = 0;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
+		"payload is not a complete zlib stream", 0);
+}
+END_TEST
+
+START_TEST(checksum)
+{
+	struct rec r = good();
+	char want[200];
+	uint32_t crc = r.crc;
+
+	r.crc ^= 0x100;
+	build(&r);
+	snprintf(want, sizeof want, "in.tsr: byte 80, record \"enc.out\", "
+		 "frame 3: checksum mismatch (stored 0x%08x, payload 0x%08x)",
+		 crc ^ 0x100, crc);
+	refused(want, 0);
+	/* The same for a compressed payload, checked after inflating. */
+	{
+		unsigned char z[256];
+		uLongf zn;
+		r = compressed(z, &zn);
+		r.crc ^= 1;
+		build(&r);
+		snprintf(want, sizeof want, "in.tsr: byte 80, record "
+			 "\"enc.out\", frame 3: checksum mismatch (stored "
+			 "0x%08x, payload 0x%08x)", crc ^ 1, crc);
+		refused(want, 0);
+	}
+	/* An empty payload has crc32 0. */
+	r = good();
+	r.dim[0] = 0;
+	r.stored = 0;
+	r.crc = 1;
+	build(&r);
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: checksum "
+		"mismatch (stored 0x00000001, payload 0x00000000)", 0);
+}
+END_TEST
+
+START_TEST(truncated)
+{
+	struct rec r = good();
+
+	build(&r);
+	len = B + 10;
+	refused("in.tsr: byte 80: truncated: end of input after 10 of the 32 "
+		"bytes of the record header", 0);
+	len = B + 40;
+	refused("in.tsr: byte 80, frame 3: truncated: end of input after 40 "
+		"of the 55 bytes of the record header", 0);
+	len = B + 60;
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: truncated: end "
+		"of input after 60 of the 112 bytes of the record header", 0);
+	len = B + 112 + 10;
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: truncated: end "
+		"of input after 10 of the 24 bytes of the payload", 0);
+	len = B + 112;
+	refused("in.tsr: byte 80, record \"enc.out\", frame 3: truncated: end "
+		"of input after 0 of the 24 bytes of the payload", 0);
+	len = B + 1;
+	refused("in.tsr: byte 80: truncated: end of input after 1 of the 32 "
+		"bytes of the record header", 0);
+}
+END_TEST
+
+/* The same refusals through a pipe written byte by byte: the reader
+ * must not depend on how the bytes arrive. */
+START_TEST(refused_through_pipe)
+{
+	struct rec r = good();
+	struct tsr_reader *rd;
+	struct tensor t;
+	pid_t pid;
+	int fd;
+
+	r.crc ^= 1;
+	build(&r);
+	len -= 5;
+	fd = tt_pipe_bytes(buf, len, 1, &pid);
+	rd = tsr_reader_fd(fd, "<stdin>");
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), -1);
+	ck_assert_str_eq(err_msg(), "<stdin>: byte 80, record \"enc.out\", "
+			 "frame 3: truncated: end of input after 19 of the 24 "
+			 "bytes of the payload");
+	tsr_reader_free(rd);
+	close(fd);
+	ck_assert_int_eq(tt_wait(pid), 0);
+}
+END_TEST
+
+/* tsr_read_frame passes a refusal on. */
+START_TEST(refused_in_frame)
+{
+	struct rec r = good();
+	struct tsr_reader *rd;
+	struct frame f = { 0 };
+
+	r.dtype = 12;
+	build(&r);
+	rd = tsr_reader_mem(buf, len, "in.tsr");
+	ck_assert_int_eq(tsr_read_frame(rd, &f), -1);
+	ck_assert_str_eq(err_msg(), "in.tsr: byte 80, record \"enc.out\", "
+			 "frame 3: unknown dtype 12");
+	frame_free(&f);
+	tsr_reader_free(rd);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("stream_refuse");
+	TCase *tc = tcase_create("refuse");
+
+	tcase_add_test(tc, good_reads);
+	tcase_add_test(tc, bad_magic);
+	tcase_add_test(tc, bad_version);
+	tcase_add_test(tc, bad_dtype);
+	tcase_add_test(tc, bad_rank);
+	tcase_add_test(tc, bad_flags);
+	tcase_add_test(tc, bad_name_len);
+	tcase_add_test(tc, bad_pad);
+	tcase_add_test(tc, bad_name);
+	tcase_add_test(tc, bad_padding_bytes);
+	tcase_add_test(tc, over_limit);
+	tcase_add_test(tc, stored_over_limit);
+	tcase_add_test(tc, stored_disagrees);
+	tcase_add_test(tc, zlib_refusals);
+	tcase_add_test(tc, checksum);
+	tcase_add_test(tc, truncated);
+	tcase_add_test(tc, refused_through_pipe);
+	tcase_add_test(tc, refused_in_frame);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
