@@ -1,0 +1,162 @@
+/*
+ * attention_ref.c: the reference scaled dot-product attention of one
+ * (batch item, head), a query row at a time: an online softmax over the
+ * keys, one at a time, with the output row as the accumulator; or, when
+ * weights are asked for, the row of scores in the weights themselves.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kern_impl.h"
+
+static float dot(const float *x, const float *y, int n)
+{
+	float s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += x[i] * y[i];
+	return s;
+}
+
+static void axpy(float *y, float a, const float *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+
+static void scale(float *y, float a, int n)
+{
+	for (int i = 0; i < n; i++)
+		y[i] *= a;
+}
+
+/* Row t through the weights row w [S]: returns the log-sum-exp. */
+static float row_with_weights(const struct attn_args *a, const float *q,
+			      const float *k, const float *v, float *o,
+			      float *w, int nk)
+{
+	float m = -INFINITY, sum = 0;
+
+	for (int j = 0; j < nk; j++) {
+		w[j] = dot(q, k + j * a->kv_rs, a->dk) * a->scale;
+		if (w[j] > m)
+			m = w[j];
+	}
+	for (int j = 0; j < nk; j++) {
+		w[j] = expf(w[j] - m);
+		sum += w[j];
+	}
+	for (int j = nk; j < a->S; j++)
+		w[j] = 0;
+	memset(o, 0, sizeof(float) * a->dk);
+	for (int j = 0; j < nk; j++) {
+		w[j] /= sum;
+		axpy(o, w[j], v + j * a->kv_rs, a->dk);
+	}
+	return m + logf(sum);
+}
+
+/* Row t online: m the running maximum, l the running sum of exp(s - m). */
+static float row_online(const struct attn_args *a, const float *q,
+			const float *k, const float *v, float *o, int nk)
+{
+	float m = -INFINITY, l = 0;
+
+	memset(o, 0, sizeof(float) * a->dk);
+	for (int j = 0; j < nk; j++) {
+		float s = dot(q, k + j * a->kv_rs, a->dk) * a->scale;
+		if (s > m) {
+			float c = expf(m - s);
+			l *= c;
+			scale(o, c, a->dk);
+			m = s;
+		}
+		float p = expf(s - m);
+		l += p;
+		axpy(o, p, v + j * a->kv_rs, a->dk);
+	}
+	scale(o, 1 / l, a->dk);
+	return m + logf(l);
+}
+
+void attn_head_forward_ref(const struct attn_args *a, int b, int h)
+{
+	const float *k = a->k + b * a->kv_bs + h * a->dk;
+	const float *v = a->v + b * a->kv_bs + h * a->dk;
+
+	for (int t = 0; t < a->T; t++) {
+		const float *q = a->q + b * a->q_bs + t * a->q_rs + h * a->dk;
+		float *o = a->out + b * a->o_bs + t * a->o_rs + h * a->dk;
+		size_t row = ((size_t)b * a->H + h) * a->T + t;
+		float *w = a->weights ? a->weights + row * a->S : NULL;
+		int nk = attn_nkeys(a, b, t);
+		float lse;
+
+		if (nk == 0) {
+			memset(o, 0, sizeof(float) * a->dk);
+			if (w)
+				memset(w, 0, sizeof(float) * a->S);
+			lse = -INFINITY;
+		} else if (w) {
+			lse = row_with_weights(a, q, k, v, o, w, nk);
+		} else {
+			lse = row_online(a, q, k, v, o, nk);
+		}
+		if (a->lse)
+			a->lse[row] = lse;
+	}
+}
+
+/* The log-sum-exp of row t's scores, when the forward pass kept none. */
+static float row_lse(const struct attn_args *a, const float *q,
+		     const float *k, int nk)
+{
+	float m = -INFINITY, l = 0;
+
+	for (int j = 0; j < nk; j++) {
+		float s = dot(q, k + j * a->kv_rs, a->dk) * a->scale;
+		if (s > m) {
+			l *= expf(m - s);
+			m = s;
+		}
+		l += expf(s - m);
+	}
+	return m + logf(l);
+}
+
+/*
+ * With p = exp(s - lse) recomputed from the scores:
+ *   dv_j += p dout;  dp = dout . v_j;  ds = p (dp - dout . out);
+ *   dq += scale ds k_j;  dk_j += scale ds q.
+ */
+void attn_head_backward_ref(const struct attn_args *a, int b, int h,
+			    const float *dout, float *dq, float *dk, float *dv)
+{
+	long ko = b * a->kv_bs + h * a->dk;
+	const float *k = a->k + ko, *v = a->v + ko;
+
+	for (int t = 0; t < a->T; t++) {
+		long qo = b * a->q_bs + t * a->q_rs + h * a->dk;
+		long oo = b * a->o_bs + t * a->o_rs + h * a->dk;
+		size_t row = ((size_t)b * a->H + h) * a->T + t;
+		const float *q = a->q + qo, *go = dout + oo;
+		int nk = attn_nkeys(a, b, t);
+
+		if (nk == 0)
+			continue;
+		float lse = a->lse ? a->lse[row] : row_lse(a, q, k, nk);
+		float D = dot(go, a->out + oo, a->dk);
+		for (int j = 0; j < nk; j++) {
+			long r = j * a->kv_rs;
+			float s = dot(q, k + r, a->dk) * a->scale;
+			float p = expf(s - lse);
+			if (dv)
+				axpy(dv + ko + r, p, go, a->dk);
+			float ds = p * (dot(go, v + r, a->dk) - D) * a->scale;
+			if (dq)
+				axpy(dq + qo, ds, k + r, a->dk);
+			if (dk)
+				axpy(dk + ko + r, ds, q, a->dk);
+		}
+	}
+}

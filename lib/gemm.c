@@ -1,0 +1,275 @@
+/*
+ * gemm.c: sgemm, the one entry point, for every instruction set.
+ *
+ * C is cut into strips, one per thread, along N or M.  Each strip has beta
+ * applied and then takes one of three paths:
+ *   - the reference loops (gemm_ref.c), when the table has no micro-kernel;
+ *   - small M (a decoder step: a few rows times a weight matrix): B is
+ *     streamed as stored, never packed, since each of its entries is used
+ *     only M times;
+ *   - otherwise the blocked algorithm of Goto and van de Geijn: panels of
+ *     op(B) [KC, NC] and op(A) [MC, KC] are packed so that the register-
+ *     blocked micro-kernel of the table reads both sequentially, from L2
+ *     (A) and L1 (a KC x NR sliver of B).
+ */
+#include <string.h>
+
+#include "kern_impl.h"
+
+/* Rows of C at or below which the small path wins (measured with
+ * bench_kernels: the packing of B is paid for once a panel is reused this
+ * many times). */
+#define SMALL_M 8
+
+/* Below about this many multiply-adds a second thread costs more than it
+ * saves. */
+#define THREAD_WORK (1L << 17)
+
+/* op(A) at row i, column k; op(B) at row k, column j. */
+static const float *at_a(int ta, const float *A, long lda, long i, long k)
+{
+	return ta ? A + k * lda + i : A + i * lda + k;
+}
+
+static const float *at_b(int tb, const float *B, long ldb, long k, long j)
+{
+	return tb ? B + j * ldb + k : B + k * ldb + j;
+}
+
+/* Ap: strips of mr rows of op(A) [m, k], each k columns of mr, zero-padded
+ * to whole strips. */
+static void pack_a(int mr, int ta, int m, int k, const float *A, long lda,
+		   float *Ap)
+{
+	for (int i0 = 0; i0 < m; i0 += mr, Ap += (size_t)mr * k) {
+		int rows = m - i0 < mr ? m - i0 : mr;
+		if (ta) {
+			for (int p = 0; p < k; p++) {
+				const float *a = A + (long)p * lda + i0;
+				float *d = Ap + (size_t)p * mr;
+				int r = 0;
+				for (; r < rows; r++)
+					d[r] = a[r];
+				for (; r < mr; r++)
+					d[r] = 0;
+			}
+		} else {
+			for (int r = 0; r < mr; r++) {
+				const float *a = A + (long)(i0 + r) * lda;
+				float *d = Ap + r;
+				if (r < rows)
+					for (int p = 0; p < k; p++)
+						d[(size_t)p * mr] = a[p];
+				else
+					for (int p = 0; p < k; p++)
+						d[(size_t)p * mr] = 0;
+			}
+		}
+	}
+}
+
+/* Bp: strips of nr columns of op(B) [k, n], each k rows of nr. */
+static void pack_b(int nr, int tb, int k, int n, const float *B, long ldb,
+		   float *Bp)
+{
+	for (int j0 = 0; j0 < n; j0 += nr, Bp += (size_t)nr * k) {
+		int cols = n - j0 < nr ? n - j0 : nr;
+		if (!tb) {
+			for (int p = 0; p < k; p++) {
+				const float *b = B + (long)p * ldb + j0;
+				float *d = Bp + (size_t)p * nr;
+				int c = 0;
+				for (; c < cols; c++)
+					d[c] = b[c];
+				for (; c < nr; c++)
+					d[c] = 0;
+			}
+		} else {
+			for (int c = 0; c < nr; c++) {
+				const float *b = B + (long)(j0 + c) * ldb;
+				float *d = Bp + c;
+				if (c < cols)
+					for (int p = 0; p < k; p++)
+						d[(size_t)p * nr] = b[p];
+				else
+					for (int p = 0; p < k; p++)
+						d[(size_t)p * nr] = 0;
+			}
+		}
+	}
+}
+
+#define MAX_TILE (32 * 32)
+
+/* C [m, n] += alpha Ap Bp over packed panels of k. */
+static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
+			 float alpha, const float *Ap, const float *Bp,
+			 float *C, long ldc)
+{
+	int mr = u->mr, nr = u->nr;
+	float tile[MAX_TILE] __attribute__((aligned(64)));
+
+	for (int j = 0; j < n; j += nr) {
+		const float *b = Bp + (size_t)j * k;
+		int cols = n - j < nr ? n - j : nr;
+		for (int i = 0; i < m; i += mr) {
+			const float *a = Ap + (size_t)i * k;
+			int rows = m - i < mr ? m - i : mr;
+			float *c = C + (long)i * ldc + j;
+			if (rows == mr && cols == nr) {
+				u->kernel(k, alpha, a, b, c, ldc);
+				continue;
+			}
+			/* An edge tile: into a whole one, then the part
+			 * that exists. */
+			memset(tile, 0, sizeof(float) * mr * nr);
+			u->kernel(k, alpha, a, b, tile, nr);
+			for (int r = 0; r < rows; r++)
+				for (int s = 0; s < cols; s++)
+					c[(long)r * ldc + s] += tile[r * nr + s];
+		}
+	}
+}
+
+static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
+			 int N, int K, float alpha, const float *A, long lda,
+			 const float *B, long ldb, float *C, long ldc)
+{
+	float *Ap = kern_scratch(0, sizeof(float) * u->mc * u->kc);
+	float *Bp = kern_scratch(1, sizeof(float) * u->kc * u->nc);
+
+	if (!Ap || !Bp) {
+		sgemm_ref_block(ta, tb, M, N, K, alpha, A, lda, B, ldb, C, ldc);
+		return;
+	}
+	for (int jc = 0; jc < N; jc += u->nc) {
+		int nc = N - jc < u->nc ? N - jc : u->nc;
+		for (int pc = 0; pc < K; pc += u->kc) {
+			int kc = K - pc < u->kc ? K - pc : u->kc;
+			pack_b(u->nr, tb, kc, nc, at_b(tb, B, ldb, pc, jc), ldb,
+			       Bp);
+			for (int ic = 0; ic < M; ic += u->mc) {
+				int mc = M - ic < u->mc ? M - ic : u->mc;
+				pack_a(u->mr, ta, mc, kc,
+				       at_a(ta, A, lda, ic, pc), lda, Ap);
+				macro_kernel(u, mc, nc, kc, alpha, Ap, Bp,
+					     C + (long)ic * ldc + jc, ldc);
+			}
+		}
+	}
+}
+
+/* The small-M path: A made row-major if it is stored transposed (it is
+ * small), then the table's streaming kernel. */
+static int gemm_small(const struct kern_ops *ops, int ta, int tb, int M,
+		      int N, int K, float alpha, const float *A, long lda,
+		      const float *B, long ldb, float *C, long ldc)
+{
+	if (ta) {
+		float *t = kern_scratch(2, sizeof(float) * M * K);
+		if (!t)
+			return -1;
+		for (int k = 0; k < K; k++)
+			for (int i = 0; i < M; i++)
+				t[(size_t)i * K + k] = A[(long)k * lda + i];
+		A = t;
+		lda = K;
+	}
+	if (tb)
+		ops->gemm_small_nt(M, N, K, alpha, A, lda, B, ldb, C, ldc);
+	else
+		ops->gemm_small_nn(M, N, K, alpha, A, lda, B, ldb, C, ldc);
+	return 0;
+}
+
+struct gemm_job {
+	const struct kern_ops *ops;
+	int ta, tb, M, N, K;
+	float alpha, beta;
+	const float *A, *B;
+	float *C;
+	long lda, ldb, ldc;
+	int split_n;            /* strips along N, else along M */
+	int step;               /* rows or columns of a strip */
+};
+
+static void scale_c(float *C, long ldc, int m, int n, float beta)
+{
+	if (beta == 1)
+		return;
+	for (int i = 0; i < m; i++) {
+		float *c = C + (long)i * ldc;
+		if (beta == 0)
+			memset(c, 0, sizeof(float) * n);
+		else
+			for (int j = 0; j < n; j++)
+				c[j] *= beta;
+	}
+}
+
+static void gemm_strip(const struct gemm_job *g, int i0, int m, int j0, int n)
+{
+	const struct kern_ops *ops = g->ops;
+	const float *A = at_a(g->ta, g->A, g->lda, i0, 0);
+	const float *B = at_b(g->tb, g->B, g->ldb, 0, j0);
+	float *C = g->C + (long)i0 * g->ldc + j0;
+
+	scale_c(C, g->ldc, m, n, g->beta);
+	if (g->K == 0 || g->alpha == 0)
+		return;
+	if (ops->gemm && m <= SMALL_M && ops->gemm_small_nt &&
+	    gemm_small(ops, g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda, B,
+		       g->ldb, C, g->ldc) == 0)
+		return;
+	if (ops->gemm)
+		gemm_blocked(ops->gemm, g->ta, g->tb, m, n, g->K, g->alpha, A,
+			     g->lda, B, g->ldb, C, g->ldc);
+	else
+		sgemm_ref_block(g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda,
+				B, g->ldb, C, g->ldc);
+}
+
+static void gemm_task(void *ctx, int64_t lo, int64_t hi)
+{
+	const struct gemm_job *g = ctx;
+
+	for (int64_t p = lo; p < hi; p++) {
+		int s0 = (int)p * g->step;
+		int dim = g->split_n ? g->N : g->M;
+		int len = dim - s0 < g->step ? dim - s0 : g->step;
+		if (g->split_n)
+			gemm_strip(g, 0, g->M, s0, len);
+		else
+			gemm_strip(g, s0, len, 0, g->N);
+	}
+}
+
+void sgemm(int ta, int tb, int M, int N, int K, float alpha,
+	   const float *A, int lda, const float *B, int ldb,
+	   float beta, float *C, int ldc)
+{
+	if (M <= 0 || N <= 0)
+		return;
+	if (K < 0)
+		K = 0;
+	const struct kern_ops *ops = kern_ops();
+	struct gemm_job g = { ops, ta, tb, M, N, K, alpha, beta, A, B, C,
+			      lda, ldb, ldc, 0, 0 };
+
+	/* Strips of whole register blocks, one per thread, along the longer
+	 * side (small M: always along N). */
+	double work = (double)M * N * (K > 0 ? K : 1);
+	int parts = kern_threads();
+	if (work / THREAD_WORK < parts)
+		parts = work < THREAD_WORK ? 1 : (int)(work / THREAD_WORK);
+	int mr = ops->gemm ? ops->gemm->mr : 1;
+	int nr = ops->gemm ? ops->gemm->nr : 16;
+	g.split_n = M <= SMALL_M || N >= M;
+	int dim = g.split_n ? N : M, unit = g.split_n ? nr : mr;
+	int units = (dim + unit - 1) / unit;
+	if (parts > units)
+		parts = units;
+	g.step = (units + parts - 1) / parts * unit;
+	parts = (dim + g.step - 1) / g.step;
+	kern_parallel_for(parts, 1, gemm_task, &g);
+}

@@ -1,0 +1,360 @@
+/*
+ * kern_dispatch.c: the choice of instruction set, and the public
+ * element-wise, row-wise and GRU kernels of kernels.h, which split their
+ * work over the thread pool and call the serial kernels of the table in
+ * force.
+ *
+ * The table is chosen once from cpuid (ATTN_KERNELS=reference forces the
+ * reference); kern_set_isa changes it, for tests and benchmarks.  A table
+ * is filled in layers: the reference, then AVX2 over it, then AVX-512 over
+ * that, so that an instruction set need only provide what it speeds up.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern_impl.h"
+
+static struct kern_ops tables[3];
+static _Atomic(const struct kern_ops *) current;
+static int current_isa;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+int kern_cpu_isa(void)
+{
+#ifndef ATTN_NO_SIMD
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512dq") &&
+	    __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("fma"))
+		return ISA_AVX512;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return ISA_AVX2;
+#endif
+	return ISA_REFERENCE;
+}
+
+#ifndef ATTN_NO_SIMD
+/* Copies the slots over provides onto t. */
+static void overlay(struct kern_ops *t, const struct kern_ops *over)
+{
+#define OVER(f) if (over->f) t->f = over->f
+	OVER(name); OVER(gemm); OVER(gemm_small_nt); OVER(gemm_small_nn);
+	OVER(vexp); OVER(vtanh); OVER(vsigmoid);
+	OVER(bias_forward); OVER(relu_forward); OVER(relu_backward);
+	OVER(softmax_rows); OVER(log_softmax_rows); OVER(softmax_backward);
+	OVER(layernorm_forward); OVER(layernorm_backward_dx);
+	OVER(gru_gates_forward); OVER(gru_state_forward);
+	OVER(gru_state_backward); OVER(gru_gates_backward);
+	OVER(attn_head_forward); OVER(attn_head_backward);
+	OVER(additive_forward); OVER(additive_backward);
+#undef OVER
+}
+#endif
+
+static void init(void)
+{
+	tables[ISA_REFERENCE] = kern_ops_ref;
+#ifndef ATTN_NO_SIMD
+	tables[ISA_AVX2] = tables[ISA_REFERENCE];
+	overlay(&tables[ISA_AVX2], &kern_ops_avx2);
+	tables[ISA_AVX512] = tables[ISA_AVX2];
+	overlay(&tables[ISA_AVX512], &kern_ops_avx512);
+#endif
+	const char *env = getenv("ATTN_KERNELS");
+	int isa = kern_cpu_isa();
+	if (env && strcmp(env, "reference") == 0)
+		isa = ISA_REFERENCE;
+	else if (env && strcmp(env, "avx2") == 0 && isa > ISA_AVX2)
+		isa = ISA_AVX2;
+	current_isa = isa;
+	atomic_store(&current, &tables[isa]);
+}
+
+void kern_init(void)
+{
+	pthread_once(&init_once, init);
+}
+
+const struct kern_ops *kern_ops(void)
+{
+	const struct kern_ops *t = atomic_load_explicit(&current,
+							memory_order_acquire);
+	if (t)
+		return t;
+	kern_init();
+	return atomic_load(&current);
+}
+
+int kern_isa(void)
+{
+	kern_init();
+	return current_isa;
+}
+
+const char *kern_isa_name(void)
+{
+	return kern_ops()->name;
+}
+
+int kern_set_isa(int isa)
+{
+	kern_init();
+	int max = kern_cpu_isa();
+	if (isa > max)
+		isa = max;
+	if (isa < ISA_REFERENCE)
+		isa = ISA_REFERENCE;
+	current_isa = isa;
+	atomic_store(&current, &tables[isa]);
+	return isa;
+}
+
+/* ---- threading of the element-wise and row-wise kernels ------------------ */
+
+/* Work per chunk, in elements, below which threads cost more than they
+ * save. */
+#define GRAIN 16384
+
+static int64_t row_grain(int n)
+{
+	return n >= GRAIN ? 1 : GRAIN / (n > 0 ? n : 1);
+}
+
+struct vec_job {
+	void (*fn)(float *y, const float *x, size_t n);
+	float *y;
+	const float *x;
+};
+
+static void vec_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct vec_job *j = ctx;
+	j->fn(j->y + lo, j->x + lo, (size_t)(hi - lo));
+}
+
+static void vec_run(void (*fn)(float *, const float *, size_t), float *y,
+		    const float *x, size_t n)
+{
+	struct vec_job j = { fn, y, x };
+	kern_parallel_for((int64_t)n, GRAIN, vec_task, &j);
+}
+
+void vexp(float *y, const float *x, size_t n)
+{
+	vec_run(kern_ops()->vexp, y, x, n);
+}
+
+void vtanh(float *y, const float *x, size_t n)
+{
+	vec_run(kern_ops()->vtanh, y, x, n);
+}
+
+void vsigmoid(float *y, const float *x, size_t n)
+{
+	vec_run(kern_ops()->vsigmoid, y, x, n);
+}
+
+void relu_forward(float *y, const float *x, size_t n)
+{
+	vec_run(kern_ops()->relu_forward, y, x, n);
+}
+
+struct relu_job {
+	float *dx;
+	const float *dy, *y;
+};
+
+static void relu_backward_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct relu_job *j = ctx;
+	kern_ops()->relu_backward(j->dx + lo, j->dy + lo, j->y + lo,
+				  (size_t)(hi - lo));
+}
+
+void relu_backward(float *dx, const float *dy, const float *y, size_t n)
+{
+	struct relu_job j = { dx, dy, y };
+	kern_parallel_for((int64_t)n, GRAIN, relu_backward_task, &j);
+}
+
+/* One context for every row-wise kernel: rows [lo, hi) of row length n. */
+struct row_job {
+	float *y, *dx, *mean, *rstd;
+	const float *x, *dy, *g, *b;
+	int n;
+	float eps;
+};
+
+static void bias_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct row_job *j = ctx;
+	kern_ops()->bias_forward(j->y + lo * j->n, j->b, (int)(hi - lo), j->n);
+}
+
+void bias_forward(float *x, const float *b, int rows, int n)
+{
+	struct row_job j = { .y = x, .b = b, .n = n };
+	kern_parallel_for(rows, row_grain(n), bias_task, &j);
+}
+
+static void softmax_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct row_job *j = ctx;
+	kern_ops()->softmax_rows(j->y + lo * j->n, j->x + lo * j->n,
+				 (int)(hi - lo), j->n);
+}
+
+void softmax_rows(float *y, const float *x, int rows, int n)
+{
+	struct row_job j = { .y = y, .x = x, .n = n };
+	kern_parallel_for(rows, row_grain(n), softmax_task, &j);
+}
+
+static void log_softmax_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct row_job *j = ctx;
+	kern_ops()->log_softmax_rows(j->y + lo * j->n, j->x + lo * j->n,
+				     (int)(hi - lo), j->n);
+}
+
+void log_softmax_rows(float *y, const float *x, int rows, int n)
+{
+	struct row_job j = { .y = y, .x = x, .n = n };
+	kern_parallel_for(rows, row_grain(n), log_softmax_task, &j);
+}
+
+static void softmax_backward_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct row_job *j = ctx;
+	size_t o = (size_t)lo * j->n;
+	kern_ops()->softmax_backward(j->dx + o, j->dy + o, j->x + o,
+				     (int)(hi - lo), j->n);
+}
+
+void softmax_backward(float *dx, const float *dy, const float *y, int rows,
+		      int n)
+{
+	struct row_job j = { .dx = dx, .dy = dy, .x = y, .n = n };
+	kern_parallel_for(rows, row_grain(n), softmax_backward_task, &j);
+}
+
+static void layernorm_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct row_job *j = ctx;
+	size_t o = (size_t)lo * j->n;
+	kern_ops()->layernorm_forward(j->y + o, j->mean ? j->mean + lo : NULL,
+				      j->rstd ? j->rstd + lo : NULL, j->x + o,
+				      j->g, j->b, (int)(hi - lo), j->n, j->eps);
+}
+
+void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
+		       const float *g, const float *b, int rows, int n,
+		       float eps)
+{
+	struct row_job j = { .y = y, .mean = mean, .rstd = rstd, .x = x,
+			     .g = g, .b = b, .n = n, .eps = eps };
+	kern_parallel_for(rows, row_grain(n), layernorm_task, &j);
+}
+
+static void layernorm_dx_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct row_job *j = ctx;
+	size_t o = (size_t)lo * j->n;
+	kern_ops()->layernorm_backward_dx(j->dx + o, j->dy + o, j->x + o, j->g,
+					  j->mean + lo, j->rstd + lo,
+					  (int)(hi - lo), j->n);
+}
+
+void layernorm_backward(float *dx, float *dg, float *db, const float *dy,
+			const float *x, const float *g, const float *mean,
+			const float *rstd, int rows, int n)
+{
+	if (dx) {
+		struct row_job j = { .dx = dx, .dy = dy, .x = x, .g = g,
+				     .mean = (float *)mean,
+				     .rstd = (float *)rstd, .n = n };
+		kern_parallel_for(rows, row_grain(n), layernorm_dx_task, &j);
+	}
+	layernorm_param_grads(dg, db, dy, x, mean, rstd, rows, n);
+}
+
+/* ---- GRU gates: rows of the batch over threads --------------------------- */
+
+struct gru_job {
+	float *o1, *o2;
+	const float *i1, *i2, *i3, *i4;
+	int n;
+};
+
+static void gru_gates_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct gru_job *j = ctx;
+	size_t n = j->n;
+	kern_ops()->gru_gates_forward(j->o1 + lo * 2 * n, j->o2 + lo * n,
+				      j->i1 + lo * 3 * n, j->i2 + lo * n,
+				      (int)(hi - lo), j->n);
+}
+
+void gru_gates_forward(float *zr, float *rh, const float *pre, const float *h,
+		       int B, int n)
+{
+	struct gru_job j = { .o1 = zr, .o2 = rh, .i1 = pre, .i2 = h, .n = n };
+	kern_parallel_for(B, row_grain(3 * n), gru_gates_task, &j);
+}
+
+static void gru_state_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct gru_job *j = ctx;
+	size_t n = j->n;
+	kern_ops()->gru_state_forward(j->o1 + lo * n, j->o2 + lo * n,
+				      j->i1 + lo * 3 * n, j->i2 + lo * 2 * n,
+				      j->i3 + lo * n, (int)(hi - lo), j->n);
+}
+
+void gru_state_forward(float *hnew, float *hh, const float *pre,
+		       const float *zr, const float *h, int B, int n)
+{
+	struct gru_job j = { .o1 = hnew, .o2 = hh, .i1 = pre, .i2 = zr,
+			     .i3 = h, .n = n };
+	kern_parallel_for(B, row_grain(3 * n), gru_state_task, &j);
+}
+
+static void gru_state_backward_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct gru_job *j = ctx;
+	size_t n = j->n;
+	kern_ops()->gru_state_backward(j->o1 + lo * 3 * n, j->o2 + lo * n,
+				       j->i1 + lo * n, j->i2 + lo * n,
+				       j->i3 + lo * 2 * n, j->i4 + lo * n,
+				       (int)(hi - lo), j->n);
+}
+
+void gru_state_backward(float *dpre, float *dh, const float *dhnew,
+			const float *hh, const float *zr, const float *h,
+			int B, int n)
+{
+	struct gru_job j = { .o1 = dpre, .o2 = dh, .i1 = dhnew, .i2 = hh,
+			     .i3 = zr, .i4 = h, .n = n };
+	kern_parallel_for(B, row_grain(3 * n), gru_state_backward_task, &j);
+}
+
+static void gru_gates_backward_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct gru_job *j = ctx;
+	size_t n = j->n;
+	kern_ops()->gru_gates_backward(j->o1 + lo * 3 * n, j->o2 + lo * n,
+				       j->i1 + lo * n, j->i2 + lo * 2 * n,
+				       j->i3 + lo * n, (int)(hi - lo), j->n);
+}
+
+void gru_gates_backward(float *dpre, float *dh, const float *drh,
+			const float *zr, const float *h, int B, int n)
+{
+	struct gru_job j = { .o1 = dpre, .o2 = dh, .i1 = drh, .i2 = zr,
+			     .i3 = h, .n = n };
+	kern_parallel_for(B, row_grain(3 * n), gru_gates_backward_task, &j);
+}

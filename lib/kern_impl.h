@@ -1,0 +1,156 @@
+/*
+ * kern_impl.h: the inside of the kernels (not installed for users of
+ * kernels.h, though it lives beside it).  Each instruction set provides a
+ * table of serial kernels (struct kern_ops); kern_dispatch.c picks one at
+ * run time and the public functions of kernels.h split the work over the
+ * thread pool and call into the table.  An instruction set that has no
+ * version of a kernel leaves its slot NULL and the one below is used.
+ */
+#ifndef ATTN_KERN_IMPL_H
+#define ATTN_KERN_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+/* The register-blocked micro-kernel of the blocked sgemm (gemm.c):
+ * C [MR, NR] (row stride ldc) += alpha * Ap Bp over kc, where Ap is a packed
+ * panel of MR rows (kc columns of MR) and Bp of NR columns (kc rows of NR). */
+typedef void (*gemm_ukr_fn)(int kc, float alpha, const float *Ap,
+			    const float *Bp, float *C, long ldc);
+
+struct gemm_ukr {
+	int mr, nr;             /* register block */
+	int mc, kc, nc;         /* cache blocks: mc % mr == 0, nc % nr == 0 */
+	gemm_ukr_fn kernel;
+};
+
+struct kern_ops {
+	const char *name;
+
+	/* sgemm on one block of C, serial, beta already applied to C:
+	 * C += alpha op(A) op(B).  NULL: the reference loops. */
+	const struct gemm_ukr *gemm;
+	/* C [M, N] += alpha A [M, K] B^T, B stored [N, K]: the small-M case
+	 * (decoder steps), B streamed unpacked. */
+	void (*gemm_small_nt)(int M, int N, int K, float alpha,
+			      const float *A, long lda, const float *B,
+			      long ldb, float *C, long ldc);
+	/* C [M, N] += alpha A [M, K] B, B stored [K, N], small M. */
+	void (*gemm_small_nn)(int M, int N, int K, float alpha,
+			      const float *A, long lda, const float *B,
+			      long ldb, float *C, long ldc);
+
+	void (*vexp)(float *y, const float *x, size_t n);
+	void (*vtanh)(float *y, const float *x, size_t n);
+	void (*vsigmoid)(float *y, const float *x, size_t n);
+
+	void (*bias_forward)(float *x, const float *b, int rows, int n);
+	void (*relu_forward)(float *y, const float *x, size_t n);
+	void (*relu_backward)(float *dx, const float *dy, const float *y,
+			      size_t n);
+
+	void (*softmax_rows)(float *y, const float *x, int rows, int n);
+	void (*log_softmax_rows)(float *y, const float *x, int rows, int n);
+	void (*softmax_backward)(float *dx, const float *dy, const float *y,
+				 int rows, int n);
+
+	void (*layernorm_forward)(float *y, float *mean, float *rstd,
+				  const float *x, const float *g,
+				  const float *b, int rows, int n, float eps);
+	/* dx only (rows split over threads); dg, db: layernorm_param_grads */
+	void (*layernorm_backward_dx)(float *dx, const float *dy,
+				      const float *x, const float *g,
+				      const float *mean, const float *rstd,
+				      int rows, int n);
+
+	void (*gru_gates_forward)(float *zr, float *rh, const float *pre,
+				  const float *h, int B, int n);
+	void (*gru_state_forward)(float *hnew, float *hh, const float *pre,
+				  const float *zr, const float *h, int B,
+				  int n);
+	void (*gru_state_backward)(float *dpre, float *dh, const float *dhnew,
+				   const float *hh, const float *zr,
+				   const float *h, int B, int n);
+	void (*gru_gates_backward)(float *dpre, float *dh, const float *drh,
+				   const float *zr, const float *h, int B,
+				   int n);
+
+	/* Scaled dot-product attention of one (batch item, head). */
+	void (*attn_head_forward)(const struct attn_args *a, int b, int h);
+	void (*attn_head_backward)(const struct attn_args *a, int b, int h,
+				   const float *dout, float *dq, float *dk,
+				   float *dv);
+
+	/* Additive attention of one sentence b. */
+	void (*additive_forward)(float *ctx, float *a, const float *wq,
+				 const float *keys, const float *va,
+				 const float *ann, int len, int S, int na,
+				 int dv);
+	void (*additive_backward)(float *dwq, float *dkeys, float *dva,
+				  float *dann, const float *dctx,
+				  const float *a, const float *wq,
+				  const float *keys, const float *va,
+				  const float *ann, int len, int S, int na,
+				  int dv);
+};
+
+extern const struct kern_ops kern_ops_ref;
+#ifndef ATTN_NO_SIMD
+extern const struct kern_ops kern_ops_avx2;
+extern const struct kern_ops kern_ops_avx512;
+#endif
+
+/* The table in force (every slot filled). */
+const struct kern_ops *kern_ops(void);
+
+/* The highest instruction set this CPU (and this build) has. */
+int kern_cpu_isa(void);
+
+/*
+ * Scratch memory of the calling thread, 64-byte aligned, at least bytes
+ * long, kept for the thread's next call; slot 0..KERN_SCRATCH_SLOTS-1 lets a
+ * kernel hold several at once.  Returns NULL when out of memory.
+ */
+#define KERN_SCRATCH_SLOTS 4
+void *kern_scratch(int slot, size_t bytes);
+
+/* Kernels with one portable version that the public wrappers call. */
+void sgemm_ref_block(int ta, int tb, int M, int N, int K, float alpha,
+		     const float *A, long lda, const float *B, long ldb,
+		     float *C, long ldc);
+/* dg += sum over rows of dy * xhat, db += sum of dy (either may be NULL);
+ * threaded over columns. */
+void layernorm_param_grads(float *dg, float *db, const float *dy,
+			   const float *x, const float *mean, const float *rstd,
+			   int rows, int n);
+
+/* The reference kernels of the table, for the vector versions' tails. */
+void attn_head_forward_ref(const struct attn_args *a, int b, int h);
+void attn_head_backward_ref(const struct attn_args *a, int b, int h,
+			    const float *dout, float *dq, float *dk, float *dv);
+void additive_forward_ref(float *ctx, float *a, const float *wq,
+			  const float *keys, const float *va, const float *ann,
+			  int len, int S, int na, int dv);
+void additive_backward_ref(float *dwq, float *dkeys, float *dva, float *dann,
+			   const float *dctx, const float *a, const float *wq,
+			   const float *keys, const float *va,
+			   const float *ann, int len, int S, int na, int dv);
+
+/* The number of keys row t of batch item b attends to (keys 0 .. n-1). */
+static inline int attn_nkeys(const struct attn_args *a, int b, int t)
+{
+	int n = a->S;
+
+	if (a->klen && a->klen[b] < n)
+		n = a->klen[b] > 0 ? a->klen[b] : 0;
+	if (a->causal) {
+		long last = (long)a->q_pos0 + t + 1;
+		if (last < n)
+			n = last > 0 ? (int)last : 0;
+	}
+	return n;
+}
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * threadpool.c: the one thread pool of the process, and per-thread scratch
+ * memory for the kernels.
+ *
+ * The pool is created on first use.  A parallel_for publishes a job (a new
+ * generation number) and wakes the workers; each takes chunks of the range
+ * from an atomic counter, the caller too, and the caller then sleeps until
+ * every worker has left the job.  Idle workers sleep on a condition
+ * variable.  One job runs at a time: a call made while the pool is busy (a
+ * nested call from a worker, or a second thread of the program) runs its
+ * range serially in the calling thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kern_impl.h"
+
+#define MAX_THREADS 256
+
+struct job {
+	void (*fn)(void *ctx, int64_t lo, int64_t hi);
+	void *ctx;
+	int64_t n, chunk;
+	int nworkers;                   /* workers that take part */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;            /* workers: a new job */
+	pthread_cond_t done;            /* caller: the last worker left */
+	int nthreads;                   /* threads to use, the caller included */
+	int nspawned;                   /* workers running */
+	unsigned long generation;
+	struct job job;
+	_Atomic int64_t next;           /* next unclaimed index of the job */
+	int active;                     /* workers still in the job */
+	atomic_flag busy;
+} pool = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+	.busy = ATOMIC_FLAG_INIT,
+};
+
+static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
+
+static int clamp_threads(long n)
+{
+	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+static void threads_default(void)
+{
+	const char *env = getenv("ATTN_THREADS");
+	long n = 0;
+
+	if (env && *env) {
+		char *end;
+		n = strtol(env, &end, 10);
+		if (*end)
+			n = 0;
+	}
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_mutex_lock(&pool.lock);
+	if (pool.nthreads == 0)
+		pool.nthreads = clamp_threads(n);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+void kern_set_threads(int n)
+{
+	if (n < 1)
+		return;
+	pthread_once(&threads_once, threads_default);
+	pthread_mutex_lock(&pool.lock);
+	pool.nthreads = clamp_threads(n);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+int kern_threads(void)
+{
+	pthread_once(&threads_once, threads_default);
+	pthread_mutex_lock(&pool.lock);
+	int n = pool.nthreads;
+	pthread_mutex_unlock(&pool.lock);
+	return n;
+}
+
+static void run_chunks(const struct job *j)
+{
+	for (;;) {
+		int64_t lo = atomic_fetch_add(&pool.next, j->chunk);
+		if (lo >= j->n)
+			break;
+		int64_t hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+		j->fn(j->ctx, lo, hi);
+	}
+}
+
+static void *worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;    /* 1 .. : the caller is 0 */
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&pool.lock);
+	for (;;) {
+		while (pool.generation == seen)
+			pthread_cond_wait(&pool.wake, &pool.lock);
+		seen = pool.generation;
+		if (id > pool.job.nworkers)
+			continue;
+		struct job j = pool.job;
+		pthread_mutex_unlock(&pool.lock);
+		run_chunks(&j);
+		pthread_mutex_lock(&pool.lock);
+		if (--pool.active == 0)
+			pthread_cond_signal(&pool.done);
+	}
+	return NULL;
+}
+
+/* Starts workers up to want; returns how many run.  Holds pool.lock. */
+static int spawn_workers(int want)
+{
+	while (pool.nspawned < want) {
+		pthread_t t;
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		int e = pthread_create(&t, &attr, worker,
+				       (void *)(intptr_t)(pool.nspawned + 1));
+		pthread_attr_destroy(&attr);
+		if (e)
+			break;
+		pool.nspawned++;
+	}
+	return pool.nspawned;
+}
+
+void kern_parallel_for(int64_t n, int64_t grain,
+		       void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
+{
+	if (n <= 0)
+		return;
+	if (grain < 1)
+		grain = 1;
+	int nt = kern_threads();
+	if (nt == 1 || n <= grain || atomic_flag_test_and_set(&pool.busy)) {
+		fn(ctx, 0, n);
+		return;
+	}
+	/* Chunks of about a quarter of a thread's share balance uneven work
+	 * without many trips to the counter. */
+	int64_t chunk = (n + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt);
+	if (chunk < grain)
+		chunk = grain;
+	int64_t nchunks = (n + chunk - 1) / chunk;
+
+	pthread_mutex_lock(&pool.lock);
+	int nw = spawn_workers(nt - 1);
+	if (nw > nchunks - 1)
+		nw = (int)(nchunks - 1);
+	pool.job = (struct job){ fn, ctx, n, chunk, nw };
+	atomic_store(&pool.next, 0);
+	pool.active = nw;
+	pool.generation++;
+	pthread_cond_broadcast(&pool.wake);
+	pthread_mutex_unlock(&pool.lock);
+
+	struct job j = { fn, ctx, n, chunk, nw };
+	run_chunks(&j);
+
+	pthread_mutex_lock(&pool.lock);
+	while (pool.active > 0)
+		pthread_cond_wait(&pool.done, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+	atomic_flag_clear(&pool.busy);
+}
+
+/*
+ * Scratch: a thread-local array of buffers that grow as needed.  A key with
+ * a destructor frees them when a thread of the program exits.
+ */
+struct scratch {
+	void *p[KERN_SCRATCH_SLOTS];
+	size_t size[KERN_SCRATCH_SLOTS];
+};
+
+static _Thread_local struct scratch *tls_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *arg)
+{
+	struct scratch *s = arg;
+
+	for (int i = 0; i < KERN_SCRATCH_SLOTS; i++)
+		free(s->p[i]);
+	free(s);
+}
+
+static void scratch_key_create(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+}
+
+void *kern_scratch(int slot, size_t bytes)
+{
+	struct scratch *s = tls_scratch;
+
+	if (!s) {
+		pthread_once(&scratch_once, scratch_key_create);
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return NULL;
+		tls_scratch = s;
+		pthread_setspecific(scratch_key, s);
+	}
+	if (s->size[slot] < bytes) {
+		size_t sz = (bytes + 63) & ~(size_t)63;
+		void *p = aligned_alloc(64, sz);
+		if (!p)
+			return NULL;
+		free(s->p[slot]);
+		s->p[slot] = p;
+		s->size[slot] = sz;
+	}
+	return s->p[slot];
+}
