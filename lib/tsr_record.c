@@ -172,6 +172,15 @@ int tsr_rec_var(struct tsr_rec *h, const unsigned char *p, uint64_t limit)
 			     (unsigned long long)limit);
 		return -1;
 	}
+	/* Deflate shrinks by 1032:1 at most: a larger claim is false, and
+	 * refusing it here keeps a few bytes from reserving gigabytes. */
+	if ((h->flags & TSR_FLAG_ZLIB) && h->nbytes / 1032 > h->stored) {
+		tsr_rec_fail(h, "compressed payload of %llu bytes cannot "
+			     "inflate to the declared %llu",
+			     (unsigned long long)h->stored,
+			     (unsigned long long)h->nbytes);
+		return -1;
+	}
 	if (!(h->flags & TSR_FLAG_ZLIB) && h->stored != h->nbytes) {
 		tsr_rec_fail(h, "stored size %llu disagrees with the shape "
 			     "(%llu bytes)", (unsigned long long)h->stored,

@@ -349,6 +349,19 @@ START_TEST(zlib_refusals)
 	build(&r);
 	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
 		"payload inflates to more than the declared 0 bytes", 0);
+	/* More than deflate's 1032:1 can give. */
+	r.dim[0] = 1;
+	r.dim[1] = 1032 * zn + 4;
+	build(&r);
+	{
+		char want[200];
+		snprintf(want, sizeof want, "in.tsr: byte 80, record "
+			 "\"enc.out\", frame 3: compressed payload of %lu bytes "
+			 "cannot inflate to the declared %lu", (unsigned long)zn,
+			 (unsigned long)(4 * r.dim[1]));
+		refused(want, 0);
+	}
+	r.dim[0] = 2;
 	/* Compressed flag with nothing stored. */
 	r.dim[1] = 3;
 	r.stored = 0;
