@@ -1,0 +1,510 @@
+/*
+ * search.c: beam search (greedy with k = 1) and forced decoding over the
+ * dec_* operations of an architecture; see search.h and MODELS.md.
+ *
+ * The decoder's rows are the live hypotheses of all sentences, a
+ * sentence's rows next to each other and in rank order.  Every step keeps
+ * the candidates it selects (token, the row it extends) and, per row, the
+ * candidate of the step before that the row continues, so a finished
+ * hypothesis is read back from its last candidate.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "err.h"
+#include "search.h"
+
+enum { ID_BOS = 1, ID_EOS = 2 };
+
+void search_opts_default(struct search_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->k = 1;
+	o->alpha = 0;
+	o->len_a = 2;
+	o->len_b = 10;
+	o->nbest = 1;
+}
+
+int search_max_len(const struct search_opts *o, int S)
+{
+	double n = floor(o->len_a * S + o->len_b);
+
+	if (!(n >= 1))
+		return 1;
+	return n > 100000 ? 100000 : (int)n;
+}
+
+void hyp_free(struct hyp *h)
+{
+	free(h->ids);
+	free(h->attw);
+	memset(h, 0, sizeof *h);
+}
+
+void search_result_free(struct search_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		hyp_free(&r->hyp[i]);
+	free(r->hyp);
+	memset(r, 0, sizeof *r);
+}
+
+/* One step of the search, kept for reading hypotheses back. */
+struct step {
+	int nrow;
+	int *row_ent;		/* [nrow] the entry of the step before */
+	float *att;		/* [nrow, P, smax], or NULL */
+	int nent;
+	int32_t *tok;		/* [nent] the selected candidates */
+	int *row;		/* [nent] the rows they extend */
+};
+
+struct fin {
+	int t, e;		/* the last candidate: step and entry */
+	double score, norm;
+};
+
+struct cand {
+	double score;
+	int row;
+	int32_t tok;
+};
+
+/* The live hypotheses: the decoder's rows. */
+struct rows {
+	int *sent, *ent;
+	int32_t *prev;
+	double *score;
+	int *parent;
+};
+
+struct beam {
+	const struct model *m;
+	const struct search_opts *o;
+	struct decoder *d;
+	int n, k, V, P, smax, tmax, cap;
+	int *slen, *maxlen, *nfin;
+	struct fin *fin;	/* [n, k] */
+	struct step *steps;	/* [tmax + 1], from 1 */
+	struct rows cur, next;
+	float *logp, *attw;
+	struct cand *cand;	/* [k] */
+};
+
+static int rows_alloc(struct rows *r, int cap)
+{
+	r->sent = malloc(cap * sizeof *r->sent);
+	r->ent = malloc(cap * sizeof *r->ent);
+	r->prev = malloc(cap * sizeof *r->prev);
+	r->score = malloc(cap * sizeof *r->score);
+	r->parent = malloc(cap * sizeof *r->parent);
+	return r->sent && r->ent && r->prev && r->score && r->parent ? 0 : -1;
+}
+
+static void rows_free(struct rows *r)
+{
+	free(r->sent);
+	free(r->ent);
+	free(r->prev);
+	free(r->score);
+	free(r->parent);
+}
+
+static double length_penalty(double alpha, int len)
+{
+	return alpha == 0 ? 1.0 : pow((5.0 + len) / 6.0, alpha);
+}
+
+static void finish(struct beam *b, int s, int t, int e, double score)
+{
+	struct fin *f = &b->fin[s * b->k + b->nfin[s]++];
+
+	f->t = t;
+	f->e = e;
+	f->score = score;
+	f->norm = score / length_penalty(b->o->alpha, t);
+}
+
+/*
+ * The best `need` candidates of rows lo .. hi-1 into b->cand, best first:
+ * by score, then the earlier row, then the lower id (the scan order, so a
+ * later candidate only passes an earlier one with a strictly higher score).
+ */
+static int select_top(struct beam *b, int lo, int hi, int need)
+{
+	struct cand *c = b->cand;
+	int r, y, i, have = 0;
+
+	for (r = lo; r < hi; r++) {
+		const float *lp = b->logp + (size_t)r * b->V;
+		double base = b->cur.score[r];
+
+		for (y = 0; y < b->V; y++) {
+			double sc = base + lp[y];
+
+			if (have == need && !(sc > c[have - 1].score))
+				continue;
+			i = have < need ? have++ : have - 1;
+			for (; i > 0 && sc > c[i - 1].score; i--)
+				c[i] = c[i - 1];
+			c[i].score = sc;
+			c[i].row = r;
+			c[i].tok = y;
+		}
+	}
+	return have;
+}
+
+/* Keeps step t's inputs for reading back, and runs the decoder. */
+static int beam_step(struct beam *b, int t, int nh)
+{
+	struct step *st = &b->steps[t];
+	size_t natt = (size_t)nh * b->P * b->smax;
+
+	st->nrow = nh;
+	st->row_ent = malloc(nh * sizeof *st->row_ent);
+	st->tok = malloc(nh * b->k * sizeof *st->tok);
+	st->row = malloc(nh * b->k * sizeof *st->row);
+	st->att = b->attw ? malloc((natt ? natt : 1) * sizeof(float)) : NULL;
+	if (!st->row_ent || !st->tok || !st->row || (b->attw && !st->att)) {
+		err_set("out of memory in the search");
+		return -1;
+	}
+	memcpy(st->row_ent, b->cur.ent, nh * sizeof *st->row_ent);
+	if (b->m->arch->dec_step(b->d, nh, b->cur.prev, b->logp, b->attw) < 0)
+		return -1;
+	if (b->attw)
+		memcpy(st->att, b->attw, natt * sizeof(float));
+	return 0;
+}
+
+/* Selects every sentence's candidates of step t; returns the new rows. */
+static int beam_select(struct beam *b, int t, int nh)
+{
+	struct step *st = &b->steps[t];
+	struct rows *nx = &b->next;
+	int r = 0, nn = 0, i;
+
+	st->nent = 0;
+	while (r < nh) {
+		int s = b->cur.sent[r], hi = r, first = nn, got;
+
+		while (hi < nh && b->cur.sent[hi] == s)
+			hi++;
+		got = select_top(b, r, hi, b->k - b->nfin[s]);
+		for (i = 0; i < got; i++) {
+			const struct cand *c = &b->cand[i];
+			int e = st->nent++;
+
+			st->tok[e] = c->tok;
+			st->row[e] = c->row;
+			if (c->tok == ID_EOS) {
+				finish(b, s, t, e, c->score);
+				continue;
+			}
+			nx->sent[nn] = s;
+			nx->ent[nn] = e;
+			nx->prev[nn] = c->tok;
+			nx->score[nn] = c->score;
+			nx->parent[nn] = c->row;
+			nn++;
+		}
+		if (t >= b->maxlen[s]) {	/* live ones count as finished */
+			for (i = first; i < nn; i++)
+				finish(b, s, t, nx->ent[i], nx->score[i]);
+			nn = first;
+		}
+		r = hi;
+	}
+	return nn;
+}
+
+/* Reads finished hypothesis f of sentence s back into h. */
+static int read_back(const struct beam *b, int s, const struct fin *f,
+		     struct hyp *h)
+{
+	int len = f->t, S = b->slen[s], e = f->e, t, p;
+
+	memset(h, 0, sizeof *h);
+	h->len = len;
+	h->score = f->score;
+	h->norm = f->norm;
+	h->P = b->P;
+	h->S = S;
+	h->ids = malloc(len * sizeof *h->ids);
+	if (b->attw)
+		h->attw = malloc(((size_t)b->P * len * S + 1) * sizeof(float));
+	if (!h->ids || (b->attw && !h->attw)) {
+		err_set("out of memory in the search");
+		return -1;
+	}
+	for (t = len; t >= 1; t--) {
+		const struct step *st = &b->steps[t];
+		int r = st->row[e];
+
+		h->ids[t - 1] = st->tok[e];
+		for (p = 0; b->attw && p < b->P; p++)
+			memcpy(h->attw + ((size_t)p * len + t - 1) * S,
+			       st->att + ((size_t)r * b->P + p) * b->smax,
+			       S * sizeof(float));
+		e = st->row_ent[r];
+	}
+	return 0;
+}
+
+/* Sentence s's finished hypotheses, by normalised score (ties: the first
+ * finished), the best o->nbest of them into res. */
+static int collect(const struct beam *b, int s, struct search_result *res)
+{
+	struct fin *f = &b->fin[s * b->k], tmp;
+	int n = b->nfin[s], i, j;
+
+	for (i = 1; i < n; i++) {
+		tmp = f[i];
+		for (j = i; j > 0 && tmp.norm > f[j - 1].norm; j--)
+			f[j] = f[j - 1];
+		f[j] = tmp;
+	}
+	if (n > b->o->nbest)
+		n = b->o->nbest;
+	res->hyp = calloc(n, sizeof *res->hyp);
+	if (!res->hyp) {
+		err_set("out of memory in the search");
+		return -1;
+	}
+	for (i = 0; i < n; i++, res->n++)
+		if (read_back(b, s, &f[i], &res->hyp[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static void beam_free(struct beam *b)
+{
+	int t;
+
+	if (b->d)
+		b->m->arch->dec_free(b->d);
+	for (t = 0; b->steps && t <= b->tmax; t++) {
+		free(b->steps[t].row_ent);
+		free(b->steps[t].att);
+		free(b->steps[t].tok);
+		free(b->steps[t].row);
+	}
+	free(b->steps);
+	free(b->slen);
+	free(b->maxlen);
+	free(b->nfin);
+	free(b->fin);
+	rows_free(&b->cur);
+	rows_free(&b->next);
+	free(b->logp);
+	free(b->attw);
+	free(b->cand);
+}
+
+static int identity(const int *parent, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (parent[i] != i)
+			return 0;
+	return 1;
+}
+
+/* The decoder, the sentences' lengths and every buffer of the search. */
+static int beam_init(struct beam *b, const struct model *m, struct frame **f,
+		     int n, const struct search_opts *o)
+{
+	const struct arch *a = m->arch;
+	int s, L = 1, H = 1;
+
+	b->m = m;
+	b->o = o;
+	b->n = n;
+	b->k = o->k;
+	b->V = m->tgt_vocab;
+	b->cap = n * o->k;
+	b->d = a->dec_new(m, f, n, o->k);
+	if (!b->d)
+		return -1;
+	if (a->dec_attw_planes)
+		a->dec_attw_planes(b->d, &L, &H);
+	b->P = L * H;
+	b->slen = malloc(n * sizeof *b->slen);
+	b->maxlen = malloc(n * sizeof *b->maxlen);
+	b->nfin = calloc(n, sizeof *b->nfin);
+	b->fin = malloc(b->cap * sizeof *b->fin);
+	b->cand = malloc(o->k * sizeof *b->cand);
+	if (!b->slen || !b->maxlen || !b->nfin || !b->fin || !b->cand)
+		goto oom;
+	for (s = 0; s < n; s++) {
+		b->slen[s] = a->dec_srclen(b->d, s);
+		b->maxlen[s] = search_max_len(o, b->slen[s]);
+		if (b->slen[s] > b->smax)
+			b->smax = b->slen[s];
+		if (b->maxlen[s] > b->tmax)
+			b->tmax = b->maxlen[s];
+	}
+	b->steps = calloc(b->tmax + 1, sizeof *b->steps);
+	b->logp = malloc((size_t)b->cap * b->V * sizeof(float));
+	if (o->want_attw)
+		b->attw = malloc(((size_t)b->cap * b->P * b->smax + 1) *
+				 sizeof(float));
+	if (!b->steps || !b->logp || (o->want_attw && !b->attw) ||
+	    rows_alloc(&b->cur, b->cap) < 0 || rows_alloc(&b->next, b->cap) < 0)
+		goto oom;
+	for (s = 0; s < n; s++) {
+		b->cur.sent[s] = s;
+		b->cur.ent[s] = -1;
+		b->cur.prev[s] = ID_BOS;
+		b->cur.score[s] = 0;
+	}
+	return 0;
+oom:
+	err_set("out of memory in the search");
+	return -1;
+}
+
+int search(const struct model *m, struct frame **f, int n,
+	   const struct search_opts *o, struct search_result *res)
+{
+	struct beam b = { 0 };
+	struct rows tmp;
+	int nh = n, t, s, rc = -1;
+
+	memset(res, 0, n * sizeof *res);
+	if (o->k < 1 || o->nbest < 1 || o->nbest > o->k) {
+		err_set("search: k %d, nbest %d: need 1 <= nbest <= k", o->k,
+			o->nbest);
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	if (beam_init(&b, m, f, n, o) < 0)
+		goto out;
+	for (t = 1; nh > 0; t++) {
+		if (beam_step(&b, t, nh) < 0)
+			goto out;
+		nh = beam_select(&b, t, nh);
+		tmp = b.cur;
+		b.cur = b.next;
+		b.next = tmp;
+		if (nh > 0 && !identity(b.cur.parent, nh) &&
+		    m->arch->dec_select(b.d, nh, b.cur.parent) < 0)
+			goto out;
+	}
+	for (s = 0; s < n; s++)
+		if (collect(&b, s, &res[s]) < 0)
+			goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		for (s = 0; s < n; s++)
+			search_result_free(&res[s]);
+	beam_free(&b);
+	return rc;
+}
+
+int search_force(const struct model *m, struct frame **f, int n,
+		 const char *name, int want_attw, struct hyp *out)
+{
+	const struct arch *a = m->arch;
+	const char *stage = strcmp(name, "tgt.ids") == 0 ?
+			    "tokenize --pairs" : "decode --tensors";
+	struct decoder *d = NULL;
+	int V = m->tgt_vocab, P, L = 1, H = 1, smax = 0, tmax = 0;
+	int *sent = NULL, *parent = NULL, nh, t, i, r, rc = -1;
+	int32_t *prev = NULL;
+	float *logp = NULL, *attw = NULL;
+
+	memset(out, 0, n * sizeof *out);
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct tensor *ids;
+
+		if (model_check_ids(f[i], name, V, stage) < 0)
+			goto fail;
+		ids = frame_find(f[i], name);
+		out[i].len = ids->dim[0];
+		out[i].ids = malloc(out[i].len * sizeof(int32_t));
+		if (!out[i].ids)
+			goto oom;
+		memcpy(out[i].ids, ids->data, out[i].len * sizeof(int32_t));
+		if (out[i].len > tmax)
+			tmax = out[i].len;
+	}
+	d = a->dec_new(m, f, n, 1);
+	if (!d)
+		goto fail;
+	if (a->dec_attw_planes)
+		a->dec_attw_planes(d, &L, &H);
+	P = L * H;
+	for (i = 0; i < n; i++) {
+		out[i].S = a->dec_srclen(d, i);
+		out[i].P = P;
+		if (out[i].S > smax)
+			smax = out[i].S;
+		if (want_attw && !(out[i].attw = calloc((size_t)P * out[i].len
+					* out[i].S + 1, sizeof(float))))
+			goto oom;
+	}
+	sent = malloc(n * sizeof *sent);
+	parent = malloc(n * sizeof *parent);
+	prev = malloc(n * sizeof *prev);
+	logp = malloc((size_t)n * V * sizeof *logp);
+	if (want_attw)
+		attw = malloc(((size_t)n * P * smax + 1) * sizeof *attw);
+	if (!sent || !parent || !prev || !logp || (want_attw && !attw))
+		goto oom;
+	for (i = 0; i < n; i++)
+		sent[i] = i;
+	for (nh = n, t = 1; nh > 0; t++) {
+		int nn = 0;
+
+		for (r = 0; r < nh; r++)
+			prev[r] = t == 1 ? ID_BOS : out[sent[r]].ids[t - 2];
+		if (a->dec_step(d, nh, prev, logp, attw) < 0)
+			goto fail;
+		for (r = 0; r < nh; r++) {
+			struct hyp *h = &out[sent[r]];
+			int p;
+
+			h->score += logp[(size_t)r * V + h->ids[t - 1]];
+			for (p = 0; attw && p < P; p++)
+				memcpy(h->attw + ((size_t)p * h->len + t - 1) *
+				       h->S, attw + ((size_t)r * P + p) * smax,
+				       h->S * sizeof(float));
+			if (t < h->len) {
+				parent[nn] = r;
+				sent[nn++] = sent[r];
+			}
+		}
+		nh = nn;
+		if (nh > 0 && !identity(parent, nh) &&
+		    a->dec_select(d, nh, parent) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++)
+		out[i].norm = out[i].score / out[i].len;
+	rc = 0;
+	goto done;
+oom:
+	err_set("out of memory in forced decoding");
+fail:
+	for (i = 0; i < n; i++)
+		hyp_free(&out[i]);
+done:
+	if (d)
+		a->dec_free(d);
+	free(sent);
+	free(parent);
+	free(prev);
+	free(logp);
+	free(attw);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * search.h: decoding with a model's step-wise decoder (struct arch's dec_*
+ * operations), exactly as MODELS.md "Decoding" defines it: beam search in
+ * the RNNsearch authors' manner, which with k = 1 is greedy decoding; and
+ * forced decoding of given target ids, for score and the dev loss.
+ *
+ * Sentences are decoded together (all their beams in one dec_step) and the
+ * result of each depends only on its own frame, never on the others.
+ */
+#ifndef ATTN_SEARCH_H
+#define ATTN_SEARCH_H
+
+#include <stdint.h>
+#include "model.h"
+
+struct search_opts {
+	int k;			/* beam size; 1 is greedy */
+	double alpha;		/* length penalty ((5 + len) / 6)^alpha */
+	double len_a, len_b;	/* at most a S + b target ids (</s> too) */
+	int nbest;		/* hypotheses returned per sentence, <= k */
+	int want_attw;		/* keep the attention weights */
+};
+
+/* The defaults of MODELS.md: k 1, alpha 0, 2 S + 10, one best. */
+void search_opts_default(struct search_opts *o);
+
+/* A hypothesis: its ids (</s> included when reached) and scores. */
+struct hyp {
+	int32_t *ids;
+	int len;
+	double score;		/* the sum of the log-probabilities */
+	double norm;		/* score / lp */
+	int P, S;		/* attention planes, source length */
+	float *attw;		/* [P, len, S] when asked, else NULL */
+};
+
+/* A sentence's hypotheses, best first. */
+struct search_result {
+	int n;
+	struct hyp *hyp;
+};
+
+/*
+ * Decodes the n frames (holding the decoder's memory, from attend) into
+ * res[0 .. n-1].  Returns 0, or -1 with err_msg().
+ */
+int search(const struct model *m, struct frame **f, int n,
+	   const struct search_opts *o, struct search_result *res);
+void search_result_free(struct search_result *r);
+
+/*
+ * Forced decoding: the log-probability of the i32 ids of record `name` in
+ * each frame (tgt.ids, or hyp.ids), given its memory.  out[i] gets the
+ * ids, the sum of their log-probabilities (norm = score / len) and, when
+ * want_attw, the attention weights.
+ */
+int search_force(const struct model *m, struct frame **f, int n,
+		 const char *name, int want_attw, struct hyp *out);
+void hyp_free(struct hyp *h);
+
+/* The maximum target length for a source of S ids. */
+int search_max_len(const struct search_opts *o, int S);
+
+#endif

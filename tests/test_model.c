@@ -1,0 +1,361 @@
+/*
+ * test_model.c: model.config parsing, and making, saving and loading
+ * models (on the tests' fake architecture): round trips, the refusals of
+ * a model whose records disagree with its config, and never saving NaN.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "config.h"
+#include "err.h"
+#include "fake_arch.h"
+#include "model.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/test_model.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fake_arch_register();
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *path(const char *name)
+{
+	static char buf[4][128];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+	return buf[k];
+}
+
+START_TEST(config_parse_rules)
+{
+	const char *text = "# comment\n  arch = rnnsearch  \n\nemb=620\n"
+			   "unknown.key = some value \n  # indented\nx=";
+	struct config c = { 0 };
+	size_t len;
+	char *out;
+	long v;
+	double d;
+
+	ck_assert_int_eq(config_parse(&c, text, strlen(text), "t"), 0);
+	ck_assert_int_eq(c.n, 4);
+	ck_assert_str_eq(config_get(&c, "arch"), "rnnsearch");
+	ck_assert_str_eq(config_get(&c, "unknown.key"), "some value");
+	ck_assert_str_eq(config_get(&c, "x"), "");
+	ck_assert_int_eq(config_int(&c, "emb", &v), 0);
+	ck_assert_int_eq(v, 620);
+	ck_assert_int_eq(config_int(&c, "arch", &v), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "arch"));
+	ck_assert_int_eq(config_int(&c, "x", &v), -1);
+	ck_assert_int_eq(config_double(&c, "missing", &d), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "missing"));
+	ck_assert_int_eq(config_set(&c, "emb", "1.5e-3"), 0);
+	ck_assert_int_eq(config_double(&c, "emb", &d), 0);
+	ck_assert(d == 1.5e-3);
+	ck_assert_int_eq(config_set_kv(&c, " new = 7 "), 0);
+	ck_assert_str_eq(config_get(&c, "new"), "7");
+	out = config_format(&c, &len);
+	ck_assert_str_eq(out, "arch=rnnsearch\nemb=1.5e-3\n"
+			 "unknown.key=some value\nx=\nnew=7\n");
+	ck_assert_uint_eq(len, strlen(out));
+	free(out);
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(config_refusals)
+{
+	const char *bad[] = {
+		"a=1\nb=2\na=3\n",	/* repeated key */
+		"a=1\njust words\n",	/* no '=' */
+		" = 3\n",		/* empty key */
+		"a b=3\n",		/* space inside the key */
+	};
+	const char *where[] = { "line 3", "line 2", "line 1", "line 1" };
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct config c = { 0 };
+
+		ck_assert_int_eq(config_parse(&c, bad[i], strlen(bad[i]),
+					      "cfg"), -1);
+		ck_assert_ptr_nonnull(strstr(err_msg(), "cfg"));
+		ck_assert_ptr_nonnull(strstr(err_msg(), where[i]));
+		config_free(&c);
+	}
+	{
+		struct config c = { 0 };
+
+		ck_assert_int_eq(config_set_kv(&c, "novalue"), -1);
+		config_free(&c);
+	}
+}
+END_TEST
+
+static struct model *make(const char *dim)
+{
+	const char *set[] = { "src_vocab=7", "tgt_vocab=9", dim, "seed=42" };
+	struct model *m = model_create("fake", set, 4, "src vocab text",
+				       "tgt vocab text");
+
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	return m;
+}
+
+START_TEST(create_declares_and_initialises)
+{
+	struct model *m = make("dim=5"), *m2 = make("dim=5");
+	struct param *p = model_param(m, "out.W");
+	size_t i;
+
+	ck_assert_int_eq(m->nparam, 4);
+	ck_assert_int_eq(m->src_vocab, 7);
+	ck_assert_int_eq(m->tgt_vocab, 9);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->dim[0], 9);
+	ck_assert_int_eq(p->dim[1], 5);
+	ck_assert_ptr_null(p->g);
+	/* parameters start on 64-byte boundaries */
+	for (i = 0; i < (size_t)m->nparam; i++)
+		ck_assert_int_eq((uintptr_t)m->param[i].w % 64, 0);
+	/* every key: training defaults, arch defaults, settings */
+	ck_assert_str_eq(config_get(&m->cfg, "arch"), "fake");
+	ck_assert_str_eq(config_get(&m->cfg, "step"), "0");
+	ck_assert_str_eq(config_get(&m->cfg, "optim"), "adadelta");
+	ck_assert_str_eq(config_get(&m->cfg, "batch_tokens"), "4000");
+	ck_assert_str_eq(config_get(&m->cfg, "dim"), "5");
+	ck_assert_str_eq(config_get(&m->cfg, "seed"), "42");
+	/* the same seed, the same initialisation; and not all zero */
+	ck_assert_int_eq(memcmp(m->w, m2->w, m->nw * sizeof(float)), 0);
+	ck_assert(m->w[0] != 0);
+	model_free(m);
+	model_free(m2);
+	ck_assert_ptr_null(model_create("nosuch", NULL, 0, "", ""));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "nosuch"));
+	{
+		const char *set[] = { "src_vocab=7", "tgt_vocab=9",
+				      "dim=zero" };
+
+		ck_assert_ptr_null(model_create("fake", set, 3, "", ""));
+		ck_assert_ptr_nonnull(strstr(err_msg(), "dim"));
+	}
+}
+END_TEST
+
+START_TEST(save_load_roundtrip)
+{
+	struct model *m = make("dim=3"), *l;
+	struct tsr_map *map;
+	struct tensor extra;
+	uint64_t shape[1] = { 2 };
+	int i;
+
+	rng_next(&m->rng);
+	ck_assert_int_eq(tensor_init(&extra, "optim.test", DT_F32, 1, shape),
+			 0);
+	((float *)extra.data)[1] = 2.5f;
+	ck_assert_msg(model_save(m, path("m"), &extra, 1) == 0, "%s",
+		      err_msg());
+	l = model_load(path("m"), 1, &map);
+	ck_assert_msg(l != NULL, "%s", err_msg());
+	ck_assert_int_eq(l->nparam, m->nparam);
+	for (i = 0; i < m->nparam; i++) {
+		ck_assert_str_eq(l->param[i].name, m->param[i].name);
+		ck_assert_int_eq(memcmp(l->param[i].w, m->param[i].w,
+					m->param[i].n * sizeof(float)), 0);
+		ck_assert_ptr_nonnull(l->param[i].g);
+	}
+	ck_assert_str_eq(l->vocab_src, "src vocab text");
+	ck_assert_str_eq(l->vocab_tgt, "tgt vocab text");
+	ck_assert_int_eq(l->cfg.n, m->cfg.n);
+	for (i = 0; i < m->cfg.n; i++)
+		ck_assert_str_eq(config_get(&l->cfg, m->cfg.key[i]),
+				 m->cfg.val[i]);
+	ck_assert_int_eq(memcmp(&l->rng, &m->rng, sizeof m->rng), 0);
+	ck_assert_ptr_nonnull(frame_find(&map->f, "optim.test"));
+	ck_assert(((float *)frame_find(&map->f, "optim.test")->data)[1] ==
+		  2.5f);
+	tsr_map_close(map);
+	model_free(l);
+	model_free(m);
+	tensor_free(&extra);
+}
+END_TEST
+
+START_TEST(never_saves_nan)
+{
+	struct model *m = make("dim=3");
+	struct model *l;
+	float keep;
+
+	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), 0);
+	keep = m->w[0];
+	m->w[1] = NAN;
+	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "src.emb"));
+	m->w[1] = INFINITY;
+	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), -1);
+	/* the old file is intact */
+	l = model_load(path("m"), 0, NULL);
+	ck_assert_ptr_nonnull(l);
+	ck_assert(l->w[0] == keep && isfinite(l->w[1]));
+	model_free(l);
+	model_free(m);
+}
+END_TEST
+
+/* Writes a model file by hand: config text, then the given records. */
+static void write_model(const char *p, const char *cfg, struct tensor *rec,
+			int n)
+{
+	struct tsr_writer *w = tsr_writer_atomic(p, 0);
+	struct tensor t = { 0 };
+	int i;
+
+	ck_assert_ptr_nonnull(w);
+	strcpy(t.name, "model.config");
+	t.dtype = DT_U8;
+	t.rank = 1;
+	t.dim[0] = strlen(cfg);
+	t.data = (void *)cfg;
+	t.nbytes = strlen(cfg);
+	ck_assert_int_eq(tsr_write(w, &t, 0, 0), 0);
+	strcpy(t.name, "vocab.src");
+	ck_assert_int_eq(tsr_write(w, &t, 0, 0), 0);
+	strcpy(t.name, "vocab.tgt");
+	ck_assert_int_eq(tsr_write(w, &t, 0, n == 0), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(tsr_write(w, &rec[i], 0, i == n - 1), 0);
+	ck_assert_int_eq(tsr_writer_commit(w), 0);
+}
+
+static void param_rec(struct tensor *t, const char *name, int rank, int d0,
+		      int d1)
+{
+	uint64_t dim[2] = { d0, d1 };
+
+	ck_assert_int_eq(tensor_init(t, name, DT_F32, rank, dim), 0);
+}
+
+START_TEST(load_refuses_disagreeing_models)
+{
+	const char *cfg = "arch=fake\nsrc_vocab=7\ntgt_vocab=9\ndim=3\n"
+			  "seed=1\n";
+	struct tensor r[5];
+	int i;
+
+	param_rec(&r[0], "src.emb", 2, 7, 3);
+	param_rec(&r[1], "tgt.emb", 2, 9, 3);
+	param_rec(&r[2], "out.W", 2, 9, 4);	/* the config says [9, 3] */
+	param_rec(&r[3], "out.b", 1, 9, 0);
+	param_rec(&r[4], "extra.W", 1, 2, 0);
+	write_model(path("shape"), cfg, r, 4);
+	ck_assert_ptr_null(model_load(path("shape"), 0, NULL));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "out.W"));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "[9, 3]"));
+
+	tensor_free(&r[2]);
+	param_rec(&r[2], "out.W", 2, 9, 3);
+	write_model(path("missing"), cfg, r, 3);	/* no out.b */
+	ck_assert_ptr_null(model_load(path("missing"), 0, NULL));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "out.b"));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "missing"));
+
+	write_model(path("extra"), cfg, r, 5);
+	ck_assert_ptr_null(model_load(path("extra"), 0, NULL));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "extra.W"));
+
+	write_model(path("good"), cfg, r, 4);
+	{
+		struct model *m = model_load(path("good"), 0, NULL);
+
+		ck_assert_msg(m != NULL, "%s", err_msg());
+		model_free(m);
+	}
+	write_model(path("arch"), "arch=nosuch\nsrc_vocab=7\ntgt_vocab=9\n",
+		    r, 4);
+	ck_assert_ptr_null(model_load(path("arch"), 0, NULL));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "nosuch"));
+	write_model(path("key"), "arch=fake\nsrc_vocab=7\ndim=3\n", r, 4);
+	ck_assert_ptr_null(model_load(path("key"), 0, NULL));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "tgt_vocab"));
+	for (i = 0; i < 5; i++)
+		tensor_free(&r[i]);
+	/* a stream that is not a model */
+	{
+		struct tsr_writer *w = tsr_writer_atomic(path("ids"), 0);
+		struct tensor t;
+		uint64_t d = 3;
+
+		ck_assert_int_eq(tensor_init(&t, "src.ids", DT_I32, 1, &d), 0);
+		ck_assert_int_eq(tsr_write(w, &t, 0, 1), 0);
+		ck_assert_int_eq(tsr_writer_commit(w), 0);
+		tensor_free(&t);
+		ck_assert_ptr_null(model_load(path("ids"), 0, NULL));
+		ck_assert_ptr_nonnull(strstr(err_msg(), "model.config"));
+	}
+}
+END_TEST
+
+START_TEST(check_ids)
+{
+	struct frame f = { 0 };
+	struct tensor t;
+	uint64_t d = 3;
+	int32_t *id;
+
+	f.number = 5;
+	ck_assert_int_eq(model_check_ids(&f, "src.ids", 10, "tokenize"), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "src.ids"));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "tokenize"));
+	ck_assert_int_eq(tensor_init(&t, "src.ids", DT_I32, 1, &d), 0);
+	id = t.data;
+	id[0] = 4, id[1] = 9, id[2] = 2;
+	ck_assert_ptr_nonnull(frame_put(&f, &t));
+	ck_assert_int_eq(model_check_ids(&f, "src.ids", 10, "tokenize"), 0);
+	((int32_t *)frame_find(&f, "src.ids")->data)[1] = 10;
+	ck_assert_int_eq(model_check_ids(&f, "src.ids", 10, "tokenize"), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 5"));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "id 10"));
+	((int32_t *)frame_find(&f, "src.ids")->data)[1] = -1;
+	ck_assert_int_eq(model_check_ids(&f, "src.ids", 10, "tokenize"), -1);
+	frame_free(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("model");
+	TCase *tc = tcase_create("model");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, config_parse_rules);
+	tcase_add_test(tc, config_refusals);
+	tcase_add_test(tc, create_declares_and_initialises);
+	tcase_add_test(tc, save_load_roundtrip);
+	tcase_add_test(tc, never_saves_nan);
+	tcase_add_test(tc, load_refuses_disagreeing_models);
+	tcase_add_test(tc, check_ids);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}

@@ -1,0 +1,550 @@
+/*
+ * test_search.c: greedy decoding and beam search (MODELS.md, Decoding) on
+ * a scripted architecture whose log-probabilities are a fixed function of
+ * the source and the prefix, with coarse logits so that ties are common.
+ * The search is held against a plain one-sentence implementation of the
+ * definition written here, and against hand-worked cases: ties, maximum
+ * length, k = 1 as greedy, batches of any size, attention read-back, and
+ * forced decoding.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "err.h"
+#include "model.h"
+#include "search.h"
+
+enum { EOS = 2 };
+
+/* ---- the scripted architecture --------------------------------------- */
+
+static int script_mode;		/* 0: hashed logits; 1: uniform; 2: no </s> */
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* log p(. | src, prefix) into lp [V] (double arithmetic, float out). */
+static void script_logp(const int32_t *src, int S, const int32_t *pre,
+			int len, int V, float *lp)
+{
+	double z[64], max = -1e30, sum = 0;
+	uint64_t h = 77;
+	int i, y;
+
+	for (i = 0; i < S; i++)
+		h = mix(h ^ (uint64_t)src[i]);
+	h = mix(h ^ 0xabc);
+	for (i = 0; i < len; i++)
+		h = mix(h ^ (uint64_t)pre[i]);
+	for (y = 0; y < V; y++) {
+		if (script_mode == 1)
+			z[y] = 0;
+		else
+			z[y] = ((int)(mix(h ^ y) % 9) - 4) * 0.5;
+		if (y == EOS && script_mode != 1)
+			z[y] = script_mode == 2 ? -50 : z[y] + 0.5 * len - 2;
+		if (z[y] > max)
+			max = z[y];
+	}
+	for (y = 0; y < V; y++)
+		sum += exp(z[y] - max);
+	for (y = 0; y < V; y++)
+		lp[y] = z[y] - max - log(sum);
+}
+
+#define MAXT 64
+
+struct decoder {
+	int V, n, S[16];
+	const int32_t *src[16];
+	int cap, *sent, *len, *tsent, *tlen;
+	int32_t (*pre)[MAXT], (*tpre)[MAXT];
+	int steps;
+};
+
+static struct decoder *sc_new(const struct model *m, struct frame **f,
+			      int n, int width)
+{
+	struct decoder *d = calloc(1, sizeof *d);
+	int i;
+
+	ck_assert_int_le(n, 16);
+	d->V = m->tgt_vocab;
+	d->n = n;
+	d->cap = n * width;
+	d->sent = calloc(d->cap, sizeof(int));
+	d->len = calloc(d->cap, sizeof(int));
+	d->tsent = calloc(d->cap, sizeof(int));
+	d->tlen = calloc(d->cap, sizeof(int));
+	d->pre = calloc(d->cap, sizeof *d->pre);
+	d->tpre = calloc(d->cap, sizeof *d->tpre);
+	for (i = 0; i < n; i++) {
+		struct tensor *t = frame_need(f[i], "src.ids", DT_I32, 1, "x");
+
+		ck_assert_ptr_nonnull(t);
+		d->src[i] = t->data;
+		d->S[i] = t->dim[0];
+		d->sent[i] = i;
+	}
+	return d;
+}
+
+static int sc_step(struct decoder *d, int nh, const int32_t *prev,
+		   float *logp, float *attw)
+{
+	int i, smax = 0, s;
+
+	ck_assert_int_le(nh, d->cap);
+	for (s = 0; s < d->n; s++)
+		if (d->S[s] > smax)
+			smax = d->S[s];
+	for (i = 0; i < nh; i++) {
+		s = d->sent[i];
+		if (d->steps > 0)
+			d->pre[i][d->len[i]++] = prev[i];
+		else
+			ck_assert_int_eq(prev[i], 1);	/* <s> first */
+		ck_assert_int_lt(d->len[i], MAXT);
+		script_logp(d->src[s], d->S[s], d->pre[i], d->len[i], d->V,
+			    logp + (size_t)i * d->V);
+		if (attw) {	/* one-hot at the prefix length mod S */
+			memset(attw + (size_t)i * smax, 0, smax * sizeof(float));
+			attw[(size_t)i * smax + d->len[i] % d->S[s]] = 1;
+		}
+	}
+	d->steps++;
+	return 0;
+}
+
+static int sc_select(struct decoder *d, int nh, const int *parent)
+{
+	int i;
+
+	for (i = 0; i < nh; i++) {
+		d->tsent[i] = d->sent[parent[i]];
+		d->tlen[i] = d->len[parent[i]];
+		memcpy(d->tpre[i], d->pre[parent[i]], sizeof d->pre[0]);
+	}
+	memcpy(d->sent, d->tsent, nh * sizeof(int));
+	memcpy(d->len, d->tlen, nh * sizeof(int));
+	memcpy(d->pre, d->tpre, nh * sizeof d->pre[0]);
+	return 0;
+}
+
+static int sc_sentence(const struct decoder *d, int i)
+{
+	return d->sent[i];
+}
+
+static int sc_srclen(const struct decoder *d, int s)
+{
+	return d->S[s];
+}
+
+static void sc_free(struct decoder *d)
+{
+	free(d->sent);
+	free(d->len);
+	free(d->tsent);
+	free(d->tlen);
+	free(d->pre);
+	free(d->tpre);
+	free(d);
+}
+
+static const struct arch arch_script = {
+	.name = "script",
+	.dec_new = sc_new,
+	.dec_step = sc_step,
+	.dec_select = sc_select,
+	.dec_sentence = sc_sentence,
+	.dec_srclen = sc_srclen,
+	.dec_free = sc_free,
+};
+
+/* ---- the definition, one sentence, plainly ----------------------------- */
+
+struct rhyp {
+	int32_t ids[MAXT];
+	int len;
+	double score, norm;
+};
+
+struct rcand {
+	double score;
+	int h;
+	int32_t y;
+};
+
+static int rcand_cmp(const void *pa, const void *pb)
+{
+	const struct rcand *a = pa, *b = pb;
+
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->h != b->h)
+		return a->h - b->h;
+	return a->y - b->y;
+}
+
+static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
+		    int maxlen, struct rhyp *fin)
+{
+	struct rhyp live[16], nlive[16];
+	struct rcand *c = malloc(16 * V * sizeof *c);
+	float lp[64];
+	int nlive_n = 1, nfin = 0, t, i, j, nc;
+
+	memset(live, 0, sizeof live);
+	for (t = 1; nlive_n > 0; t++) {
+		int n2 = 0, take;
+
+		for (nc = 0, i = 0; i < nlive_n; i++) {
+			script_logp(src, S, live[i].ids, live[i].len, V, lp);
+			for (j = 0; j < V; j++, nc++) {
+				c[nc].score = live[i].score + lp[j];
+				c[nc].h = i;
+				c[nc].y = j;
+			}
+		}
+		qsort(c, nc, sizeof *c, rcand_cmp);
+		take = k - nfin < nc ? k - nfin : nc;
+		for (i = 0; i < take; i++) {
+			struct rhyp h = live[c[i].h];
+
+			h.ids[h.len++] = c[i].y;
+			h.score = c[i].score;
+			h.norm = h.score / pow((5.0 + h.len) / 6.0, alpha);
+			if (c[i].y == EOS)
+				fin[nfin++] = h;
+			else
+				nlive[n2++] = h;
+		}
+		if (t >= maxlen) {
+			for (i = 0; i < n2; i++)
+				fin[nfin++] = nlive[i];
+			n2 = 0;
+		}
+		memcpy(live, nlive, sizeof live);
+		nlive_n = n2;
+	}
+	free(c);
+	/* stable: the first finished of equal ones */
+	for (i = 1; i < nfin; i++) {
+		struct rhyp h = fin[i];
+
+		for (j = i; j > 0 && h.norm > fin[j - 1].norm; j--)
+			fin[j] = fin[j - 1];
+		fin[j] = h;
+	}
+	return nfin;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static struct frame frames[16];
+static struct frame *fp[16];
+
+static void make_frames(int n, uint64_t seed)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		struct tensor t;
+		uint64_t S = 1 + mix(seed + i) % 6;
+
+		frame_clear(&frames[i]);
+		ck_assert_int_eq(tensor_init(&t, "src.ids", DT_I32, 1, &S), 0);
+		for (j = 0; j < (int)S - 1; j++)
+			((int32_t *)t.data)[j] = 4 + mix(seed * 31 + i * 7 + j) %
+						 5;
+		((int32_t *)t.data)[S - 1] = EOS;
+		frames[i].number = i;
+		ck_assert_ptr_nonnull(frame_put(&frames[i], &t));
+		fp[i] = &frames[i];
+	}
+}
+
+static void free_frames(void)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		frame_free(&frames[i]);
+}
+
+static struct model model_v(int V)
+{
+	struct model m;
+
+	memset(&m, 0, sizeof m);
+	m.arch = &arch_script;
+	m.tgt_vocab = V;
+	return m;
+}
+
+static const struct tensor *src_of(int i)
+{
+	return frame_find(&frames[i], "src.ids");
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+/* The search matches the plain definition on many random sentences, for
+ * k 1..5 and alpha 0 and 0.6, with the n-best lists in order. */
+START_TEST(matches_definition)
+{
+	int V = 7, trial, k, i, j, a;
+	double alphas[2] = { 0, 0.6 };
+
+	script_mode = 0;
+	for (trial = 0; trial < 6; trial++)
+		for (k = 1; k <= 5; k++)
+			for (a = 0; a < 2; a++) {
+				struct model m = model_v(V);
+				struct search_opts o;
+				struct search_result res[12];
+				struct rhyp fin[16];
+
+				search_opts_default(&o);
+				o.k = k;
+				o.nbest = k;
+				o.alpha = alphas[a];
+				make_frames(12, trial * 100 + k);
+				ck_assert_int_eq(search(&m, fp, 12, &o, res), 0);
+				for (i = 0; i < 12; i++) {
+					const struct tensor *t = src_of(i);
+					int S = t->dim[0];
+					int nf = ref_beam(t->data, S, V, k,
+							  o.alpha, 2 * S + 10,
+							  fin);
+
+					ck_assert_int_eq(res[i].n, nf < k ? nf : k);
+					for (j = 0; j < res[i].n; j++) {
+						struct hyp *h = &res[i].hyp[j];
+
+						ck_assert_int_eq(h->len, fin[j].len);
+						ck_assert_int_eq(memcmp(h->ids,
+							fin[j].ids, h->len * 4), 0);
+						ck_assert(h->score == fin[j].score);
+						ck_assert(h->norm == fin[j].norm);
+					}
+					search_result_free(&res[i]);
+				}
+			}
+	free_frames();
+}
+END_TEST
+
+/* k = 1 is greedy: the most probable token, the lowest id of equal ones,
+ * computed here directly; and the result does not depend on the batch. */
+START_TEST(k1_is_greedy_and_batch_independent)
+{
+	int V = 9, i, t;
+	struct model m = model_v(V);
+	struct search_opts o;
+	struct search_result all[16], one;
+	float lp[64];
+
+	script_mode = 0;
+	search_opts_default(&o);
+	make_frames(16, 5);
+	ck_assert_int_eq(search(&m, fp, 16, &o, all), 0);
+	for (i = 0; i < 16; i++) {
+		const struct tensor *s = src_of(i);
+		int32_t ids[MAXT];
+		double score = 0;
+		int len = 0, S = s->dim[0];
+
+		for (t = 0; t < 2 * S + 10; t++) {
+			int y, best = 0;
+
+			script_logp(s->data, S, ids, len, V, lp);
+			for (y = 1; y < V; y++)
+				if (lp[y] > lp[best])
+					best = y;
+			ids[len++] = best;
+			score += lp[best];
+			if (best == EOS)
+				break;
+		}
+		ck_assert_int_eq(all[i].n, 1);
+		ck_assert_int_eq(all[i].hyp[0].len, len);
+		ck_assert_int_eq(memcmp(all[i].hyp[0].ids, ids, len * 4), 0);
+		ck_assert(all[i].hyp[0].score == score);
+		/* alone in its batch: the same */
+		ck_assert_int_eq(search(&m, &fp[i], 1, &o, &one), 0);
+		ck_assert_int_eq(one.hyp[0].len, len);
+		ck_assert_int_eq(memcmp(one.hyp[0].ids, ids, len * 4), 0);
+		ck_assert(one.hyp[0].score == score);
+		search_result_free(&one);
+		search_result_free(&all[i]);
+	}
+	/* beams too: 16 at once against one at a time */
+	o.k = 4;
+	o.nbest = 4;
+	o.alpha = 0.6;
+	ck_assert_int_eq(search(&m, fp, 16, &o, all), 0);
+	for (i = 0; i < 16; i++) {
+		int j;
+
+		ck_assert_int_eq(search(&m, &fp[i], 1, &o, &one), 0);
+		ck_assert_int_eq(one.n, all[i].n);
+		for (j = 0; j < one.n; j++) {
+			ck_assert_int_eq(one.hyp[j].len, all[i].hyp[j].len);
+			ck_assert(one.hyp[j].score == all[i].hyp[j].score);
+		}
+		search_result_free(&one);
+		search_result_free(&all[i]);
+	}
+	free_frames();
+}
+END_TEST
+
+/* All tokens equally likely: greedy takes id 0 every time, up to the
+ * maximum length 2 S + 10; a beam of 3 keeps ids 0, 1, 2 at the first
+ * step, and </s> (id 2) finishes at once with the best normalised score
+ * under alpha 1. */
+START_TEST(ties_and_max_length)
+{
+	struct model m = model_v(6);
+	struct search_opts o;
+	struct search_result r;
+	int i;
+
+	script_mode = 1;
+	search_opts_default(&o);
+	make_frames(1, 3);
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	ck_assert_int_eq(r.hyp[0].len, 2 * (int)src_of(0)->dim[0] + 10);
+	for (i = 0; i < r.hyp[0].len; i++)
+		ck_assert_int_eq(r.hyp[0].ids[i], 0);
+	ck_assert(fabs(r.hyp[0].score - r.hyp[0].len * log(1 / 6.0)) < 1e-4);
+	search_result_free(&r);
+
+	o.len_a = 0;
+	o.len_b = 3;
+	o.k = 3;
+	o.nbest = 3;
+	o.alpha = 1;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	ck_assert_int_eq(r.n, 3);
+	/* </s> alone, finished first; then the two live ones at length 3
+	 * (0 0 0 and 0 0 1: the earlier hypothesis, then the lower id) */
+	ck_assert_int_eq(r.hyp[0].len, 1);
+	ck_assert_int_eq(r.hyp[0].ids[0], EOS);
+	ck_assert_int_eq(r.hyp[1].len, 3);
+	ck_assert_int_eq(r.hyp[1].ids[2], 0);
+	ck_assert_int_eq(r.hyp[2].ids[2], 1);
+	ck_assert_int_eq(r.hyp[2].ids[0], 0);
+	search_result_free(&r);
+
+	/* never </s>: stops at the maximum length without it */
+	script_mode = 2;
+	o.k = 2;
+	o.nbest = 1;
+	o.len_b = 5;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	ck_assert_int_eq(r.hyp[0].len, 5);
+	for (i = 0; i < 5; i++)
+		ck_assert_int_ne(r.hyp[0].ids[i], EOS);
+	search_result_free(&r);
+	free_frames();
+}
+END_TEST
+
+/* Attention weights are read back along the hypothesis' own history, and
+ * forced decoding of the result gives its score exactly. */
+START_TEST(attention_and_forced_decoding)
+{
+	struct model m = model_v(7);
+	struct search_opts o;
+	struct search_result r[8];
+	struct hyp forced[8];
+	int i, t, j;
+
+	script_mode = 0;
+	search_opts_default(&o);
+	o.k = 3;
+	o.want_attw = 1;
+	make_frames(8, 11);
+	ck_assert_int_eq(search(&m, fp, 8, &o, r), 0);
+	for (i = 0; i < 8; i++) {
+		struct hyp *h = &r[i].hyp[0];
+		struct tensor t2;
+		uint64_t len = h->len;
+
+		ck_assert_int_eq(h->P, 1);
+		ck_assert_int_eq(h->S, (int)src_of(i)->dim[0]);
+		for (t = 0; t < h->len; t++)
+			for (j = 0; j < h->S; j++)
+				ck_assert(h->attw[t * h->S + j] ==
+					  (j == t % h->S ? 1.0f : 0.0f));
+		ck_assert_int_eq(tensor_init_copy(&t2, "hyp.ids", DT_I32, 1,
+						  &len, h->ids), 0);
+		ck_assert_ptr_nonnull(frame_put(&frames[i], &t2));
+	}
+	ck_assert_int_eq(search_force(&m, fp, 8, "hyp.ids", 1, forced), 0);
+	for (i = 0; i < 8; i++) {
+		ck_assert(forced[i].score == r[i].hyp[0].score);
+		ck_assert_int_eq(memcmp(forced[i].attw, r[i].hyp[0].attw,
+			forced[i].len * forced[i].S * sizeof(float)), 0);
+		hyp_free(&forced[i]);
+		search_result_free(&r[i]);
+	}
+	/* an id outside the vocabulary is refused, naming it */
+	((int32_t *)frame_find(&frames[3], "hyp.ids")->data)[0] = 7;
+	ck_assert_int_eq(search_force(&m, fp, 8, "hyp.ids", 0, forced), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "hyp.ids"));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 3"));
+	free_frames();
+}
+END_TEST
+
+START_TEST(bad_options)
+{
+	struct model m = model_v(7);
+	struct search_opts o;
+	struct search_result r;
+
+	search_opts_default(&o);
+	o.nbest = 2;
+	make_frames(1, 1);
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), -1);
+	ck_assert_int_eq(search(&m, fp, 0, &o, &r), -1);
+	o.nbest = 1;
+	ck_assert_int_eq(search(&m, fp, 0, &o, &r), 0);
+	ck_assert_int_eq(search_max_len(&o, 4), 18);
+	o.len_a = 1.5;
+	o.len_b = -100;
+	ck_assert_int_eq(search_max_len(&o, 4), 1);
+	free_frames();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("search");
+	TCase *tc = tcase_create("search");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, matches_definition);
+	tcase_add_test(tc, k1_is_greedy_and_batch_independent);
+	tcase_add_test(tc, ties_and_max_length);
+	tcase_add_test(tc, attention_and_forced_decoding);
+	tcase_add_test(tc, bad_options);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
