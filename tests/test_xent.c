@@ -1,0 +1,133 @@
+/*
+ * test_xent.c: the label-smoothed cross-entropy of layers.h against a
+ * plain double-precision reference, its gradient against finite
+ * differences, <pad> rows, in-place use, and thread-independence.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernels.h"
+#include "layers.h"
+
+/* The definition, in double: sum over non-pad rows of -sum_v q_v log p_v. */
+static double ref_loss(const float *z, const int32_t *tgt, int N, int V,
+		       double eps, double *nll)
+{
+	double loss = 0;
+	int i, v;
+
+	*nll = 0;
+	for (i = 0; i < N; i++) {
+		double max = -INFINITY, s = 0, lse;
+
+		if (tgt[i] == 0)
+			continue;
+		for (v = 0; v < V; v++)
+			max = fmax(max, z[i * V + v]);
+		for (v = 0; v < V; v++)
+			s += exp(z[i * V + v] - max);
+		lse = max + log(s);
+		for (v = 0; v < V; v++) {
+			double q = eps / V + (v == tgt[i] ? 1 - eps : 0);
+
+			loss -= q * (z[i * V + v] - lse);
+		}
+		*nll += lse - z[i * V + tgt[i]];
+	}
+	return loss;
+}
+
+enum { N = 6, V = 11 };
+
+static void fill(float *z, int32_t *tgt)
+{
+	int i;
+
+	for (i = 0; i < N * V; i++)
+		z[i] = sin(i * 1.7) * 3;
+	for (i = 0; i < N; i++)
+		tgt[i] = (i * 5 + 1) % V;
+	tgt[2] = 0;		/* a <pad> row */
+}
+
+START_TEST(loss_and_gradient)
+{
+	float z[N * V], dz[N * V], z2[N * V];
+	int32_t tgt[N];
+	double nll, rnll, loss, rloss;
+	int count, i;
+	const double eps = 0.1, scale = 0.5, h = 1e-2;
+
+	fill(z, tgt);
+	loss = xent_forward_backward(dz, z, tgt, N, V, eps, scale, &nll,
+				     &count);
+	rloss = ref_loss(z, tgt, N, V, eps, &rnll);
+	ck_assert_int_eq(count, N - 1);
+	ck_assert_msg(fabs(loss - rloss) < 1e-4, "%g vs %g", loss, rloss);
+	ck_assert(fabs(nll - rnll) < 1e-4);
+	for (i = 0; i < V; i++)
+		ck_assert(dz[2 * V + i] == 0);
+	/* d(scale * loss) / dz by central differences */
+	for (i = 0; i < N * V; i++) {
+		double up, down, tmp;
+
+		memcpy(z2, z, sizeof z);
+		z2[i] += h;
+		up = ref_loss(z2, tgt, N, V, eps, &tmp);
+		z2[i] -= 2 * h;
+		down = ref_loss(z2, tgt, N, V, eps, &tmp);
+		ck_assert_msg(fabs(scale * (up - down) / (2 * h) - dz[i]) <
+			      1e-3, "element %d", i);
+	}
+	/* in place, and without a gradient: the same loss */
+	memcpy(z2, z, sizeof z);
+	ck_assert(xent_forward_backward(z2, z2, tgt, N, V, eps, scale, NULL,
+					NULL) == loss);
+	ck_assert_int_eq(memcmp(z2, dz, sizeof dz), 0);
+	ck_assert(xent_forward_backward(NULL, z, tgt, N, V, eps, scale, &nll,
+					NULL) == loss);
+}
+END_TEST
+
+START_TEST(threads_do_not_matter)
+{
+	int n = 300, v = 257, i;
+	float *z = malloc(n * v * sizeof *z), *d1 = malloc(n * v * sizeof *z);
+	float *d2 = malloc(n * v * sizeof *z);
+	int32_t *tgt = malloc(n * sizeof *tgt);
+	double a, b;
+
+	for (i = 0; i < n * v; i++)
+		z[i] = cos(i * 0.31) * 4;
+	for (i = 0; i < n; i++)
+		tgt[i] = i % 7 ? (i * 13) % v : 0;
+	kern_set_threads(1);
+	a = xent_forward_backward(d1, z, tgt, n, v, 0.1f, 1.0f, NULL, NULL);
+	kern_set_threads(2);
+	b = xent_forward_backward(d2, z, tgt, n, v, 0.1f, 1.0f, NULL, NULL);
+	ck_assert(a == b);
+	ck_assert_int_eq(memcmp(d1, d2, n * v * sizeof *z), 0);
+	free(z);
+	free(d1);
+	free(d2);
+	free(tgt);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("xent");
+	TCase *tc = tcase_create("xent");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, loss_and_gradient);
+	tcase_add_test(tc, threads_do_not_matter);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
