@@ -1,0 +1,716 @@
+/*
+ * test_bleu.c: BLEU, chrF and their significance tests against values
+ * worked out by hand (precisions, brevity penalties, smoothing, clipping),
+ * against the published numbers of sacreBLEU's README and test suite, and
+ * the tokenisers against outputs of the original regular expressions.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bleu.h"
+#include "unicode_cat.h"
+
+/* ---- helpers ---- */
+
+/* A UTF-8 literal as code points (kept alive in a small ring). */
+static struct bleu_str S(const char *s)
+{
+	static struct bleu_buf ring[16];
+	static int next;
+	struct bleu_buf *b = &ring[next++ % 16];
+	size_t bad;
+
+	b->n = 0;
+	ck_assert_int_eq(bleu_utf8_decode(s, strlen(s), b, &bad), 0);
+	return (struct bleu_str){ b->c, b->n };
+}
+
+/* The tokenised line joined by single spaces, as UTF-8 (static buffer). */
+static const char *tok(enum bleu_tokenizer t, const char *line)
+{
+	static char out[1024];
+	struct bleu_buf o = { 0 }, tmp = { 0 };
+	struct bleu_words w = { 0 };
+	size_t n = 0;
+
+	ck_assert_int_eq(bleu_tokenize(t, S(line), &o, &tmp), 0);
+	ck_assert_int_eq(bleu_split((struct bleu_str){ o.c, o.n }, &w), 0);
+	for (size_t i = 0; i < w.n; i++) {
+		if (i)
+			out[n++] = ' ';
+		for (size_t k = 0; k < w.w[i].n; k++) {
+			uint32_t c = w.w[i].c[k];
+
+			/* enough UTF-8 for these tests: up to three bytes */
+			if (c < 0x80) {
+				out[n++] = c;
+			} else if (c < 0x800) {
+				out[n++] = 0xc0 | c >> 6;
+				out[n++] = 0x80 | (c & 0x3f);
+			} else {
+				out[n++] = 0xe0 | c >> 12;
+				out[n++] = 0x80 | (c >> 6 & 0x3f);
+				out[n++] = 0x80 | (c & 0x3f);
+			}
+		}
+	}
+	out[n] = 0;
+	bleu_buf_free(&o);
+	bleu_buf_free(&tmp);
+	bleu_words_free(&w);
+	return out;
+}
+
+static const struct bleu_cfg bleu_default = { BLEU_TOK_13A, 0, BLEU_SMOOTH_EXP, -1, 0 };
+static const struct chrf_cfg chrf_default = { 6, 0, 2, 0, 0, 0 };
+
+/* Corpus statistics of hyps against nref reference sets (n lines each). */
+static void corpus(struct metric *m, const char *const *hyp, const char *const *refs,
+		   int n, int nref, int64_t *sum)
+{
+	int64_t *st = calloc(m->nstats, sizeof *st);
+
+	memset(sum, 0, m->nstats * sizeof *sum);
+	for (int i = 0; i < n; i++) {
+		struct bleu_str r[4];
+		int k = 0;
+
+		for (int j = 0; j < nref; j++)
+			if (refs[j * n + i][0])
+				r[k++] = S(refs[j * n + i]);
+		ck_assert_int_eq(metric_segment(m, S(hyp[i]), r, k, st), 0);
+		for (int s = 0; s < m->nstats; s++)
+			sum[s] += st[s];
+	}
+	free(st);
+}
+
+static double bleu_of(const struct bleu_cfg *cfg, const int64_t *correct,
+		      const int64_t *total, int64_t hyp_len, int64_t ref_len)
+{
+	int64_t st[BLEU_NSTATS] = { hyp_len, ref_len };
+	struct bleu_score s;
+
+	memcpy(st + 2, correct, 4 * sizeof *st);
+	memcpy(st + 6, total, 4 * sizeof *st);
+	bleu_compute(cfg, st, &s);
+	return s.score;
+}
+
+#define EPS 1e-9
+
+/* ---- BLEU formula ---- */
+
+START_TEST(test_precisions_no_smoothing_needed)
+{
+	/* sacreBLEU's test_scoring: all orders match, no brevity penalty */
+	struct bleu_cfg c = bleu_default;
+	double want = 100 * pow(0.9 * 0.875 * (5.0 / 6) * 0.75, 0.25);
+
+	ck_assert_double_eq_tol(bleu_of(&c, (int64_t[]){ 9, 7, 5, 3 },
+					(int64_t[]){ 10, 8, 6, 4 }, 11, 11), want, EPS);
+	ck_assert_double_eq_tol(want, 83.75922397, 1e-8);
+}
+END_TEST
+
+START_TEST(test_smooth_exp)
+{
+	/* orders 2 and 3 unmatched: 1/(2*2) and 1/(4*1); order 4 has no n-gram */
+	struct bleu_cfg c = bleu_default;
+	int64_t cor[4] = { 2, 0, 0, 0 }, tot[4] = { 3, 2, 1, 1 };
+	double p[4] = { 2.0 / 3, 1.0 / 4, 1.0 / 4, 1.0 / 8 };
+
+	ck_assert_double_eq_tol(bleu_of(&c, cor, tot, 3, 3),
+				100 * pow(p[0] * p[1] * p[2] * p[3], 0.25), EPS);
+	tot[3] = 0;	/* no 4-grams: that precision is 0, and so the score */
+	ck_assert_double_eq_tol(bleu_of(&c, cor, tot, 3, 3), 0.0, EPS);
+	c.effective_order = 1;	/* ... unless the mean stops at order 3 */
+	ck_assert_double_eq_tol(bleu_of(&c, cor, tot, 3, 3),
+				100 * cbrt(p[0] * p[1] * p[2]), EPS);
+}
+END_TEST
+
+START_TEST(test_smooth_floor)
+{
+	struct bleu_cfg c = bleu_default;
+	int64_t cor[4] = { 2, 1, 0, 0 }, tot[4] = { 3, 2, 1, 1 };
+
+	c.smooth = BLEU_SMOOTH_FLOOR;
+	ck_assert_double_eq_tol(bleu_of(&c, cor, tot, 3, 3),
+				100 * pow(2.0 / 3 * 0.5 * 0.1 * 0.1, 0.25), EPS);
+	c.smooth_value = 0.5;
+	ck_assert_double_eq_tol(bleu_of(&c, cor, tot, 3, 3),
+				100 * pow(2.0 / 3 * 0.5 * 0.5 * 0.5, 0.25), EPS);
+	/* sacreBLEU's degenerate cases: no match at all scores 0 */
+	c.smooth_value = 0.1;
+	ck_assert_double_eq(bleu_of(&c, (int64_t[]){ 0, 0, 0, 0 },
+				    (int64_t[]){ 4, 4, 2, 1 }, 0, 1), 0.0);
+	ck_assert_double_eq(bleu_of(&c, (int64_t[]){ 0, 0, 0, 0 },
+				    (int64_t[]){ 0, 0, 0, 0 }, 0, 0), 0.0);
+	c.smooth_value = 0.0;	/* floor 0 at an unmatched order: 0 */
+	ck_assert_double_eq_tol(bleu_of(&c, (int64_t[]){ 6, 5, 4, 0 },
+					(int64_t[]){ 6, 5, 4, 3 }, 6, 6), 0.0, EPS);
+}
+END_TEST
+
+START_TEST(test_smooth_add_k)
+{
+	/* orders 2..4 get k added to matches and totals */
+	struct bleu_cfg c = bleu_default;
+	int64_t cor[4] = { 2, 0, 0, 0 }, tot[4] = { 3, 2, 1, 1 };
+
+	c.smooth = BLEU_SMOOTH_ADD_K;
+	ck_assert_double_eq_tol(bleu_of(&c, cor, tot, 3, 3),
+				100 * pow(2.0 / 3 * (1.0 / 3) * 0.5 * 0.5, 0.25), EPS);
+	c.smooth_value = 2;
+	ck_assert_double_eq_tol(bleu_of(&c, cor, tot, 3, 3),
+				100 * pow(2.0 / 3 * 0.5 * (2.0 / 3) * (2.0 / 3), 0.25), EPS);
+	/* nothing matched: 0 whatever k adds */
+	ck_assert_double_eq(bleu_of(&c, (int64_t[]){ 0, 0, 0, 0 }, tot, 3, 3), 0.0);
+}
+END_TEST
+
+START_TEST(test_smooth_none)
+{
+	struct bleu_cfg c = bleu_default;
+
+	c.smooth = BLEU_SMOOTH_NONE;
+	ck_assert_double_eq_tol(bleu_of(&c, (int64_t[]){ 2, 1, 0, 0 },
+					(int64_t[]){ 3, 2, 1, 1 }, 3, 3), 0.0, EPS);
+	ck_assert_double_eq_tol(bleu_of(&c, (int64_t[]){ 3, 2, 1, 1 },
+					(int64_t[]){ 3, 2, 1, 1 }, 3, 3), 100.0, EPS);
+}
+END_TEST
+
+START_TEST(test_brevity_penalty)
+{
+	struct bleu_cfg c = bleu_default;
+	int64_t all[4] = { 4, 3, 2, 1 };
+	struct bleu_score s;
+	int64_t st[BLEU_NSTATS] = { 4, 8, 4, 3, 2, 1, 4, 3, 2, 1 };
+
+	/* shorter than the reference: exp(1 - 8/4) */
+	ck_assert_double_eq_tol(bleu_of(&c, all, all, 4, 8), 100 * exp(-1.0), EPS);
+	/* longer: no penalty */
+	ck_assert_double_eq_tol(bleu_of(&c, all, all, 4, 3), 100.0, EPS);
+	bleu_compute(&c, st, &s);
+	ck_assert_double_eq_tol(s.bp, exp(-1.0), EPS);
+	ck_assert_double_eq_tol(s.ratio, 0.5, EPS);
+	st[0] = 0;	/* an empty hypothesis */
+	bleu_compute(&c, st, &s);
+	ck_assert_double_eq(s.bp, 0.0);
+}
+END_TEST
+
+START_TEST(test_closest_ref_len)
+{
+	ck_assert_int_eq(bleu_closest_ref_len(5, (int64_t[]){ 6, 4 }, 2), 4);
+	ck_assert_int_eq(bleu_closest_ref_len(5, (int64_t[]){ 4, 6 }, 2), 4);
+	ck_assert_int_eq(bleu_closest_ref_len(5, (int64_t[]){ 9, 6, 2 }, 3), 6);
+	ck_assert_int_eq(bleu_closest_ref_len(0, (int64_t[]){ 3 }, 1), 3);
+}
+END_TEST
+
+/* ---- BLEU statistics of segments ---- */
+
+START_TEST(test_ngram_statistics)
+{
+	/* sacreBLEU's test_statistics */
+	const char *hyp[] = { "am I am a character sequence" };
+	const char *ref[] = { "I am a symbol string sequence a a" };
+	int64_t sum[BLEU_NSTATS];
+	struct metric m;
+
+	ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &bleu_default, NULL), 0);
+	corpus(&m, hyp, ref, 1, 1, sum);
+	ck_assert_int_eq(sum[0], 6);
+	ck_assert_int_eq(sum[1], 8);
+	ck_assert_mem_eq(sum + 2, ((int64_t[]){ 4, 2, 1, 0 }), 4 * sizeof *sum);
+	ck_assert_mem_eq(sum + 6, ((int64_t[]){ 6, 5, 4, 3 }), 4 * sizeof *sum);
+	metric_free(&m);
+}
+END_TEST
+
+START_TEST(test_multi_reference_clipping)
+{
+	/* "the" x4: one reference has it twice, the other once: clip at 2;
+	 * "the cat" matches in the second; lengths 3 and 2: 3 is closer to 4 */
+	const char *hyp[] = { "the the the cat" };
+	const char *refs[] = { "the the dog", "the cat" };
+	int64_t sum[BLEU_NSTATS];
+	struct metric m;
+
+	ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &bleu_default, NULL), 0);
+	corpus(&m, hyp, refs, 1, 2, sum);
+	ck_assert_int_eq(sum[0], 4);
+	ck_assert_int_eq(sum[1], 3);
+	ck_assert_mem_eq(sum + 2, ((int64_t[]){ 3, 2, 0, 0 }), 4 * sizeof *sum);
+	ck_assert_mem_eq(sum + 6, ((int64_t[]){ 4, 3, 2, 1 }), 4 * sizeof *sum);
+	metric_free(&m);
+}
+END_TEST
+
+START_TEST(test_degenerate_segments)
+{
+	const char *empty[] = { "" }, *one[] = { "hello" }, *other[] = { "bye" };
+	int64_t sum[BLEU_NSTATS];
+	struct bleu_cfg eff = bleu_default;
+	struct metric m, ms;
+
+	eff.effective_order = 1;
+	ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &bleu_default, NULL), 0);
+	ck_assert_int_eq(metric_init(&ms, METRIC_BLEU, &eff, NULL), 0);
+	corpus(&m, empty, one, 1, 1, sum);
+	ck_assert_int_eq(sum[0], 0);
+	ck_assert_int_eq(sum[1], 1);
+	ck_assert_double_eq(metric_score(&m, sum), 0.0);
+	/* no matches */
+	corpus(&m, other, one, 1, 1, sum);
+	ck_assert_double_eq(metric_score(&m, sum), 0.0);
+	/* one word, matched: corpus BLEU has no 2-grams (0), sentence BLEU
+	 * stops at order 1 (100) */
+	corpus(&m, one, one, 1, 1, sum);
+	ck_assert_double_eq_tol(metric_score(&m, sum), 0.0, EPS);
+	ck_assert_double_eq_tol(metric_score(&ms, sum), 100.0, EPS);
+	metric_free(&m);
+	metric_free(&ms);
+}
+END_TEST
+
+/* ---- published sacreBLEU numbers ---- */
+
+static const char *readme_hyp[] = {
+	"The dog bit the man.", "It wasn't surprising.", "The man had just bitten him.",
+};
+static const char *readme_refs[] = {
+	"The dog bit the man.", "It was not unexpected.", "The man bit him first.",
+	"The dog had bit the man.", "No one was surprised.", "The man had bitten the dog.",
+};
+
+START_TEST(test_readme_corpus)
+{
+	struct { enum bleu_tokenizer tok; double want; } cases[] = {
+		{ BLEU_TOK_13A, 48.530827 }, { BLEU_TOK_NONE, 49.1919566 },
+		{ BLEU_TOK_INTL, 43.91623493 },
+	};
+	int64_t sum[BLEU_NSTATS];
+	char verbose[256];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bleu_cfg c = bleu_default;
+		struct metric m;
+
+		c.tok = cases[i].tok;
+		ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &c, NULL), 0);
+		corpus(&m, readme_hyp, readme_refs, 3, 2, sum);
+		ck_assert_double_eq_tol(metric_score(&m, sum), cases[i].want, 1e-6);
+		if (c.tok == BLEU_TOK_13A) {
+			metric_verbose(&m, sum, verbose, sizeof verbose);
+			ck_assert_str_eq(verbose, "82.4/50.0/45.5/37.5 (BP = 0.943 "
+					 "ratio = 0.944 hyp_len = 17 ref_len = 18)");
+		}
+		metric_free(&m);
+	}
+}
+END_TEST
+
+START_TEST(test_readme_chrf_and_variable_refs)
+{
+	const char *var_refs[] = {
+		"", "It was not unexpected.", "The man bit him first.",
+		"The dog had bit the man.", "No one was surprised.", "The man had bitten the dog.",
+	};
+	int64_t sum[BLEU_NSTATS], csum[18];
+	char verbose[256];
+	struct metric m;
+
+	ck_assert_int_eq(metric_init(&m, METRIC_CHRF, NULL, &chrf_default), 0);
+	corpus(&m, readme_hyp, readme_refs, 3, 2, csum);
+	ck_assert_double_eq_tol(metric_score(&m, csum), 59.73, 0.005);
+	metric_free(&m);
+	ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &bleu_default, NULL), 0);
+	corpus(&m, readme_hyp, var_refs, 3, 2, sum);
+	metric_verbose(&m, sum, verbose, sizeof verbose);
+	ck_assert_double_eq_tol(metric_score(&m, sum), 29.44, 0.005);
+	ck_assert_str_eq(verbose, "82.4/42.9/27.3/12.5 (BP = 0.889 ratio = 0.895 "
+			 "hyp_len = 17 ref_len = 19)");
+	metric_free(&m);
+}
+END_TEST
+
+START_TEST(test_sentence_bleu_issue98)
+{
+	/* sacreBLEU's test_sentence_bleu, effective order */
+	struct {
+		enum bleu_smooth sm;
+		double sv;
+		int lc;
+		enum bleu_tokenizer tok;
+		double want;
+	} cases[] = {
+		{ BLEU_SMOOTH_EXP, -1, 0, BLEU_TOK_13A, 8.493 },
+		{ BLEU_SMOOTH_NONE, -1, 0, BLEU_TOK_13A, 0.0 },
+		{ BLEU_SMOOTH_FLOOR, -1, 0, BLEU_TOK_13A, 4.51688 },
+		{ BLEU_SMOOTH_FLOOR, 0.5, 0, BLEU_TOK_13A, 10.10 },
+		{ BLEU_SMOOTH_ADD_K, -1, 0, BLEU_TOK_13A, 14.882 },
+		{ BLEU_SMOOTH_ADD_K, 2, 0, BLEU_TOK_13A, 21.389 },
+		{ BLEU_SMOOTH_EXP, -1, 0, BLEU_TOK_NONE, 7.347 },
+		{ BLEU_SMOOTH_EXP, -1, 0, BLEU_TOK_INTL, 8.493 },
+		{ BLEU_SMOOTH_EXP, -1, 0, BLEU_TOK_CHAR, 40.8759 },
+		{ BLEU_SMOOTH_EXP, -1, 1, BLEU_TOK_CHAR, 42.0267 },
+	};
+	const char *ref[] = { "producţia de zahăr brut se exprimă în zahăr alb;" };
+	const char *hyp[] = { "Producția de zahăr primă va fi exprimată în ceea ce privește zahărul alb;" };
+	int64_t sum[BLEU_NSTATS];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct bleu_cfg c = { cases[i].tok, cases[i].lc, cases[i].sm, cases[i].sv, 1 };
+		struct metric m;
+
+		ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &c, NULL), 0);
+		corpus(&m, hyp, ref, 1, 1, sum);
+		ck_assert_double_eq_tol(metric_score(&m, sum), cases[i].want, 1e-3);
+		metric_free(&m);
+	}
+}
+END_TEST
+
+START_TEST(test_chrf_published)
+{
+	/* sacreBLEU's test_chrf (beta 3): eps smoothing, effective order,
+	 * whitespace kept; and sentence chrF (beta 2, eps smoothing) */
+	struct {
+		const char *hyp, *ref;
+		int beta, eps, ws;
+		double want;
+	} cases[] = {
+		{ "abcdefg", "hijklmnop", 3, 1, 0, 0.0 },
+		{ "", "reference", 3, 1, 0, 0.0 },
+		{ "aa", "ab", 3, 1, 0, 8.3333 },
+		{ "a", "a", 3, 1, 0, 16.6667 },
+		{ "a b c", "abc", 3, 1, 0, 50.0 },
+		{ " risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists .",
+		  "risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists .",
+		  3, 1, 0, 63.361730 },
+		{ "Niemand hat die Absicht, eine Mauer zu errichten",
+		  "Niemand hat die Absicht, eine Mauer zu errichten", 3, 1, 0, 100.0 },
+		{ "a", "a", 3, 0, 0, 100.0 },
+		{ "aa", "ab", 3, 0, 0, 25.0 },
+		{ "a b c", "abc", 3, 0, 0, 100.0 },
+		{ "Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich.",
+		  "Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich.",
+		  3, 0, 1, 67.3481606 },
+		{ "Co nás nejvíc trápí, protože lékaři si vybírají, kdo bude žít a kdo zemře.",
+		  "Nejvíce smutní jsme z toho, že musíme rozhodovat o tom, kdo bude žít a kdo zemře.",
+		  2, 1, 0, 39.14078509 },
+		{ "Lapali po dechu, jejich životy skončily dřív, než skutečně začaly.",
+		  "Lapali po dechu a pak jejich život skončil - dřív, než skutečně mohl začít, připomněli.",
+		  2, 1, 0, 57.15704367 },
+	};
+	int64_t sum[18];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct chrf_cfg c = { 6, 0, cases[i].beta, 0, cases[i].ws, cases[i].eps };
+		struct metric m;
+
+		ck_assert_int_eq(metric_init(&m, METRIC_CHRF, NULL, &c), 0);
+		corpus(&m, &cases[i].hyp, &cases[i].ref, 1, 1, sum);
+		ck_assert_double_eq_tol(metric_score(&m, sum), cases[i].want, 1e-4);
+		metric_free(&m);
+	}
+}
+END_TEST
+
+START_TEST(test_chrf_by_hand)
+{
+	/* "ab" vs "abc", word order 1: chars 1: 2/2 matched of 2 and 3,
+	 * chars 2: 1 of 1 and 2, chars 3: reference only (not counted);
+	 * words "ab" vs "abc": 0 of 1 and 1 */
+	struct chrf_cfg c = { 3, 1, 2, 0, 0, 0 };
+	const char *hyp[] = { "ab" }, *ref[] = { "abc" };
+	int64_t want[] = { 2, 3, 2, 1, 2, 1, 0, 1, 0, 1, 1, 0 }, sum[12];
+	double p = (1 + 1 + 0) / 3.0, r = (2.0 / 3 + 0.5 + 0) / 3;
+	struct metric m;
+	char name[16];
+
+	ck_assert_int_eq(metric_init(&m, METRIC_CHRF, NULL, &c), 0);
+	corpus(&m, hyp, ref, 1, 1, sum);
+	ck_assert_mem_eq(sum, want, sizeof want);
+	ck_assert_double_eq_tol(metric_score(&m, sum), 100 * 5 * p * r / (4 * p + r), EPS);
+	metric_name(&m, name, sizeof name);
+	ck_assert_str_eq(name, "chrF2+");
+	metric_free(&m);
+}
+END_TEST
+
+START_TEST(test_chrf_best_reference)
+{
+	/* of two references the one with the better F-score gives the stats */
+	const char *hyp[] = { "abc" }, *refs[] = { "xyz", "abc" };
+	int64_t sum[18];
+	struct metric m;
+
+	ck_assert_int_eq(metric_init(&m, METRIC_CHRF, NULL, &chrf_default), 0);
+	corpus(&m, hyp, refs, 1, 2, sum);
+	ck_assert_double_eq_tol(metric_score(&m, sum), 100.0, EPS);
+	metric_free(&m);
+}
+END_TEST
+
+START_TEST(test_chrf_split_punct)
+{
+	struct bleu_words in = { 0 }, out = { 0 };
+	const char *want[] = { "(hi", ")", "a", "\"", "quote", "x.y", "?" };
+
+	ck_assert_int_eq(bleu_split(S("(hi) a \"quote x.y ?"), &in), 0);
+	ck_assert_int_eq(chrf_split_punct(&in, &out), 0);
+	ck_assert_int_eq(out.n, 7);
+	for (size_t i = 0; i < out.n; i++) {
+		struct bleu_str w = S(want[i]);
+
+		ck_assert_int_eq(out.w[i].n, w.n);
+		ck_assert_mem_eq(out.w[i].c, w.c, w.n * sizeof *w.c);
+	}
+	bleu_words_free(&in);
+	bleu_words_free(&out);
+}
+END_TEST
+
+/* ---- tokenisers and text ---- */
+
+START_TEST(test_tokenizer_13a)
+{
+	/* outputs of mteval-v13a's expressions run with Python's re */
+	ck_assert_str_eq(tok(BLEU_TOK_13A, "It costs $3.50, isn't it?"),
+			 "It costs $ 3.50 , isn't it ?");
+	ck_assert_str_eq(tok(BLEU_TOK_13A, "He said &quot;no&quot; &amp;amp; left.<skipped>"),
+			 "He said \" no \" & amp ; left .");
+	ck_assert_str_eq(tok(BLEU_TOK_13A, "pages 10-20, 1,000.5 items."),
+			 "pages 10 - 20 , 1,000.5 items .");
+	ck_assert_str_eq(tok(BLEU_TOK_13A, "x.,y a..b 1990."), "x . , y a . . b 1990 .");
+	ck_assert_str_eq(tok(BLEU_TOK_13A, ""), "");
+}
+END_TEST
+
+START_TEST(test_tokenizer_intl)
+{
+	ck_assert_str_eq(tok(BLEU_TOK_INTL, "«Hola», dijo: 3,5 € ¿sí?"),
+			 "« Hola » , dijo : 3,5 € ¿ sí ?");
+	ck_assert_str_eq(tok(BLEU_TOK_INTL, "a.b 1.5 end."), "a . b 1.5 end .");
+	/* mteval-v14's quirk: a number's final period stays */
+	ck_assert_str_eq(tok(BLEU_TOK_INTL, "1990."), "1990.");
+}
+END_TEST
+
+START_TEST(test_tokenizer_char_none)
+{
+	ck_assert_str_eq(tok(BLEU_TOK_CHAR, "ab c\u00e9"), "a b c \u00e9");
+	ck_assert_str_eq(tok(BLEU_TOK_NONE, "  a,b\tc  "), "a,b c");
+}
+END_TEST
+
+START_TEST(test_lowercase)
+{
+	struct bleu_buf out = { 0 };
+	struct bleu_str want = S("οδος σας i\u0307i σ");
+
+	ck_assert_int_eq(bleu_lower(S("ΟΔΟΣ ΣΑΣ İi Σ"), &out), 0);
+	ck_assert_int_eq(out.n, want.n);
+	ck_assert_mem_eq(out.c, want.c, want.n * sizeof *want.c);
+	bleu_buf_free(&out);
+}
+END_TEST
+
+START_TEST(test_utf8_and_space)
+{
+	struct bleu_buf b = { 0 };
+	size_t bad = 0;
+
+	ck_assert_int_eq(bleu_utf8_decode("ab\xc3\x28", 4, &b, &bad), 1);
+	ck_assert_int_eq(bad, 2);
+	ck_assert_int_eq(bleu_utf8_decode("\xed\xa0\x80", 3, &b, &bad), 1);	/* surrogate */
+	ck_assert_int_eq(bleu_utf8_decode("\xc0\xaf", 2, &b, &bad), 1);	/* overlong */
+	ck_assert(bleu_isspace(0x3000) && bleu_isspace(0x85) && bleu_isspace(0x1f));
+	ck_assert(!bleu_isspace(0x200b) && !bleu_isspace('a'));
+	ck_assert_int_eq(bleu_rstrip(S("a b \t\r\u3000")), 3);
+	ck_assert(ucat_flags('!') & UCAT_P);
+	ck_assert(ucat_flags(0x20ac) & UCAT_S);		/* euro sign */
+	ck_assert(ucat_flags(0x663) & UCAT_N);		/* Arabic-Indic three */
+	ck_assert_int_eq(ucat_flags('a') & (UCAT_P | UCAT_S | UCAT_N), 0);
+	bleu_buf_free(&b);
+}
+END_TEST
+
+/* ---- output ---- */
+
+static const char *json_float(double x)
+{
+	static char buf[64];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+
+	bleu_json_float(f, x);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_json_float_is_python_repr)
+{
+	ck_assert_str_eq(json_float(48.5), "48.5");
+	ck_assert_str_eq(json_float(100.0), "100.0");
+	ck_assert_str_eq(json_float(0.0), "0.0");
+	ck_assert_str_eq(json_float(0.0001), "0.0001");
+	ck_assert_str_eq(json_float(0.00001), "1e-05");
+	ck_assert_str_eq(json_float(1.0 / 10001), "9.999000099990002e-05");
+	ck_assert_str_eq(json_float(20.7965), "20.7965");
+	ck_assert_str_eq(json_float(1e16), "1e+16");
+}
+END_TEST
+
+START_TEST(test_signatures)
+{
+	struct bleu_cfg b = bleu_default;
+	struct chrf_cfg c = chrf_default;
+	struct sig_info si = { 1, NULL, 0, NULL, "V" };
+	struct metric m;
+	char sig[256];
+
+	b.smooth = BLEU_SMOOTH_FLOOR;
+	ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &b, NULL), 0);
+	metric_signature(&m, &si, 0, sig, sizeof sig);
+	ck_assert_str_eq(sig, "nrefs:1|case:mixed|eff:no|tok:13a|smooth:floor[0.10]|version:V");
+	si = (struct sig_info){ -1, "bs", 1000, "12345", "V" };
+	metric_signature(&m, &si, 1, sig, sizeof sig);
+	ck_assert_str_eq(sig, "#:var|bs:1000|rs:12345|c:mixed|e:no|tok:13a|s:floor[0.10]|v:V");
+	metric_free(&m);
+	c.word_order = 2;
+	c.lowercase = 1;
+	ck_assert_int_eq(metric_init(&m, METRIC_CHRF, NULL, &c), 0);
+	si = (struct sig_info){ 2, NULL, 0, NULL, "V" };
+	metric_signature(&m, &si, 0, sig, sizeof sig);
+	ck_assert_str_eq(sig, "nrefs:2|case:lc|eff:yes|nc:6|nw:2|space:no|version:V");
+	metric_free(&m);
+}
+END_TEST
+
+/* ---- significance ---- */
+
+START_TEST(test_p_value_and_ci)
+{
+	double st[4] = { 0.5, 2.0, 3.0, 1.0 }, sc[40], mean, ci;
+
+	ck_assert_double_eq(sig_p_value(st, 4, 1.0), 3.0 / 5);	/* 2 above, +1 */
+	ck_assert_double_eq(sig_p_value(st, 4, 5.0), 1.0 / 5);
+	for (int i = 0; i < 40; i++)
+		sc[i] = 39 - i;		/* 0..39 reversed */
+	sig_estimate_ci(sc, 40, &mean, &ci);
+	ck_assert_double_eq_tol(mean, 19.5, EPS);
+	ck_assert_double_eq_tol(ci, 0.5 * (38 - 1), EPS);	/* indices 1 and 38 */
+}
+END_TEST
+
+/* n segments of BLEU statistics: system a matches everything, b half */
+static void make_stats(int64_t *a, int64_t *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int64_t full[BLEU_NSTATS] = { 4, 4, 4, 3, 2, 1, 4, 3, 2, 1 };
+		int64_t half[BLEU_NSTATS] = { 4, 4, 2, 1, 0, 0, 4, 3, 2, 1 };
+
+		memcpy(a + i * BLEU_NSTATS, full, sizeof full);
+		memcpy(b + i * BLEU_NSTATS, i % 2 ? half : full, sizeof full);
+	}
+}
+
+START_TEST(test_paired_tests)
+{
+	enum { N = 50 };
+	int64_t a[N * BLEU_NSTATS], b[N * BLEU_NSTATS];
+	struct sig_result bl, sys, sys2;
+	struct metric m;
+
+	ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &bleu_default, NULL), 0);
+	make_stats(a, b, N);
+	/* a system against itself: every resample is identical, p = 1/(n+1) */
+	ck_assert_int_eq(sig_paired_bs(&m, a, a, N, 200, 12345, &bl, &sys), 0);
+	ck_assert_double_eq_tol(sys.p_value, 1.0 / 201, EPS);
+	ck_assert_double_eq_tol(bl.score, 100.0, EPS);
+	ck_assert_double_eq_tol(bl.mean, 100.0, EPS);	/* every resample: 100 */
+	ck_assert_double_eq_tol(bl.ci, 0.0, EPS);
+	ck_assert(bl.p_value < 0);
+	/* a clear difference: significant, the system's mean near its score */
+	ck_assert_int_eq(sig_paired_bs(&m, a, b, N, 200, 12345, &bl, &sys), 0);
+	ck_assert_double_eq_tol(sys.p_value, 1.0 / 201, EPS);
+	ck_assert(fabs(sys.mean - sys.score) < 3 && sys.ci > 0 && sys.ci < 20);
+	/* the same seed, the same draws */
+	ck_assert_int_eq(sig_paired_bs(&m, a, b, N, 200, 12345, NULL, &sys2), 0);
+	ck_assert_double_eq(sys.mean, sys2.mean);
+	ck_assert_int_eq(sig_paired_ar(&m, a, b, N, 500, 12345, &sys), 0);
+	ck_assert_double_eq_tol(sys.p_value, 1.0 / 501, EPS);
+	ck_assert(sys.ci < 0);
+	/* each better on five segments of fifty: the same score, and most
+	 * random swaps make a difference: far from significant */
+	for (int i = 0; i < N; i++) {
+		int64_t part[BLEU_NSTATS] = { 4, 4, 3, 2, 1, 0, 4, 3, 2, 1 };
+
+		memcpy(a + i * BLEU_NSTATS, part, sizeof part);
+		memcpy(b + i * BLEU_NSTATS, part, sizeof part);
+		if (i % 10 == 0)
+			a[i * BLEU_NSTATS + 2] = 4;
+		if (i % 10 == 5)
+			b[i * BLEU_NSTATS + 2] = 4;
+	}
+	ck_assert_int_eq(sig_paired_ar(&m, a, b, N, 500, 12345, &sys), 0);
+	ck_assert(sys.p_value > 0.5);
+	ck_assert_int_eq(sig_paired_bs(&m, a, b, N, 200, 12345, NULL, &sys), 0);
+	ck_assert(sys.p_value > 0.05);
+	metric_free(&m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("bleu");
+	TCase *t = tcase_create("bleu");
+
+	tcase_add_test(t, test_precisions_no_smoothing_needed);
+	tcase_add_test(t, test_smooth_exp);
+	tcase_add_test(t, test_smooth_floor);
+	tcase_add_test(t, test_smooth_add_k);
+	tcase_add_test(t, test_smooth_none);
+	tcase_add_test(t, test_brevity_penalty);
+	tcase_add_test(t, test_closest_ref_len);
+	tcase_add_test(t, test_ngram_statistics);
+	tcase_add_test(t, test_multi_reference_clipping);
+	tcase_add_test(t, test_degenerate_segments);
+	tcase_add_test(t, test_readme_corpus);
+	tcase_add_test(t, test_readme_chrf_and_variable_refs);
+	tcase_add_test(t, test_sentence_bleu_issue98);
+	tcase_add_test(t, test_chrf_published);
+	tcase_add_test(t, test_chrf_by_hand);
+	tcase_add_test(t, test_chrf_best_reference);
+	tcase_add_test(t, test_chrf_split_punct);
+	tcase_add_test(t, test_tokenizer_13a);
+	tcase_add_test(t, test_tokenizer_intl);
+	tcase_add_test(t, test_tokenizer_char_none);
+	tcase_add_test(t, test_lowercase);
+	tcase_add_test(t, test_utf8_and_space);
+	tcase_add_test(t, test_json_float_is_python_repr);
+	tcase_add_test(t, test_signatures);
+	tcase_add_test(t, test_p_value_and_ci);
+	tcase_add_test(t, test_paired_tests);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
