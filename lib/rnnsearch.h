@@ -1,0 +1,146 @@
+/*
+ * rnnsearch.h: inside the recurrent models of MODELS.md, rnnsearch
+ * (Bahdanau et al. 2014) and rnnencdec (its baseline without attention):
+ * their named parameters and the layers that the pipeline's stages
+ * (rnnsearch.c), the step-wise decoder (rnn_decoder.c) and training
+ * (rnn_train.c) share.  Not installed for users: model.h is the interface.
+ */
+#ifndef ATTN_RNNSEARCH_H
+#define ATTN_RNNSEARCH_H
+
+#include "gru.h"
+#include "model.h"
+
+/* One pointer per parameter of MODELS.md; NULL where the model has none. */
+struct rnn_params {
+	float *src_emb;				/* [src_vocab, m] */
+	float *fwd_W, *fwd_U, *fwd_b;		/* [3n, m], [3n, n], [3n] */
+	float *bwd_W, *bwd_U, *bwd_b;		/* rnnsearch */
+	float *sum_W, *sum_b;			/* rnnencdec: [n, n], [n] */
+	float *tgt_emb;				/* [tgt_vocab, m] */
+	float *init_W, *init_b;			/* [n, n], [n] */
+	float *att_W, *att_U, *att_b, *att_v;	/* rnnsearch: [n', n], [n', 2n], [n'], [n'] */
+	float *dec_W, *dec_U, *dec_C, *dec_b;	/* [3n, m], [3n, n], [3n, dc], [3n] */
+	float *out_U, *out_V, *out_C, *out_b;	/* [2l, n], [2l, m], [2l, dc], [2l] */
+	float *out_W, *out_bias;		/* [tgt_vocab, l], [tgt_vocab] */
+};
+
+/* m->net of both models. */
+struct rnn_net {
+	int attention;		/* 1: rnnsearch, 0: rnnencdec */
+	int m, n, na, l;	/* emb, hidden, att (0 without attention), maxout */
+	int Vs, Vt;		/* src_vocab, tgt_vocab */
+	int da;			/* width of an annotation (enc.out): 2n or n */
+	int dc;			/* width of the decoder's context: 2n or n */
+	struct rnn_params w, g;	/* g all NULL when not training */
+};
+
+/*
+ * The encoder over B sentences of len[b] <= S positions, from x [S, B, m]
+ * (time-major embeddings): the forward (and for rnnsearch the backward)
+ * GRU's states hs[d] [S + 1, B, n] and caches (gru.h), in
+ * rnn_encoder_floats() floats bound by rnn_encoder_bind(), and the
+ * annotations ann [B, S, da] (zero at padding).
+ */
+struct rnn_encoder {
+	float *hs[2];
+	struct gru_cache c[2];
+};
+size_t rnn_encoder_floats(const struct rnn_net *net, int S, int B);
+void rnn_encoder_bind(const struct rnn_net *net, struct rnn_encoder *e,
+		      float *mem, int S, int B);
+void rnn_encoder_forward(const struct rnn_net *net, struct rnn_encoder *e,
+			 float *ann, const float *x, const int *len, int S,
+			 int B);
+/*
+ * The initial state from a sentence's annotations ann [len, da]:
+ * rnn_init_offset() is where (in floats) the n values it starts from lie
+ * (rnnsearch: bwd h_1; rnnencdec: fwd h_S); from those h [B, n],
+ * rnn_init_forward() makes
+ * s0 [B, n] = tanh(Ws h + bs), and for rnnencdec first the context
+ * c [B, n] = tanh(Wc h + bc) (s0 then from c).
+ */
+size_t rnn_init_offset(const struct rnn_net *net, int len);
+void rnn_init_forward(const struct rnn_net *net, float *s0, float *c,
+		      const float *h, int B);
+
+/*
+ * What a decoder step reads of the source, for B rows: row b belongs to
+ * sentence row[b] (row NULL: sentence b).  rnnsearch: keys [*, S, n']
+ * (att.keys), ann [*, S, 2n] (enc.out) and len [*]; rnnencdec: ctx [*, n],
+ * the fixed context c.
+ */
+struct rnn_mem {
+	const float *keys, *ann, *ctx;
+	const int *len;
+	int S;
+	const int *row;
+};
+
+/*
+ * One decoder step for B rows.  On entry pre [B, 3n] holds W y + b (y the
+ * embedding of the previous token); from s [B, n] = s_{i-1} it computes
+ * wq [B, n'] = Wa s and the attention weights a [B, S] (rnnsearch; unused
+ * otherwise), the context ctx [B, dc], the complete pre-activations, the
+ * GRU's zr [B, 2n], rh, hh [B, n] and the new state snew [B, n] = s_i.
+ */
+void rnn_step_forward(const struct rnn_net *net, const struct rnn_mem *mem,
+		      int B, const float *s, float *pre, float *wq, float *a,
+		      float *ctx, float *zr, float *rh, float *hh, float *snew);
+/*
+ * The deep output of N rows, from s [N, n] = s_{i-1}, y [N, m] and
+ * ctx [N, dc]: tt [N, 2l] = Uo s + Vo y + Co ctx + bo, t [N, l] its maxout,
+ * logits [N, tgt_vocab] = Wo t + bw.
+ */
+void rnn_deep_forward(const struct rnn_net *net, int N, const float *s,
+		      const float *y, const float *ctx, float *tt, float *t);
+void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,
+			float *logits);
+
+/* y [B, n] = tanh(x [B, n] W^T + b), W [n, n]: s_0 and rnnencdec's c. */
+void tanh_linear_forward(float *y, const float *x, const float *W,
+			 const float *b, int B, int n);
+/* Its backward from dy: dy is overwritten with the pre-activations'
+ * gradient; adds into dx (may be NULL), dW, db. */
+void tanh_linear_backward(float *dx, float *dW, float *db, float *dy,
+			  const float *y, const float *x, const float *W,
+			  int B, int n);
+
+/*
+ * Scratch laid out in one allocation: a layout function takes its arrays
+ * with arena_take() twice, first from an arena without memory (base NULL,
+ * which measures) and then from one of arena_alloc(), so the two can never
+ * disagree.  Arrays start on 64-byte boundaries.
+ */
+struct arena {
+	float *base;
+	size_t used;	/* floats */
+};
+float *arena_take(struct arena *a, size_t n);
+/* Memory for what a measuring pass took (zeroed); -1 when out of memory. */
+int arena_alloc(struct arena *a);
+
+/* A record [S, width] (f32, 1 <= S <= 2^24) of frame f, written by stage;
+ * its rows in *S. */
+const float *rnn_need_rows(const struct frame *f, const char *name, int width,
+			   const char *stage, int *S);
+/* A record [n] (f32) of frame f, written by stage. */
+const float *rnn_need_vector(const struct frame *f, const char *name, int n,
+			     const char *stage);
+
+/* The decoder of model.h. */
+struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
+			    int width);
+int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
+		 float *attw);
+int rnn_dec_select(struct decoder *d, int nh, const int *parent);
+int rnn_dec_sentence(const struct decoder *d, int i);
+int rnn_dec_srclen(const struct decoder *d, int sentence);
+void rnn_dec_free(struct decoder *d);
+
+/* Training (rnn_train.c). */
+double rnn_train_batch(struct model *m, const struct batch_ids *src,
+		       const struct batch_ids *tgt, float scale, double *nll,
+		       int *ntok);
+
+#endif
