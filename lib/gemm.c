@@ -25,6 +25,13 @@
  * saves. */
 #define THREAD_WORK (1L << 17)
 
+/* The largest register block (mr or nr) of any table, and tile. */
+#define MAX_REG 32
+#define MAX_TILE (MAX_REG * MAX_REG)
+
+/* Floats of a packed panel of B that L2 holds beside a panel of A. */
+#define L2_PANEL (64 * 1024)
+
 /* op(A) at row i, column k; op(B) at row k, column j. */
 static const float *at_a(int ta, const float *A, long lda, long i, long k)
 {
@@ -36,70 +43,72 @@ static const float *at_b(int tb, const float *B, long ldb, long k, long j)
 	return tb ? B + j * ldb + k : B + k * ldb + j;
 }
 
-/* Ap: strips of mr rows of op(A) [m, k], each k columns of mr, zero-padded
- * to whole strips. */
+/*
+ * Packs x [k, n], stored row by row (row stride ld) into strips of w
+ * columns, each k rows of w, zero-padded to whole strips.  Row by row: each
+ * row is read once, sequentially (a strip at a time would walk k rows that
+ * may be pages apart for every strip).
+ */
+static void pack_rows(int w, int k, int n, const float *x, long ld, float *d)
+{
+	int full = n / w * w;
+
+	for (int p = 0; p < k; p++) {
+		const float *r = x + (long)p * ld;
+		float *o = d + (size_t)p * w;
+		for (int j = 0; j < full; j += w, o += (size_t)w * k)
+			memcpy(o, r + j, sizeof(float) * w);
+		if (full < n) {
+			int c = 0;
+			for (; c < n - full; c++)
+				o[c] = r[full + c];
+			for (; c < w; c++)
+				o[c] = 0;
+		}
+	}
+}
+
+/*
+ * Packs x [k, n], stored transposed (x [n, k], row stride ld), the same
+ * way: for each strip, w rows of x read side by side.
+ */
+static void pack_cols(int w, int k, int n, const float *x, long ld, float *d)
+{
+	for (int j0 = 0; j0 < n; j0 += w, d += (size_t)w * k) {
+		int cols = n - j0 < w ? n - j0 : w;
+		const float *r[MAX_REG];
+		for (int c = 0; c < w; c++)
+			r[c] = x + (long)(j0 + (c < cols ? c : 0)) * ld;
+		for (int p = 0; p < k; p++) {
+			float *o = d + (size_t)p * w;
+			int c = 0;
+			for (; c < cols; c++)
+				o[c] = r[c][p];
+			for (; c < w; c++)
+				o[c] = 0;
+		}
+	}
+}
+
+/* Ap: strips of mr rows of op(A) [m, k], each k columns of mr. */
 static void pack_a(int mr, int ta, int m, int k, const float *A, long lda,
 		   float *Ap)
 {
-	for (int i0 = 0; i0 < m; i0 += mr, Ap += (size_t)mr * k) {
-		int rows = m - i0 < mr ? m - i0 : mr;
-		if (ta) {
-			for (int p = 0; p < k; p++) {
-				const float *a = A + (long)p * lda + i0;
-				float *d = Ap + (size_t)p * mr;
-				int r = 0;
-				for (; r < rows; r++)
-					d[r] = a[r];
-				for (; r < mr; r++)
-					d[r] = 0;
-			}
-		} else {
-			for (int r = 0; r < mr; r++) {
-				const float *a = A + (long)(i0 + r) * lda;
-				float *d = Ap + r;
-				if (r < rows)
-					for (int p = 0; p < k; p++)
-						d[(size_t)p * mr] = a[p];
-				else
-					for (int p = 0; p < k; p++)
-						d[(size_t)p * mr] = 0;
-			}
-		}
-	}
+	if (ta)
+		pack_rows(mr, k, m, A, lda, Ap);
+	else
+		pack_cols(mr, k, m, A, lda, Ap);
 }
 
 /* Bp: strips of nr columns of op(B) [k, n], each k rows of nr. */
 static void pack_b(int nr, int tb, int k, int n, const float *B, long ldb,
 		   float *Bp)
 {
-	for (int j0 = 0; j0 < n; j0 += nr, Bp += (size_t)nr * k) {
-		int cols = n - j0 < nr ? n - j0 : nr;
-		if (!tb) {
-			for (int p = 0; p < k; p++) {
-				const float *b = B + (long)p * ldb + j0;
-				float *d = Bp + (size_t)p * nr;
-				int c = 0;
-				for (; c < cols; c++)
-					d[c] = b[c];
-				for (; c < nr; c++)
-					d[c] = 0;
-			}
-		} else {
-			for (int c = 0; c < nr; c++) {
-				const float *b = B + (long)(j0 + c) * ldb;
-				float *d = Bp + c;
-				if (c < cols)
-					for (int p = 0; p < k; p++)
-						d[(size_t)p * nr] = b[p];
-				else
-					for (int p = 0; p < k; p++)
-						d[(size_t)p * nr] = 0;
-			}
-		}
-	}
+	if (tb)
+		pack_cols(nr, k, n, B, ldb, Bp);
+	else
+		pack_rows(nr, k, n, B, ldb, Bp);
 }
-
-#define MAX_TILE (32 * 32)
 
 /* C [m, n] += alpha Ap Bp over packed panels of k. */
 static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
@@ -142,8 +151,13 @@ static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
 		sgemm_ref_block(ta, tb, M, N, K, alpha, A, lda, B, ldb, C, ldc);
 		return;
 	}
-	for (int jc = 0; jc < N; jc += u->nc) {
-		int nc = N - jc < u->nc ? N - jc : u->nc;
+	/* With one panel of A (M <= MC), a packed panel of B is used once,
+	 * right after it is packed: keep it small enough to stay in L2. */
+	int ncb = u->nc;
+	if (M <= u->mc && ncb > L2_PANEL / u->kc)
+		ncb = L2_PANEL / u->kc / u->nr * u->nr;
+	for (int jc = 0; jc < N; jc += ncb) {
+		int nc = N - jc < ncb ? N - jc : ncb;
 		for (int pc = 0; pc < K; pc += u->kc) {
 			int kc = K - pc < u->kc ? K - pc : u->kc;
 			pack_b(u->nr, tb, kc, nc, at_b(tb, B, ldb, pc, jc), ldb,

@@ -138,6 +138,16 @@ void additive_backward_ref(float *dwq, float *dkeys, float *dva, float *dann,
 			   const float *keys, const float *va,
 			   const float *ann, int len, int S, int na, int dv);
 
+#ifndef ATTN_NO_SIMD
+/* The vector kernels, gathered into their tables by kern_avx2.c and
+ * kern_avx512.c. */
+extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
+void gemm_small_nt_avx2(int M, int N, int K, float alpha, const float *A,
+			long lda, const float *B, long ldb, float *C, long ldc);
+void gemm_small_nn_avx2(int M, int N, int K, float alpha, const float *A,
+			long lda, const float *B, long ldb, float *C, long ldc);
+#endif
+
 /* The number of keys row t of batch item b attends to (keys 0 .. n-1). */
 static inline int attn_nkeys(const struct attn_args *a, int b, int t)
 {

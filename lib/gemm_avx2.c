@@ -1,0 +1,157 @@
+/*
+ * gemm_avx2.c: the AVX2+FMA pieces of sgemm (gemm.c): a 6x16 register-
+ * blocked micro-kernel (12 accumulators of 8, two loads of B and six
+ * broadcasts of A per step of k), and the small-M kernels that stream B.
+ */
+#include <immintrin.h>
+
+#include "kern_impl.h"
+
+#define MR 6
+#define NR 16
+
+static void ukr_6x16(int kc, float alpha, const float *A, const float *B,
+		     float *C, long ldc)
+{
+	__m256 c[MR][2];
+
+#pragma GCC unroll 6
+	for (int r = 0; r < MR; r++)
+		c[r][0] = c[r][1] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+	for (int p = 0; p < kc; p++) {
+		__m256 b0 = _mm256_loadu_ps(B), b1 = _mm256_loadu_ps(B + 8);
+#pragma GCC unroll 6
+		for (int r = 0; r < MR; r++) {
+			__m256 a = _mm256_broadcast_ss(A + r);
+			c[r][0] = _mm256_fmadd_ps(a, b0, c[r][0]);
+			c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
+		}
+		A += MR;
+		B += NR;
+	}
+	__m256 al = _mm256_set1_ps(alpha);
+#pragma GCC unroll 6
+	for (int r = 0; r < MR; r++) {
+		float *cr = C + r * ldc;
+		_mm256_storeu_ps(cr, _mm256_fmadd_ps(al, c[r][0], _mm256_loadu_ps(cr)));
+		_mm256_storeu_ps(cr + 8, _mm256_fmadd_ps(al, c[r][1],
+							 _mm256_loadu_ps(cr + 8)));
+	}
+}
+
+/* MC: an A panel of 144 x 256 (144 KB) stays in L2; KC: a B sliver of
+ * 256 x 16 (16 KB) in L1; NC: the B panel (4 MB) in L3. */
+const struct gemm_ukr gemm_ukr_avx2 = {
+	.mr = MR, .nr = NR, .mc = 144, .kc = 256, .nc = 4096,
+	.kernel = ukr_6x16,
+};
+
+static float hsum(__m256 v)
+{
+	__m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
+			      _mm256_extractf128_ps(v, 1));
+	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_add_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+/*
+ * C [M, N] += alpha A B^T, B [N, K]: dot products along K, four rows of A
+ * by three rows of B at a time, so that each row of B is read from memory
+ * once per four rows of A.
+ */
+#define RA 4
+#define RB 3
+void gemm_small_nt_avx2(int M, int N, int K, float alpha, const float *A,
+			long lda, const float *B, long ldb, float *C, long ldc)
+{
+	for (int i0 = 0; i0 < M; i0 += RA) {
+		int ra = M - i0 < RA ? M - i0 : RA;
+		const float *a[RA];
+		for (int r = 0; r < RA; r++)
+			a[r] = A + (i0 + (r < ra ? r : 0)) * lda;
+		for (int j0 = 0; j0 < N; j0 += RB) {
+			int rb = N - j0 < RB ? N - j0 : RB;
+			const float *b[RB];
+			for (int s = 0; s < RB; s++)
+				b[s] = B + (j0 + (s < rb ? s : 0)) * ldb;
+			__m256 acc[RA][RB];
+			float tail[RA][RB] = { { 0 } };
+#pragma GCC unroll 4
+			for (int r = 0; r < RA; r++)
+#pragma GCC unroll 3
+				for (int s = 0; s < RB; s++)
+					acc[r][s] = _mm256_setzero_ps();
+			int k = 0;
+			for (; k + 8 <= K; k += 8) {
+				__m256 bv[RB];
+#pragma GCC unroll 3
+				for (int s = 0; s < RB; s++)
+					bv[s] = _mm256_loadu_ps(b[s] + k);
+#pragma GCC unroll 4
+				for (int r = 0; r < RA; r++) {
+					__m256 av = _mm256_loadu_ps(a[r] + k);
+#pragma GCC unroll 3
+					for (int s = 0; s < RB; s++)
+						acc[r][s] = _mm256_fmadd_ps(av, bv[s], acc[r][s]);
+				}
+			}
+			for (; k < K; k++)
+				for (int r = 0; r < RA; r++)
+					for (int s = 0; s < RB; s++)
+						tail[r][s] += a[r][k] * b[s][k];
+			for (int r = 0; r < ra; r++)
+				for (int s = 0; s < rb; s++)
+					C[(i0 + r) * ldc + j0 + s] +=
+						alpha * (hsum(acc[r][s]) + tail[r][s]);
+		}
+	}
+}
+
+/*
+ * C [M, N] += alpha A B, B [K, N]: rows of B scaled and added along N, four
+ * rows of A by 24 columns at a time (the 24 columns of B, K rows, stay in
+ * L2 for the next four rows of A).
+ */
+#define CW 24
+void gemm_small_nn_avx2(int M, int N, int K, float alpha, const float *A,
+			long lda, const float *B, long ldb, float *C, long ldc)
+{
+	int j0 = 0;
+	for (; j0 + CW <= N; j0 += CW) {
+		for (int i0 = 0; i0 < M; i0 += RA) {
+			int ra = M - i0 < RA ? M - i0 : RA;
+			const float *a[RA];
+			for (int r = 0; r < RA; r++)
+				a[r] = A + (i0 + (r < ra ? r : 0)) * lda;
+			__m256 acc[RA][3];
+#pragma GCC unroll 4
+			for (int r = 0; r < RA; r++)
+				acc[r][0] = acc[r][1] = acc[r][2] = _mm256_setzero_ps();
+			for (int k = 0; k < K; k++) {
+				const float *b = B + k * ldb + j0;
+				__m256 b0 = _mm256_loadu_ps(b);
+				__m256 b1 = _mm256_loadu_ps(b + 8);
+				__m256 b2 = _mm256_loadu_ps(b + 16);
+#pragma GCC unroll 4
+				for (int r = 0; r < RA; r++) {
+					__m256 av = _mm256_broadcast_ss(a[r] + k);
+					acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+					acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+					acc[r][2] = _mm256_fmadd_ps(av, b2, acc[r][2]);
+				}
+			}
+			__m256 al = _mm256_set1_ps(alpha);
+			for (int r = 0; r < ra; r++)
+				for (int v = 0; v < 3; v++) {
+					float *c = C + (i0 + r) * ldc + j0 + 8 * v;
+					_mm256_storeu_ps(c, _mm256_fmadd_ps(al, acc[r][v],
+									    _mm256_loadu_ps(c)));
+				}
+		}
+	}
+	if (j0 < N)
+		sgemm_ref_block(0, 0, M, N - j0, K, alpha, A, lda, B + j0, ldb,
+				C + j0, ldc);
+}
