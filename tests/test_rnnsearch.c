@@ -1,6 +1,7 @@
 /*
  * test_rnnsearch.c: the recurrent models rnnsearch and rnnencdec
- * (MODELS.md): every parameter's gradient against finite differences,
+ * (MODELS.md): the decoder against the equations computed in double,
+ * every parameter's gradient against finite differences,
  * scoring through the step-wise decoder against training, padding that
  * never changes a result, hypotheses duplicated by dec_select, the paper's
  * initialisation, and the refusals of records and batches that disagree
@@ -173,6 +174,224 @@ static void assert_records_close(const struct frame *a, const struct frame *b,
 	n = x->rank == 2 ? rows * x->dim[1] : x->dim[0];
 	assert_close(x->data, y->data, n, tol, name);
 }
+
+/* ---- the equations of MODELS.md, in double ------------------------------- */
+
+static const float *W_(const struct model *m, const char *name)
+{
+	const struct param *p = model_param(m, name);
+
+	ck_assert_msg(p != NULL, "no %s", name);
+	return p->w;
+}
+
+/* y [rows] += W [rows, cols] (row stride ld, from column c0) x */
+static void ref_mv(double *y, const float *W, int ld, int c0,
+		   const double *x, int rows, int cols)
+{
+	for (int r = 0; r < rows; r++)
+		for (int c = 0; c < cols; c++)
+			y[r] += (double)W[(size_t)r * ld + c0 + c] * x[c];
+}
+
+static int size_of(const struct model *m, const char *key)
+{
+	long v;
+
+	ck_assert_int_eq(config_int(&m->cfg, key, &v), 0);
+	return (int)v;
+}
+
+static double ref_sigma(double x)
+{
+	return 1 / (1 + exp(-x));
+}
+
+/*
+ * The paper's GRU, written from MODELS.md: rows z, r, h of W [3n, in],
+ * U [3n, n], b [3n] and, for the decoder, C [3n, dc] times c:
+ *   z = sigma(Wz x + Uz h + Cz c + bz), r likewise,
+ *   h~ = tanh(W x + U (r * h) + C c + b), h' = (1 - z) h + z h~.
+ */
+static void ref_gru(double *h, const float *W, const float *U,
+		    const float *b, const float *C, const double *x, int in,
+		    const double *c, int dc, int n)
+{
+	double pre[3 * 64], rh[64], hn[64];
+
+	for (int k = 0; k < 3 * n; k++)
+		pre[k] = b[k];
+	ref_mv(pre, W, in, 0, x, 3 * n, in);
+	if (C)
+		ref_mv(pre, C, dc, 0, c, 3 * n, dc);
+	ref_mv(pre, U, n, 0, h, 2 * n, n);
+	for (int k = 0; k < n; k++)
+		rh[k] = ref_sigma(pre[n + k]) * h[k];
+	ref_mv(pre + 2 * n, U + (size_t)2 * n * n, n, 0, rh, n, n);
+	for (int k = 0; k < n; k++) {
+		double z = ref_sigma(pre[k]);
+		hn[k] = (1 - z) * h[k] + z * tanh(pre[2 * n + k]);
+	}
+	memcpy(h, hn, n * sizeof(double));
+}
+
+/* logp [T, VT] of tgt [T] given src [S] (teacher forcing), in double. */
+static void ref_logp(const struct model *m, const int32_t *src, int S,
+		     const int32_t *tgt, int T, double *logp)
+{
+	int search = strcmp(m->arch->name, "rnnsearch") == 0;
+	int me = size_of(m, "emb"), n = size_of(m, "hidden");
+	int l = size_of(m, "maxout"), na = search ? size_of(m, "att") : 0;
+	int da = search ? 2 * n : n;
+	double x[16][8], ann[16][16], h[8], s[8], c[16], y[8];
+
+	ck_assert(S <= 16 && me <= 8 && n <= 8 && na <= 8 && l <= 8);
+	for (int j = 0; j < S; j++)
+		for (int k = 0; k < me; k++)
+			x[j][k] = W_(m, "src.emb")[src[j] * me + k];
+	memset(h, 0, sizeof h);
+	for (int j = 0; j < S; j++) {
+		ref_gru(h, W_(m, "enc.fwd.W"), W_(m, "enc.fwd.U"),
+			W_(m, "enc.fwd.b"), NULL, x[j], me, NULL, 0, n);
+		memcpy(ann[j], h, n * sizeof(double));
+	}
+	if (search) {
+		memset(h, 0, sizeof h);
+		for (int j = S - 1; j >= 0; j--) {
+			ref_gru(h, W_(m, "enc.bwd.W"), W_(m, "enc.bwd.U"),
+				W_(m, "enc.bwd.b"), NULL, x[j], me, NULL, 0, n);
+			memcpy(ann[j] + n, h, n * sizeof(double));
+		}
+		/* s_0 = tanh(Ws bwd h_1 + bs) */
+		for (int k = 0; k < n; k++)
+			s[k] = W_(m, "dec.init.b")[k];
+		ref_mv(s, W_(m, "dec.init.W"), n, 0, ann[0] + n, n, n);
+	} else {
+		/* c = tanh(Wc h_S + bc), s_0 = tanh(Ws c + bs) */
+		for (int k = 0; k < n; k++)
+			c[k] = W_(m, "enc.sum.b")[k];
+		ref_mv(c, W_(m, "enc.sum.W"), n, 0, ann[S - 1], n, n);
+		for (int k = 0; k < n; k++) {
+			c[k] = tanh(c[k]);
+			s[k] = W_(m, "dec.init.b")[k];
+		}
+		ref_mv(s, W_(m, "dec.init.W"), n, 0, c, n, n);
+	}
+	for (int k = 0; k < n; k++)
+		s[k] = tanh(s[k]);
+
+	for (int i = 0; i < T; i++) {
+		int prev = i == 0 ? 1 : tgt[i - 1];
+		double tt[16], t[8], z[VT], max = -INFINITY, sum = 0;
+
+		for (int k = 0; k < me; k++)
+			y[k] = W_(m, "tgt.emb")[prev * me + k];
+		if (search) {
+			/* e_j = va . tanh(Wa s + Ua h_j + ba); c = sum a_j h_j */
+			double e[16], wa[8], emax = -INFINITY, esum = 0;
+
+			memset(wa, 0, sizeof wa);
+			ref_mv(wa, W_(m, "att.W"), n, 0, s, na, n);
+			for (int j = 0; j < S; j++) {
+				double u[8];
+
+				for (int k = 0; k < na; k++)
+					u[k] = W_(m, "att.b")[k] + wa[k];
+				ref_mv(u, W_(m, "att.U"), da, 0, ann[j], na, da);
+				e[j] = 0;
+				for (int k = 0; k < na; k++)
+					e[j] += W_(m, "att.v")[k] * tanh(u[k]);
+				emax = fmax(emax, e[j]);
+			}
+			for (int j = 0; j < S; j++)
+				esum += e[j] = exp(e[j] - emax);
+			memset(c, 0, sizeof c);
+			for (int j = 0; j < S; j++)
+				for (int k = 0; k < da; k++)
+					c[k] += e[j] / esum * ann[j][k];
+		}
+		/* the deep output reads s_{i-1} */
+		for (int k = 0; k < 2 * l; k++)
+			tt[k] = W_(m, "out.b")[k];
+		ref_mv(tt, W_(m, "out.U"), n, 0, s, 2 * l, n);
+		ref_mv(tt, W_(m, "out.V"), me, 0, y, 2 * l, me);
+		ref_mv(tt, W_(m, "out.C"), da, 0, c, 2 * l, da);
+		for (int k = 0; k < l; k++)
+			t[k] = fmax(tt[2 * k], tt[2 * k + 1]);
+		for (int v = 0; v < VT; v++) {
+			z[v] = W_(m, "out.bias")[v];
+			for (int k = 0; k < l; k++)
+				z[v] += W_(m, "out.W")[v * l + k] * t[k];
+			max = fmax(max, z[v]);
+		}
+		for (int v = 0; v < VT; v++)
+			sum += exp(z[v] - max);
+		for (int v = 0; v < VT; v++)
+			logp[i * VT + v] = z[v] - max - log(sum);
+		ref_gru(s, W_(m, "dec.W"), W_(m, "dec.U"), W_(m, "dec.b"),
+			W_(m, "dec.C"), y, me, c, da, n);
+	}
+}
+
+/*
+ * dec_step along a reference against the equations in double: the f32
+ * path differs by rounding only, a few 1e-7 of values of order one; 1e-5
+ * leaves room and fails any misread equation (a reset gate after U, the
+ * output from s_i, another order of the gates), which moves the numbers in
+ * the first or second digit.
+ */
+static void reference_case(const char *arch)
+{
+	static const int slen[] = { 5, 3 }, tlen[] = { 4, 6 };
+	struct model *m = make_model(arch, NULL);
+	struct batch src, tgt;
+	struct frame *f, *fp[2];
+	struct decoder *d;
+	double ref[2][6 * VT];
+	float logp[2 * VT];
+	int32_t prev[2] = { 1, 1 };
+
+	make_batch(&src, 2, slen, VS, 15);
+	make_batch(&tgt, 2, tlen, VT, 16);
+	for (int b = 0; b < 2; b++)
+		ref_logp(m, src.ids + b * src.b.S, slen[b],
+			 tgt.ids + b * tgt.b.S, tlen[b], ref[b]);
+	f = pipeline(m, &src);
+	fp[0] = &f[0];
+	fp[1] = &f[1];
+	d = m->arch->dec_new(m, fp, 2, 1);
+	ck_assert_ptr_nonnull(d);
+	for (int i = 0; i < 6; i++) {
+		ck_assert_int_eq(m->arch->dec_step(d, 2, prev, logp, NULL), 0);
+		for (int b = 0; b < 2; b++) {
+			if (i >= tlen[b])
+				continue;
+			for (int v = 0; v < VT; v++)
+				ck_assert_msg(fabs(logp[b * VT + v] -
+						   ref[b][i * VT + v]) <= 1e-5,
+					      "%s sentence %d step %d id %d: "
+					      "%.7g, reference %.7g", arch, b,
+					      i, v, logp[b * VT + v],
+					      ref[b][i * VT + v]);
+			prev[b] = tgt.ids[b * tgt.b.S + i];
+		}
+	}
+	m->arch->dec_free(d);
+	free_frames(f, 2);
+	model_free(m);
+}
+
+START_TEST(equations_rnnsearch)
+{
+	reference_case("rnnsearch");
+}
+END_TEST
+
+START_TEST(equations_rnnencdec)
+{
+	reference_case("rnnencdec");
+}
+END_TEST
 
 /* ---- gradients ------------------------------------------------------------ */
 
@@ -708,6 +927,8 @@ static Suite *suite(void)
 	TCase *t = tcase_create("core");
 
 	tcase_set_timeout(t, 60);
+	tcase_add_test(t, equations_rnnsearch);
+	tcase_add_test(t, equations_rnnencdec);
 	tcase_add_test(t, gradients_rnnsearch);
 	tcase_add_test(t, gradients_rnnencdec);
 	tcase_add_test(t, gradients_label_smoothing);
