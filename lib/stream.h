@@ -48,6 +48,9 @@ struct tsr_recinfo {
 	uint64_t stored;        /* payload bytes as stored */
 	int flags;              /* TSR_FLAG_* */
 	int pad;                /* padding bytes before the payload */
+	/* The payload as stored (compressed or not); valid until the next
+	 * read from the reader or until the tensor is freed. */
+	const void *stored_bytes;
 };
 void tsr_read_info(const struct tsr_reader *r, struct tsr_recinfo *info);
 
@@ -108,6 +111,9 @@ int tsr_write(struct tsr_writer *w, const struct tensor *t, uint64_t frame,
  */
 int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
 		 uint64_t frame, int flags, int pad);
+/* Sets the zlib level (1..9) that TSR_FLAG_ZLIB records are written at
+ * from now on; 0 makes tsr_write write plain payloads again. */
+void tsr_writer_set_level(struct tsr_writer *w, int zlib_level);
 /* Bytes written so far, buffered ones included. */
 uint64_t tsr_writer_offset(const struct tsr_writer *w);
 /* Writes every record of f under f->number, the end flag on the last one. */

@@ -225,7 +225,7 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	if (have <= 0)
 		return have;            /* the normal end, or an error */
 	if (have < TSR_FIXED)
-		return truncated(&h, "record header", have, TSR_FIXED);
+		return tsr_rec_short(&h, r->buf + r->start, have);
 	if (tsr_rec_fixed(&h, r->buf + r->start) < 0)
 		return -1;
 	n = TSR_FIXED + tsr_rec_var_len(&h);
@@ -273,6 +273,7 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	r->info.stored = h.stored;
 	r->info.flags = h.flags;
 	r->info.pad = h.pad;
+	r->info.stored_bytes = stored;
 	if (end_frame)
 		*end_frame = !!(h.flags & TSR_FLAG_END_FRAME);
 	return 1;

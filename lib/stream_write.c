@@ -47,7 +47,7 @@ static struct tsr_writer *writer_new(int fd, const char *label, int level)
 		return NULL;
 	}
 	w->fd = fd;
-	w->level = level < 0 ? 0 : level > 9 ? 9 : level;
+	tsr_writer_set_level(w, level);
 	return w;
 }
 
@@ -270,6 +270,11 @@ int tsr_write(struct tsr_writer *w, const struct tensor *t, uint64_t frame,
 	if (w->level && t->nbytes)
 		flags |= TSR_FLAG_ZLIB;
 	return tsr_write_ex(w, t, frame, flags, -1);
+}
+
+void tsr_writer_set_level(struct tsr_writer *w, int zlib_level)
+{
+	w->level = zlib_level < 0 ? 0 : zlib_level > 9 ? 9 : zlib_level;
 }
 
 uint64_t tsr_writer_offset(const struct tsr_writer *w)

@@ -33,7 +33,7 @@ static int64_t map_record(struct tsr_map *m, const char *path, uint64_t off,
 	size_t head;
 
 	if (left < TSR_FIXED)
-		return truncated(&h, "record header", left, TSR_FIXED);
+		return tsr_rec_short(&h, p, left);
 	if (tsr_rec_fixed(&h, p) < 0)
 		return -1;
 	head = TSR_FIXED + tsr_rec_var_len(&h);

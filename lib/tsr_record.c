@@ -77,21 +77,39 @@ void tsr_rec_fail(const struct tsr_rec *h, const char *fmt, ...)
 	err_set("%s: %s", where, msg);
 }
 
+static int check_magic(struct tsr_rec *h, const unsigned char *p)
+{
+	char shown[4 * 4 + 1];
+	int n = 0;
+
+	if (memcmp(p, TSR_MAGIC, 4) == 0)
+		return 0;
+	for (int i = 0; i < 4; i++)
+		n += snprintf(shown + n, sizeof shown - n,
+			      p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' &&
+			      p[i] != '\\' ? "%c" : "\\x%02x", p[i]);
+	tsr_rec_fail(h, "bad magic \"%s\" (not a tensor stream, or damaged)",
+		     shown);
+	return -1;
+}
+
+int tsr_rec_short(struct tsr_rec *h, const unsigned char *p, size_t n)
+{
+	h->have_frame = 0;
+	h->name[0] = 0;
+	if (n >= 4 && check_magic(h, p) < 0)
+		return -1;
+	tsr_rec_fail(h, "truncated: end of input after %zu of the %d bytes "
+		     "of the record header", n, TSR_FIXED);
+	return -1;
+}
+
 int tsr_rec_fixed(struct tsr_rec *h, const unsigned char *p)
 {
 	h->have_frame = 0;
 	h->name[0] = 0;
-	if (memcmp(p, TSR_MAGIC, 4) != 0) {
-		char shown[4 * 4 + 1];
-		int n = 0;
-		for (int i = 0; i < 4; i++)
-			n += snprintf(shown + n, sizeof shown - n,
-				      p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"'
-				      && p[i] != '\\' ? "%c" : "\\x%02x", p[i]);
-		tsr_rec_fail(h, "bad magic \"%s\" (not a tensor stream, or "
-			     "damaged)", shown);
+	if (check_magic(h, p) < 0)
 		return -1;
-	}
 	h->dtype = p[5];
 	h->rank = p[6];
 	h->flags = p[7];

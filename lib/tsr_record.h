@@ -46,6 +46,9 @@ void tsr_rec_fail(const struct tsr_rec *h, const char *fmt, ...) ATTN_PRINTF(2, 
  * must be set.  Returns 0 or -1.
  */
 int tsr_rec_fixed(struct tsr_rec *h, const unsigned char *p);
+/* The error for n (< TSR_FIXED) bytes at the end of input: a bad magic
+ * if they show one, else a truncated record.  Returns -1. */
+int tsr_rec_short(struct tsr_rec *h, const unsigned char *p, size_t n);
 /* Bytes of dims and name after the fixed part. */
 static inline size_t tsr_rec_var_len(const struct tsr_rec *h)
 {

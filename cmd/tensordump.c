@@ -1,0 +1,393 @@
+/*
+ * tensordump: shows the records of tensor streams, one line each, checks a
+ * stream, and converts between streams and their text form.
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "prog.h"
+#include "stream.h"
+#include "tsr_text.h"
+
+enum mode { LIST, CHECK, TEXT, FROM_TEXT };
+
+static struct {
+	enum mode mode;
+	int stats;
+	size_t values;          /* how many values to show; SIZE_MAX: all */
+	char **names;           /* fnmatch patterns, any may match */
+	int nnames;
+	uint64_t frame_lo, frame_hi;
+	int zlib;               /* -z: -1 keeps what the text says */
+	int header;
+	uint64_t limit;
+} opt = { .frame_hi = UINT64_MAX, .zlib = -1, .header = 1,
+	  .limit = TSR_DEFAULT_LIMIT };
+
+static void usage(void)
+{
+	printf("usage: %s [-cst] [-v[N]] [-n PATTERN] [-f N[-M]] [FILE ...]\n"
+	       "       %s -r [-z LEVEL] [FILE ...]\n"
+	       "Shows the records of tensor streams (stdin when no FILE), "
+	       "one line each:\n"
+	       "frame, name, dtype, shape, bytes, stored bytes, flags.\n\n"
+	       "  -s, --stats          add min, max, mean, std (of the finite "
+	       "values), NaN and Inf counts\n"
+	       "  -v, --values[=N]     show the first N values (default 8; "
+	       "all: every value)\n"
+	       "  -n, --name=PATTERN   only records whose name matches "
+	       "(fnmatch; repeatable)\n"
+	       "  -f, --frame=N[-M]    only frames N to M (M empty: to the "
+	       "end)\n"
+	       "  -H, --no-header      no column header line\n"
+	       "  -c, --check          check whole streams; print a summary; "
+	       "exit 0 or 1\n"
+	       "  -t, --text           print the records in the text form\n"
+	       "  -r, --from-text      read the text form, write a stream to "
+	       "stdout\n"
+	       "  -z, --zlib=LEVEL     with -r: compress every record at LEVEL "
+	       "(0: none)\n"
+	       "  -l, --limit=BYTES    largest payload to accept (default "
+	       "4 GiB)\n"
+	       "  -h, --help           this help\n"
+	       "  -V, --version        the version\n", progname, progname);
+	exit(0);
+}
+
+static uint64_t parse_num(const char *s, const char *what)
+{
+	char *end;
+	uint64_t v;
+
+	if (*s < '0' || *s > '9')
+		usage_error("%s: \"%s\" is not a number", what, s);
+	v = strtoull(s, &end, 10);
+	if (*end)
+		usage_error("%s: \"%s\" is not a number", what, s);
+	return v;
+}
+
+static void parse_frames(char *s)
+{
+	char *dash = strchr(s, '-');
+
+	if (dash)
+		*dash = 0;
+	opt.frame_lo = parse_num(s, "--frame");
+	opt.frame_hi = !dash ? opt.frame_lo
+		     : dash[1] ? parse_num(dash + 1, "--frame") : UINT64_MAX;
+	if (opt.frame_hi < opt.frame_lo)
+		usage_error("--frame: an empty range");
+}
+
+static int wanted(const struct tensor *t)
+{
+	if (t->frame < opt.frame_lo || t->frame > opt.frame_hi)
+		return 0;
+	if (!opt.nnames)
+		return 1;
+	for (int i = 0; i < opt.nnames; i++)
+		if (fnmatch(opt.names[i], t->name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- the listing -------------------------------------------------------- */
+
+static void print_header(void)
+{
+	printf("%6s  %-20s %-5s %-14s %10s %10s  %-*s", "#frame", "name",
+	       "dtype", "shape", "bytes", "stored", opt.stats ? 8 : 0, "flags");
+	if (opt.stats)
+		printf(" %12s %12s %12s %12s %6s %6s", "min", "max", "mean",
+		       "std", "nan", "inf");
+	putchar('\n');
+}
+
+static void print_stats(const struct tensor *t)
+{
+	size_t size = dtype_size(t->dtype), n = t->nbytes / size;
+	double lo = INFINITY, hi = -INFINITY, sum = 0, sq = 0, mean, var;
+	uint64_t nan = 0, inf = 0, finite = 0;
+	float buf[256];
+
+	/* Two passes over f32 copies (exact for every dtype but f64 and
+	 * large i64, where the statistics do not need the last bits). */
+	for (int pass = 0; pass < 2; pass++) {
+		mean = finite ? sum / finite : 0;
+		for (size_t i = 0; i < n; i += 256) {
+			size_t k = n - i < 256 ? n - i : 256;
+			to_f32(buf, (const char *)t->data + i * size, k,
+			       t->dtype);
+			for (size_t j = 0; j < k; j++) {
+				double v = buf[j];
+				if (t->dtype == DT_F64)
+					memcpy(&v, (const char *)t->data +
+					       (i + j) * 8, 8);
+				if (!isfinite(v)) {
+					if (pass == 0)
+						*(isnan(v) ? &nan : &inf) += 1;
+					continue;
+				}
+				if (pass == 0) {
+					lo = v < lo ? v : lo;
+					hi = v > hi ? v : hi;
+					sum += v;
+					finite++;
+				} else {
+					sq += (v - mean) * (v - mean);
+				}
+			}
+		}
+	}
+	var = finite ? sq / finite : 0;
+	if (finite)
+		printf(" %12.6g %12.6g %12.6g %12.6g", lo, hi, mean, sqrt(var));
+	else
+		printf(" %12s %12s %12s %12s", "-", "-", "-", "-");
+	printf(" %6" PRIu64 " %6" PRIu64, nan, inf);
+}
+
+static void print_values(const struct tensor *t)
+{
+	size_t size = dtype_size(t->dtype), n = t->nbytes / size;
+	size_t show = n < opt.values ? n : opt.values;
+	char buf[64];
+
+	fputs("       ", stdout);
+	for (size_t i = 0; i < show; i++) {
+		tsr_text_value(buf, sizeof buf, (const char *)t->data + i * size,
+			       t->dtype);
+		printf(" %s", buf);
+	}
+	if (show < n)
+		printf(" ... (%zu more)", n - show);
+	putchar('\n');
+}
+
+static void list_record(const struct tensor *t, const struct tsr_recinfo *in)
+{
+	char shape[8 * 21 + 3], flags[16];
+	int k = 0;
+
+	shape[k++] = '[';
+	for (int i = 0; i < t->rank; i++)
+		k += sprintf(shape + k, i ? ",%" PRIu64 : "%" PRIu64, t->dim[i]);
+	strcpy(shape + k, "]");
+	snprintf(flags, sizeof flags, "%s%s%s",
+		 in->flags & TSR_FLAG_ZLIB ? "zlib" : "",
+		 in->flags == (TSR_FLAG_ZLIB | TSR_FLAG_END_FRAME) ? "," : "",
+		 in->flags & TSR_FLAG_END_FRAME ? "end" : "");
+	printf("%6" PRIu64 "  %-20s %-5s %-14s %10zu %10" PRIu64 "  %-*s",
+	       t->frame, t->name, dtype_name(t->dtype), shape, t->nbytes,
+	       in->stored, opt.stats ? 8 : 0, in->flags ? flags : "-");
+	if (opt.stats)
+		print_stats(t);
+	putchar('\n');
+	if (opt.values && t->nbytes)
+		print_values(t);
+}
+
+/* ---- the text form ------------------------------------------------------ */
+
+/* The zlib level that makes exactly the stored bytes, or 0. */
+static int zlib_level(const struct tensor *t, const struct tsr_recinfo *in)
+{
+	const unsigned char *z = in->stored_bytes;
+	/* The header's FLEVEL bits narrow the search. */
+	static const int from[4] = { 1, 2, 6, 7 }, to[4] = { 1, 5, 6, 9 };
+	int fl = in->stored >= 2 ? z[1] >> 6 : 0, found = 0;
+	uLongf cap = compressBound(t->nbytes), n;
+	unsigned char *buf = malloc(cap);
+
+	if (!buf)
+		die("out of memory");
+	for (int level = from[fl]; level <= to[fl] && !found; level++) {
+		n = cap;
+		if (compress2(buf, &n, t->data, t->nbytes, level) == Z_OK &&
+		    n == in->stored && memcmp(buf, z, n) == 0)
+			found = level;
+	}
+	free(buf);
+	return found;
+}
+
+static void text_record(const struct tensor *t, const struct tsr_recinfo *in)
+{
+	struct tsr_text_attr a = { .frame = t->frame, .flags = in->flags };
+	size_t head = 32 + 8 * t->rank + strlen(t->name);
+	int natural = (64 - (in->offset + head) % 64) % 64;
+
+	/* The padding a writer starting where this stream started would
+	 * choose is left out; any other is kept, for an exact round trip. */
+	a.pad = in->pad == natural ? -1 : in->pad;
+	if (in->flags & TSR_FLAG_ZLIB)
+		a.level = zlib_level(t, in);
+	if (tsr_text_print(stdout, t, &a) < 0)
+		die("<stdout>: write error");
+	if (in->flags & TSR_FLAG_END_FRAME)
+		putchar('\n');
+}
+
+/* ---- reading streams ---------------------------------------------------- */
+
+static int dump(const char *path)
+{
+	struct tsr_reader *r = tsr_reader_path(path);
+	struct tsr_recinfo in;
+	struct tensor t;
+	uint64_t records = 0, frames = 0, last = 0;
+	int end, ended = 1, rc;
+
+	if (!r) {
+		warnx_("%s", err_msg());
+		return -1;
+	}
+	tsr_reader_set_limit(r, opt.limit);
+	while ((rc = tsr_read(r, &t, &end)) == 1) {
+		tsr_read_info(r, &in);
+		/* A frame starts after an end flag or where the number
+		 * changes (FORMAT.md, Frames). */
+		if (ended || t.frame != last)
+			frames++;
+		records++;
+		last = t.frame;
+		ended = end;
+		if (wanted(&t) && opt.mode == LIST)
+			list_record(&t, &in);
+		else if (wanted(&t) && opt.mode == TEXT)
+			text_record(&t, &in);
+		tensor_free(&t);
+	}
+	if (rc < 0)
+		warnx_("%s", err_msg());
+	else if (opt.mode == CHECK)
+		printf("%s: %" PRIu64 " records in %" PRIu64 " frames, ok\n",
+		       tsr_reader_label(r), records, frames);
+	tsr_reader_free(r);
+	return rc;
+}
+
+/* ---- writing streams ---------------------------------------------------- */
+
+static int from_text(const char *path, struct tsr_writer *w)
+{
+	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	struct tsr_text_reader *r;
+	struct tsr_text_attr a;
+	struct tensor t;
+	int rc;
+
+	if (!in) {
+		warnx_("%s: %m", path);
+		return -1;
+	}
+	r = tsr_text_open(in, in == stdin ? "<stdin>" : path);
+	if (!r)
+		die_err();
+	while ((rc = tsr_text_read(r, &t, &a)) == 1) {
+		int flags = a.flags;
+		if (opt.zlib >= 0)
+			flags = (flags & ~TSR_FLAG_ZLIB) |
+				(opt.zlib ? TSR_FLAG_ZLIB : 0);
+		tsr_writer_set_level(w, opt.zlib > 0 ? opt.zlib : a.level);
+		check_write(tsr_write_ex(w, &t, a.frame, flags, a.pad));
+		tensor_free(&t);
+	}
+	if (rc < 0)
+		warnx_("%s", err_msg());
+	tsr_text_close(r);
+	if (in != stdin)
+		fclose(in);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "stats", no_argument, NULL, 's' },
+		{ "values", optional_argument, NULL, 'v' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "frame", required_argument, NULL, 'f' },
+		{ "no-header", no_argument, NULL, 'H' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "text", no_argument, NULL, 't' },
+		{ "from-text", no_argument, NULL, 'r' },
+		{ "zlib", required_argument, NULL, 'z' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *stdin_only[] = { "-", NULL };
+	struct tsr_writer *w = NULL;
+	char **files;
+	int c, status = 0;
+
+	prog_init(argc, argv);
+	while ((c = getopt_long(argc, argv, "sv::n:f:Hctrz:l:hV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's': opt.stats = 1; break;
+		case 'v':
+			opt.values = !optarg ? 8 : strcmp(optarg, "all") == 0
+				   ? SIZE_MAX : parse_num(optarg, "--values");
+			if (!opt.values)
+				opt.values = SIZE_MAX;
+			break;
+		case 'n':
+			opt.names = realloc(opt.names, (opt.nnames + 1) *
+					    sizeof *opt.names);
+			if (!opt.names)
+				die("out of memory");
+			opt.names[opt.nnames++] = optarg;
+			break;
+		case 'f': parse_frames(optarg); break;
+		case 'H': opt.header = 0; break;
+		case 'c': opt.mode = CHECK; break;
+		case 't': opt.mode = TEXT; break;
+		case 'r': opt.mode = FROM_TEXT; break;
+		case 'z':
+			opt.zlib = parse_num(optarg, "--zlib");
+			if (opt.zlib > 9)
+				usage_error("--zlib: a level from 0 to 9");
+			break;
+		case 'l': opt.limit = parse_num(optarg, "--limit"); break;
+		case 'h': usage(); break;
+		case 'V': prog_version(); break;
+		default: usage_error("unknown option");
+		}
+	}
+	if (opt.zlib >= 0 && opt.mode != FROM_TEXT)
+		usage_error("--zlib goes with --from-text");
+	files = optind < argc ? argv + optind : stdin_only;
+
+	if (opt.mode == FROM_TEXT) {
+		if (isatty(1))
+			die("not writing a binary stream to a terminal");
+		w = tsr_writer_fd(1, "<stdout>", 0);
+		if (!w)
+			die_err();
+		for (; *files && status == 0; files++)
+			status = from_text(*files, w);
+		check_write(tsr_writer_close(w));
+		return status ? 1 : 0;
+	}
+	if (opt.mode == LIST && opt.header)
+		print_header();
+	if (opt.mode == TEXT)
+		puts(TSR_TEXT_HEADER);
+	/* A damaged stream stops there: what follows it is not trusted,
+	 * and the exit status says so. */
+	for (; *files && status == 0; files++)
+		status = dump(*files);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die("<stdout>: write error");
+	return status ? 1 : 0;
+}
