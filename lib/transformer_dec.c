@@ -1,0 +1,459 @@
+/*
+ * transformer_dec.c: the Transformer's decoder one position at a time, for
+ * greedy and beam search and scoring.  Each step costs one position: the
+ * self-attention keys and values of earlier positions are kept in a cache,
+ * and the cross-attention's keys and values (att.{l}.k, att.{l}.v) are
+ * read once from the frames.
+ *
+ * Every hypothesis has a cache slot, [tcap, d] rows per layer for K and
+ * for V.  dec_select hands a slot to the first child of each surviving
+ * hypothesis and copies it only for the others, so greedy search never
+ * copies and beam search copies only where a hypothesis branches.
+ * Hypotheses whose slots (or sentences) follow each other share one call
+ * of the attention kernel.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "err.h"
+#include "kernels.h"
+#include "layers.h"
+#include "transformer.h"
+
+struct tf_decoder {
+	const struct tf_net *n;
+	int nsent, width, cap;	/* sentences, width, cap = nsent * width */
+	int nh;			/* live hypotheses */
+	int t;			/* steps done: the position of the next input */
+	int S;			/* the longest source */
+	int *srclen;		/* [nsent] */
+	float **ck, **cv;	/* per layer [nsent, S, d]: att.{l}.k, .v */
+	int tcap;		/* positions a slot holds */
+	float **sk, **sv;	/* per layer [cap, tcap, d]: self-attention */
+	int *slot, *sent;	/* [cap] per hypothesis */
+	int *klen;		/* [cap] source length of each hypothesis */
+	int *tmp_slot, *tmp_sent, *claimed;	/* dec_select's */
+	/* the step's rows, [cap, .] */
+	float *x, *q, *k, *v, *ctx, *h, *logits, *attw;
+	struct sub_acts sub;
+};
+
+static void dec_release(struct tf_decoder *dc)
+{
+	int l;
+
+	if (!dc)
+		return;
+	for (l = 0; dc->ck && l < dc->n->dec_layers; l++) {
+		free(dc->ck[l]);
+		free(dc->cv[l]);
+		free(dc->sk[l]);
+		free(dc->sv[l]);
+	}
+	free(dc->ck);
+	free(dc->cv);
+	free(dc->sk);
+	free(dc->sv);
+	free(dc->srclen);
+	free(dc->slot);
+	free(dc->sent);
+	free(dc->klen);
+	free(dc->tmp_slot);
+	free(dc->tmp_sent);
+	free(dc->claimed);
+	free(dc->x);
+	free(dc->q);
+	free(dc->k);
+	free(dc->v);
+	free(dc->ctx);
+	free(dc->h);
+	free(dc->logits);
+	free(dc->attw);
+	free(dc->sub.ln);
+	free(dc->sub.mean);
+	free(dc->sub.rstd);
+	free(dc->sub.fo);
+	free(dc->sub.sum);
+	free(dc);
+}
+
+void tf_dec_free(struct decoder *d)
+{
+	dec_release((struct tf_decoder *)d);
+}
+
+static void *falloc(size_t n)
+{
+	return malloc(sizeof(float) * (n ? n : 1));
+}
+
+/* Reads att.{l}.k and .v of every frame into dc->ck, dc->cv. */
+static int read_memory(struct tf_decoder *dc, struct frame **f, int nf)
+{
+	char name[32];
+	int l, kind, i, S, *len;
+
+	for (l = 0; l < dc->n->dec_layers; l++) {
+		for (kind = 0; kind < 2; kind++) {
+			float **dst = kind ? &dc->cv[l] : &dc->ck[l];
+
+			snprintf(name, sizeof(name), "att.%d.%c", l,
+				 kind ? 'v' : 'k');
+			S = tf_gather_rows(dc->n, f, nf, name, "attend", dst,
+					   &len);
+			if (S < 0)
+				return -1;
+			if (!dc->srclen) {
+				dc->srclen = len;
+				dc->S = S;
+				continue;
+			}
+			for (i = 0; i < nf; i++)
+				if (len[i] != dc->srclen[i])
+					break;
+			free(len);
+			if (i < nf) {
+				err_set("frame %llu: %s has %d rows where "
+					"att.0.k has %d",
+					(unsigned long long)f[i]->number, name,
+					len[i], dc->srclen[i]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
+			   int width)
+{
+	const struct tf_net *n = m->net;
+	struct tf_decoder *dc;
+	int L = n->dec_layers, d = n->d, i, l;
+	size_t cap, V = n->tgt_vocab;
+
+	if (nf < 1 || width < 1) {
+		err_set("transformer: a decoder for %d sentences of width %d",
+			nf, width);
+		return NULL;
+	}
+	dc = calloc(1, sizeof(*dc));
+	if (!dc)
+		goto oom;
+	dc->n = n;
+	dc->nsent = nf;
+	dc->width = width;
+	dc->cap = nf * width;
+	dc->nh = nf;
+	cap = dc->cap;
+	dc->ck = calloc(L ? L : 1, sizeof(float *));
+	dc->cv = calloc(L ? L : 1, sizeof(float *));
+	dc->sk = calloc(L ? L : 1, sizeof(float *));
+	dc->sv = calloc(L ? L : 1, sizeof(float *));
+	if (!dc->ck || !dc->cv || !dc->sk || !dc->sv)
+		goto oom;
+	if (L == 0) {
+		dc->srclen = calloc(nf, sizeof(int));
+		if (!dc->srclen)
+			goto oom;
+	} else if (read_memory(dc, f, nf) < 0) {
+		goto fail;
+	}
+	/* room for MODELS.md's default maximum length; more on demand */
+	dc->tcap = 2 * dc->S + 10;
+	for (l = 0; l < L; l++) {
+		dc->sk[l] = falloc(cap * dc->tcap * d);
+		dc->sv[l] = falloc(cap * dc->tcap * d);
+		if (!dc->sk[l] || !dc->sv[l])
+			goto oom;
+	}
+	dc->slot = malloc(sizeof(int) * cap);
+	dc->sent = malloc(sizeof(int) * cap);
+	dc->klen = malloc(sizeof(int) * cap);
+	dc->tmp_slot = malloc(sizeof(int) * cap);
+	dc->tmp_sent = malloc(sizeof(int) * cap);
+	dc->claimed = malloc(sizeof(int) * cap);
+	dc->x = falloc(cap * d);
+	dc->q = falloc(cap * d);
+	dc->k = falloc(cap * d);
+	dc->v = falloc(cap * d);
+	dc->ctx = falloc(cap * d);
+	dc->h = falloc(cap * n->ffn);
+	dc->logits = falloc(cap * V);
+	dc->attw = falloc(cap * n->heads * dc->S);
+	dc->sub.ln = falloc(cap * d);
+	dc->sub.mean = falloc(cap);
+	dc->sub.rstd = falloc(cap);
+	dc->sub.fo = falloc(cap * d);
+	dc->sub.sum = falloc(cap * d);
+	if (!dc->slot || !dc->sent || !dc->klen || !dc->tmp_slot ||
+	    !dc->tmp_sent || !dc->claimed || !dc->x || !dc->q || !dc->k ||
+	    !dc->v || !dc->ctx || !dc->h || !dc->logits || !dc->attw ||
+	    !dc->sub.ln || !dc->sub.mean || !dc->sub.rstd || !dc->sub.fo ||
+	    !dc->sub.sum)
+		goto oom;
+	for (i = 0; i < nf; i++) {
+		dc->slot[i] = i;
+		dc->sent[i] = i;
+		dc->klen[i] = dc->srclen[i];
+	}
+	return (struct decoder *)dc;
+oom:
+	err_set("out of memory for a decoder of %d sentences", nf);
+fail:
+	dec_release(dc);
+	return NULL;
+}
+
+/* Doubles the positions every slot holds. */
+static int grow_cache(struct tf_decoder *dc)
+{
+	int d = dc->n->d, tcap = 2 * dc->tcap, l, s, kind;
+
+	for (l = 0; l < dc->n->dec_layers; l++) {
+		for (kind = 0; kind < 2; kind++) {
+			float **c = kind ? &dc->sv[l] : &dc->sk[l];
+			float *nc = falloc((size_t)dc->cap * tcap * d);
+
+			if (!nc) {
+				err_set("out of memory for the decoder's "
+					"cache (%d positions)", tcap);
+				return -1;
+			}
+			for (s = 0; s < dc->cap; s++)
+				memcpy(nc + (size_t)s * tcap * d,
+				       *c + (size_t)s * dc->tcap * d,
+				       sizeof(float) * dc->t * d);
+			free(*c);
+			*c = nc;
+		}
+	}
+	dc->tcap = tcap;
+	return 0;
+}
+
+/*
+ * The length of the run of hypotheses from i whose index (slot or
+ * sentence) goes up by a constant 0 or 1, so that one kernel call with
+ * batch stride *step (in indices) serves them all.
+ */
+static int run_of(const int *idx, int i, int nh, int *step)
+{
+	int r = 1;
+
+	*step = 0;
+	if (i + 1 < nh && (idx[i + 1] - idx[i] == 0 ||
+			   idx[i + 1] - idx[i] == 1))
+		*step = idx[i + 1] - idx[i];
+	while (i + r < nh && idx[i + r] - idx[i + r - 1] == *step)
+		r++;
+	return r;
+}
+
+/* Self-attention of the step's queries (dc->q) over each slot's cache. */
+static void self_attention(struct tf_decoder *dc, int l, int nh)
+{
+	const struct tf_net *n = dc->n;
+	int d = n->d, i, r, step;
+	size_t row = (size_t)dc->tcap * d;
+
+	/* this position's keys and values join the cache */
+	for (i = 0; i < nh; i++) {
+		size_t o = dc->slot[i] * row + (size_t)dc->t * d;
+
+		memcpy(dc->sk[l] + o, dc->k + (size_t)i * d, sizeof(float) * d);
+		memcpy(dc->sv[l] + o, dc->v + (size_t)i * d, sizeof(float) * d);
+	}
+	for (i = 0; i < nh; i += r) {
+		struct attn_args a = {
+			.H = n->heads, .T = 1, .S = dc->t + 1, .dk = n->dk,
+			.scale = 1.0f / sqrtf((float)n->dk),
+			.q = dc->q + (size_t)i * d, .q_bs = d, .q_rs = d,
+			.kv_rs = d, .o_bs = d, .o_rs = d,
+			.out = dc->ctx + (size_t)i * d,
+		};
+
+		r = run_of(dc->slot, i, nh, &step);
+		/* slots are distinct: a run steps by one slot */
+		if (step == 0)
+			r = 1;
+		a.B = r;
+		a.k = dc->sk[l] + dc->slot[i] * row;
+		a.v = dc->sv[l] + dc->slot[i] * row;
+		a.kv_bs = (long)row;
+		attention_forward(&a);
+	}
+}
+
+/* Cross-attention of dc->q over the sentences' memory; with attw, the
+ * weights go to attw [nh, L*H, S] (layer l's planes). */
+static void cross_attention(struct tf_decoder *dc, int l, int nh, float *attw)
+{
+	const struct tf_net *n = dc->n;
+	int d = n->d, H = n->heads, S = dc->S, L = n->dec_layers, i, r, step;
+	size_t mem = (size_t)S * d, plane = (size_t)H * S;
+
+	for (i = 0; i < nh; i += r) {
+		r = run_of(dc->sent, i, nh, &step);
+		struct attn_args a = {
+			.B = r, .H = H, .T = 1, .S = S, .dk = n->dk,
+			.scale = 1.0f / sqrtf((float)n->dk),
+			.q = dc->q + (size_t)i * d, .q_bs = d, .q_rs = d,
+			.k = dc->ck[l] + dc->sent[i] * mem,
+			.v = dc->cv[l] + dc->sent[i] * mem,
+			.kv_bs = (long)(step * mem), .kv_rs = d,
+			.out = dc->ctx + (size_t)i * d, .o_bs = d, .o_rs = d,
+			.klen = dc->klen + i,
+			.weights = attw ? dc->attw + (size_t)i * plane : NULL,
+		};
+
+		attention_forward(&a);
+	}
+	if (!attw)
+		return;
+	for (i = 0; i < nh; i++)
+		memcpy(attw + ((size_t)i * L + l) * plane,
+		       dc->attw + (size_t)i * plane, sizeof(float) * plane);
+}
+
+/* A sub-layer of the step: out = x + F(x) with F's output in sub.fo. */
+static const float *step_out(struct tf_decoder *dc, const struct ln_w *ln,
+			     const float *x, int nh)
+{
+	const float *y = tf_sub_out(dc->n, &dc->sub, ln, x, nh, 0.0f, NULL);
+
+	/* the next sub-layer's input must survive its use of dc->sub */
+	memcpy(dc->x, y, sizeof(float) * nh * dc->n->d);
+	return dc->x;
+}
+
+int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
+		float *attw)
+{
+	struct tf_decoder *dc = (struct tf_decoder *)d;
+	const struct tf_net *n = dc->n;
+	int dm = n->d, i, l;
+	const float *x = dc->x, *u;
+
+	/* fewer than last time: the last ones were dropped (model.h) */
+	if (nh < 1 || nh > dc->nh) {
+		err_set("transformer: a step for %d hypotheses of %d", nh,
+			dc->nh);
+		return -1;
+	}
+	dc->nh = nh;
+	for (i = 0; i < nh; i++)
+		if (prev[i] < 0 || prev[i] >= n->tgt_vocab) {
+			err_set("transformer: token %d outside the target "
+				"vocabulary (%d)", (int)prev[i], n->tgt_vocab);
+			return -1;
+		}
+	if (dc->t == dc->tcap && grow_cache(dc) < 0)
+		return -1;
+	tf_embed_forward(n, dc->x, prev, nh, 1, dc->t, n->w.tgt_emb);
+	for (l = 0; l < n->dec_layers; l++) {
+		const struct tf_dec_layer *w = &n->w.dec[l];
+
+		u = tf_sub_in(n, &dc->sub, &w->ln1, x, nh);
+		linear_forward(dc->q, u, w->self.qW, w->self.qb, nh, dm, dm);
+		linear_forward(dc->k, u, w->self.kW, w->self.kb, nh, dm, dm);
+		linear_forward(dc->v, u, w->self.vW, w->self.vb, nh, dm, dm);
+		self_attention(dc, l, nh);
+		linear_forward(dc->sub.fo, dc->ctx, w->self.oW, w->self.ob, nh,
+			       dm, dm);
+		x = step_out(dc, &w->ln1, x, nh);
+
+		u = tf_sub_in(n, &dc->sub, &w->ln2, x, nh);
+		linear_forward(dc->q, u, w->cross.qW, w->cross.qb, nh, dm, dm);
+		cross_attention(dc, l, nh, attw);
+		linear_forward(dc->sub.fo, dc->ctx, w->cross.oW, w->cross.ob,
+			       nh, dm, dm);
+		x = step_out(dc, &w->ln2, x, nh);
+
+		u = tf_sub_in(n, &dc->sub, &w->ln3, x, nh);
+		ffn_forward(dc->sub.fo, dc->h, u, &w->ffn, nh, dm, n->ffn);
+		x = step_out(dc, &w->ln3, x, nh);
+	}
+	u = tf_sub_in(n, &dc->sub, &n->w.dec_ln, x, nh);
+	linear_forward(dc->logits, u, n->w.out_W, n->w.out_b, nh, dm,
+		       n->tgt_vocab);
+	log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
+	dc->t++;
+	return 0;
+}
+
+int tf_dec_select(struct decoder *d, int nh, const int *parent)
+{
+	struct tf_decoder *dc = (struct tf_decoder *)d;
+	size_t row = (size_t)dc->tcap * dc->n->d;
+	size_t used = (size_t)dc->t * dc->n->d;
+	int i, l, free_slot = 0;
+
+	if (nh < 0 || nh > dc->cap) {
+		err_set("transformer: %d hypotheses for a decoder of %d", nh,
+			dc->cap);
+		return -1;
+	}
+	for (i = 0; i < nh; i++)
+		if (parent[i] < 0 || parent[i] >= dc->nh) {
+			err_set("transformer: parent %d of %d hypotheses",
+				parent[i], dc->nh);
+			return -1;
+		}
+	/* each surviving slot goes to its first child... */
+	memset(dc->claimed, 0, sizeof(int) * dc->cap);
+	for (i = 0; i < nh; i++) {
+		int s = dc->slot[parent[i]];
+
+		dc->tmp_slot[i] = dc->claimed[s] ? -1 : s;
+		dc->claimed[s] = 1;
+		dc->tmp_sent[i] = dc->sent[parent[i]];
+	}
+	/* ...and the other children get a copy in a free one */
+	for (i = 0; i < nh; i++) {
+		int src = dc->slot[parent[i]];
+
+		if (dc->tmp_slot[i] >= 0)
+			continue;
+		while (dc->claimed[free_slot])
+			free_slot++;
+		dc->claimed[free_slot] = 1;
+		dc->tmp_slot[i] = free_slot;
+		for (l = 0; l < dc->n->dec_layers; l++) {
+			memcpy(dc->sk[l] + free_slot * row,
+			       dc->sk[l] + src * row, sizeof(float) * used);
+			memcpy(dc->sv[l] + free_slot * row,
+			       dc->sv[l] + src * row, sizeof(float) * used);
+		}
+	}
+	for (i = 0; i < nh; i++) {
+		dc->slot[i] = dc->tmp_slot[i];
+		dc->sent[i] = dc->tmp_sent[i];
+		dc->klen[i] = dc->srclen[dc->sent[i]];
+	}
+	dc->nh = nh;
+	return 0;
+}
+
+int tf_dec_sentence(const struct decoder *d, int i)
+{
+	const struct tf_decoder *dc = (const struct tf_decoder *)d;
+
+	return i >= 0 && i < dc->nh ? dc->sent[i] : -1;
+}
+
+int tf_dec_srclen(const struct decoder *d, int sentence)
+{
+	const struct tf_decoder *dc = (const struct tf_decoder *)d;
+
+	return sentence >= 0 && sentence < dc->nsent ? dc->srclen[sentence]
+		: -1;
+}
+
+void tf_dec_attw_planes(const struct decoder *d, int *L, int *H)
+{
+	const struct tf_decoder *dc = (const struct tf_decoder *)d;
+
+	*L = dc->n->dec_layers;
+	*H = dc->n->heads;
+}

@@ -1,0 +1,692 @@
+/*
+ * test_transformer.c: arch_transformer on tiny models (vocabulary 13, d 8,
+ * 2 heads, ffn 12, 2+2 layers): its parameters, every gradient against
+ * central differences (post- and pre-norm, every tying), the cached
+ * decoder against the teacher-forced forward pass, padding, dropout, and
+ * a copy task that training learns.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "err.h"
+#include "model.h"
+#include "optim.h"
+#include "transformer.h"
+
+#define V 13
+
+/* ---- models and batches -------------------------------------------------- */
+
+/*
+ * A model of the given settings (on top of the tiny sizes), saved and
+ * reloaded with gradients as training does; with noise, every parameter
+ * gets a random offset so that biases and gains are not their
+ * initial 0 and 1.
+ */
+static struct model *make(const char *const *extra, int nextra, double noise)
+{
+	const char *set[24] = {
+		"src_vocab=13", "tgt_vocab=13", "d_model=8", "heads=2",
+		"ffn=12", "enc_layers=2", "dec_layers=2", "seed=7",
+	};
+	char dir[] = "/tmp/test_transformer.XXXXXX", p[64];
+	struct model *m;
+	struct rng r;
+	int i, n = 8;
+	size_t k;
+
+	for (i = 0; i < nextra; i++)
+		set[n++] = extra[i];
+	m = model_create("transformer", set, n, "", "");
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof p, "%s/m", dir);
+	ck_assert_msg(model_save(m, p, NULL, 0) == 0, "%s", err_msg());
+	model_free(m);
+	m = model_load(p, 1, NULL);
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	unlink(p);
+	rmdir(dir);
+	rng_seed(&r, 99);
+	for (i = 0; i < m->nparam; i++)
+		for (k = 0; k < m->param[i].n; k++)
+			m->param[i].w[k] += noise * (2 * rng_uniform(&r) - 1);
+	return m;
+}
+
+static struct model *make1(const char *norm, const char *tie, double noise)
+{
+	const char *extra[] = { norm, tie, "dropout=0" };
+
+	return make(extra, 3, noise);
+}
+
+/* B sentences of random tokens 3 .. V-1 ending with </s>, lengths len[]. */
+static void make_batch(struct batch_ids *b, int B, const int *len,
+		       struct rng *r)
+{
+	int i, t;
+
+	b->B = B;
+	b->S = 0;
+	for (i = 0; i < B; i++)
+		if (len[i] > b->S)
+			b->S = len[i];
+	b->ids = calloc((size_t)B * b->S, sizeof(int32_t));
+	b->len = malloc(sizeof(int) * B);
+	for (i = 0; i < B; i++) {
+		b->len[i] = len[i];
+		for (t = 0; t < len[i] - 1; t++)
+			b->ids[i * b->S + t] = 3 + (int)rng_below(r, V - 3);
+		b->ids[i * b->S + len[i] - 1] = 2;
+	}
+}
+
+/* Sentence i of b alone. */
+static void batch_one(struct batch_ids *one, const struct batch_ids *b, int i)
+{
+	one->B = 1;
+	one->S = b->len[i];
+	one->ids = b->ids + (size_t)i * b->S;
+	one->len = b->len + i;
+}
+
+static void free_batch(struct batch_ids *b)
+{
+	free(b->ids);
+	free(b->len);
+}
+
+/* Frames holding the src.ids of b's sentences. */
+static struct frame *frames_of(const struct batch_ids *b, struct frame **fp)
+{
+	struct frame *f = calloc(b->B, sizeof(*f));
+	int i;
+
+	for (i = 0; i < b->B; i++) {
+		struct tensor t;
+		uint64_t dim = b->len[i];
+
+		f[i].number = i;
+		ck_assert_int_eq(tensor_init_copy(&t, "src.ids", DT_I32, 1,
+						  &dim, b->ids + i * b->S), 0);
+		ck_assert_ptr_nonnull(frame_put(&f[i], &t));
+		fp[i] = &f[i];
+	}
+	return f;
+}
+
+static void pipeline(const struct model *m, struct frame **fp, int n)
+{
+	ck_assert_msg(m->arch->embed(m, fp, n) == 0, "%s", err_msg());
+	ck_assert_msg(m->arch->encode(m, fp, n) == 0, "%s", err_msg());
+	ck_assert_msg(m->arch->attend(m, fp, n) == 0, "%s", err_msg());
+}
+
+static void free_frames(struct frame *f, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		frame_free(&f[i]);
+	free(f);
+}
+
+static void zero_grad(struct model *m)
+{
+	memset(m->g, 0, sizeof(float) * m->nw);
+}
+
+/* ---- parameters ---------------------------------------------------------- */
+
+START_TEST(parameters_as_models_md)
+{
+	const char *pre_tgt[] = { "norm=pre", "tie=tgt" };
+	const char *all[] = { "tie=all" };
+	const char *odd[] = { "heads=3" };
+	struct model *m = make(NULL, 0, 0);
+	struct param *p;
+	int i;
+
+	ck_assert_ptr_eq(arch_find("transformer"), &arch_transformer);
+	/* 2 emb + 2 x (8 + 4 + 4) + 2 x (16 + 6 + 4) + out.W, out.b */
+	ck_assert_int_eq(m->nparam, 2 + 32 + 52 + 2);
+	ck_assert_str_eq(m->param[0].name, "src.emb");
+	ck_assert_str_eq(m->param[2].name, "enc.0.self.q.W");
+	ck_assert_str_eq(m->param[m->nparam - 1].name, "out.b");
+	ck_assert_ptr_null(model_param(m, "enc.ln.g"));
+	p = model_param(m, "dec.1.cross.k.b");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->rank, 1);
+	ck_assert_int_eq(p->dim[0], 8);
+	p = model_param(m, "enc.1.ffn.W1");
+	ck_assert_int_eq(p->dim[0], 12);
+	ck_assert_int_eq(p->dim[1], 8);
+	p = model_param(m, "dec.0.ffn.W2");
+	ck_assert_int_eq(p->dim[0], 8);
+	ck_assert_int_eq(p->dim[1], 12);
+	/* initialisation: gains 1, biases 0, Xavier bound, N(0, 1/d) */
+	for (i = 0; i < m->nparam; i++) {
+		size_t k;
+
+		p = &m->param[i];
+		for (k = 0; k < p->n; k++) {
+			if (strstr(p->name, "ln") && p->name[strlen(p->name) - 1]
+			    == 'g')
+				ck_assert_float_eq(p->w[k], 1.0f);
+			else if (p->rank == 1)
+				ck_assert_float_eq(p->w[k], 0.0f);
+			else if (!strstr(p->name, "emb"))
+				ck_assert_float_le(fabsf(p->w[k]),
+				    sqrt(6.0 / (p->dim[0] + p->dim[1])));
+		}
+	}
+	{
+		double s2 = 0;
+		size_t k;
+
+		p = model_param(m, "tgt.emb");
+		for (k = 0; k < p->n; k++)
+			s2 += p->w[k] * p->w[k];
+		/* variance 1/8 from 104 draws: within 40% */
+		ck_assert_double_lt(fabs(s2 / p->n - 0.125), 0.05);
+	}
+	model_free(m);
+
+	m = make(pre_tgt, 2, 0);
+	ck_assert_ptr_nonnull(model_param(m, "enc.ln.g"));
+	ck_assert_ptr_nonnull(model_param(m, "dec.ln.b"));
+	ck_assert_ptr_null(model_param(m, "out.W"));
+	ck_assert_ptr_nonnull(model_param(m, "src.emb"));
+	model_free(m);
+	m = make(all, 1, 0);
+	ck_assert_ptr_null(model_param(m, "out.W"));
+	ck_assert_ptr_null(model_param(m, "src.emb"));
+	model_free(m);
+
+	{
+		const char *set[] = { "src_vocab=13", "tgt_vocab=14",
+				      "tie=all" };
+		ck_assert_ptr_null(model_create("transformer", set, 3, "", ""));
+		ck_assert_ptr_nonnull(strstr(err_msg(), "tie=all"));
+		set[1] = "tgt_vocab=13";
+		set[2] = odd[0];
+		ck_assert_ptr_null(model_create("transformer", set, 3, "", ""));
+		ck_assert_ptr_nonnull(strstr(err_msg(), "divisible"));
+	}
+}
+END_TEST
+
+/* ---- gradients ----------------------------------------------------------- */
+
+/* The loss of the batch from a fixed generator state (same dropout). */
+static double loss_at(struct model *m, const struct batch_ids *s,
+		      const struct batch_ids *t, const struct rng *r0)
+{
+	m->rng = *r0;
+	return m->arch->train_batch(m, s, t, 1.0f, NULL, NULL);
+}
+
+/*
+ * Every parameter tensor (up to 6 random entries of each) against finite
+ * differences of the summed, label-smoothed loss, with h = 2e-3.  The loss
+ * (about 30 over 12 tokens) is computed in float: two evaluations differ
+ * by rounding of about 1e-6, i.e. 2.5e-4 in the central difference C,
+ * whose truncation error h^2 f'''/6 is far below that for these O(1)
+ * activations; tolerance 1e-3 + 2% of |C|.  A wrong gradient (a missing
+ * term, a transposed product, a wrong mask) is off by far more.
+ *
+ * C is wrong where [w - h, w + h] straddles a kink of a ReLU (a hidden
+ * unit within ~h of 0 in some row; with ~200 units a few entries do).
+ * There the one-sided differences D+ and D- differ by the kink's jump and
+ * the gradient matches the one on the side without the kink; their own
+ * truncation error is h f''/2, hence tolerance 5e-3 + 5%.  One unit
+ * near its kink moves with every parameter upstream of it, so such
+ * entries can be several percent; more than 10% would mean the central
+ * check no longer covers the model.
+ */
+static void grad_check(const char *norm, const char *tie, const char *drop)
+{
+	const char *extra[] = { norm, tie, drop, "label_smoothing=0.1" };
+	struct model *m = make(extra, 4, 0.3);
+	int sl[] = { 5, 3, 6 }, tl[] = { 4, 6, 2 }, i, j, bad = 0, kinks = 0;
+	int checked = 0;
+	struct batch_ids s, t;
+	struct rng r, r0;
+	float *g;
+	double h = 2e-3, l0;
+
+	rng_seed(&r, 5);
+	make_batch(&s, 3, sl, &r);
+	make_batch(&t, 3, tl, &r);
+	m->training = 1;
+	r0 = m->rng;
+	zero_grad(m);
+	l0 = loss_at(m, &s, &t, &r0);
+	ck_assert_double_gt(l0, 0);
+	g = malloc(sizeof(float) * m->nw);
+	memcpy(g, m->g, sizeof(float) * m->nw);
+	for (i = 0; i < m->nparam; i++) {
+		struct param *p = &m->param[i];
+		const float *gp = g + (p->w - m->w);
+		int nk = p->n < 6 ? (int)p->n : 6;
+
+		for (j = 0; j < nk; j++, checked++) {
+			size_t k = p->n <= 6 ? (size_t)j
+				: rng_below(&r, p->n);
+			float w0 = p->w[k];
+			double lp, lm, c, dp, dm;
+
+			p->w[k] = w0 + h;
+			lp = loss_at(m, &s, &t, &r0);
+			p->w[k] = w0 - h;
+			lm = loss_at(m, &s, &t, &r0);
+			p->w[k] = w0;
+			c = (lp - lm) / (2 * h);
+			dp = (lp - l0) / h;
+			dm = (l0 - lm) / h;
+			if (fabs(c - gp[k]) <= 1e-3 + 0.02 * fabs(c))
+				continue;
+			if (fmin(fabs(dp - gp[k]), fabs(dm - gp[k])) <=
+			    5e-3 + 0.05 * fabs(gp[k])) {
+				kinks++;
+				continue;
+			}
+			fprintf(stderr, "%s %s %s: %s[%zu]: gradient %g, "
+				"differences %g (one-sided %g, %g)\n", norm,
+				tie, drop, p->name, k, gp[k], c, dm, dp);
+			bad++;
+		}
+	}
+	ck_assert_msg(bad == 0, "%s %s %s: %d gradients off", norm, tie, drop,
+		      bad);
+	ck_assert_msg(kinks * 10 <= checked, "%s %s %s: %d kinks in %d",
+		      norm, tie, drop, kinks, checked);
+	free(g);
+	free_batch(&s);
+	free_batch(&t);
+	model_free(m);
+}
+
+START_TEST(gradients_post_norm)
+{
+	grad_check("norm=post", "tie=none", "dropout=0");
+	grad_check("norm=post", "tie=tgt", "dropout=0");
+	grad_check("norm=post", "tie=all", "dropout=0");
+}
+END_TEST
+
+START_TEST(gradients_pre_norm)
+{
+	grad_check("norm=pre", "tie=none", "dropout=0");
+	grad_check("norm=pre", "tie=tgt", "dropout=0");
+	grad_check("norm=pre", "tie=all", "dropout=0");
+}
+END_TEST
+
+/* With dropout the masks are fixed by the generator's state, so the loss
+ * is a smooth function of the weights again. */
+START_TEST(gradients_with_dropout)
+{
+	grad_check("norm=post", "tie=none", "dropout=0.2");
+	grad_check("norm=pre", "tie=tgt", "dropout=0.2");
+}
+END_TEST
+
+/* ---- the cached decoder -------------------------------------------------- */
+
+/* The reference's previous token at step t of sentence i (<s> first). */
+static int32_t prev_of(const struct batch_ids *t, int i, int step)
+{
+	if (step == 0)
+		return 1;
+	return step - 1 < t->len[i] ? t->ids[i * t->S + step - 1] : 2;
+}
+
+static void decoder_matches_teacher(const char *norm, const char *tie)
+{
+	struct model *m = make1(norm, tie, 0.3);
+	/* sentence 1's target outgrows the cache's first 2 * 6 + 10 rows */
+	int sl[] = { 5, 3, 6 }, tl[] = { 4, 30, 9 };
+	struct batch_ids s, t;
+	struct frame *f, *fp[3];
+	struct decoder *d;
+	struct rng r;
+	float *ref, *logp, *attw;
+	int sent[6] = { 0, 1, 2 }, nh = 3, step, i, k, L, H;
+	size_t rowV = V;
+
+	rng_seed(&r, 11);
+	make_batch(&s, 3, sl, &r);
+	make_batch(&t, 3, tl, &r);
+	ref = malloc(sizeof(float) * 3 * t.S * V);
+	ck_assert_msg(transformer_logp(m, &s, &t, ref) == 0, "%s", err_msg());
+	f = frames_of(&s, fp);
+	pipeline(m, fp, 3);
+	d = m->arch->dec_new(m, fp, 3, 2);
+	ck_assert_ptr_nonnull(d);
+	m->arch->dec_attw_planes(d, &L, &H);
+	ck_assert_int_eq(L, 2);
+	ck_assert_int_eq(H, 2);
+	logp = malloc(sizeof(float) * 6 * V);
+	attw = malloc(sizeof(float) * 6 * L * H * s.S);
+	for (step = 0; step < t.S; step++) {
+		int32_t prev[6];
+
+		if (step == 3) {
+			/* branch and reorder: 2, 0, 0, 1, 1 */
+			int parent[5] = { 2, 0, 0, 1, 1 };
+
+			ck_assert_int_eq(m->arch->dec_select(d, 5, parent), 0);
+			nh = 5;
+			for (i = 0; i < nh; i++)
+				sent[i] = i == 0 ? 2 : i < 3 ? 0 : 1;
+		}
+		if (step == 6)
+			nh = 4;		/* the last one dropped */
+		if (step == 10) {
+			/* sentence 1 only, branching again */
+			int parent[2] = { 3, 3 };
+
+			ck_assert_int_eq(m->arch->dec_select(d, 2, parent), 0);
+			nh = 2;
+			sent[0] = sent[1] = 1;
+		}
+		for (i = 0; i < nh; i++) {
+			ck_assert_int_eq(m->arch->dec_sentence(d, i), sent[i]);
+			prev[i] = prev_of(&t, sent[i], step);
+		}
+		ck_assert_msg(m->arch->dec_step(d, nh, prev, logp, attw) == 0,
+			      "%s", err_msg());
+		for (i = 0; i < nh; i++) {
+			const float *want = ref + ((size_t)sent[i] * t.S
+						   + step) * rowV;
+			int sl_i = m->arch->dec_srclen(d, sent[i]), pl;
+
+			ck_assert_int_eq(sl_i, s.len[sent[i]]);
+			if (step >= t.len[sent[i]])
+				continue;
+			for (k = 0; k < V; k++)
+				ck_assert_msg(fabsf(logp[i * V + k] - want[k])
+					      < 1e-4, "%s %s step %d hyp %d "
+					      "token %d: %g, teacher %g", norm,
+					      tie, step, i, k, logp[i * V + k],
+					      want[k]);
+			/* each plane a distribution over the source */
+			for (pl = 0; pl < L * H; pl++) {
+				const float *a = attw + ((size_t)i * L * H + pl)
+					* s.S;
+				double sum = 0;
+
+				for (k = 0; k < s.S; k++) {
+					if (k >= sl_i)
+						ck_assert_float_eq(a[k], 0);
+					ck_assert_float_ge(a[k], 0);
+					sum += a[k];
+				}
+				ck_assert_double_lt(fabs(sum - 1), 1e-5);
+			}
+		}
+	}
+	m->arch->dec_free(d);
+	free(ref);
+	free(logp);
+	free(attw);
+	free_frames(f, 3);
+	free_batch(&s);
+	free_batch(&t);
+	model_free(m);
+}
+
+START_TEST(decoder_cache_matches_full_forward)
+{
+	decoder_matches_teacher("norm=post", "tie=none");
+	decoder_matches_teacher("norm=pre", "tie=all");
+}
+END_TEST
+
+/* ---- padding --------------------------------------------------------------- */
+
+static void assert_close(const char *what, const float *a, const float *b,
+			 size_t n, double tol)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ck_assert_msg(fabsf(a[i] - b[i]) <= tol, "%s[%zu]: %g vs %g",
+			      what, i, a[i], b[i]);
+}
+
+START_TEST(padding_changes_nothing)
+{
+	struct model *m = make1("norm=post", "tie=none", 0.3);
+	int sl[] = { 7, 3, 5 }, tl[] = { 6, 4, 8 }, l, k, step;
+	struct batch_ids s, t, s1, t1;
+	struct frame *fb, *fa, *pb[3], *pa[1];
+	struct decoder *db, *da;
+	struct rng r;
+	char name[16];
+	double lb, la = 0, nb, na = 0, nll;
+	int ntb, nta = 0, nt;
+	float lpb[3 * V], lpa[V], awb[3 * 2 * 2 * 7], awa[2 * 2 * 3];
+
+	rng_seed(&r, 3);
+	make_batch(&s, 3, sl, &r);
+	make_batch(&t, 3, tl, &r);
+	/* sentence 1 (the shortest) alone and among longer ones */
+	fb = frames_of(&s, pb);
+	batch_one(&s1, &s, 1);
+	batch_one(&t1, &t, 1);
+	fa = frames_of(&s1, pa);
+	pipeline(m, pb, 3);
+	pipeline(m, pa, 1);
+	{
+		const char *names[] = { "src.emb", "enc.out" };
+
+		for (k = 0; k < 2; k++)
+			assert_close(names[k], frame_find(pb[1], names[k])->data,
+				     frame_find(pa[0], names[k])->data, 3 * 8,
+				     1e-5);
+	}
+	for (l = 0; l < 2; l++) {
+		snprintf(name, sizeof name, "att.%d.v", l);
+		assert_close(name, frame_find(pb[1], name)->data,
+			     frame_find(pa[0], name)->data, 3 * 8, 1e-5);
+	}
+	db = m->arch->dec_new(m, pb, 3, 1);
+	da = m->arch->dec_new(m, pa, 1, 1);
+	for (step = 0; step < 4; step++) {
+		int32_t prev[3], p1 = prev_of(&t, 1, step);
+
+		for (k = 0; k < 3; k++)
+			prev[k] = prev_of(&t, k, step);
+		ck_assert_int_eq(m->arch->dec_step(db, 3, prev, lpb, awb), 0);
+		ck_assert_int_eq(m->arch->dec_step(da, 1, &p1, lpa, awa), 0);
+		assert_close("logp", lpb + V, lpa, V, 1e-5);
+		for (k = 0; k < 4; k++)		/* L*H planes */
+			assert_close("attw", awb + (4 + k) * 7, awa + k * 3, 3,
+				     1e-6);
+	}
+	m->arch->dec_free(db);
+	m->arch->dec_free(da);
+
+	/* training: the batch's loss is the sum of its sentences' */
+	lb = m->arch->train_batch(m, &s, &t, 1.0f, &nb, &ntb);
+	for (k = 0; k < 3; k++) {
+		batch_one(&s1, &s, k);
+		batch_one(&t1, &t, k);
+		la += m->arch->train_batch(m, &s1, &t1, 1.0f, &nll, &nt);
+		na += nll;
+		nta += nt;
+	}
+	ck_assert_int_eq(ntb, 6 + 4 + 8);
+	ck_assert_int_eq(nta, ntb);
+	ck_assert_double_lt(fabs(lb - la), 1e-4 * la);
+	ck_assert_double_lt(fabs(nb - na), 1e-4 * na);
+	free_frames(fb, 3);
+	free_frames(fa, 1);
+	free_batch(&s);
+	free_batch(&t);
+	model_free(m);
+}
+END_TEST
+
+/* ---- dropout ------------------------------------------------------------- */
+
+START_TEST(dropout_is_reproducible_and_off_at_inference)
+{
+	const char *extra[] = { "dropout=0.3" };
+	struct model *m = make(extra, 1, 0.3);
+	int sl[] = { 5, 4 }, tl[] = { 6, 3 };
+	struct batch_ids s, t;
+	struct rng r, r0;
+	float *g1;
+	double l1, l2, l0, l_off;
+
+	rng_seed(&r, 8);
+	make_batch(&s, 2, sl, &r);
+	make_batch(&t, 2, tl, &r);
+	g1 = malloc(sizeof(float) * m->nw);
+	r0 = m->rng;
+
+	m->training = 1;
+	zero_grad(m);
+	l1 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	memcpy(g1, m->g, sizeof(float) * m->nw);
+	ck_assert(memcmp(&m->rng, &r0, sizeof r0) != 0);	/* drew masks */
+	m->rng = r0;
+	zero_grad(m);
+	l2 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	ck_assert(l1 == l2);
+	ck_assert(memcmp(g1, m->g, sizeof(float) * m->nw) == 0);
+	/* the next batch draws other masks */
+	l2 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	ck_assert(l1 != l2);
+
+	/* training off: no dropout, no draws, the loss of dropout=0 */
+	m->training = 0;
+	r0 = m->rng;
+	l_off = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	ck_assert(memcmp(&m->rng, &r0, sizeof r0) == 0);
+	ck_assert_int_eq(config_set(&m->cfg, "dropout", "0"), 0);
+	m->training = 1;
+	l0 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	ck_assert(l0 == l_off);
+	ck_assert(l0 != l1);
+	free(g1);
+	free_batch(&s);
+	free_batch(&t);
+	model_free(m);
+}
+END_TEST
+
+/* ---- learning -------------------------------------------------------------- */
+
+/* Greedy copies of n random sequences: how many come out exactly. */
+static int copies_right(const struct model *m, struct rng *r, int n)
+{
+	int len[16], i, k, step, right = 0;
+	struct batch_ids s;
+	struct frame *f, *fp[16];
+	struct decoder *d;
+	int32_t prev[16], out[16][16];
+	float logp[16 * V];
+
+	for (i = 0; i < n; i++)
+		len[i] = 3 + (int)rng_below(r, 4);
+	make_batch(&s, n, len, r);
+	f = frames_of(&s, fp);
+	pipeline(m, fp, n);
+	d = m->arch->dec_new(m, fp, n, 1);
+	for (i = 0; i < n; i++)
+		prev[i] = 1;
+	for (step = 0; step < s.S; step++) {
+		ck_assert_int_eq(m->arch->dec_step(d, n, prev, logp, NULL), 0);
+		for (i = 0; i < n; i++) {
+			int best = 0;
+
+			for (k = 1; k < V; k++)
+				if (logp[i * V + k] > logp[i * V + best])
+					best = k;
+			out[i][step] = prev[i] = best;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < len[i]; k++)
+			if (out[i][k] != s.ids[i * s.S + k])
+				break;
+		right += k == len[i];
+	}
+	m->arch->dec_free(d);
+	free_frames(f, n);
+	free_batch(&s);
+	return right;
+}
+
+START_TEST(learns_to_copy)
+{
+	const char *extra[] = {
+		"d_model=32", "heads=4", "ffn=64", "enc_layers=1",
+		"dec_layers=1", "dropout=0", "label_smoothing=0",
+		"schedule=constant", "lr=0.01", "clip=1",
+	};
+	struct model *m = make(extra, 10, 0);
+	struct optim o;
+	struct rng r;
+	int step, i, len[16], before, after;
+
+	rng_seed(&r, 21);
+	before = copies_right(m, &r, 16);
+	ck_assert_int_eq(optim_init(&o, m), 0);
+	m->training = 1;
+	for (step = 0; step < 300; step++) {
+		struct batch_ids s;
+		int ntok = 0;
+
+		for (i = 0; i < 16; i++) {
+			len[i] = 3 + (int)rng_below(&r, 4);
+			ntok += len[i];
+		}
+		make_batch(&s, 16, len, &r);
+		zero_grad(m);
+		ck_assert_double_ge(m->arch->train_batch(m, &s, &s,
+							  1.0f / ntok, NULL,
+							  NULL), 0);
+		optim_update(&o, m, clip_factor(&o, grad_norm(m->g, m->nw)));
+		free_batch(&s);
+	}
+	m->training = 0;
+	after = copies_right(m, &r, 16);
+	ck_assert_int_le(before, 1);
+	ck_assert_msg(after >= 14, "%d of 16 copied after training", after);
+	optim_free(&o);
+	model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("transformer");
+	TCase *tc = tcase_create("transformer");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, parameters_as_models_md);
+	tcase_add_test(tc, gradients_post_norm);
+	tcase_add_test(tc, gradients_pre_norm);
+	tcase_add_test(tc, gradients_with_dropout);
+	tcase_add_test(tc, decoder_cache_matches_full_forward);
+	tcase_add_test(tc, padding_changes_nothing);
+	tcase_add_test(tc, dropout_is_reproducible_and_off_at_inference);
+	tcase_add_test(tc, learns_to_copy);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
