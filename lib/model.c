@@ -15,7 +15,6 @@
  * the pragma), because a weak reference does not pull a member out of the
  * static library.
  */
-#pragma weak arch_transformer
 
 static const struct arch *registered[8];
 static int nregistered;
