@@ -1,0 +1,30 @@
+/* bpe_decode.c: ids back to text, the way decode and beam print. */
+#include "bpe_impl.h"
+#include "err.h"
+
+#define REPLACEMENT "\xef\xbf\xbd"      /* U+FFFD, for <unk> */
+
+int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
+	       struct bpe_text *out)
+{
+	size_t i;
+	int32_t id;
+
+	for (i = 0; i < n; i++) {
+		id = ids[i];
+		if (id < 0 || id >= v->n) {
+			err_set("id %d at position %zu is outside the vocabulary "
+				"of %d units", id, i, v->n);
+			return -1;
+		}
+		if (id == BPE_EOS)
+			break;
+		if (id == BPE_PAD || id == BPE_BOS)
+			continue;
+		if (id == BPE_UNK ? bpe_text_add(out, REPLACEMENT, 3) < 0
+				  : bpe_text_add(out, bpe_unit_bytes(v, id),
+						 v->unit[id].len) < 0)
+			return -1;
+	}
+	return 0;
+}
