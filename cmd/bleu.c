@@ -396,20 +396,21 @@ static void sentence_level(struct metric *m, const struct args *a,
 
 int main(int argc, char **argv)
 {
-	struct args a;
-	struct bleu_lines *refs, *sys;
-	struct metric ms[MAX_METRICS];
-	struct sig_result *res;
-	struct sig_info si[MAX_METRICS];
-	int64_t **stats, *sums[MAX_METRICS];
-	char **names, **ref_names;
+	/* static: what the program holds lives until it exits */
+	static struct args a;
+	static struct bleu_lines *refs, *sys;
+	static struct metric ms[MAX_METRICS];
+	static struct sig_result *res;
+	static struct sig_info si[MAX_METRICS];
+	static int64_t **stats, *sums[MAX_METRICS];
+	static char **names, **ref_names, **expanded;
 	const char *seed_text = NULL;
 	uint64_t seed = 0;
 	int nref, nsys, nm, nrefs_used = 0;
 	size_t n;
 
 	prog_init(argc, argv);
-	argv = expand_lists(&argc, argv);
+	argv = expanded = expand_lists(&argc, argv);
 	parse_args(argc, argv, &a);
 	nref = argc - optind;
 	if (nref < 1)

@@ -24,7 +24,8 @@ int bleu_lines_push(struct bleu_lines *l, struct bleu_str line)
 	}
 	if (bleu_buf_reserve(&l->text, line.n) < 0)
 		return -1;
-	memcpy(l->text.c + l->text.n, line.c, line.n * sizeof *line.c);
+	if (line.n)
+		memcpy(l->text.c + l->text.n, line.c, line.n * sizeof *line.c);
 	l->text.n += line.n;
 	l->end[l->n++] = l->text.n;
 	return 0;

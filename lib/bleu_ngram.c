@@ -59,6 +59,14 @@ void ngram_free(struct ngram_table *t)
 	}
 }
 
+static int same(const uint32_t *a, const uint32_t *b, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (a[k] != b[k])
+			return 0;
+	return 1;
+}
+
 static struct entry *find(const struct ngram_table *t, uint32_t h,
 			  const uint32_t *s, int n)
 {
@@ -68,7 +76,7 @@ static struct entry *find(const struct ngram_table *t, uint32_t h,
 		struct entry *e = &t->e[i];
 
 		if (e->order == 0 || (e->hash == h && e->order == n &&
-		    memcmp(t->hyp + e->pos, s, n * sizeof *s) == 0))
+		    same(t->hyp + e->pos, s, n)))
 			return e;
 	}
 }

@@ -58,11 +58,16 @@ int bleu_utf8_decode(const char *str, size_t len, struct bleu_buf *out, size_t *
 	return 0;
 }
 
-int bleu_isspace(uint32_t c)
+static inline int is_space(uint32_t c)
 {
 	if (c < 0x80)
 		return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
 	return ucat_flags(c) & UCAT_SPACE;
+}
+
+int bleu_isspace(uint32_t c)
+{
+	return is_space(c);
 }
 
 size_t bleu_rstrip(struct bleu_str s)
@@ -126,12 +131,12 @@ int bleu_split(struct bleu_str s, struct bleu_words *words)
 
 	words->n = 0;
 	for (;;) {
-		while (i < s.n && bleu_isspace(s.c[i]))
+		while (i < s.n && is_space(s.c[i]))
 			i++;
 		if (i == s.n)
 			return 0;
 		start = i;
-		while (i < s.n && !bleu_isspace(s.c[i]))
+		while (i < s.n && !is_space(s.c[i]))
 			i++;
 		if (bleu_words_push(words, (struct bleu_str){ s.c + start, i - start }) < 0)
 			return -1;

@@ -37,6 +37,10 @@ int bleu_tok_parse(const char *name)
 
 typedef int (*class_fn)(uint32_t c);
 
+/* The passes are inlined with their classes: a call per character was most
+ * of the time spent scoring. */
+#define PASS static inline __attribute__((always_inline))
+
 static int is_digit(uint32_t c) { return c >= '0' && c <= '9'; }
 static int not_digit(uint32_t c) { return !is_digit(c); }
 static int is_period_comma(uint32_t c) { return c == '.' || c == ','; }
@@ -55,7 +59,7 @@ static int is_13a_punct(uint32_t c)
 }
 
 /* s/(A)/ $1 /g */
-static int pad_one(const struct bleu_buf *in, struct bleu_buf *out, class_fn a)
+PASS int pad_one(const struct bleu_buf *in, struct bleu_buf *out, class_fn a)
 {
 	out->n = 0;
 	if (bleu_buf_reserve(out, 3 * in->n) < 0)
@@ -75,7 +79,7 @@ static int pad_one(const struct bleu_buf *in, struct bleu_buf *out, class_fn a)
 /*
  * s/(A)(B)/$1 $2 /g when space_after, else s/(A)(B)/ $1 $2/g.
  */
-static int split_pair(const struct bleu_buf *in, struct bleu_buf *out,
+PASS int split_pair(const struct bleu_buf *in, struct bleu_buf *out,
 		      class_fn a, class_fn b, int space_after)
 {
 	size_t i = 0;
@@ -129,17 +133,30 @@ static void swap(struct bleu_buf *a, struct bleu_buf *b)
 	*b = t;
 }
 
+/* Whether the line holds any character of class a (to skip a pass). */
+PASS int has(const struct bleu_buf *b, class_fn a)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (a(b->c[i]))
+			return 1;
+	return 0;
+}
+
+static int is_amp_lt(uint32_t c) { return c == '&' || c == '<'; }
+
 static int tok_13a(struct bleu_buf *out, struct bleu_buf *tmp)
 {
 	/*
 	 * mteval also joins "-\n" and turns "\n" into a space; a line here
 	 * holds no newline.
 	 */
-	replace_all(out, "<skipped>", 0);
-	replace_all(out, "&quot;", '"');
-	replace_all(out, "&amp;", '&');
-	replace_all(out, "&lt;", '<');
-	replace_all(out, "&gt;", '>');
+	if (has(out, is_amp_lt)) {
+		replace_all(out, "<skipped>", 0);
+		replace_all(out, "&quot;", '"');
+		replace_all(out, "&amp;", '&');
+		replace_all(out, "&lt;", '<');
+		replace_all(out, "&gt;", '>');
+	}
 	/* " {} ".format(line): a period at either end meets a non-digit */
 	if (bleu_buf_reserve(out, 2) < 0)
 		return -1;
@@ -147,11 +164,16 @@ static int tok_13a(struct bleu_buf *out, struct bleu_buf *tmp)
 	out->c[0] = ' ';
 	out->c[out->n + 1] = ' ';
 	out->n += 2;
-	if (pad_one(out, tmp, is_13a_punct) < 0 ||
-	    split_pair(tmp, out, not_digit, is_period_comma, 1) < 0 ||
-	    split_pair(out, tmp, is_period_comma, not_digit, 0) < 0 ||
-	    split_pair(tmp, out, is_digit, is_dash, 1) < 0)
+	if (pad_one(out, tmp, is_13a_punct) < 0)
 		return -1;
+	if (has(tmp, is_period_comma)) {
+		if (split_pair(tmp, out, not_digit, is_period_comma, 1) < 0 ||
+		    split_pair(out, tmp, is_period_comma, not_digit, 0) < 0)
+			return -1;
+	}
+	if (has(tmp, is_dash))
+		return split_pair(tmp, out, is_digit, is_dash, 1);
+	swap(out, tmp);
 	return 0;
 }
 
@@ -171,7 +193,8 @@ int bleu_tokenize(enum bleu_tokenizer t, struct bleu_str s,
 	out->n = 0;
 	if (bleu_buf_reserve(out, s.n) < 0)
 		return -1;
-	memcpy(out->c, s.c, s.n * sizeof *s.c);
+	if (s.n)
+		memcpy(out->c, s.c, s.n * sizeof *s.c);
 	out->n = s.n;
 	switch (t) {
 	case BLEU_TOK_13A:

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Scoring 3000 sentences with bleu(1): corpus BLEU, chrF++, sentence BLEU
+# and a paired bootstrap test, each the mean of several runs, against
+# `wc -w` reading the same files (the baseline: reading the text once).
+# The text: the first 3000 lines of the Bible dev set three times over
+# (KJV against WEB) when present, else synthetic sentences.
+set -u
+command -v bleu >/dev/null || { echo "bench_bleu: bleu not on PATH (run make bench)" >&2; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+D=/work/shared/data/bible-es-en
+if [ -r "$D/dev.en" ] && [ -r "$D/dev.en2" ]; then
+	for i in 1 2 3; do cat "$D/dev.en"; done | head -3000 >"$T/hyp"
+	for i in 1 2 3; do cat "$D/dev.en2"; done | head -3000 >"$T/ref"
+	what="bible dev KJV vs WEB"
+else
+	awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) { n = 10 + int(rand() * 30);
+		for (j = 0; j < n; j++) printf "%sw%d", j ? " " : "", int(rand() * 2000); print "." } }' >"$T/ref"
+	awk 'BEGIN { srand(7) } { for (i = 1; i <= NF; i++) if (rand() < 0.2) $i = "x"; print }' "$T/ref" >"$T/hyp"
+	what="synthetic"
+fi
+sed 's/ the / a /' "$T/hyp" >"$T/hyp2"
+runs=10
+
+# mean wall time in ms of `sh -c CMD`, over $runs runs
+ms() {
+	t0=$(date +%s%N)
+	i=0
+	while [ $i -lt $runs ]; do
+		sh -c "$1" >/dev/null || { echo "bench_bleu: failed: $1" >&2; exit 1; }
+		i=$((i + 1))
+	done
+	t1=$(date +%s%N)
+	echo $(( (t1 - t0) / runs / 1000 )) | awk '{ printf "%.2f", $1 / 1000 }'
+}
+cd "$T" || exit 1
+base=$(ms "wc -w hyp ref") || exit 1
+echo "bleu: 3000 sentences ($what, $(wc -w <hyp) words), mean of $runs runs"
+printf '  %-34s %8s ms\n' "baseline: wc -w hyp ref" "$base"
+for c in "bleu ref -b <hyp" "bleu ref -tok intl -b <hyp" "bleu ref -m chrf -cw 2 -b <hyp" \
+	 "bleu ref -sl -b <hyp" "bleu ref -i hyp hyp2 --paired-bs -f text"; do
+	t=$(ms "$c") || exit 1
+	printf '  %-34s %8s ms  (%s x baseline)\n' "$c" "$t" \
+		"$(echo "$t $base" | awk '{ printf "%.1f", $1 / $2 }')"
+done
