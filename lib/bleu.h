@@ -228,8 +228,6 @@ struct bleu_lines {
 
 /* Reads f to its end; errors name `name` and the line. */
 int bleu_lines_read(struct bleu_lines *l, FILE *f, const char *name);
-/* Appends a line. */
-int bleu_lines_push(struct bleu_lines *l, struct bleu_str line);
 struct bleu_str bleu_line(const struct bleu_lines *l, size_t i);
 void bleu_lines_free(struct bleu_lines *l);
 /*
@@ -284,7 +282,5 @@ void bleu_report_systems(FILE *f, const struct bleu_report *o,
 			 const struct bleu_systems *s);
 /* Python's repr() of a float, as json.dumps writes it. */
 void bleu_json_float(FILE *f, double x);
-/* A JSON string; with ascii, non-ASCII as \uXXXX (json.dumps' default). */
-void bleu_json_string(FILE *f, const char *s, int ascii);
 
 #endif

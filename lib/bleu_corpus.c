@@ -9,7 +9,8 @@
 #include "bleu.h"
 #include "err.h"
 
-int bleu_lines_push(struct bleu_lines *l, struct bleu_str line)
+/* Appends a line. */
+static int bleu_lines_push(struct bleu_lines *l, struct bleu_str line)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 256;

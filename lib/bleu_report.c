@@ -57,7 +57,8 @@ void bleu_json_float(FILE *f, double x)
 	}
 }
 
-void bleu_json_string(FILE *f, const char *s, int ascii)
+/* A JSON string; with ascii, non-ASCII as \\uXXXX (json.dumps' default). */
+static void bleu_json_string(FILE *f, const char *s, int ascii)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
