@@ -108,7 +108,7 @@ FUZZ_TIME ?= 60
 FUZZ_CC   ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRC   = lib/tensor.c lib/tsr_record.c lib/stream_read.c lib/stream_write.c \
-	     lib/frame.c lib/tsr_map.c lib/err.c
+	     lib/frame.c lib/tsr_map.c lib/tsr_text.c lib/err.c
 build-fuzz/fuzz_stream: fuzz/fuzz_stream.c $(FUZZ_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) fuzz/fuzz_stream.c $(FUZZ_SRC) $(LDLIBS_ALL) -o $@
