@@ -62,7 +62,7 @@ static void fake_init(struct model *m)
 		m->w[i] = 0.1 * rng_normal(&m->rng);
 }
 
-static const char *const fake_defaults[] = { "dim=4", NULL };
+static const char *const fake_defaults[] = { "dim=4", "poison=-1", NULL };
 
 /* Puts a copy of rows [S, dim] of `from` (or of the table rows of ids). */
 static int put_rows(struct frame *f, const char *name, const float *from,
@@ -246,7 +246,25 @@ static double fake_train_batch(struct model *m, const struct batch_ids *src,
 	float *logits = malloc((size_t)N * V * sizeof(float));
 	int *srow = malloc(N * sizeof(int)), *prow = malloc(N * sizeof(int));
 	double loss;
+	long poison;
 
+	if (config_int(&m->cfg, "poison", &poison) < 0)
+		poison = -1;
+	for (i = 0; i < N; i++)
+		if (tgt->ids[i] == poison) {	/* a batch that goes wrong */
+			N = 0;
+			break;
+		}
+	if (N == 0) {
+		free(h);
+		free(dh);
+		free(logits);
+		free(srow);
+		free(prow);
+		*nll = NAN;
+		*ntok = 0;
+		return NAN;
+	}
 	for (b = 0; b < B; b++)
 		for (i = 0; i < T; i++) {
 			int r = b * T + i, j = i < src->len[b] ? i :

@@ -7,7 +7,8 @@
  *	p(y_i) = softmax(out.W h_i + out.b)
  *
  * so it can learn to copy; its attention is the one-hot of that source
- * position.  Config key: dim.  Records: encode writes enc.out = src.emb
+ * position.  Config keys: dim, and poison (a target id that makes the
+ * loss of its batch NaN, for the tests of skipping).  Records: encode writes enc.out = src.emb
  * rows, attend att.keys = enc.out.
  */
 #ifndef ATTN_FAKE_ARCH_H

@@ -1,0 +1,88 @@
+/*
+ * train.h: training a model on sentence pairs (MODELS.md, Training): the
+ * corpus in memory, batches by token count from length-sorted windows in
+ * an order drawn from the model's generator, the loop (arch->train_batch,
+ * clipping, the optimiser and its schedule), periodic atomic saves that
+ * let a stopped run resume bit for bit, and checkpoint averaging.
+ *
+ * Where a run stands is kept in the model's config: step (updates done),
+ * epoch (passes completed), batch_in_epoch (batches of the current pass
+ * done) and epoch_seed (the draw from the generator that ordered the
+ * current pass).  A pass's order is a function of epoch_seed and the
+ * corpus alone, so a resumed run continues exactly where it stopped.
+ */
+#ifndef ATTN_TRAIN_H
+#define ATTN_TRAIN_H
+
+#include <stdint.h>
+#include "model.h"
+
+/* Sentence pairs: ids of pair i at src + soff[i] (slen[i] of them). */
+struct corpus {
+	int n;
+	int32_t *src, *tgt;
+	size_t *soff, *toff;
+	int *slen, *tlen;
+	uint32_t crc;		/* of every id, to notice a changed corpus */
+};
+
+/*
+ * Reads a pairs stream (frames with src.ids and tgt.ids, as tokenize
+ * --pairs writes them) from path ("-": stdin), checking the ids against
+ * m's vocabularies.
+ */
+int corpus_read(struct corpus *c, const char *path, const struct model *m);
+void corpus_free(struct corpus *c);
+
+/* One pass's batches: batch b is pairs idx[start[b] .. start[b+1]). */
+struct epoch_plan {
+	int nbatch;
+	int *idx;		/* [corpus n] */
+	int *start;		/* [nbatch + 1] */
+};
+
+/*
+ * The order of a pass: the pairs shuffled from seed, sorted by length in
+ * windows, cut into batches of at most batch_tokens padded target tokens
+ * (at least one pair each), and the batches shuffled.
+ */
+int epoch_plan_make(struct epoch_plan *p, const struct corpus *c,
+		    uint64_t seed, int batch_tokens);
+void epoch_plan_free(struct epoch_plan *p);
+
+struct train_opts {
+	long steps;		/* stop after this many updates (0: no limit) */
+	long epochs;		/* ... after this many passes end */
+	double seconds;		/* ... after this much time */
+	long save_every;	/* updates between saves (0: at the end only) */
+	int keep;		/* keep the last K saves as MODEL.ckpt.STEP */
+	long log_every;		/* updates between progress lines */
+	long dev_every;		/* updates between dev losses */
+	int batch;		/* sentences per batch of the dev loss */
+	int quiet;		/* no progress lines */
+};
+
+/*
+ * Trains the model at path (loaded with its optimiser's state) on train,
+ * reporting the loss on dev (may be NULL), until a limit of o is reached
+ * or SIGINT/SIGTERM arrives; then saves and returns 0.  Progress goes to
+ * stderr.  -1 on error (a model with NaN in it is never written).
+ */
+int train_run(const char *path, const struct corpus *train,
+	      const struct corpus *dev, const struct train_opts *o);
+
+/*
+ * The mean loss per target token of dev under m (no dropout): *nll the
+ * mean -log p, the sum over target tokens divided by their number.
+ */
+int dev_loss(const struct model *m, const struct corpus *dev, int batch,
+	     double *nll);
+
+/* Averages the parameters of n models of one shape into out (config,
+ * vocabularies and generator of the last one; no optimiser state). */
+int model_average(const char *out, char *const *paths, int n);
+/* The paths of the last k checkpoints path.ckpt.STEP, oldest first;
+ * *n their number (free each and the array). */
+char **checkpoints_last(const char *path, int k, int *n);
+
+#endif
