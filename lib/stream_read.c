@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +24,9 @@ struct tsr_reader {
 	unsigned char *buf;
 	size_t cap, start, end;         /* buffered bytes are buf[start, end) */
 	uint64_t pos;                   /* stream offset of buf[start] */
-	int eof, failed;
+	int eof;
+	int failed;
+	char failure[1024];             /* the error that stopped the stream */
 	unsigned char *scratch;         /* compressed payloads */
 	size_t scratch_cap;
 	struct tsr_recinfo info;        /* of the record returned last */
@@ -296,11 +299,15 @@ int tsr_read(struct tsr_reader *r, struct tensor *t, int *end_frame)
 		r->has_pending = 0;
 		return 1;
 	}
-	if (r->failed)
+	if (r->failed) {
+		err_set("%s", r->failure);
 		return -1;
+	}
 	rc = read_record(r, t, end_frame);
-	if (rc < 0)
-		r->failed = 1;  /* the message stays; nothing after is trusted */
+	if (rc < 0) {   /* nothing after an error is trusted */
+		r->failed = 1;
+		snprintf(r->failure, sizeof r->failure, "%s", err_msg());
+	}
 	return rc;
 }
 

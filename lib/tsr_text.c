@@ -339,7 +339,7 @@ static int parse_shape(char *s, struct tensor *t)
 static int parse_record_line(struct tsr_text_reader *r, struct tensor *t,
 			     struct tsr_text_attr *a)
 {
-	char *s = r->line, *w, *name, *dt, *shape;
+	char *s = r->line, *w, *name, *dt, *shape, shown[200];
 	struct tensor shp = { .rank = 0 };
 	int dtype;
 
@@ -355,9 +355,10 @@ static int parse_record_line(struct tsr_text_reader *r, struct tensor *t,
 	if (!(dtype = dtype_parse(dt)))
 		return fail(r, NULL, "record \"%s\": unknown dtype \"%s\"",
 			    name, dt);
+	snprintf(shown, sizeof shown, "%s", shape);
 	if (parse_shape(shape, &shp) < 0)
 		return fail(r, NULL, "record \"%s\": bad shape \"%s\": want "
-			    "[] or [N,...] of up to %d dims", name, shape,
+			    "[] or [N,...] of up to %d dims", name, shown,
 			    TENSOR_MAX_RANK);
 	memset(a, 0, sizeof *a);
 	a->pad = -1;

@@ -101,7 +101,9 @@ static void refused(const char *want, uint64_t limit)
 	ck_assert_int_eq(tsr_read(r, &t, NULL), -1);
 	ck_assert_str_eq(err_msg(), want);
 	ck_assert_ptr_null(t.data);
+	err_set("something else");
 	ck_assert_int_eq(tsr_read(r, &t, NULL), -1);    /* and stays so */
+	ck_assert_str_eq(err_msg(), want);
 	tsr_reader_free(r);
 }
 
