@@ -1,0 +1,536 @@
+/*
+ * tokenize: text lines to subword ids (one frame per line) and back, and
+ * learning the byte-pair-encoding vocabulary (bpe.h) from a corpus.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "bpe.h"
+#include "prog.h"
+#include "stream.h"
+
+enum format { STREAM, UNITS, IDS };
+
+static struct {
+	int learn;              /* vocabulary size; 0: not learning */
+	double coverage;
+	const char *model, *vocab, *tgt_vocab;
+	int target, pairs, detok;
+	enum format format;
+	const char *name;       /* --detok: the record to read */
+} opt = { .coverage = 0.9999 };
+
+static void usage(void)
+{
+	printf("usage: %s -m MODEL | -v VOCAB [-Tp] [-f FORMAT] [FILE ...]\n"
+	       "       %s -d -m MODEL | -v VOCAB [-T] [-n NAME] [-f FORMAT] "
+	       "[FILE ...]\n"
+	       "       %s -l N [-c COVERAGE] [FILE ...]\n"
+	       "Turns text lines into subword ids, one frame per line "
+	       "(src.ids, src.text),\nand back; or learns a vocabulary.\n\n"
+	       "  -m, --model=MODEL     the vocabularies of a model file "
+	       "(vocab.src, vocab.tgt)\n"
+	       "  -v, --vocab=VOCAB     a vocabulary file (both sides)\n"
+	       "      --tgt-vocab=VOCAB the target side's vocabulary file\n"
+	       "  -T, --target          the target side: tgt.ids, tgt.text, "
+	       "the target vocabulary\n"
+	       "  -p, --pairs           read SOURCE<TAB>TARGET lines; write "
+	       "both sides\n"
+	       "  -f, --format=FORMAT   stream (default), or text: units or "
+	       "ids, one line each\n"
+	       "  -d, --detok           ids back to text: read a stream "
+	       "(hyp.ids, tgt.ids or\n"
+	       "                        src.ids), or with -f units/ids, text\n"
+	       "  -n, --name=NAME       with -d: the record to read\n"
+	       "  -l, --learn=N         learn a vocabulary of about N units "
+	       "(at least %d)\n"
+	       "                        from the FILEs together; print it\n"
+	       "  -c, --coverage=F      with -l: characters that are units "
+	       "cover this share of\n"
+	       "                        the text (default 0.9999); the rest "
+	       "are bytes\n"
+	       "  -h, --help            this help\n"
+	       "  -V, --version         the version\n",
+	       progname, progname, progname, BPE_FIRST_UNIT);
+	exit(0);
+}
+
+/* ---- input -------------------------------------------------------------- */
+
+struct input {
+	FILE *f;
+	const char *label;
+	unsigned long lineno;
+	int interactive;        /* not a regular file: flush every line */
+	char *line;
+	size_t cap;
+};
+
+static void input_open(struct input *in, const char *path)
+{
+	struct stat st;
+
+	in->lineno = 0;
+	if (!strcmp(path, "-")) {
+		in->f = stdin;
+		in->label = "<stdin>";
+	} else if (!(in->f = fopen(path, "r"))) {
+		die("%s: %s", path, strerror(errno));
+	} else {
+		in->label = path;
+	}
+	in->interactive = fstat(fileno(in->f), &st) < 0 || !S_ISREG(st.st_mode);
+}
+
+/* The next line without its newline, or NULL at the end. */
+static char *input_line(struct input *in, size_t *len)
+{
+	ssize_t n;
+
+	errno = 0;
+	n = getline(&in->line, &in->cap, in->f);
+	if (n < 0) {
+		if (ferror(in->f))
+			die("%s: %s", in->label, strerror(errno));
+		if (in->f != stdin)
+			fclose(in->f);
+		return NULL;
+	}
+	in->lineno++;
+	if (n > 0 && in->line[n - 1] == '\n')
+		n--;
+	*len = n;
+	return in->line;
+}
+
+/* ---- vocabularies ------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = NULL;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	do {
+		if (!(buf = realloc(buf, cap *= 2)))
+			die("out of memory");
+		n += k = fread(buf + n, 1, cap - n, f);
+	} while (k && n == cap);
+	if (ferror(f))
+		die("%s: %s", path, strerror(errno));
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* The vocabulary of one side (0 source, 1 target), loaded once. */
+static struct bpe *vocab(int target)
+{
+	static struct bpe *side[2];
+	static struct tsr_map *model;
+	const char *path = target && opt.tgt_vocab ? opt.tgt_vocab : opt.vocab;
+	const char *name = target ? "vocab.tgt" : "vocab.src";
+	struct tensor *t;
+	size_t len;
+	char *text;
+
+	if (side[target])
+		return side[target];
+	if (path) {
+		text = read_file(path, &len);
+		if (!(side[target] = bpe_load(text, len)))
+			die("%s: %s", path, err_msg());
+		free(text);
+		return side[target];
+	}
+	if (!model && !(model = tsr_map_open(opt.model)))
+		die_err();
+	if (!(t = frame_need(&model->f, name, DT_U8, 1, "train-step --init")))
+		die("%s: %s", opt.model, err_msg());
+	if (!(side[target] = bpe_load(t->data, t->nbytes)))
+		die("%s: %s: %s", opt.model, name, err_msg());
+	return side[target];
+}
+
+/* ---- learning ----------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void learn(char **files, int nfiles)
+{
+	struct bpe_counter *c = bpe_counter_new();
+	struct bpe_text out = { 0 };
+	unsigned long lines = 0;
+	struct input in = { 0 };
+	double start = now();
+	struct bpe *v;
+	char *line;
+	size_t len;
+	int i;
+
+	if (!c)
+		die_err();
+	for (i = 0; i < nfiles; i++) {
+		input_open(&in, files[i]);
+		while ((line = input_line(&in, &len))) {
+			if (bpe_counter_add(c, line, len) < 0)
+				die_err();
+			lines++;
+		}
+	}
+	if (!(v = bpe_learn(c, opt.learn, opt.coverage)) ||
+	    bpe_save(v, &out) < 0)
+		die_err();
+	if (fwrite(out.s, 1, out.n, stdout) != out.n || fflush(stdout))
+		die("<stdout>: %s", strerror(errno));
+	warnx_("%d units (%d characters, %d merges) from %lu lines in %.2f s",
+	       bpe_size(v), bpe_size(v) - BPE_FIRST_UNIT - bpe_merges(v),
+	       bpe_merges(v), lines, now() - start);
+	bpe_text_free(&out);
+	bpe_free(v);
+	bpe_counter_free(c);
+	free(in.line);
+}
+
+/* ---- tokenizing --------------------------------------------------------- */
+
+static void put_record(struct tsr_writer *w, const char *name, int dtype,
+		       const void *data, size_t n, uint64_t frame, int end)
+{
+	struct tensor t;
+
+	memset(&t, 0, sizeof(t));
+	strcpy(t.name, name);
+	t.dtype = dtype;
+	t.rank = 1;
+	t.dim[0] = n;
+	t.data = (void *)data;
+	t.nbytes = n * dtype_size(dtype);
+	check_write(tsr_write(w, &t, frame, end));
+}
+
+/* One side of a frame: NAME.ids (with </s>) and NAME.text. */
+static void put_side(struct tsr_writer *w, struct bpe_text *shown,
+		     int target, const char *text, size_t len, uint64_t frame,
+		     int end)
+{
+	static struct bpe_ids ids;
+	size_t i;
+
+	ids.n = 0;
+	if (bpe_encode(vocab(target), text, len, &ids) < 0 ||
+	    bpe_ids_push(&ids, BPE_EOS) < 0)
+		die_err();
+	if (opt.format == STREAM) {
+		put_record(w, target ? "tgt.ids" : "src.ids", DT_I32, ids.v,
+			   ids.n, frame, 0);
+		put_record(w, target ? "tgt.text" : "src.text", DT_U8, text,
+			   len, frame, end);
+		return;
+	}
+	for (i = 0; i < ids.n; i++) {
+		char num[16];
+
+		if (i && bpe_text_add(shown, " ", 1) < 0)
+			die_err();
+		if (opt.format == IDS) {
+			snprintf(num, sizeof(num), "%d", ids.v[i]);
+			if (bpe_text_add(shown, num, strlen(num)) < 0)
+				die_err();
+		} else if (bpe_unit_show(vocab(target), ids.v[i], shown) < 0) {
+			die_err();
+		}
+	}
+}
+
+static void put_text(struct bpe_text *t, int interactive)
+{
+	if (fwrite(t->s, 1, t->n, stdout) != t->n ||
+	    (interactive && fflush(stdout)))
+		die("<stdout>: %s", strerror(errno));
+	t->n = 0;
+}
+
+static void tokenize(char **files, int nfiles)
+{
+	struct tsr_writer *w = NULL;
+	struct bpe_text shown = { 0 };
+	struct input in = { 0 };
+	uint64_t frame = 0;
+	char *line, *tab;
+	size_t len;
+	int i;
+
+	vocab(opt.target);              /* a bad vocabulary fails at once */
+	if (opt.pairs)
+		vocab(1);
+	if (opt.format == STREAM && !(w = tsr_writer_fd(1, "<stdout>", 0)))
+		die_err();
+	for (i = 0; i < nfiles; i++) {
+		input_open(&in, files[i]);
+		while ((line = input_line(&in, &len))) {
+			if (!opt.pairs) {
+				put_side(w, &shown, opt.target, line, len,
+					 frame, 1);
+			} else if (!(tab = memchr(line, '\t', len))) {
+				die("%s:%lu: no tab between source and target",
+				    in.label, in.lineno);
+			} else {
+				put_side(w, &shown, 0, line, tab - line, frame,
+					 0);
+				if (opt.format != STREAM &&
+				    bpe_text_add(&shown, "\t", 1) < 0)
+					die_err();
+				put_side(w, &shown, 1, tab + 1,
+					 len - (tab + 1 - line), frame, 1);
+			}
+			frame++;
+			if (w && in.interactive)
+				check_write(tsr_flush(w));
+			if (!w) {
+				if (bpe_text_add(&shown, "\n", 1) < 0)
+					die_err();
+				put_text(&shown, in.interactive);
+			}
+		}
+	}
+	if (w)
+		check_write(tsr_writer_close(w));
+	else if (fflush(stdout))
+		die("<stdout>: %s", strerror(errno));
+	bpe_text_free(&shown);
+	free(in.line);
+}
+
+/* ---- detokenizing ------------------------------------------------------- */
+
+/* The ids of a line of units or ids (per --format), into ids. */
+static void parse_tokens(char *line, size_t len, const struct input *in,
+			 struct bpe *v, struct bpe_ids *ids)
+{
+	char *s = line, *end = line + len, *tok, *num_end;
+	long id;
+
+	ids->n = 0;
+	while (s < end) {
+		if (*s == ' ' || *s == '\t') {
+			s++;
+			continue;
+		}
+		for (tok = s; s < end && *s != ' ' && *s != '\t'; s++)
+			;
+		if (opt.format == UNITS) {
+			id = bpe_unit_find(v, tok, s - tok);
+		} else {
+			errno = 0;
+			id = *tok >= '0' && *tok <= '9'
+			     ? strtol(tok, &num_end, 10) : -1;
+			if (num_end != s || errno || id >= bpe_size(v))
+				id = -1;
+		}
+		if (id < 0)
+			die("%s:%lu: '%.*s' is not %s of the vocabulary",
+			    in->label, in->lineno, (int)(s - tok), tok,
+			    opt.format == UNITS ? "a unit" : "an id");
+		if (bpe_ids_push(ids, id) < 0)
+			die_err();
+	}
+}
+
+static void detok_text(char **files, int nfiles, struct bpe_text *out)
+{
+	struct bpe_ids ids = { 0 };
+	struct input in = { 0 };
+	char *line;
+	size_t len;
+	int i;
+
+	vocab(opt.target);
+	for (i = 0; i < nfiles; i++) {
+		input_open(&in, files[i]);
+		while ((line = input_line(&in, &len))) {
+			parse_tokens(line, len, &in, vocab(opt.target), &ids);
+			if (bpe_decode(vocab(opt.target), ids.v, ids.n, out) < 0)
+				die("%s:%lu: %s", in.label, in.lineno,
+				    err_msg());
+			if (bpe_text_add(out, "\n", 1) < 0)
+				die_err();
+			put_text(out, in.interactive);
+		}
+	}
+	bpe_ids_free(&ids);
+	free(in.line);
+}
+
+/* The record of ids to turn back into text: --name, or the first of
+ * hyp.ids, tgt.ids, src.ids. */
+static const struct tensor *ids_record(const struct frame *f)
+{
+	static const char *const names[] = { "hyp.ids", "tgt.ids", "src.ids" };
+	const char *name = opt.name;
+	size_t i;
+
+	for (i = 0; !name && i < 3; i++)
+		if (frame_find(f, names[i]))
+			name = names[i];
+	if (!name) {
+		err_set("frame %llu has no hyp.ids, tgt.ids or src.ids",
+			(unsigned long long)f->number);
+		return NULL;
+	}
+	return frame_need(f, name, DT_I32, 1,
+			  strncmp(name, "hyp.", 4) ? "tokenize" : "decode");
+}
+
+static void detok_stream(char **files, int nfiles, struct bpe_text *out)
+{
+	struct frame f = { 0 };
+	const struct tensor *t;
+	struct tsr_reader *r;
+	int i, rc;
+
+	for (i = 0; i < nfiles; i++) {
+		if (!(r = tsr_reader_path(files[i])))
+			die_err();
+		while ((rc = tsr_read_frame(r, &f)) > 0) {
+			if (!(t = ids_record(&f)))
+				die("%s: %s", tsr_reader_label(r), err_msg());
+			if (bpe_decode(vocab(opt.target ||
+					     strncmp(t->name, "src.", 4)),
+				       t->data, t->dim[0], out) < 0)
+				die("%s: frame %llu: %s: %s",
+				    tsr_reader_label(r),
+				    (unsigned long long)f.number, t->name,
+				    err_msg());
+			if (bpe_text_add(out, "\n", 1) < 0)
+				die_err();
+			put_text(out, 1);
+		}
+		if (rc < 0)
+			die_err();
+		tsr_reader_free(r);
+	}
+	frame_free(&f);
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static long parse_int(const char *s, const char *what, long min)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < min || v > 1 << 24)
+		usage_error("%s: '%s' is not a number from %ld to %d", what, s,
+			    min, 1 << 24);
+	return v;
+}
+
+static void check_options(void)
+{
+	if (opt.learn) {
+		if (opt.model || opt.vocab || opt.tgt_vocab || opt.target ||
+		    opt.pairs || opt.detok || opt.format != STREAM || opt.name)
+			usage_error("--learn takes only --coverage and files");
+		return;
+	}
+	if (!opt.model == !opt.vocab)
+		usage_error("give a vocabulary: -m MODEL or -v VOCAB");
+	if (opt.tgt_vocab && !opt.vocab)
+		usage_error("--tgt-vocab goes with -v");
+	if (opt.pairs && (opt.detok || opt.target))
+		usage_error("--pairs cannot go with --detok or --target");
+	if (opt.name && (!opt.detok || opt.format != STREAM))
+		usage_error("--name goes with --detok of a stream");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "learn", required_argument, NULL, 'l' },
+		{ "coverage", required_argument, NULL, 'c' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "vocab", required_argument, NULL, 'v' },
+		{ "tgt-vocab", required_argument, NULL, 'w' },
+		{ "target", no_argument, NULL, 'T' },
+		{ "pairs", no_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "detok", no_argument, NULL, 'd' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char *stdin_only[] = { "-" };
+	struct bpe_text out = { 0 };
+	char **files, *end;
+	int c, nfiles;
+
+	prog_init(argc, argv);
+	while ((c = getopt_long(argc, argv, "l:c:m:v:Tpf:dn:hV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			opt.learn = parse_int(optarg, "--learn", BPE_FIRST_UNIT);
+			break;
+		case 'c':
+			opt.coverage = strtod(optarg, &end);
+			if (*end || end == optarg || !(opt.coverage > 0 &&
+							opt.coverage <= 1))
+				usage_error("--coverage: '%s' is not a number "
+					    "above 0 and at most 1", optarg);
+			break;
+		case 'm': opt.model = optarg; break;
+		case 'v': opt.vocab = optarg; break;
+		case 'w': opt.tgt_vocab = optarg; break;
+		case 'T': opt.target = 1; break;
+		case 'p': opt.pairs = 1; break;
+		case 'd': opt.detok = 1; break;
+		case 'n': opt.name = optarg; break;
+		case 'f':
+			if (!strcmp(optarg, "stream"))
+				opt.format = STREAM;
+			else if (!strcmp(optarg, "units"))
+				opt.format = UNITS;
+			else if (!strcmp(optarg, "ids"))
+				opt.format = IDS;
+			else
+				usage_error("--format: '%s' is not stream, "
+					    "units or ids", optarg);
+			break;
+		case 'h': usage(); break;
+		case 'V': prog_version(); break;
+		default: usage_error("unknown option");
+		}
+	}
+	files = optind < argc ? argv + optind : stdin_only;
+	nfiles = optind < argc ? argc - optind : 1;
+	check_options();
+	if (opt.learn)
+		learn(files, nfiles);
+	else if (!opt.detok)
+		tokenize(files, nfiles);
+	else if (opt.format == STREAM)
+		detok_stream(files, nfiles, &out);
+	else
+		detok_text(files, nfiles, &out);
+	if (fflush(stdout))
+		die("<stdout>: %s", strerror(errno));
+	bpe_text_free(&out);
+	return 0;
+}
