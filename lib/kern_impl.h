@@ -146,6 +146,31 @@ void gemm_small_nt_avx2(int M, int N, int K, float alpha, const float *A,
 			long lda, const float *B, long ldb, float *C, long ldc);
 void gemm_small_nn_avx2(int M, int N, int K, float alpha, const float *A,
 			long lda, const float *B, long ldb, float *C, long ldc);
+void vexp_avx2(float *y, const float *x, size_t n);
+void vtanh_avx2(float *y, const float *x, size_t n);
+void vsigmoid_avx2(float *y, const float *x, size_t n);
+void bias_forward_avx2(float *x, const float *b, int rows, int n);
+void relu_forward_avx2(float *y, const float *x, size_t n);
+void relu_backward_avx2(float *dx, const float *dy, const float *y, size_t n);
+void softmax_rows_avx2(float *y, const float *x, int rows, int n);
+void log_softmax_rows_avx2(float *y, const float *x, int rows, int n);
+void softmax_backward_avx2(float *dx, const float *dy, const float *y,
+			   int rows, int n);
+void layernorm_forward_avx2(float *y, float *mean, float *rstd,
+			    const float *x, const float *g, const float *b,
+			    int rows, int n, float eps);
+void layernorm_backward_dx_avx2(float *dx, const float *dy, const float *x,
+				const float *g, const float *mean,
+				const float *rstd, int rows, int n);
+void gru_gates_forward_avx2(float *zr, float *rh, const float *pre,
+			    const float *h, int B, int n);
+void gru_state_forward_avx2(float *hnew, float *hh, const float *pre,
+			    const float *zr, const float *h, int B, int n);
+void gru_state_backward_avx2(float *dpre, float *dh, const float *dhnew,
+			     const float *hh, const float *zr, const float *h,
+			     int B, int n);
+void gru_gates_backward_avx2(float *dpre, float *dh, const float *drh,
+			     const float *zr, const float *h, int B, int n);
 #endif
 
 /* The number of keys row t of batch item b attends to (keys 0 .. n-1). */

@@ -16,7 +16,7 @@
 #include "kerntest.h"
 
 #define H_FD 1e-4
-#define EXP_REL (4 * KT_U)      /* as test_kern.c: vexp's bound */
+#define EXP_REL (3 * KT_U)      /* as test_kern.c: vexp's bound */
 
 /* ---- scaled dot-product attention --------------------------------------- */
 

@@ -53,14 +53,18 @@ START_TEST(test_parallel_for)
 				memset(hits, 0, sizeof(*hits) * ns[k]);
 				struct cover c = { hits, 0 };
 				kern_parallel_for(ns[k], grain, cover_task, &c);
+				int64_t bad = 0;
 				for (int64_t i = 0; i < ns[k]; i++)
-					ck_assert_int_eq(hits[i], 1);
+					bad += hits[i] != 1;
+				ck_assert_int_eq(bad, 0);
 			}
 		memset(hits, 0, sizeof(*hits) * (1001 * 1000 + 1000));
 		struct cover c = { hits, 1 };
 		kern_parallel_for(7, 1, cover_task, &c);
+		int64_t bad = 0;
 		for (int64_t i = 0; i < 1000 * 8; i++)
-			ck_assert_int_eq(hits[i], i < 7 || i >= 1000);
+			bad += hits[i] != (i < 7 || i >= 1000);
+		ck_assert_int_eq(bad, 0);
 	}
 	free(hits);
 	kern_set_threads(2);
@@ -86,9 +90,11 @@ START_TEST(test_two_callers)
 		pthread_create(&t[i], NULL, caller, hits[i]);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	int bad = 0;
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 1000; j++)
-			ck_assert_int_eq(hits[i][j], 50);
+			bad += hits[i][j] != 50;
+	ck_assert_int_eq(bad, 0);
 }
 END_TEST
 
@@ -97,9 +103,9 @@ END_TEST
 /* Relative error bounds of the vector functions (doc/kernels.md gives the
  * measured maxima; these are those rounded up), plus FLT_MIN absolute for
  * results in the subnormal range, which may be flushed to zero. */
-#define EXP_REL (4 * KT_U)
-#define TANH_REL (6 * KT_U)
-#define SIGMOID_REL (6 * KT_U)
+#define EXP_REL (3 * KT_U)
+#define TANH_REL (4 * KT_U)
+#define SIGMOID_REL (5 * KT_U)
 
 static double sigmoid_d(double x) { return 1 / (1 + exp(-x)); }
 

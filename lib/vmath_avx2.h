@@ -1,0 +1,110 @@
+/*
+ * vmath_avx2.h: exp, tanh and sigmoid of 8 floats, for the *_avx2.c files
+ * only (they need -mavx2 -mfma).  Errors: doc/kernels.md.
+ *
+ * exp: x = n ln2 + r, |r| <= ln2 / 2, with n rounded and ln2 in two parts
+ * (Cody and Waite); e^r by the degree-6 polynomial of Cephes' expf; the
+ * result scaled by 2^n in two halves, so that results from the subnormal
+ * range up to FLT_MAX come out right and beyond them 0 or inf.  NaN stays
+ * NaN (the clamps keep it: max/min return their second operand on NaN).
+ */
+#ifndef ATTN_VMATH_AVX2_H
+#define ATTN_VMATH_AVX2_H
+
+#include <immintrin.h>
+
+static inline __m256 exp256(__m256 x)
+{
+	const __m256 log2e = _mm256_set1_ps(1.44269504088896341f);
+	const __m256 ln2_hi = _mm256_set1_ps(0.693359375f);
+	const __m256 ln2_lo = _mm256_set1_ps(-2.12194440e-4f);
+
+	x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
+	x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
+	__m256 n = _mm256_round_ps(_mm256_mul_ps(x, log2e),
+				   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m256 r = _mm256_fnmadd_ps(n, ln2_hi, x);
+	r = _mm256_fnmadd_ps(n, ln2_lo, r);
+	__m256 p = _mm256_set1_ps(1.9875691500e-4f);
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+	p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r);
+	p = _mm256_add_ps(p, _mm256_set1_ps(1.0f));
+	/* 2^n = 2^n1 2^n2, n1 = n / 2, each a valid float exponent */
+	__m256i ni = _mm256_cvtps_epi32(n);
+	__m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+	const __m256i bias = _mm256_set1_epi32(127);
+	__m256 s1 = _mm256_castsi256_ps(
+		_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+	__m256 s2 = _mm256_castsi256_ps(
+		_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+	return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+/*
+ * tanh: below |x| = 0.625, x + x^3 P(x^2), the odd polynomial of Cephes'
+ * tanhf; above, 1 - 2 / (e^(2|x|) + 1) with x's sign (1 exactly from
+ * |x| = 9.1 on).
+ */
+static inline __m256 tanh256(__m256 x)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f);
+	__m256 ax = _mm256_andnot_ps(sign, x);
+	__m256 z = _mm256_mul_ps(x, x);
+	__m256 p = _mm256_set1_ps(-5.70498872745e-3f);
+	p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(2.06390887954e-2f));
+	p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-5.37397155531e-2f));
+	p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
+	p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
+	__m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, z), x, x);
+	__m256 e = exp256(_mm256_add_ps(ax, ax));
+	__m256 big = _mm256_sub_ps(_mm256_set1_ps(1.0f),
+				   _mm256_div_ps(_mm256_set1_ps(2.0f),
+						 _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
+	big = _mm256_or_ps(big, _mm256_and_ps(sign, x));
+	__m256 is_small = _mm256_cmp_ps(ax, _mm256_set1_ps(0.625f), _CMP_LT_OQ);
+	return _mm256_blendv_ps(big, small, is_small);
+}
+
+/*
+ * sigmoid: with e = e^-|x| (never overflows), 1 / (1 + e) for x >= 0 and
+ * e / (1 + e) below, which stays accurate down to the subnormal results.
+ */
+static inline __m256 sigmoid256(__m256 x)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
+	__m256 e = exp256(_mm256_or_ps(x, sign));
+	__m256 s = _mm256_div_ps(one, _mm256_add_ps(one, e));
+	__m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+	return _mm256_blendv_ps(s, _mm256_mul_ps(e, s), neg);
+}
+
+/* The mask of the first n (0..8) lanes, for the tails of arrays. */
+static inline __m256i mask256(long n)
+{
+	const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), idx);
+}
+
+static inline float hsum256(__m256 v)
+{
+	__m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
+			      _mm256_extractf128_ps(v, 1));
+	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_add_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+static inline float hmax256(__m256 v)
+{
+	__m128 s = _mm_max_ps(_mm256_castps256_ps128(v),
+			      _mm256_extractf128_ps(v, 1));
+	s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_max_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+#endif
