@@ -1,18 +1,27 @@
 /*
  * bleu_ngram.c: counting the n-grams that a hypothesis shares with its
  * references.  Only the hypothesis' n-grams are stored (an n-gram it lacks
- * cannot match), in an open-addressing table that is reused from segment
- * to segment.  Symbols are code points (chrF) or word ids (BLEU, chrF++).
+ * cannot match).  Each gets a small id, and an n-gram of order n > 1 is
+ * keyed by its prefix's id and its last symbol: one 64-bit key for any
+ * order, compared in one step.  So the n-grams starting at one position
+ * are found order by order, and a reference's stop at the first the
+ * hypothesis lacks (no longer one can be there).  The table is reused
+ * from segment to segment: a slot is in use when it bears the current
+ * generation.  Symbols are code points (chrF) or word ids (BLEU, chrF++).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "bleu.h"
 #include "err.h"
 
-struct entry {
-	uint32_t hash;
-	uint32_t pos;		/* start of the n-gram in the hypothesis */
-	int32_t order;		/* n; 0 in an empty slot */
+struct slot {
+	uint64_t key;		/* (prefix id + 1) << 32 | last symbol */
+	uint32_t id;
+	uint32_t gen;		/* in use when equal to the table's gen */
+};
+
+struct ngram {
+	int32_t order;
 	int32_t hyp;		/* count in the hypothesis */
 	int32_t cur;		/* count in the reference of `stamp` */
 	int32_t max;		/* largest count in a reference so far */
@@ -20,26 +29,15 @@ struct entry {
 };
 
 struct ngram_table {
-	struct entry *e;
+	struct slot *s;
 	size_t cap;		/* a power of two */
-	uint32_t *used;		/* the slots in use, to clear and to sum */
-	size_t nused;
-	const uint32_t *hyp;
+	int shift;		/* 64 - log2(cap) */
+	uint32_t gen;
+	struct ngram *g;	/* by id */
+	size_t ng, gcap;
 	int max_order;
 	uint32_t stamp;
 };
-
-/* The hashes of the n-grams starting at s, of orders 1..max, in h[]. */
-static void hash_prefixes(const uint32_t *s, int max, uint32_t *h)
-{
-	uint64_t x = 0x9e3779b97f4a7c15ULL;
-
-	for (int n = 0; n < max; n++) {
-		x = (x ^ s[n]) * 0x100000001b3ULL;
-		x ^= x >> 29;
-		h[n] = (uint32_t)(x ^ x >> 32);
-	}
-}
 
 struct ngram_table *ngram_new(void)
 {
@@ -53,89 +51,93 @@ struct ngram_table *ngram_new(void)
 void ngram_free(struct ngram_table *t)
 {
 	if (t) {
-		free(t->e);
-		free(t->used);
+		free(t->s);
+		free(t->g);
 		free(t);
 	}
 }
 
-static int same(const uint32_t *a, const uint32_t *b, int n)
+/* The slot of key: its own, or the empty one where it belongs. */
+static inline struct slot *find(const struct ngram_table *t, uint64_t key)
 {
-	for (int k = 0; k < n; k++)
-		if (a[k] != b[k])
-			return 0;
-	return 1;
-}
-
-static struct entry *find(const struct ngram_table *t, uint32_t h,
-			  const uint32_t *s, int n)
-{
-	size_t i = h & (t->cap - 1);
+	size_t i = (key * 0x9e3779b97f4a7c15ULL) >> t->shift;
 
 	for (;; i = (i + 1) & (t->cap - 1)) {
-		struct entry *e = &t->e[i];
+		struct slot *s = &t->s[i];
 
-		if (e->order == 0 || (e->hash == h && e->order == n &&
-		    same(t->hyp + e->pos, s, n)))
-			return e;
+		if (s->gen != t->gen || s->key == key)
+			return s;
 	}
 }
 
+/* Room for count n-grams, the table at most half full; a new generation. */
 static int reserve(struct ngram_table *t, size_t count)
 {
 	size_t cap = 64;
-	struct entry *e;
-	uint32_t *used;
+	int bits = 6;
 
-	while (cap < 2 * count)
+	while (cap < 2 * count) {
 		cap *= 2;
-	if (cap <= t->cap)
-		return 0;
-	e = calloc(cap, sizeof *e);
-	used = malloc(cap / 2 * sizeof *used);
-	if (!e || !used) {
-		free(e);
-		free(used);
-		err_set("out of memory for %zu n-grams", count);
-		return -1;
+		bits++;
 	}
-	free(t->e);
-	free(t->used);
-	t->e = e;
-	t->used = used;
-	t->cap = cap;
-	t->nused = 0;
+	if (cap > t->cap || ++t->gen == 0) {
+		struct slot *s = calloc(cap > t->cap ? cap : t->cap, sizeof *s);
+
+		if (!s) {
+			err_set("out of memory for %zu n-grams", count);
+			return -1;
+		}
+		free(t->s);
+		t->s = s;
+		if (cap > t->cap) {
+			t->cap = cap;
+			t->shift = 64 - bits;
+		}
+		t->gen = 1;
+	}
+	if (count > t->gcap) {
+		struct ngram *g = realloc(t->g, count * sizeof *g);
+
+		if (!g) {
+			err_set("out of memory for %zu n-grams", count);
+			return -1;
+		}
+		t->g = g;
+		t->gcap = count;
+	}
 	return 0;
 }
 
 int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 	       int max_order, int64_t *total)
 {
-	uint32_t h[16];
-
-	for (size_t k = 0; k < t->nused; k++)
-		memset(&t->e[t->used[k]], 0, sizeof t->e[0]);
-	t->nused = 0;
-	if (len > UINT32_MAX / 2 || reserve(t, len * max_order) < 0)
-		return -1;
-	t->hyp = hyp;
+	t->ng = 0;
+	t->stamp = 0;
 	t->max_order = max_order;
+	if (len > UINT32_MAX / NGRAM_MAX_ORDER) {
+		err_set("%zu symbols in one segment: too many", len);
+		return -1;
+	}
+	if (reserve(t, len * max_order) < 0)
+		return -1;
 	for (int n = 1; n <= max_order; n++)
 		total[n - 1] = len >= (size_t)n ? len - n + 1 : 0;
 	for (size_t i = 0; i < len; i++) {
 		int m = len - i < (size_t)max_order ? (int)(len - i) : max_order;
+		uint64_t prefix = 0;
 
-		hash_prefixes(hyp + i, m, h);
 		for (int n = 1; n <= m; n++) {
-			struct entry *e = find(t, h[n - 1], hyp + i, n);
+			uint64_t key = prefix << 32 | hyp[i + n - 1];
+			struct slot *s = find(t, key);
 
-			if (e->order == 0) {
-				e->hash = h[n - 1];
-				e->pos = i;
-				e->order = n;
-				t->used[t->nused++] = e - t->e;
+			if (s->gen != t->gen) {
+				s->key = key;
+				s->gen = t->gen;
+				s->id = t->ng++;
+				t->g[s->id] = (struct ngram){ .order = n };
 			}
-			e->hyp++;
+			t->g[s->id].hyp++;
+			prefix = s->id + 1;
 		}
 	}
 	return 0;
@@ -144,7 +146,6 @@ int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 		 int64_t *match, int64_t *ref_total)
 {
-	uint32_t h[16];
 	int max = t->max_order;
 
 	t->stamp++;
@@ -152,23 +153,28 @@ void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 		match[n - 1] = 0;
 		ref_total[n - 1] = len >= (size_t)n ? len - n + 1 : 0;
 	}
+	if (!t->ng)
+		return;
 	for (size_t i = 0; i < len; i++) {
 		int m = len - i < (size_t)max ? (int)(len - i) : max;
+		uint64_t prefix = 0;
 
-		hash_prefixes(ref + i, m, h);
 		for (int n = 1; n <= m; n++) {
-			struct entry *e = find(t, h[n - 1], ref + i, n);
+			struct slot *s = find(t, prefix << 32 | ref[i + n - 1]);
+			struct ngram *g;
 
-			if (e->order == 0)
-				continue;
-			if (e->stamp != t->stamp) {
-				e->stamp = t->stamp;
-				e->cur = 0;
+			if (s->gen != t->gen)
+				break;
+			g = &t->g[s->id];
+			if (g->stamp != t->stamp) {
+				g->stamp = t->stamp;
+				g->cur = 0;
 			}
-			if (++e->cur <= e->hyp)
+			if (++g->cur <= g->hyp)
 				match[n - 1]++;
-			if (e->cur > e->max)
-				e->max = e->cur;
+			if (g->cur > g->max)
+				g->max = g->cur;
+			prefix = s->id + 1;
 		}
 	}
 }
@@ -177,10 +183,10 @@ void ngram_clipped(const struct ngram_table *t, int64_t *correct)
 {
 	for (int n = 0; n < t->max_order; n++)
 		correct[n] = 0;
-	for (size_t k = 0; k < t->nused; k++) {
-		const struct entry *e = &t->e[t->used[k]];
+	for (size_t k = 0; k < t->ng; k++) {
+		const struct ngram *g = &t->g[k];
 
-		correct[e->order - 1] += e->hyp < e->max ? e->hyp : e->max;
+		correct[g->order - 1] += g->hyp < g->max ? g->hyp : g->max;
 	}
 }
 
