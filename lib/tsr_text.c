@@ -200,6 +200,7 @@ struct tsr_text_reader {
 	long lineno;
 	int have_line;          /* a record line read ahead */
 	int started;            /* past the optional first line */
+	size_t room;            /* bytes allocated for the record's values */
 };
 
 struct tsr_text_reader *tsr_text_open(FILE *in, const char *label)
@@ -386,8 +387,28 @@ static int parse_record_line(struct tsr_text_reader *r, struct tensor *t,
 				    "pad N)", name, w);
 		}
 	}
-	if (tensor_init(t, name, dtype, shp.rank, shp.dim) < 0)
+	/* The payload grows as values arrive, so a shape that the text does
+	 * not fill costs nothing; tensor_init checks the name and type. */
+	if (tensor_init(t, name, dtype, 0, NULL) < 0)
 		return fail(r, NULL, "%s", err_msg());
+	r->room = t->nbytes;
+	t->rank = shp.rank;
+	memcpy(t->dim, shp.dim, sizeof t->dim);
+	/* As a reader checks it: the non-zero dims within the limit. */
+	for (int i = 0; i < t->rank; i++) {
+		if (!t->dim[i])
+			continue;
+		if (t->dim[i] > TSR_DEFAULT_LIMIT / t->nbytes) {
+			tensor_free(t);
+			return fail(r, NULL, "record \"%s\": shape %s exceeds "
+				    "%llu bytes", name, shown,
+				    (unsigned long long)TSR_DEFAULT_LIMIT);
+		}
+		t->nbytes *= t->dim[i];
+	}
+	for (int i = 0; i < t->rank; i++)
+		if (!t->dim[i])
+			t->nbytes = 0;
 	return 0;
 }
 
@@ -481,11 +502,32 @@ static int hexval(int c)
 	return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
 }
 
+/* Makes room for element n of t. */
+static int reserve(struct tsr_text_reader *r, struct tensor *t, size_t n)
+{
+	size_t size = dtype_size(t->dtype), want;
+	void *p;
+
+	if ((n + 1) * size <= r->room)
+		return 0;
+	if (n * size >= t->nbytes)
+		return fail(r, t, "more values than the shape holds (%zu)",
+			    t->nbytes / size);
+	want = r->room * 2 > (n + 1) * size ? r->room * 2 : (n + 1) * size;
+	want = want < t->nbytes ? want : t->nbytes;
+	if (!(p = tensor_alloc(want)))
+		return fail(r, t, "out of memory for %zu bytes", want);
+	memcpy(p, t->data, n * size);
+	free(t->data);
+	t->data = p;
+	r->room = want;
+	return 0;
+}
+
 /* Parses the "string" at *s (past the quote) into t from element *n. */
 static int parse_string(struct tsr_text_reader *r, struct tensor *t,
 			char **s, size_t *n)
 {
-	unsigned char *out = t->data;
 	char *p = *s;
 
 	if (t->dtype != DT_U8 && t->dtype != DT_I8)
@@ -518,10 +560,9 @@ static int parse_string(struct tsr_text_reader *r, struct tensor *t,
 					    "\\\\ \\xNN)", p[-1] ? p[-1] : '0');
 			}
 		}
-		if (*n == t->nbytes)
-			return fail(r, t, "more values than the shape holds "
-				    "(%zu)", t->nbytes);
-		out[(*n)++] = c;
+		if (reserve(r, t, *n) < 0)
+			return -1;
+		((unsigned char *)t->data)[(*n)++] = c;
 	}
 	*s = p;
 	return 0;
@@ -531,7 +572,7 @@ static int parse_string(struct tsr_text_reader *r, struct tensor *t,
 static int parse_values(struct tsr_text_reader *r, struct tensor *t,
 			size_t *n)
 {
-	size_t size = dtype_size(t->dtype), numel = t->nbytes / size;
+	size_t size = dtype_size(t->dtype);
 	char *s = r->line, *w;
 	int floaty = t->dtype == DT_F32 || t->dtype == DT_F64 ||
 		     t->dtype == DT_F16 || t->dtype == DT_BF16;
@@ -549,9 +590,8 @@ static int parse_values(struct tsr_text_reader *r, struct tensor *t,
 		}
 		if (!(w = word(&s)))
 			return 0;
-		if (*n == numel)
-			return fail(r, t, "more values than the shape holds "
-				    "(%zu)", numel);
+		if (reserve(r, t, *n) < 0)
+			return -1;
 		if ((floaty ? parse_float(w, (char *)t->data + *n * size,
 					  t->dtype)
 			    : parse_integer(w, (char *)t->data + *n * size,

@@ -171,6 +171,12 @@ START_TEST(errors)
 		{ "record x f32 [1,1,1,1,1,1,1,1,1]\n", "t.txt:1: record \"x\": "
 		  "bad shape \"[1,1,1,1,1,1,1,1,1]\": want [] or [N,...] of up "
 		  "to 8 dims" },
+		{ "record x f32 [0,1073741824,2]\n", "t.txt:1: record \"x\": "
+		  "shape [0,1073741824,2] exceeds 4294967296 bytes" },
+		{ "record x f32 [1000000000000]\n1\n", "t.txt:1: record \"x\": "
+		  "shape [1000000000000] exceeds 4294967296 bytes" },
+		{ "record x u8 [1000000000]\n1\n", "t.txt:1: record \"x\": "
+		  "1 values, but the shape holds 1000000000" },
 		{ "record x f32 [] size 3\n", "t.txt:1: record \"x\": unknown "
 		  "word \"size\" (want frame N, end, zlib [LEVEL], pad N)" },
 		{ "record x f32 [] pad 64\n", "t.txt:1: record \"x\": pad wants "
