@@ -11,6 +11,11 @@
  * copies and beam search copies only where a hypothesis branches.
  * Hypotheses whose slots (or sentences) follow each other share one call
  * of the attention kernel.
+ *
+ * A step multiplies a few dozen rows by every weight matrix, where sgemm
+ * spends more time packing a [out, in] matrix (transposing it) than
+ * multiplying; so a decoder of more than SMALL_STEP rows keeps its own
+ * [in, out] copies of the step's matrices, made once per decoder.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +25,20 @@
 #include "layers.h"
 #include "transformer.h"
 
+/* Up to this many rows, sgemm streams [out, in] weights without packing. */
+#define SMALL_STEP 8
+
+/* The step's matrices, transposed to [in, out]. */
+struct dec_wt {
+	float *self_q, *self_k, *self_v, *self_o, *cross_q, *cross_o;
+	float *W1, *W2;
+};
+
 struct tf_decoder {
 	const struct tf_net *n;
+	struct dec_wt *wt;	/* [dec_layers], NULL: use n's weights */
+	float *out_wt;		/* [d, V] */
+	float *wt_mem;
 	int nsent, width, cap;	/* sentences, width, cap = nsent * width */
 	int nh;			/* live hypotheses */
 	int t;			/* steps done: the position of the next input */
@@ -52,6 +69,8 @@ static void dec_release(struct tf_decoder *dc)
 	}
 	free(dc->ck);
 	free(dc->cv);
+	free(dc->wt);
+	free(dc->wt_mem);
 	free(dc->sk);
 	free(dc->sv);
 	free(dc->srclen);
@@ -85,6 +104,62 @@ void tf_dec_free(struct decoder *d)
 static void *falloc(size_t n)
 {
 	return malloc(sizeof(float) * (n ? n : 1));
+}
+
+/* dst [cols, rows] = src [rows, cols] transposed */
+static float *transpose(float *dst, const float *src, int rows, int cols)
+{
+	int i, j;
+
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < cols; j++)
+			dst[(size_t)j * rows + i] = src[(size_t)i * cols + j];
+	return dst;
+}
+
+static int transpose_weights(struct tf_decoder *dc)
+{
+	const struct tf_net *n = dc->n;
+	size_t dd = (size_t)n->d * n->d, df = (size_t)n->d * n->ffn;
+	float *p;
+	int l;
+
+	dc->wt = calloc(n->dec_layers, sizeof(*dc->wt));
+	p = dc->wt_mem = falloc(n->dec_layers * (6 * dd + 2 * df)
+				+ (size_t)n->d * n->tgt_vocab);
+	if (!dc->wt || !p)
+		return -1;
+	for (l = 0; l < n->dec_layers; l++) {
+		const struct tf_dec_layer *w = &n->w.dec[l];
+		struct dec_wt *t = &dc->wt[l];
+
+		t->self_q = transpose(p, w->self.qW, n->d, n->d);
+		t->self_k = transpose(p += dd, w->self.kW, n->d, n->d);
+		t->self_v = transpose(p += dd, w->self.vW, n->d, n->d);
+		t->self_o = transpose(p += dd, w->self.oW, n->d, n->d);
+		t->cross_q = transpose(p += dd, w->cross.qW, n->d, n->d);
+		t->cross_o = transpose(p += dd, w->cross.oW, n->d, n->d);
+		t->W1 = transpose(p += dd, w->ffn.W1, n->ffn, n->d);
+		t->W2 = transpose(p += df, w->ffn.W2, n->d, n->ffn);
+		p += df;
+	}
+	dc->out_wt = transpose(p, n->w.out_W, n->tgt_vocab, n->d);
+	return 0;
+}
+
+/*
+ * y [N, out] = x [N, in] W^T + b, from W [out, in] or, when the decoder
+ * has it, its transpose WT [in, out].
+ */
+static void project(float *y, const float *x, const float *W, const float *WT,
+		    const float *b, int N, int in, int out)
+{
+	if (!WT) {
+		linear_forward(y, x, W, b, N, in, out);
+		return;
+	}
+	sgemm(0, 0, N, out, in, 1.0f, x, in, WT, out, 0.0f, y, out);
+	bias_forward(y, b, N, out);
 }
 
 /* Reads att.{l}.k and .v of every frame into dc->ck, dc->cv. */
@@ -159,6 +234,8 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	} else if (read_memory(dc, f, nf) < 0) {
 		goto fail;
 	}
+	if (cap > SMALL_STEP && transpose_weights(dc) < 0)
+		goto oom;
 	/* room for MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
 	for (l = 0; l < L; l++) {
@@ -330,6 +407,7 @@ static const float *step_out(struct tf_decoder *dc, const struct ln_w *ln,
 int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		float *attw)
 {
+	static const struct dec_wt no_wt;
 	struct tf_decoder *dc = (struct tf_decoder *)d;
 	const struct tf_net *n = dc->n;
 	int dm = n->d, i, l;
@@ -353,30 +431,36 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	tf_embed_forward(n, dc->x, prev, nh, 1, dc->t, n->w.tgt_emb);
 	for (l = 0; l < n->dec_layers; l++) {
 		const struct tf_dec_layer *w = &n->w.dec[l];
+		const struct dec_wt *t = dc->wt ? &dc->wt[l] : &no_wt;
 
 		u = tf_sub_in(n, &dc->sub, &w->ln1, x, nh);
-		linear_forward(dc->q, u, w->self.qW, w->self.qb, nh, dm, dm);
-		linear_forward(dc->k, u, w->self.kW, w->self.kb, nh, dm, dm);
-		linear_forward(dc->v, u, w->self.vW, w->self.vb, nh, dm, dm);
+		project(dc->q, u, w->self.qW, t->self_q, w->self.qb, nh, dm, dm);
+		project(dc->k, u, w->self.kW, t->self_k, w->self.kb, nh, dm, dm);
+		project(dc->v, u, w->self.vW, t->self_v, w->self.vb, nh, dm, dm);
 		self_attention(dc, l, nh);
-		linear_forward(dc->sub.fo, dc->ctx, w->self.oW, w->self.ob, nh,
-			       dm, dm);
+		project(dc->sub.fo, dc->ctx, w->self.oW, t->self_o, w->self.ob,
+			nh, dm, dm);
 		x = step_out(dc, &w->ln1, x, nh);
 
 		u = tf_sub_in(n, &dc->sub, &w->ln2, x, nh);
-		linear_forward(dc->q, u, w->cross.qW, w->cross.qb, nh, dm, dm);
+		project(dc->q, u, w->cross.qW, t->cross_q, w->cross.qb, nh, dm,
+			dm);
 		cross_attention(dc, l, nh, attw);
-		linear_forward(dc->sub.fo, dc->ctx, w->cross.oW, w->cross.ob,
-			       nh, dm, dm);
+		project(dc->sub.fo, dc->ctx, w->cross.oW, t->cross_o,
+			w->cross.ob, nh, dm, dm);
 		x = step_out(dc, &w->ln2, x, nh);
 
+		/* the FFN of ffn.c, on the transposed weights */
 		u = tf_sub_in(n, &dc->sub, &w->ln3, x, nh);
-		ffn_forward(dc->sub.fo, dc->h, u, &w->ffn, nh, dm, n->ffn);
+		project(dc->h, u, w->ffn.W1, t->W1, w->ffn.b1, nh, dm, n->ffn);
+		relu_forward(dc->h, dc->h, (size_t)nh * n->ffn);
+		project(dc->sub.fo, dc->h, w->ffn.W2, t->W2, w->ffn.b2, nh,
+			n->ffn, dm);
 		x = step_out(dc, &w->ln3, x, nh);
 	}
 	u = tf_sub_in(n, &dc->sub, &n->w.dec_ln, x, nh);
-	linear_forward(dc->logits, u, n->w.out_W, n->w.out_b, nh, dm,
-		       n->tgt_vocab);
+	project(dc->logits, u, n->w.out_W, dc->out_wt, n->w.out_b, nh, dm,
+		n->tgt_vocab);
 	log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
 	dc->t++;
 	return 0;

@@ -346,7 +346,8 @@ static int32_t prev_of(const struct batch_ids *t, int i, int step)
 	return step - 1 < t->len[i] ? t->ids[i * t->S + step - 1] : 2;
 }
 
-static void decoder_matches_teacher(const char *norm, const char *tie)
+static void decoder_matches_teacher(const char *norm, const char *tie,
+				    int width)
 {
 	struct model *m = make1(norm, tie, 0.3);
 	/* sentence 1's target outgrows the cache's first 2 * 6 + 10 rows */
@@ -366,7 +367,7 @@ static void decoder_matches_teacher(const char *norm, const char *tie)
 	ck_assert_msg(transformer_logp(m, &s, &t, ref) == 0, "%s", err_msg());
 	f = frames_of(&s, fp);
 	pipeline(m, fp, 3);
-	d = m->arch->dec_new(m, fp, 3, 2);
+	d = m->arch->dec_new(m, fp, 3, width);
 	ck_assert_ptr_nonnull(d);
 	m->arch->dec_attw_planes(d, &L, &H);
 	ck_assert_int_eq(L, 2);
@@ -443,8 +444,10 @@ static void decoder_matches_teacher(const char *norm, const char *tie)
 
 START_TEST(decoder_cache_matches_full_forward)
 {
-	decoder_matches_teacher("norm=post", "tie=none");
-	decoder_matches_teacher("norm=pre", "tie=all");
+	/* width 4: more than 8 rows, the decoder's transposed weights */
+	decoder_matches_teacher("norm=post", "tie=none", 2);
+	decoder_matches_teacher("norm=pre", "tie=all", 4);
+	decoder_matches_teacher("norm=post", "tie=tgt", 4);
 }
 END_TEST
 
