@@ -32,8 +32,6 @@ void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
 struct tsr_reader *tsr_reader_mem(const void *data, size_t n,
 				  const char *label);
 const char *tsr_reader_label(const struct tsr_reader *r);
-/* Bytes consumed from the start of the stream. */
-uint64_t tsr_reader_offset(const struct tsr_reader *r);
 
 /*
  * Reads the next record into t (payload owned by t, inflated and checked).
@@ -114,8 +112,6 @@ int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
 /* Sets the zlib level (1..9) that TSR_FLAG_ZLIB records are written at
  * from now on; 0 makes tsr_write write plain payloads again. */
 void tsr_writer_set_level(struct tsr_writer *w, int zlib_level);
-/* Bytes written so far, buffered ones included. */
-uint64_t tsr_writer_offset(const struct tsr_writer *w);
 /* Writes every record of f under f->number, the end flag on the last one. */
 int tsr_write_frame(struct tsr_writer *w, const struct frame *f);
 int tsr_flush(struct tsr_writer *w);
@@ -135,8 +131,8 @@ int tsr_writer_close(struct tsr_writer *w);
 /*
  * Loads a whole stream file as one frame of records.  The file is mapped:
  * aligned, uncompressed payloads are used in place (t->owned == 0, and
- * read-only); others are copied or inflated.  Every record is checked as tsr_read does, and a
- * name that appears twice is an error.
+ * read-only); others are copied or inflated.  Every record is checked as
+ * tsr_read does, and a name that appears twice is an error.
  */
 struct tsr_map {
 	struct frame f;      /* every record, in file order */

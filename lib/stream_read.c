@@ -115,11 +115,6 @@ const char *tsr_reader_label(const struct tsr_reader *r)
 	return r->label;
 }
 
-uint64_t tsr_reader_offset(const struct tsr_reader *r)
-{
-	return r->pos;
-}
-
 /* read(2) until n bytes or the end of input; returns the count or -1. */
 static ssize_t read_some(struct tsr_reader *r, unsigned char *p, size_t n,
 			 size_t want)

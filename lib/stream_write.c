@@ -277,11 +277,6 @@ void tsr_writer_set_level(struct tsr_writer *w, int zlib_level)
 	w->level = zlib_level < 0 ? 0 : zlib_level > 9 ? 9 : zlib_level;
 }
 
-uint64_t tsr_writer_offset(const struct tsr_writer *w)
-{
-	return w->pos;
-}
-
 static void writer_free(struct tsr_writer *w)
 {
 	if (w->own_fd)
