@@ -24,7 +24,7 @@ pages=$(ls man1/*.1 man5/*.5 man7/*.7 2>/dev/null)
 for p in $pages; do
 	mandoc -T lint -W warning "$p" >"$T/lint" 2>&1 ||
 		fail "$p: mandoc: $(cat "$T/lint")"
-	groff -ww -z -mandoc "$p" >"$T/groff" 2>&1
+	groff -Tutf8 -ww -z -mandoc "$p" >"$T/groff" 2>&1
 	[ -s "$T/groff" ] && fail "$p: groff: $(cat "$T/groff")"
 done
 
