@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "unicode_cat.h"
 
 /* ---- text (bleu_text.c) ---- */
 
@@ -40,7 +41,12 @@ void bleu_buf_free(struct bleu_buf *b);
  */
 int bleu_utf8_decode(const char *s, size_t len, struct bleu_buf *out, size_t *bad);
 /* Python's str.isspace(). */
-int bleu_isspace(uint32_t c);
+static inline int bleu_isspace(uint32_t c)
+{
+	if (c < 0x80)
+		return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+	return ucat_flags(c) & UCAT_SPACE;
+}
 /* Length of s without its trailing whitespace (Python's rstrip()). */
 size_t bleu_rstrip(struct bleu_str s);
 /* Appends Python's s.lower() to out. */
@@ -55,6 +61,8 @@ struct bleu_words {
 /* Replaces the contents of words by the words of s (pointing into s). */
 int bleu_split(struct bleu_str s, struct bleu_words *words);
 int bleu_words_push(struct bleu_words *words, struct bleu_str w);
+/* Makes room for `more` words after the n in use. */
+int bleu_words_reserve(struct bleu_words *words, size_t more);
 void bleu_words_free(struct bleu_words *words);
 
 /* ---- tokenisers (bleu_tok.c) ---- */
@@ -64,9 +72,18 @@ enum bleu_tokenizer { BLEU_TOK_13A, BLEU_TOK_INTL, BLEU_TOK_CHAR, BLEU_TOK_NONE 
 /* "13a", "intl", "char", "none"; bleu_tok_parse returns -1 for others. */
 const char *bleu_tok_name(enum bleu_tokenizer t);
 int bleu_tok_parse(const char *name);
-/* Replaces out by the tokenised s, to be split into words (tmp: scratch). */
+/*
+ * Replaces out by the tokenised s, to be split into words (tmp: scratch):
+ * the tokeniser's regular expressions, pass after pass, as its definition.
+ */
 int bleu_tokenize(enum bleu_tokenizer t, struct bleu_str s,
 		  struct bleu_buf *out, struct bleu_buf *tmp);
+/*
+ * Replaces words by the words of the tokenised s (those bleu_split finds in
+ * what bleu_tokenize gives) in one pass; they point into s, or into tmp.
+ */
+int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_str s,
+			struct bleu_words *words, struct bleu_buf *tmp);
 
 /* ---- n-gram matching (bleu_ngram.c) ---- */
 

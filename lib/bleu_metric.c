@@ -16,13 +16,12 @@
 
 /* The processed form of one side (hypothesis or reference). */
 struct side {
-	struct bleu_buf low, tok, chars, ids;
+	struct bleu_buf low, tok, chars, ids;	/* tok: 13a's unescaped line */
 	struct bleu_words words, split;
 };
 
 struct metric_work {
 	struct side hyp, ref;
-	struct bleu_buf tmp;
 	struct word_ids *ids;
 	struct ngram_table *chars, *words;
 	int64_t *ref_lens;
@@ -80,7 +79,6 @@ void metric_free(struct metric *m)
 		return;
 	side_free(&w->hyp);
 	side_free(&w->ref);
-	bleu_buf_free(&w->tmp);
 	word_ids_free(w->ids);
 	ngram_free(w->chars);
 	ngram_free(w->words);
@@ -111,9 +109,7 @@ static int bleu_words_of(struct metric *m, struct bleu_str line, struct side *s)
 	if (lowered(line, m->bleu.lowercase, s, &t) < 0)
 		return -1;
 	t.n = bleu_rstrip(t);
-	if (bleu_tokenize(m->bleu.tok, t, &s->tok, &m->work->tmp) < 0)
-		return -1;
-	return bleu_split((struct bleu_str){ s->tok.c, s->tok.n }, &s->words);
+	return bleu_tokenize_words(m->bleu.tok, t, &s->words, &s->tok);
 }
 
 static int bleu_segment(struct metric *m, struct bleu_str hyp,

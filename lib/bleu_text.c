@@ -58,18 +58,6 @@ int bleu_utf8_decode(const char *str, size_t len, struct bleu_buf *out, size_t *
 	return 0;
 }
 
-static inline int is_space(uint32_t c)
-{
-	if (c < 0x80)
-		return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
-	return ucat_flags(c) & UCAT_SPACE;
-}
-
-int bleu_isspace(uint32_t c)
-{
-	return is_space(c);
-}
-
 size_t bleu_rstrip(struct bleu_str s)
 {
 	while (s.n > 0 && bleu_isspace(s.c[s.n - 1]))
@@ -131,31 +119,46 @@ int bleu_split(struct bleu_str s, struct bleu_words *words)
 
 	words->n = 0;
 	for (;;) {
-		while (i < s.n && is_space(s.c[i]))
+		while (i < s.n && bleu_isspace(s.c[i]))
 			i++;
 		if (i == s.n)
 			return 0;
 		start = i;
-		while (i < s.n && !is_space(s.c[i]))
+		while (i < s.n && !bleu_isspace(s.c[i]))
 			i++;
 		if (bleu_words_push(words, (struct bleu_str){ s.c + start, i - start }) < 0)
 			return -1;
 	}
 }
 
+int bleu_words_reserve(struct bleu_words *words, size_t more)
+{
+	size_t cap;
+	struct bleu_str *p;
+
+	if (words->cap - words->n >= more)
+		return 0;
+	if (more > SIZE_MAX / (4 * sizeof *p) - words->n) {
+		err_set("too many words");
+		return -1;
+	}
+	cap = words->cap ? words->cap : 64;
+	while (cap - words->n < more)
+		cap *= 2;
+	p = realloc(words->w, cap * sizeof *p);
+	if (!p) {
+		err_set("out of memory for %zu words", cap);
+		return -1;
+	}
+	words->w = p;
+	words->cap = cap;
+	return 0;
+}
+
 int bleu_words_push(struct bleu_words *words, struct bleu_str w)
 {
-	if (words->n == words->cap) {
-		size_t cap = words->cap ? 2 * words->cap : 64;
-		struct bleu_str *p = realloc(words->w, cap * sizeof *p);
-
-		if (!p) {
-			err_set("out of memory for %zu words", cap);
-			return -1;
-		}
-		words->w = p;
-		words->cap = cap;
-	}
+	if (bleu_words_reserve(words, 1) < 0)
+		return -1;
 	words->w[words->n++] = w;
 	return 0;
 }

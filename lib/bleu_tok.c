@@ -12,6 +12,9 @@
  *         and every symbol (S*).
  *   char  every non-space character is a word.
  *   none  words as they are.
+ *
+ * bleu_tokenize_words finds the same words in one pass (below), and is
+ * what scoring uses; the passes are its definition and its test.
  */
 #include <string.h>
 #include "bleu.h"
@@ -144,19 +147,23 @@ PASS int has(const struct bleu_buf *b, class_fn a)
 
 static int is_amp_lt(uint32_t c) { return c == '&' || c == '<'; }
 
+/* mteval-v13a's unescaping of the SGML entities (and removal of <skipped>) */
+static void unescape_13a(struct bleu_buf *b)
+{
+	/* mteval also joins "-\n" and turns "\n" into a space; a line here
+	 * holds no newline */
+	if (!has(b, is_amp_lt))
+		return;
+	replace_all(b, "<skipped>", 0);
+	replace_all(b, "&quot;", '"');
+	replace_all(b, "&amp;", '&');
+	replace_all(b, "&lt;", '<');
+	replace_all(b, "&gt;", '>');
+}
+
 static int tok_13a(struct bleu_buf *out, struct bleu_buf *tmp)
 {
-	/*
-	 * mteval also joins "-\n" and turns "\n" into a space; a line here
-	 * holds no newline.
-	 */
-	if (has(out, is_amp_lt)) {
-		replace_all(out, "<skipped>", 0);
-		replace_all(out, "&quot;", '"');
-		replace_all(out, "&amp;", '&');
-		replace_all(out, "&lt;", '<');
-		replace_all(out, "&gt;", '>');
-	}
+	unescape_13a(out);
 	/* " {} ".format(line): a period at either end meets a non-digit */
 	if (bleu_buf_reserve(out, 2) < 0)
 		return -1;
@@ -209,6 +216,164 @@ int bleu_tokenize(enum bleu_tokenizer t, struct bleu_str s,
 		return 0;
 	case BLEU_TOK_NONE:
 		return 0;
+	}
+	return 0;
+}
+
+/*
+ * The same words in one pass.  Only a few classes of characters matter:
+ *
+ *   ALONE   a word of its own (13a's punctuation, intl's symbols)
+ *   DASH    13a's '-': a word of its own after a digit
+ *   PUNCT   13a's period and comma, intl's punctuation
+ *   DIGIT   13a's [0-9], intl's numbers
+ *   SPACE   what str.split() splits at
+ *
+ * The two passes around PUNCT, s/(non-digit)(P)/$1 $2 /g and then
+ * s/(P)(non-digit)/ $1 $2/g, never match each other's spaces in a way
+ * that depends on more than one maximal run of PUNCT characters c1..ck,
+ * the character before it (X) and the one after it (Y).  Worked through
+ * (each match consumes its second character, so the runs pair up):
+ * every ci is a word of its own, except that c1 stays joined to X when
+ * k = 1 and X and Y are digits, and ck stays joined to Y when Y is a digit
+ * and k + (X is a digit) is even.  Where the line ends, 13a has its
+ * padding space (a non-digit) and intl nothing (no match: as a digit).
+ * tests/test_bleu.c checks this against the passes above.
+ */
+enum { C_OTHER, C_SPACE, C_ALONE, C_DASH, C_PUNCT, C_DIGIT };
+
+static const unsigned char ascii_13a[128] = {
+	['\t' ... '\r'] = C_SPACE, [0x1c ... ' '] = C_SPACE,
+	['!' ... '&'] = C_ALONE, ['(' ... '+'] = C_ALONE, ['/'] = C_ALONE,
+	[':' ... '@'] = C_ALONE, ['[' ... '`'] = C_ALONE, ['{' ... '~'] = C_ALONE,
+	['-'] = C_DASH, ['.'] = C_PUNCT, [','] = C_PUNCT, ['0' ... '9'] = C_DIGIT,
+};
+
+/* ASCII's general categories: P* and S* interleave */
+static const unsigned char ascii_intl[128] = {
+	['\t' ... '\r'] = C_SPACE, [0x1c ... ' '] = C_SPACE, ['0' ... '9'] = C_DIGIT,
+	['!' ... '#'] = C_PUNCT, ['$'] = C_ALONE, ['%' ... '*'] = C_PUNCT,
+	['+'] = C_ALONE, [',' ... '/'] = C_PUNCT, [':' ... ';'] = C_PUNCT,
+	['<' ... '>'] = C_ALONE, ['?' ... '@'] = C_PUNCT, ['[' ... ']'] = C_PUNCT,
+	['^'] = C_ALONE, ['_'] = C_PUNCT, ['`'] = C_ALONE, ['{'] = C_PUNCT,
+	['|'] = C_ALONE, ['}'] = C_PUNCT, ['~'] = C_ALONE,
+};
+
+PASS int class_of(uint32_t c, int intl)
+{
+	unsigned f;
+
+	if (c < 0x80)
+		return intl ? ascii_intl[c] : ascii_13a[c];
+	f = ucat_flags(c);
+	if (f & UCAT_SPACE)
+		return C_SPACE;
+	if (!intl)
+		return C_OTHER;
+	return f & UCAT_P ? C_PUNCT : f & UCAT_S ? C_ALONE : f & UCAT_N ? C_DIGIT : C_OTHER;
+}
+
+PASS void add_word(struct bleu_words *words, const uint32_t *c, size_t n)
+{
+	words->w[words->n++] = (struct bleu_str){ c, n };
+}
+
+PASS void split_classes(struct bleu_str s, int intl, struct bleu_words *words)
+{
+	const uint32_t *c = s.c;
+	size_t i = 0, start = 0;
+	int open = 0;
+
+/* ends the word in progress before c[i] */
+#define END_WORD() do { if (open) add_word(words, c + start, i - start); open = 0; } while (0)
+	while (i < s.n) {
+		switch (class_of(c[i], intl)) {
+		case C_SPACE:
+			END_WORD();
+			break;
+		case C_DASH:
+			if (i == 0 || class_of(c[i - 1], intl) != C_DIGIT)
+				goto other;
+			/* fall through */
+		case C_ALONE:
+			END_WORD();
+			add_word(words, c + i, 1);
+			break;
+		case C_PUNCT: {
+			size_t j = i + 1, k;
+			int dx, dy;
+
+			while (j < s.n && class_of(c[j], intl) == C_PUNCT)
+				j++;
+			k = j - i;
+			dx = i > 0 ? class_of(c[i - 1], intl) == C_DIGIT : intl;
+			dy = j < s.n ? class_of(c[j], intl) == C_DIGIT : intl;
+			if (k == 1 && dx && dy) {
+				/* "3.5" (or intl's ".5" at the start): one word */
+				if (!open) {
+					start = i;
+					open = 1;
+				}
+				i = j;
+				continue;
+			}
+			END_WORD();
+			for (; i < j - 1; i++)
+				add_word(words, c + i, 1);
+			if (dy && (k + dx) % 2 == 0) {
+				start = i;
+				open = 1;
+			} else {
+				add_word(words, c + i, 1);
+			}
+			break;
+		}
+		default:
+		other:
+			if (!open) {
+				start = i;
+				open = 1;
+			}
+		}
+		i++;
+	}
+	END_WORD();
+#undef END_WORD
+}
+
+int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_str s,
+			struct bleu_words *words, struct bleu_buf *tmp)
+{
+	words->n = 0;
+	/* at most a word per character */
+	if (bleu_words_reserve(words, s.n) < 0)
+		return -1;
+	switch (t) {
+	case BLEU_TOK_13A:
+		for (size_t i = 0; i < s.n; i++) {
+			if (is_amp_lt(s.c[i])) {
+				tmp->n = 0;
+				if (bleu_buf_reserve(tmp, s.n) < 0)
+					return -1;
+				memcpy(tmp->c, s.c, s.n * sizeof *s.c);
+				tmp->n = s.n;
+				unescape_13a(tmp);
+				s = (struct bleu_str){ tmp->c, tmp->n };
+				break;
+			}
+		}
+		split_classes(s, 0, words);
+		return 0;
+	case BLEU_TOK_INTL:
+		split_classes(s, 1, words);
+		return 0;
+	case BLEU_TOK_CHAR:
+		for (size_t i = 0; i < s.n; i++)
+			if (!bleu_isspace(s.c[i]))
+				add_word(words, s.c + i, 1);
+		return 0;
+	case BLEU_TOK_NONE:
+		return bleu_split(s, words);
 	}
 	return 0;
 }

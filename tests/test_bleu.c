@@ -512,6 +512,72 @@ START_TEST(test_tokenizer_char_none)
 }
 END_TEST
 
+/* Whether the one-pass words of line are those of the passes, split. */
+static int same_words(enum bleu_tokenizer t, struct bleu_str line)
+{
+	static struct bleu_buf o, tmp, tmp2;
+	static struct bleu_words want, got;
+	int same;
+
+	ck_assert_int_eq(bleu_tokenize(t, line, &o, &tmp), 0);
+	ck_assert_int_eq(bleu_split((struct bleu_str){ o.c, o.n }, &want), 0);
+	ck_assert_int_eq(bleu_tokenize_words(t, line, &got, &tmp2), 0);
+	same = want.n == got.n;
+	for (size_t i = 0; same && i < want.n; i++)
+		same = want.w[i].n == got.w[i].n &&
+		       memcmp(want.w[i].c, got.w[i].c, want.w[i].n * sizeof *want.w[i].c) == 0;
+	return same;
+}
+
+START_TEST(test_tokenize_words_varied)
+{
+	static const char *const lines[] = {
+		"It costs $3.50, isn't it? (Yes!) [no] {maybe} <b>bold</b>",
+		"a!b\"c#d$e%f&g'h(i)j*k+l,m-n.o/p:q;r<s=t>u?v@w[x\\y]z^_`{|}~",
+		"1,000.50 1.2.3 1..2 1...2 1....2 .5 5. ,5 5, 5,. .,5 3-4 3--4 -3 a-b x-",
+		"10-20 1990. 1990.. a.b a..b a...b .a. ..a.. x.,y ,,., 2,,3 2.,3",
+		"&quot;hi&quot; &amp;amp; &lt;tag&gt; &amp;lt; <skip<skipped>ped> &quo &",
+		"\t tabs\tand\vvertical\f  spaces \x1c\x1f\u00a0nbsp\u3000ideo ",
+		"«Hola», dijo: 3,5 € ¿sí? ¡Olé! Ça coûte 2½ €… — «mais» 10–20 ١٢٣.٤",
+		"x²+y² = z² ・ 中文，测试。 (١٫٥) £5.00 ¥ © ® ™ ‰ † ‡ • ‐‑‒–—― ¶§",
+		"İstanbul ΣΑΣ σας ß ﬁ ǅ ‘quotes’ “double” ‚low„ ‹›  ‹ › 〈〉",
+		"..., ., ,. -.- 9.-9 9-.9 9.a a.9 ,9, 9,9,9 9.9.9 .9.9. -9- 9-9-9",
+		"", " ", ".", "-", "5", "&", "$", "٣", "²", "¿", "!5", ".٣", "٣.", "a.٣",
+	};
+	/* the characters that matter to some tokeniser, and letters */
+	static const char *const alphabet[] = {
+		"a", "1", ".", ",", "-", " ", "(", "\u00b2", "\u00bf",
+	};
+	enum { NA = sizeof alphabet / sizeof alphabet[0], LEN = 5 };
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+		for (int t = BLEU_TOK_13A; t <= BLEU_TOK_NONE; t++)
+			ck_assert_msg(same_words(t, S(lines[i])), "%s: \"%s\"",
+				      bleu_tok_name(t), lines[i]);
+	/* every string of up to LEN of them: every run of periods and
+	 * commas between every pair of neighbours */
+	for (int len = 1; len <= LEN; len++) {
+		int code[LEN] = { 0 };
+
+		for (;;) {
+			int k;
+
+			buf[0] = 0;
+			for (k = 0; k < len; k++)
+				strcat(buf, alphabet[code[k]]);
+			for (int t = BLEU_TOK_13A; t <= BLEU_TOK_INTL; t++)
+				ck_assert_msg(same_words(t, S(buf)), "%s: \"%s\"",
+					      bleu_tok_name(t), buf);
+			for (k = 0; k < len && ++code[k] == NA; k++)
+				code[k] = 0;
+			if (k == len)
+				break;
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_lowercase)
 {
 	struct bleu_buf out = { 0 };
@@ -694,6 +760,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_tokenizer_13a);
 	tcase_add_test(t, test_tokenizer_intl);
 	tcase_add_test(t, test_tokenizer_char_none);
+	tcase_add_test(t, test_tokenize_words_varied);
 	tcase_add_test(t, test_lowercase);
 	tcase_add_test(t, test_utf8_and_space);
 	tcase_add_test(t, test_json_float_is_python_repr);
