@@ -6,24 +6,35 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "bleu.h"
 #include "err.h"
+
+/* Room for `more` lines. */
+static int lines_reserve(struct bleu_lines *l, size_t more)
+{
+	size_t cap;
+	size_t *end;
+
+	if (l->cap - l->n >= more)
+		return 0;
+	cap = l->cap ? l->cap : 256;
+	while (cap - l->n < more)
+		cap *= 2;
+	end = realloc(l->end, cap * sizeof *end);
+	if (!end) {
+		err_set("out of memory for %zu lines", cap);
+		return -1;
+	}
+	l->end = end;
+	l->cap = cap;
+	return 0;
+}
 
 /* Appends a line. */
 static int bleu_lines_push(struct bleu_lines *l, struct bleu_str line)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		size_t *end = realloc(l->end, cap * sizeof *end);
-
-		if (!end) {
-			err_set("out of memory for %zu lines", cap);
-			return -1;
-		}
-		l->end = end;
-		l->cap = cap;
-	}
-	if (bleu_buf_reserve(&l->text, line.n) < 0)
+	if (lines_reserve(l, 1) < 0 || bleu_buf_reserve(&l->text, line.n) < 0)
 		return -1;
 	if (line.n)
 		memcpy(l->text.c + l->text.n, line.c, line.n * sizeof *line.c);
@@ -46,31 +57,70 @@ void bleu_lines_free(struct bleu_lines *l)
 	memset(l, 0, sizeof *l);
 }
 
+/* All of f, in *buf (malloc'd), its length in *len. */
+static int read_all(FILE *f, const char *name, char **buf, size_t *len)
+{
+	struct stat st;
+	size_t cap = 1 << 16, n = 0, got;
+	char *b = NULL, *p;
+
+	/* a file's size at once, a pipe's as it comes */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	for (;;) {
+		if (n == cap || !b) {
+			if (b)
+				cap *= 2;
+			if (!(p = realloc(b, cap))) {
+				free(b);
+				err_set("%s: out of memory for %zu bytes", name, cap);
+				return -1;
+			}
+			b = p;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(b);
+		err_set("%s: read error", name);
+		return -1;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
 int bleu_lines_read(struct bleu_lines *l, FILE *f, const char *name)
 {
-	struct bleu_buf line = { 0 };
-	char *buf = NULL;
-	size_t cap = 0, bad;
-	ssize_t len;
+	char *buf;
+	size_t len, bad;
 	int rc = 0;
 
-	while (rc == 0 && (len = getline(&buf, &cap, f)) >= 0) {
-		if (len > 0 && buf[len - 1] == '\n')
-			len--;
-		line.n = 0;
-		rc = bleu_utf8_decode(buf, len, &line, &bad);
+	if (read_all(f, name, &buf, &len) < 0)
+		return -1;
+	/* a code point per byte at most */
+	if (bleu_buf_reserve(&l->text, len) < 0) {
+		free(buf);
+		return -1;
+	}
+	for (size_t i = 0; i < len && rc == 0;) {
+		char *nl = memchr(buf + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (buf + i)) : len - i, start = l->text.n;
+
+		rc = bleu_utf8_decode(buf + i, n, &l->text, &bad);
 		if (rc > 0)
 			err_set("%s: line %zu: invalid UTF-8 (byte 0x%02x at column %zu)",
-				name, l->n + 1, (unsigned char)buf[bad], bad + 1);
-		else if (rc == 0)
-			rc = bleu_lines_push(l, (struct bleu_str){ line.c,
-					     bleu_rstrip((struct bleu_str){ line.c, line.n }) });
+				name, l->n + 1, (unsigned char)buf[i + bad], bad + 1);
+		else if (rc == 0 && (rc = lines_reserve(l, 1)) == 0) {
+			l->text.n = start + bleu_rstrip((struct bleu_str){ l->text.c + start,
+								l->text.n - start });
+			l->end[l->n++] = l->text.n;
+		}
+		i += n + 1;
 	}
-	if (rc == 0 && ferror(f)) {
-		err_set("%s: read error", name);
-		rc = -1;
-	}
-	bleu_buf_free(&line);
 	free(buf);
 	return rc ? -1 : 0;
 }

@@ -42,19 +42,37 @@ void bleu_buf_free(struct bleu_buf *b)
 int bleu_utf8_decode(const char *str, size_t len, struct bleu_buf *out, size_t *bad)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	uint32_t *o;
+	size_t i = 0;
 
 	if (bleu_buf_reserve(out, len) < 0)
 		return -1;
-	for (size_t i = 0; i < len;) {
-		int k = utf8_decode(s + i, len - i, &out->c[out->n]);
+	o = out->c + out->n;
+	while (i < len) {
+		uint64_t v;
+		int k;
 
+		/* ASCII eight bytes at a time */
+		if (i + 8 <= len && (memcpy(&v, s + i, 8), !(v & 0x8080808080808080ULL))) {
+			for (k = 0; k < 8; k++)
+				o[k] = s[i + k];
+			o += 8;
+			i += 8;
+			continue;
+		}
+		if (s[i] < 0x80) {
+			*o++ = s[i++];
+			continue;
+		}
+		k = utf8_decode(s + i, len - i, o);
 		if (k == 0) {
 			*bad = i;
 			return 1;
 		}
-		out->n++;
+		o++;
 		i += k;
 	}
+	out->n = o - out->c;
 	return 0;
 }
 
