@@ -9,13 +9,7 @@
 #include "err.h"
 #include "model.h"
 
-/*
- * The architectures.  A weak reference lets the library link before an
- * architecture's file exists; the file's author makes it strong (removes
- * the pragma), because a weak reference does not pull a member out of the
- * static library.
- */
-
+/* Architectures added at run time: the tests' fake ones. */
 static const struct arch *registered[8];
 static int nregistered;
 
@@ -37,7 +31,7 @@ const struct arch *arch_find(const char *name)
 	size_t i;
 
 	for (i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-		if (builtin[i] && strcmp(builtin[i]->name, name) == 0)
+		if (strcmp(builtin[i]->name, name) == 0)
 			return builtin[i];
 	for (i = 0; i < (size_t)nregistered; i++)
 		if (strcmp(registered[i]->name, name) == 0)

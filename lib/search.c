@@ -85,7 +85,7 @@ struct beam {
 	const struct model *m;
 	const struct search_opts *o;
 	struct decoder *d;
-	int n, k, V, P, smax, tmax, cap;
+	int n, k, V, L, H, P, smax, tmax, cap;
 	int *slen, *maxlen, *nfin;
 	struct fin *fin;	/* [n, k] */
 	struct step *steps;	/* [tmax + 1], from 1 */
@@ -232,7 +232,8 @@ static int read_back(const struct beam *b, int s, const struct fin *f,
 	h->len = len;
 	h->score = f->score;
 	h->norm = f->norm;
-	h->P = b->P;
+	h->L = b->L;
+	h->H = b->H;
 	h->S = S;
 	h->ids = malloc(len * sizeof *h->ids);
 	if (b->attw)
@@ -333,6 +334,8 @@ static int beam_init(struct beam *b, const struct model *m, struct frame **f,
 		return -1;
 	if (a->dec_attw_planes)
 		a->dec_attw_planes(b->d, &L, &H);
+	b->L = L;
+	b->H = H;
 	b->P = L * H;
 	b->slen = malloc(n * sizeof *b->slen);
 	b->maxlen = malloc(n * sizeof *b->maxlen);
@@ -446,7 +449,8 @@ int search_force(const struct model *m, struct frame **f, int n,
 	P = L * H;
 	for (i = 0; i < n; i++) {
 		out[i].S = a->dec_srclen(d, i);
-		out[i].P = P;
+		out[i].L = L;
+		out[i].H = H;
 		if (out[i].S > smax)
 			smax = out[i].S;
 		if (want_attw && !(out[i].attw = calloc((size_t)P * out[i].len

@@ -30,8 +30,8 @@ struct hyp {
 	int len;
 	double score;		/* the sum of the log-probabilities */
 	double norm;		/* score / lp */
-	int P, S;		/* attention planes, source length */
-	float *attw;		/* [P, len, S] when asked, else NULL */
+	int L, H, S;		/* attention planes L x H, source length */
+	float *attw;		/* [L * H, len, S] when asked, else NULL */
 };
 
 /* A sentence's hypotheses, best first. */

@@ -480,7 +480,7 @@ START_TEST(attention_and_forced_decoding)
 		struct tensor t2;
 		uint64_t len = h->len;
 
-		ck_assert_int_eq(h->P, 1);
+		ck_assert_int_eq(h->L * h->H, 1);
 		ck_assert_int_eq(h->S, (int)src_of(i)->dim[0]);
 		for (t = 0; t < h->len; t++)
 			for (j = 0; j < h->S; j++)

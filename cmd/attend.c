@@ -1,0 +1,186 @@
+/*
+ * attend: with a model, the pipeline's stage that turns enc.out into the
+ * decoder's memory (att.keys and att.init for rnnsearch, att.ctx and
+ * att.init for rnnencdec, att.{l}.k and att.{l}.v for the Transformer).
+ * Without one, scaled dot-product attention of the records q [H, T, d],
+ * k and v [H, S, d] and an optional additive mask [T, S]: out [H, T, d]
+ * (and weights [H, T, S] with --weights).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "err.h"
+#include "filter.h"
+#include "kernels.h"
+#include "prog.h"
+
+static void usage(void)
+{
+	printf("usage: %s -m MODEL [-b N] < enc.tsr > memory.tsr\n"
+	       "       %s [-w] < qkv.tsr > out.tsr\n"
+	       "With a model, adds the decoder's memory (att.*) to every "
+	       "frame, from enc.out.\n"
+	       "Without, attention of q [H,T,d] over k, v [H,S,d] with an "
+	       "optional additive\nmask [T,S]: out [H,T,d].\n\n"
+	       "  -m, --model=FILE   the model file\n"
+	       "  -b, --batch=N      sentences per batch (default 64; results "
+	       "do not depend on it)\n"
+	       "  -w, --weights      also write the attention weights [H,T,S]\n"
+	       "  -h, --help         this help\n"
+	       "  -V, --version      the version\n", progname, progname);
+	exit(0);
+}
+
+/* softmax(q k^T / sqrt(d) + mask) v of one head, with the weights. */
+static void masked_head(float *out, float *w, const float *q, const float *k,
+			const float *v, const float *mask, int T, int S, int d)
+{
+	int t, j;
+
+	sgemm(0, 1, T, S, d, 1.0f / sqrtf(d), q, d, k, d, 0.0f, w, S);
+	for (t = 0; t < T; t++) {
+		float *row = w + (size_t)t * S, max = -INFINITY;
+
+		for (j = 0; j < S; j++) {
+			row[j] += mask[(size_t)t * S + j];
+			if (row[j] > max)
+				max = row[j];
+		}
+		if (max == -INFINITY)	/* every key masked: zeros */
+			memset(row, 0, S * sizeof *row);
+		else
+			softmax_rows(row, row, 1, S);
+	}
+	sgemm(0, 0, T, d, S, 1.0f, w, S, v, d, 0.0f, out, d);
+}
+
+static int general_frame(struct frame *f, int want_weights)
+{
+	struct tensor *q = frame_need(f, "q", DT_F32, 3, "the caller");
+	struct tensor *k = q ? frame_need(f, "k", DT_F32, 3, "the caller") :
+			   NULL;
+	struct tensor *v = k ? frame_need(f, "v", DT_F32, 3, "the caller") :
+			   NULL;
+	struct tensor *mask = frame_find(f, "mask"), out, wt;
+	int H, T, S, d, h;
+	uint64_t od[3], wd[3];
+
+	if (!v)
+		return -1;
+	H = q->dim[0], T = q->dim[1], d = q->dim[2], S = k->dim[1];
+	if (k->dim[0] != (uint64_t)H || k->dim[2] != (uint64_t)d ||
+	    memcmp(k->dim, v->dim, sizeof k->dim[0] * 3) != 0) {
+		err_set("frame %llu: q [H, T, d], k and v [H, S, d] disagree",
+			(unsigned long long)f->number);
+		return -1;
+	}
+	if (mask && (mask->dtype != DT_F32 || mask->rank != 2 ||
+		     mask->dim[0] != (uint64_t)T ||
+		     mask->dim[1] != (uint64_t)S)) {
+		err_set("frame %llu: mask is not f32 [T, S] = [%d, %d]",
+			(unsigned long long)f->number, T, S);
+		return -1;
+	}
+	od[0] = H, od[1] = T, od[2] = d;
+	wd[0] = H, wd[1] = T, wd[2] = S;
+	if (tensor_init(&out, "out", DT_F32, 3, od) < 0 ||
+	    tensor_init(&wt, "weights", DT_F32, 3, wd) < 0)
+		return -1;
+	if (mask) {
+		for (h = 0; h < H; h++)
+			masked_head((float *)out.data + (size_t)h * T * d,
+				    (float *)wt.data + (size_t)h * T * S,
+				    (float *)q->data + (size_t)h * T * d,
+				    (float *)k->data + (size_t)h * S * d,
+				    (float *)v->data + (size_t)h * S * d,
+				    mask->data, T, S, d);
+	} else if (H && T && S && d) {
+		/* the heads are the batch of the fused kernel */
+		struct attn_args a = {
+			.B = H, .H = 1, .T = T, .S = S, .dk = d,
+			.scale = 1.0f / sqrtf(d),
+			.q = q->data, .q_bs = (long)T * d, .q_rs = d,
+			.k = k->data, .v = v->data,
+			.kv_bs = (long)S * d, .kv_rs = d,
+			.out = out.data, .o_bs = (long)T * d, .o_rs = d,
+			.weights = wt.data,
+		};
+
+		attention_forward(&a);
+	}
+	if (!frame_put(f, &out))
+		return -1;
+	if (want_weights)
+		return frame_put(f, &wt) ? 0 : -1;
+	tensor_free(&wt);
+	return 0;
+}
+
+static void general(int want_weights)
+{
+	struct tsr_reader *r = tsr_reader_fd(0, "<stdin>");
+	struct tsr_writer *w = tsr_writer_fd(1, "<stdout>", 0);
+	struct frame f = { 0 };
+	int rc;
+
+	if (!r || !w)
+		die_err();
+	while ((rc = tsr_read_frame(r, &f)) == 1) {
+		if (general_frame(&f, want_weights) < 0)
+			die_err();
+		check_write(tsr_write_frame(w, &f));
+	}
+	if (rc < 0)
+		die_err();
+	check_write(tsr_flush(w));
+	tsr_writer_close(w);
+	tsr_reader_free(r);
+	frame_free(&f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "weights", no_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *model = NULL;
+	int batch = 64, weights = 0, c;
+
+	prog_init(argc, argv);
+	while ((c = getopt_long(argc, argv, "m:b:whV", longopts, NULL)) != -1)
+		switch (c) {
+		case 'm':
+			model = optarg;
+			break;
+		case 'b':
+			batch = opt_positive(optarg, "--batch");
+			break;
+		case 'w':
+			weights = 1;
+			break;
+		case 'h':
+			usage();
+			break;
+		case 'V':
+			prog_version();
+			break;
+		default:
+			usage_error("unknown option");
+		}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (model && weights)
+		usage_error("--weights is for the general mode, without -m");
+	if (!model)
+		general(weights);
+	else
+		check_write(filter_stage(model, STAGE_ATTEND, batch));
+	return 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * beam: beam search (MODELS.md, Decoding) of every frame's memory (from
+ * attend), with the GNMT length penalty; -k 1 is exactly decode.  Prints
+ * the best translation, one line per frame, or the n best in Moses'
+ * format, or with --tensors adds hyp.ids, att.weights and hyp.score.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "filter.h"
+#include "prog.h"
+#include "translate.h"
+
+static void usage(void)
+{
+	printf("usage: %s -m MODEL [-k K] [-l ALPHA] [-n N | -t] [-b N] "
+	       "[-a A] [-c B] < memory.tsr\n"
+	       "Beam search: one line of text per frame.\n\n"
+	       "  -m, --model=FILE     the model file\n"
+	       "  -k, --beam=K         beam size (default 5)\n"
+	       "  -l, --alpha=ALPHA    length penalty ((5+len)/6)^ALPHA "
+	       "(default 0.6)\n"
+	       "  -n, --nbest=N        the N best: i ||| text ||| score\n"
+	       "  -b, --batch=N        sentences per batch (default 16; "
+	       "results do not depend on it)\n"
+	       "  -a, --max-len-a=A    at most A*S+B target ids, </s> "
+	       "included (default 2)\n"
+	       "  -c, --max-len-b=B    (default 10)\n"
+	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
+	       "hyp.score added\n"
+	       "  -h, --help           this help\n"
+	       "  -V, --version        the version\n", progname);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "beam", required_argument, NULL, 'k' },
+		{ "alpha", required_argument, NULL, 'l' },
+		{ "nbest", required_argument, NULL, 'n' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "max-len-a", required_argument, NULL, 'a' },
+		{ "max-len-b", required_argument, NULL, 'c' },
+		{ "tensors", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct translate_opts o = { .batch = 16 };
+	int c;
+
+	prog_init(argc, argv);
+	search_opts_default(&o.search);
+	o.search.k = 5;
+	o.search.alpha = 0.6;
+	while ((c = getopt_long(argc, argv, "m:k:l:n:b:a:c:thV", longopts,
+				NULL)) != -1)
+		switch (c) {
+		case 'm':
+			o.model = optarg;
+			break;
+		case 'k':
+			o.search.k = opt_positive(optarg, "--beam");
+			break;
+		case 'l':
+			o.search.alpha = opt_number(optarg, "--alpha");
+			break;
+		case 'n':
+			o.search.nbest = opt_positive(optarg, "--nbest");
+			o.moses = 1;
+			break;
+		case 'b':
+			o.batch = opt_positive(optarg, "--batch");
+			break;
+		case 'a':
+			o.search.len_a = opt_number(optarg, "--max-len-a");
+			break;
+		case 'c':
+			o.search.len_b = opt_number(optarg, "--max-len-b");
+			break;
+		case 't':
+			o.tensors = 1;
+			break;
+		case 'h':
+			usage();
+			break;
+		case 'V':
+			prog_version();
+			break;
+		default:
+			usage_error("unknown option");
+		}
+	if (!o.model)
+		usage_error("no model: -m MODEL");
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o.moses && o.tensors)
+		usage_error("--nbest and --tensors do not go together");
+	if (o.search.nbest > o.search.k)
+		usage_error("--nbest %d is more than the beam (-k %d)",
+			    o.search.nbest, o.search.k);
+	o.search.want_attw = o.tensors;
+	check_write(translate_run(&o));
+	return 0;
+}

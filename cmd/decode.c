@@ -1,0 +1,83 @@
+/*
+ * decode: greedy decoding (MODELS.md, Decoding) of every frame's memory
+ * (from attend): the most probable token at each step, the lowest id of
+ * equal ones, until </s> or the maximum length.  Prints the detokenised
+ * translation, one line per frame, or with --tensors adds hyp.ids,
+ * att.weights and hyp.score to the frames.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "filter.h"
+#include "prog.h"
+#include "translate.h"
+
+static void usage(void)
+{
+	printf("usage: %s -m MODEL [-t] [-b N] [-a A] [-c B] < memory.tsr\n"
+	       "Greedy decoding: one line of text per frame.\n\n"
+	       "  -m, --model=FILE     the model file\n"
+	       "  -b, --batch=N        sentences per batch (default 64; "
+	       "results do not depend on it)\n"
+	       "  -a, --max-len-a=A    at most A*S+B target ids, </s> "
+	       "included (default 2)\n"
+	       "  -c, --max-len-b=B    (default 10)\n"
+	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
+	       "hyp.score added\n"
+	       "  -h, --help           this help\n"
+	       "  -V, --version        the version\n", progname);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "max-len-a", required_argument, NULL, 'a' },
+		{ "max-len-b", required_argument, NULL, 'c' },
+		{ "tensors", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct translate_opts o = { .batch = 64 };
+	int c;
+
+	prog_init(argc, argv);
+	search_opts_default(&o.search);
+	while ((c = getopt_long(argc, argv, "m:b:a:c:thV", longopts,
+				NULL)) != -1)
+		switch (c) {
+		case 'm':
+			o.model = optarg;
+			break;
+		case 'b':
+			o.batch = opt_positive(optarg, "--batch");
+			break;
+		case 'a':
+			o.search.len_a = opt_number(optarg, "--max-len-a");
+			break;
+		case 'c':
+			o.search.len_b = opt_number(optarg, "--max-len-b");
+			break;
+		case 't':
+			o.tensors = 1;
+			break;
+		case 'h':
+			usage();
+			break;
+		case 'V':
+			prog_version();
+			break;
+		default:
+			usage_error("unknown option");
+		}
+	if (!o.model)
+		usage_error("no model: -m MODEL");
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	o.search.want_attw = o.tensors;
+	check_write(translate_run(&o));
+	return 0;
+}

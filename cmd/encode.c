@@ -1,0 +1,60 @@
+/*
+ * encode: the pipeline's stage that runs the encoder over src.emb: enc.out [S, D].
+ * Frames in on stdin, the same frames with enc.out added on stdout.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "filter.h"
+#include "prog.h"
+
+static void usage(void)
+{
+	printf("usage: %s -m MODEL [-b N] < in.tsr > out.tsr\n"
+	       "Adds enc.out to every frame (src.emb in), for the model's "
+	       "architecture.\n\n"
+	       "  -m, --model=FILE   the model file\n"
+	       "  -b, --batch=N      sentences per batch (default 64; results "
+	       "do not depend on it)\n"
+	       "  -h, --help         this help\n"
+	       "  -V, --version      the version\n", progname);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *model = NULL;
+	int batch = 64, c;
+
+	prog_init(argc, argv);
+	while ((c = getopt_long(argc, argv, "m:b:hV", longopts, NULL)) != -1)
+		switch (c) {
+		case 'm':
+			model = optarg;
+			break;
+		case 'b':
+			batch = opt_positive(optarg, "--batch");
+			break;
+		case 'h':
+			usage();
+			break;
+		case 'V':
+			prog_version();
+			break;
+		default:
+			usage_error("unknown option");
+		}
+	if (!model)
+		usage_error("no model: -m MODEL");
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	check_write(filter_stage(model, STAGE_ENCODE, batch));
+	return 0;
+}

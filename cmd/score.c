@@ -1,0 +1,83 @@
+/*
+ * score: log p(target | source) of every frame's tgt.ids under the model,
+ * given the memory (from attend): the sum over the target's tokens, </s>
+ * included, in nats; one line per frame.  Or the word alignment that the
+ * attention gives, or with --tensors att.weights and hyp.score added.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "filter.h"
+#include "prog.h"
+#include "translate.h"
+
+static void usage(void)
+{
+	printf("usage: %s -m MODEL [-n] [-A | -t] [-b N] < memory.tsr\n"
+	       "Prints log p(tgt.ids | source) in nats, one line per frame.\n\n"
+	       "  -m, --model=FILE     the model file\n"
+	       "  -n, --normalize      per target token\n"
+	       "  -A, --align          print the hard word alignment "
+	       "(Pharaoh: i-j ...)\n"
+	       "  -t, --tensors        frames out: att.weights, hyp.score "
+	       "added\n"
+	       "  -b, --batch=N        sentences per batch (default 64; "
+	       "results do not depend on it)\n"
+	       "  -h, --help           this help\n"
+	       "  -V, --version        the version\n", progname);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "normalize", no_argument, NULL, 'n' },
+		{ "align", no_argument, NULL, 'A' },
+		{ "tensors", no_argument, NULL, 't' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct translate_opts o = { .batch = 64 };
+	int c;
+
+	prog_init(argc, argv);
+	search_opts_default(&o.search);
+	while ((c = getopt_long(argc, argv, "m:nAtb:hV", longopts,
+				NULL)) != -1)
+		switch (c) {
+		case 'm':
+			o.model = optarg;
+			break;
+		case 'n':
+			o.normalize = 1;
+			break;
+		case 'A':
+			o.align = 1;
+			break;
+		case 't':
+			o.tensors = 1;
+			break;
+		case 'b':
+			o.batch = opt_positive(optarg, "--batch");
+			break;
+		case 'h':
+			usage();
+			break;
+		case 'V':
+			prog_version();
+			break;
+		default:
+			usage_error("unknown option");
+		}
+	if (!o.model)
+		usage_error("no model: -m MODEL");
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o.align && o.tensors)
+		usage_error("--align and --tensors do not go together");
+	check_write(score_run(&o));
+	return 0;
+}

@@ -1,0 +1,253 @@
+/*
+ * train-step: makes a model (--init), trains it on sentence pairs (the
+ * stream of tokenize --pairs), or averages its last checkpoints
+ * (--average).  Training saves the model, with its optimiser's and
+ * generator's state, atomically every --save-every updates and at the
+ * end, and on SIGINT or SIGTERM; a resumed run gives the model an
+ * unbroken one gives.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bpe.h"
+#include "err.h"
+#include "filter.h"
+#include "prog.h"
+#include "train.h"
+
+static void usage(void)
+{
+	printf("usage: %s --init -m MODEL --arch ARCH --src-vocab FILE "
+	       "--tgt-vocab FILE [--set KEY=VALUE]...\n"
+	       "       %s -m MODEL [--steps N] [--epochs N] [--time SECONDS] "
+	       "[--save-every N]\n"
+	       "          [--keep K] [--log-every N] [--dev FILE] "
+	       "[--dev-every N] [-q] [PAIRS]\n"
+	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
+	       "Makes, trains or averages a translation model.\n\n"
+	       "  -m, --model=FILE       the model file\n"
+	       "  -i, --init             make a fresh model\n"
+	       "  -a, --arch=ARCH        rnnsearch, rnnencdec or transformer\n"
+	       "  -s, --src-vocab=FILE   the source vocabulary "
+	       "(made by tokenize)\n"
+	       "  -t, --tgt-vocab=FILE   the target vocabulary\n"
+	       "  -S, --set=KEY=VALUE    a config key of the new model\n"
+	       "  -n, --steps=N          stop after N updates\n"
+	       "  -e, --epochs=N         stop after N passes over the pairs\n"
+	       "  -T, --time=SECONDS     stop after this long\n"
+	       "  -E, --save-every=N     save every N updates (default 1000)\n"
+	       "  -k, --keep=K           keep the last K saves as "
+	       "MODEL.ckpt.STEP\n"
+	       "  -L, --log-every=N      progress every N updates (default "
+	       "100)\n"
+	       "  -d, --dev=FILE         pairs for the dev loss\n"
+	       "  -D, --dev-every=N      dev loss every N updates (default: "
+	       "as saves)\n"
+	       "  -b, --batch=N          sentences per batch of the dev loss "
+	       "(default 32)\n"
+	       "  -A, --average=K        average the last K checkpoints (or "
+	       "the MODELs given)\n"
+	       "  -o, --output=FILE      where --average writes\n"
+	       "  -q, --quiet            no progress\n"
+	       "  -h, --help             this help\n"
+	       "  -V, --version          the version\n",
+	       progname, progname, progname);
+	exit(0);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = NULL;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	do {
+		if (!(buf = realloc(buf, (cap *= 2) + 1)))
+			die("out of memory");
+		n += k = fread(buf + n, 1, cap - n, f);
+	} while (k && n == cap);
+	if (ferror(f))
+		die("%s: %s", path, strerror(errno));
+	fclose(f);
+	if (memchr(buf, 0, n))
+		die("%s: not a vocabulary (a NUL byte)", path);
+	buf[n] = 0;
+	return buf;
+}
+
+/* The vocabulary's text and its size, checked by loading it. */
+static char *vocab(const char *path, int *size)
+{
+	char *text = read_file(path);
+	struct bpe *v = bpe_load(text, strlen(text));
+
+	if (!v)
+		die("%s: %s", path, err_msg());
+	*size = bpe_size(v);
+	bpe_free(v);
+	return text;
+}
+
+static void init(const char *model, const char *arch, const char *sv,
+		 const char *tv, char **set, int nset)
+{
+	char *src = NULL, *tgt = NULL, ssize[32], tsize[32];
+	const char **all = calloc(nset + 2, sizeof *all);
+	struct model *m;
+	int n1, n2, i;
+
+	if (!arch || !sv || !tv)
+		usage_error("--init needs --arch, --src-vocab and --tgt-vocab");
+	if (!all)
+		die("out of memory");
+	src = vocab(sv, &n1);
+	tgt = vocab(tv, &n2);
+	snprintf(ssize, sizeof ssize, "src_vocab=%d", n1);
+	snprintf(tsize, sizeof tsize, "tgt_vocab=%d", n2);
+	all[0] = ssize;
+	all[1] = tsize;
+	for (i = 0; i < nset; i++)
+		all[2 + i] = set[i];
+	m = model_create(arch, all, nset + 2, src, tgt);
+	if (!m || model_save(m, model, NULL, 0) < 0)
+		die_err();
+	model_free(m);
+	free(src);
+	free(tgt);
+	free(all);
+}
+
+static void average(const char *model, int k, const char *out, char **files,
+		    int nfiles)
+{
+	char **last = files;
+	int n = nfiles, i;
+
+	if (!out)
+		usage_error("--average needs -o OUT");
+	if (nfiles == 0) {
+		if (!model)
+			usage_error("--average needs -m MODEL or model files");
+		last = checkpoints_last(model, k, &n);
+		if (!last)
+			die_err();
+		if (n < k)
+			die("%s: %d checkpoints %s.ckpt.STEP, not %d", model, n,
+			    model, k);
+	}
+	if (model_average(out, last, n) < 0)
+		die_err();
+	if (last != files) {
+		for (i = 0; i < n; i++)
+			free(last[i]);
+		free(last);
+	}
+}
+
+static long count(const char *arg, const char *option)
+{
+	return opt_positive(arg, option);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "init", no_argument, NULL, 'i' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "src-vocab", required_argument, NULL, 's' },
+		{ "tgt-vocab", required_argument, NULL, 't' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "steps", required_argument, NULL, 'n' },
+		{ "epochs", required_argument, NULL, 'e' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "save-every", required_argument, NULL, 'E' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "log-every", required_argument, NULL, 'L' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "dev-every", required_argument, NULL, 'D' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "average", required_argument, NULL, 'A' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct train_opts o = {
+		.save_every = 1000, .log_every = 100, .batch = 32,
+	};
+	const char *model = NULL, *arch = NULL, *sv = NULL, *tv = NULL;
+	const char *dev_path = NULL, *out = NULL, *pairs = "-";
+	char **set = NULL;
+	int nset = 0, do_init = 0, avg = 0, c;
+	struct corpus train, dev;
+	struct model *m;
+
+	prog_init(argc, argv);
+	set = calloc(argc, sizeof *set);
+	while ((c = getopt_long(argc, argv, "m:ia:s:t:S:n:e:T:E:k:L:d:D:b:A:"
+				"o:qhV", longopts, NULL)) != -1)
+		switch (c) {
+		case 'm': model = optarg; break;
+		case 'i': do_init = 1; break;
+		case 'a': arch = optarg; break;
+		case 's': sv = optarg; break;
+		case 't': tv = optarg; break;
+		case 'S': set[nset++] = optarg; break;
+		case 'n': o.steps = count(optarg, "--steps"); break;
+		case 'e': o.epochs = count(optarg, "--epochs"); break;
+		case 'T': o.seconds = opt_number(optarg, "--time"); break;
+		case 'E': o.save_every = count(optarg, "--save-every"); break;
+		case 'k': o.keep = count(optarg, "--keep"); break;
+		case 'L': o.log_every = count(optarg, "--log-every"); break;
+		case 'd': dev_path = optarg; break;
+		case 'D': o.dev_every = count(optarg, "--dev-every"); break;
+		case 'b': o.batch = count(optarg, "--batch"); break;
+		case 'A': avg = count(optarg, "--average"); break;
+		case 'o': out = optarg; break;
+		case 'q': o.quiet = 1; break;
+		case 'h': usage(); break;
+		case 'V': prog_version(); break;
+		default: usage_error("unknown option");
+		}
+	if (avg) {
+		average(model, avg, out, argv + optind, argc - optind);
+		return 0;
+	}
+	if (!model)
+		usage_error("no model: -m MODEL");
+	if (do_init) {
+		if (optind < argc)
+			usage_error("unexpected argument '%s'", argv[optind]);
+		init(model, arch, sv, tv, set, nset);
+		return 0;
+	}
+	if (nset || arch || sv || tv)
+		usage_error("--set, --arch and the vocabularies go with --init");
+	if (optind + 1 < argc)
+		usage_error("unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc)
+		pairs = argv[optind];
+	if (o.seconds < 0)
+		usage_error("--time: a negative time");
+	if (!o.dev_every)
+		o.dev_every = o.save_every;
+	/* the vocabulary sizes, to check the pairs against */
+	m = model_load(model, 0, NULL);
+	if (!m || corpus_read(&train, pairs, m) < 0 ||
+	    (dev_path && corpus_read(&dev, dev_path, m) < 0))
+		die_err();
+	model_free(m);
+	if (train_run(model, &train, dev_path ? &dev : NULL, &o) < 0)
+		die_err();
+	corpus_free(&train);
+	if (dev_path)
+		corpus_free(&dev);
+	free(set);
+	return 0;
+}

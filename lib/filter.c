@@ -1,0 +1,194 @@
+/* filter.c: windows, batches and input order for the programs; see
+ * filter.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "err.h"
+#include "filter.h"
+#include "prog.h"
+
+int filter_window(int batch)
+{
+	return batch > 1 ? 16 * batch : 1;
+}
+
+/* The source length of a frame: what batches are sorted by. */
+static uint64_t source_length(const struct frame *f)
+{
+	static const char *const names[] = { "src.ids", "src.emb", "enc.out" };
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const struct tensor *t = frame_find(f, names[i]);
+
+		if (t && t->rank >= 1)
+			return t->dim[0];
+	}
+	return 0;
+}
+
+struct keyed {
+	uint64_t len;
+	int slot;
+};
+
+static int keyed_cmp(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return a->slot - b->slot;
+}
+
+static int run_window(const struct filter *fl, struct frame *win, int n,
+		      struct keyed *key, struct frame **fp, int *slot)
+{
+	int i, lo, rc;
+
+	for (i = 0; i < n; i++) {
+		key[i].len = source_length(&win[i]);
+		key[i].slot = i;
+	}
+	qsort(key, n, sizeof *key, keyed_cmp);
+	for (lo = 0; lo < n; lo += fl->batch) {
+		int b = n - lo < fl->batch ? n - lo : fl->batch;
+
+		for (i = 0; i < b; i++) {
+			slot[i] = key[lo + i].slot;
+			fp[i] = &win[slot[i]];
+		}
+		if (fl->process(fl->ctx, fp, slot, b) < 0)
+			return -1;
+	}
+	for (i = 0; i < n; i++)
+		if ((rc = fl->emit(fl->ctx, &win[i], i)) < 0)
+			return rc;
+	return 0;
+}
+
+int filter_run(const struct filter *fl, struct tsr_reader *r)
+{
+	int W = filter_window(fl->batch), n = 0, rc = 0, i;
+	struct frame *win = calloc(W, sizeof *win);
+	struct keyed *key = malloc(W * sizeof *key);
+	struct frame **fp = malloc(fl->batch * sizeof *fp);
+	int *slot = malloc(fl->batch * sizeof *slot);
+
+	if (!win || !key || !fp || !slot) {
+		err_set("out of memory for a window of %d frames", W);
+		rc = -1;
+		goto out;
+	}
+	for (;;) {
+		int got = tsr_read_frame(r, &win[n]);
+
+		if (got < 0) {
+			rc = -1;
+			break;
+		}
+		if (got == 1)
+			n++;
+		if (n == W || (got == 0 && n > 0)) {
+			rc = run_window(fl, win, n, key, fp, slot);
+			if (rc < 0)
+				break;
+			n = 0;
+		}
+		if (got == 0)
+			break;
+	}
+out:
+	for (i = 0; win && i < W; i++)
+		frame_free(&win[i]);
+	free(win);
+	free(key);
+	free(fp);
+	free(slot);
+	return rc;
+}
+
+struct stage_ctx {
+	const struct model *m;
+	enum stage s;
+	struct tsr_writer *w;
+};
+
+static int stage_process(void *arg, struct frame **f, const int *slot,
+			 int n)
+{
+	const struct stage_ctx *c = arg;
+	const struct arch *a = c->m->arch;
+	int i;
+
+	switch (c->s) {
+	case STAGE_EMBED:
+		for (i = 0; i < n; i++)
+			if (model_check_ids(f[i], "src.ids", c->m->src_vocab,
+					    "tokenize") < 0)
+				return -1;
+		return a->embed(c->m, f, n);
+	case STAGE_ENCODE:
+		return a->encode(c->m, f, n);
+	default:
+		return a->attend(c->m, f, n);
+	}
+}
+
+static int stage_emit(void *arg, struct frame *f, int slot)
+{
+	const struct stage_ctx *c = arg;
+
+	return tsr_write_frame(c->w, f);
+}
+
+int filter_stage(const char *model_path, enum stage s, int batch)
+{
+	struct stage_ctx c = { NULL, s, NULL };
+	struct filter fl = { batch, stage_process, stage_emit, &c };
+	struct tsr_reader *r = NULL;
+	struct model *m = model_load(model_path, 0, NULL);
+	int rc = -1;
+
+	if (!m)
+		return -1;
+	c.m = m;
+	r = tsr_reader_fd(0, "<stdin>");
+	c.w = tsr_writer_fd(1, "<stdout>", 0);
+	if (r && c.w) {
+		rc = filter_run(&fl, r);
+		if (rc == 0)
+			rc = tsr_flush(c.w);
+	}
+	if (c.w && tsr_writer_close(c.w) < 0 && rc == 0)
+		rc = -1;
+	tsr_reader_free(r);
+	model_free(m);
+	return rc;
+}
+
+int opt_positive(const char *arg, const char *option)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!*arg || *end || errno || v < 1 || v > INT_MAX)
+		usage_error("%s: '%s' is not a positive integer", option, arg);
+	return v;
+}
+
+double opt_number(const char *arg, const char *option)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!*arg || *end || errno)
+		usage_error("%s: '%s' is not a number", option, arg);
+	return v;
+}

@@ -1,0 +1,43 @@
+/*
+ * filter.h: what the model programs share.  Frames are read in windows,
+ * each window sorted by source length and handed to the model in batches
+ * (so padding is small), then given back in input order, so output frame
+ * (or line) N always belongs to input frame N and no result depends on
+ * the batch size.
+ */
+#ifndef ATTN_FILTER_H
+#define ATTN_FILTER_H
+
+#include "model.h"
+#include "stream.h"
+
+struct filter {
+	int batch;		/* frames per batch */
+	/* One batch of n frames; slot[i] is frame i's place in its window. */
+	int (*process)(void *ctx, struct frame **f, const int *slot, int n);
+	/* Every frame of a window, in input order; may return TSR_EPIPE. */
+	int (*emit)(void *ctx, struct frame *f, int slot);
+	void *ctx;
+};
+
+/* Frames per window for a batch size. */
+int filter_window(int batch);
+
+/* Runs fl over every frame of r.  0, -1 (err_msg()) or TSR_EPIPE. */
+int filter_run(const struct filter *fl, struct tsr_reader *r);
+
+/* The pipeline's stages, by name: "embed", "encode", "attend". */
+enum stage { STAGE_EMBED, STAGE_ENCODE, STAGE_ATTEND };
+
+/*
+ * The whole of the programs embed, encode and attend: the model at
+ * model_path applied to every frame of stdin, frames out on stdout.
+ */
+int filter_stage(const char *model_path, enum stage s, int batch);
+
+/* Option arguments of the programs: a positive integer, a number; a bad
+ * one is a usage error naming the option. */
+int opt_positive(const char *arg, const char *option);
+double opt_number(const char *arg, const char *option);
+
+#endif

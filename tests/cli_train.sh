@@ -1,0 +1,80 @@
+#!/bin/sh
+# train-step on a small rnnsearch model: it learns to reverse short random
+# sequences, which no untrained model does; N updates in one run and N/2 +
+# N/2 give the same file byte for byte; SIGTERM saves and exits 0; the last
+# checkpoints average; bad input is refused.
+set -eu
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+fail() { echo "cli_train: $*" >&2; exit 1; }
+
+# reversing up to four of eight two-letter words
+awk 'BEGIN { srand(5); split("ab cd ef gh ij kl mn op", w, " ");
+	for (i = 0; i < 600; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
+		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
+			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
+		print s "\t" r } }' > pairs.txt
+cut -f1 pairs.txt > src.txt
+tokenize -l 300 src.txt > vocab 2>/dev/null
+train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=16 \
+	-S hidden=24 -S att=16 -S maxout=8 -S optim=adam -S lr=0.01 \
+	-S batch_tokens=200
+cp m.tsr a.tsr
+cp m.tsr b.tsr
+tokenize -p -m m.tsr pairs.txt > pairs.tsr
+head -100 pairs.txt > test.txt
+accuracy() {
+	cut -f1 test.txt | tokenize -m "$1" | embed -m "$1" | encode -m "$1" |
+		attend -m "$1" | decode -m "$1" > out.txt
+	cut -f2 test.txt | paste - out.txt | awk -F'\t' '$1 == $2' | wc -l
+}
+before=$(accuracy m.tsr)
+train-step -q -m m.tsr -n 2000 pairs.tsr
+after=$(accuracy m.tsr)
+[ "$before" -le 5 ] || fail "untrained: $before of 100 reversed"
+[ "$after" -ge 90 ] || fail "trained: only $after of 100 reversed"
+
+# resuming: 30 updates, and 12 + 18 (across a pass's end: 600 pairs are
+# about 13 batches)
+train-step -q -m a.tsr -n 30 pairs.tsr
+train-step -q -m b.tsr -n 12 pairs.tsr
+cmp -s a.tsr b.tsr && fail "12 updates gave the model of 30"
+train-step -q -m b.tsr -n 18 pairs.tsr
+cmp a.tsr b.tsr || fail "12 + 18 updates differ from 30"
+tensordump -t a.tsr | grep -q '^"step=30\\n"$' || fail "step is not 30"
+
+# SIGTERM: saved, exit 0
+cp b.tsr c.tsr
+train-step -q -m c.tsr -n 1000000 -E 1000000 pairs.tsr &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid" || fail "train-step exited $? on SIGTERM"
+step=$(tensordump -t c.tsr | sed -n 's/^"step=\([0-9]*\)\\n"$/\1/p')
+[ "$step" -gt 30 ] || fail "nothing saved on SIGTERM (step $step)"
+
+# checkpoints: the last three kept, and averaged
+train-step -q -m b.tsr -n 10 -E 2 -k 3 pairs.tsr
+ls b.tsr.ckpt.* | sort > ckpts
+[ "$(wc -l < ckpts)" -eq 3 ] || fail "kept: $(cat ckpts)"
+[ -e b.tsr.ckpt.40 ] && [ -e b.tsr.ckpt.36 ] || fail "kept: $(cat ckpts)"
+train-step -A 3 -m b.tsr -o avg.tsr
+train-step -A 3 -o avg2.tsr b.tsr.ckpt.36 b.tsr.ckpt.38 b.tsr.ckpt.40
+cmp avg.tsr avg2.tsr || fail "the two ways of averaging differ"
+echo "ab cd" | tokenize -m avg.tsr | embed -m avg.tsr | encode -m avg.tsr |
+	attend -m avg.tsr | decode -m avg.tsr > /dev/null
+
+# refusals
+if echo "ab" | tokenize -m m.tsr | train-step -q -m m.tsr -n 1 2> err; then
+	fail "training on a stream without tgt.ids"
+fi
+grep -q 'tgt.ids' err || fail "no tgt.ids: $(cat err)"
+if train-step -i -m x.tsr -a nosuch -s vocab -t vocab 2> err; then
+	fail "an unknown architecture accepted"
+fi
+grep -q nosuch err || fail "unknown arch: $(cat err)"
+if train-step -q -m m.tsr -n 0 pairs.tsr 2> /dev/null; then
+	fail "--steps 0 accepted"
+fi
+exit 0
