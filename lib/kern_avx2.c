@@ -24,4 +24,8 @@ const struct kern_ops kern_ops_avx2 = {
 	.gru_state_forward = gru_state_forward_avx2,
 	.gru_state_backward = gru_state_backward_avx2,
 	.gru_gates_backward = gru_gates_backward_avx2,
+	.additive_forward = additive_forward_avx2,
+	.additive_backward = additive_backward_avx2,
+	.attn_head_forward = attn_head_forward_avx2,
+	.attn_head_backward = attn_head_backward_avx2,
 };

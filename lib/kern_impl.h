@@ -171,6 +171,16 @@ void gru_state_backward_avx2(float *dpre, float *dh, const float *dhnew,
 			     int B, int n);
 void gru_gates_backward_avx2(float *dpre, float *dh, const float *drh,
 			     const float *zr, const float *h, int B, int n);
+void additive_forward_avx2(float *ctx, float *a, const float *wq,
+			   const float *keys, const float *va,
+			   const float *ann, int len, int S, int na, int dv);
+void additive_backward_avx2(float *dwq, float *dkeys, float *dva, float *dann,
+			    const float *dctx, const float *a, const float *wq,
+			    const float *keys, const float *va,
+			    const float *ann, int len, int S, int na, int dv);
+void attn_head_forward_avx2(const struct attn_args *a, int b, int h);
+void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
+			     const float *dout, float *dq, float *dk, float *dv);
 #endif
 
 /* The number of keys row t of batch item b attends to (keys 0 .. n-1). */

@@ -1,50 +1,33 @@
 /*
  * kern_rows_avx2.c: the AVX2 row-wise and GRU kernels: softmax, layer
  * norm, bias, ReLU and the GRU gate arithmetic, on vectors of 8 with masked
- * tails, over the exp, tanh and sigmoid of vmath_avx2.h.
+ * tails (FOR_LANES), over the exp, tanh and sigmoid of vmath_avx2.h.
  */
 #include <math.h>
 
 #include "kern_impl.h"
 #include "vmath_avx2.h"
 
-/* for (i = 0; i < n; i += 8) with m the mask of the lanes in range (the
- * inner loop runs once: it only declares m) */
-#define FOR_LANES(i, n, m)						\
-	for (long i = 0; i < (n); i += 8)				\
-		for (__m256i m = mask256((n) - i), *once_ = &m; once_;	\
-		     once_ = NULL)
-
-static inline __m256 ld(const float *p, __m256i m)
-{
-	return _mm256_maskload_ps(p, m);
-}
-
-static inline void st(float *p, __m256i m, __m256 v)
-{
-	_mm256_maskstore_ps(p, m, v);
-}
-
 void bias_forward_avx2(float *x, const float *b, int rows, int n)
 {
 	for (int r = 0; r < rows; r++, x += n)
 		FOR_LANES(i, n, m)
-			st(x + i, m, _mm256_add_ps(ld(x + i, m), ld(b + i, m)));
+			str(x + i, m, _mm256_add_ps(ldr(x + i, m), ldr(b + i, m)));
 }
 
 void relu_forward_avx2(float *y, const float *x, size_t n)
 {
 	FOR_LANES(i, (long)n, m)
-		st(y + i, m, _mm256_max_ps(ld(x + i, m), _mm256_setzero_ps()));
+		str(y + i, m, _mm256_max_ps(ldr(x + i, m), _mm256_setzero_ps()));
 }
 
 void relu_backward_avx2(float *dx, const float *dy, const float *y, size_t n)
 {
 	FOR_LANES(i, (long)n, m) {
-		__m256 pos = _mm256_cmp_ps(ld(y + i, m), _mm256_setzero_ps(),
+		__m256 pos = _mm256_cmp_ps(ldr(y + i, m), _mm256_setzero_ps(),
 					   _CMP_GT_OQ);
-		st(dx + i, m, _mm256_add_ps(ld(dx + i, m),
-					    _mm256_and_ps(pos, ld(dy + i, m))));
+		str(dx + i, m, _mm256_add_ps(ldr(dx + i, m),
+					    _mm256_and_ps(pos, ldr(dy + i, m))));
 	}
 }
 
@@ -54,7 +37,7 @@ static float row_max(const float *x, long n)
 	__m256 mx = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps();
 	FOR_LANES(i, n, m) {
 		__m256 v = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY),
-					    ld(x + i, m), _mm256_castsi256_ps(m));
+					    ldr(x + i, m), lanes(m));
 		mx = _mm256_max_ps(mx, v);
 		bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
 	}
@@ -66,10 +49,10 @@ static float exp_row(float *y, const float *x, long n, float mx)
 {
 	__m256 s = _mm256_setzero_ps(), vm = _mm256_set1_ps(mx);
 	FOR_LANES(i, n, m) {
-		__m256 e = exp256(_mm256_sub_ps(ld(x + i, m), vm));
-		e = _mm256_and_ps(e, _mm256_castsi256_ps(m));
+		__m256 e = exp256(_mm256_sub_ps(ldr(x + i, m), vm));
+		e = _mm256_and_ps(e, lanes(m));
 		if (y)
-			st(y + i, m, e);
+			str(y + i, m, e);
 		s = _mm256_add_ps(s, e);
 	}
 	return hsum256(s);
@@ -79,7 +62,7 @@ static void scale_row(float *y, long n, float a)
 {
 	__m256 va = _mm256_set1_ps(a);
 	FOR_LANES(i, n, m)
-		st(y + i, m, _mm256_mul_ps(ld(y + i, m), va));
+		str(y + i, m, _mm256_mul_ps(ldr(y + i, m), va));
 }
 
 void softmax_rows_avx2(float *y, const float *x, int rows, int n)
@@ -88,7 +71,7 @@ void softmax_rows_avx2(float *y, const float *x, int rows, int n)
 		float mx = row_max(x, n);
 		if (mx == -INFINITY) {  /* every entry masked */
 			FOR_LANES(i, (long)n, m)
-				st(y + i, m, _mm256_setzero_ps());
+				str(y + i, m, _mm256_setzero_ps());
 			continue;
 		}
 		scale_row(y, n, 1 / exp_row(y, x, n, mx));
@@ -101,12 +84,12 @@ void log_softmax_rows_avx2(float *y, const float *x, int rows, int n)
 		float mx = row_max(x, n);
 		if (mx == -INFINITY) {
 			FOR_LANES(i, (long)n, m)
-				st(y + i, m, _mm256_set1_ps(-INFINITY));
+				str(y + i, m, _mm256_set1_ps(-INFINITY));
 			continue;
 		}
 		__m256 v = _mm256_set1_ps(mx + logf(exp_row(NULL, x, n, mx)));
 		FOR_LANES(i, (long)n, m)
-			st(y + i, m, _mm256_sub_ps(ld(x + i, m), v));
+			str(y + i, m, _mm256_sub_ps(ldr(x + i, m), v));
 	}
 }
 
@@ -114,7 +97,7 @@ static float dot_row(const float *x, const float *y, long n)
 {
 	__m256 s = _mm256_setzero_ps();
 	FOR_LANES(i, n, m)
-		s = _mm256_fmadd_ps(ld(x + i, m), ld(y + i, m), s);
+		s = _mm256_fmadd_ps(ldr(x + i, m), ldr(y + i, m), s);
 	return hsum256(s);
 }
 
@@ -124,9 +107,9 @@ void softmax_backward_avx2(float *dx, const float *dy, const float *y,
 	for (int r = 0; r < rows; r++, dx += n, dy += n, y += n) {
 		__m256 d = _mm256_set1_ps(dot_row(dy, y, n));
 		FOR_LANES(i, (long)n, m) {
-			__m256 g = _mm256_sub_ps(ld(dy + i, m), d);
-			st(dx + i, m, _mm256_fmadd_ps(ld(y + i, m), g,
-						      ld(dx + i, m)));
+			__m256 g = _mm256_sub_ps(ldr(dy + i, m), d);
+			str(dx + i, m, _mm256_fmadd_ps(ldr(y + i, m), g,
+						      ldr(dx + i, m)));
 		}
 	}
 }
@@ -138,19 +121,19 @@ void layernorm_forward_avx2(float *y, float *mean, float *rstd,
 	for (int r = 0; r < rows; r++, x += n, y += n) {
 		__m256 s = _mm256_setzero_ps();
 		FOR_LANES(i, (long)n, m)
-			s = _mm256_add_ps(s, ld(x + i, m));
+			s = _mm256_add_ps(s, ldr(x + i, m));
 		float mu = hsum256(s) / n;
 		__m256 vm = _mm256_set1_ps(mu), v = _mm256_setzero_ps();
 		FOR_LANES(i, (long)n, m) {
-			__m256 d = _mm256_and_ps(_mm256_sub_ps(ld(x + i, m), vm),
-						 _mm256_castsi256_ps(m));
+			__m256 d = _mm256_and_ps(_mm256_sub_ps(ldr(x + i, m), vm),
+						 lanes(m));
 			v = _mm256_fmadd_ps(d, d, v);
 		}
 		float rs = 1 / sqrtf(hsum256(v) / n + eps);
 		__m256 vr = _mm256_set1_ps(rs);
 		FOR_LANES(i, (long)n, m) {
-			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ld(x + i, m), vm), vr);
-			st(y + i, m, _mm256_fmadd_ps(xh, ld(g + i, m), ld(b + i, m)));
+			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ldr(x + i, m), vm), vr);
+			str(y + i, m, _mm256_fmadd_ps(xh, ldr(g + i, m), ldr(b + i, m)));
 		}
 		if (mean)
 			mean[r] = mu;
@@ -167,18 +150,18 @@ void layernorm_backward_dx_avx2(float *dx, const float *dy, const float *x,
 		__m256 vm = _mm256_set1_ps(mean[r]), vs = _mm256_set1_ps(rstd[r]);
 		__m256 s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps();
 		FOR_LANES(i, (long)n, m) {
-			__m256 dn = _mm256_mul_ps(ld(dy + i, m), ld(g + i, m));
-			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ld(x + i, m), vm), vs);
+			__m256 dn = _mm256_mul_ps(ldr(dy + i, m), ldr(g + i, m));
+			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ldr(x + i, m), vm), vs);
 			s1 = _mm256_add_ps(s1, dn);
 			s2 = _mm256_fmadd_ps(dn, xh, s2);
 		}
 		__m256 m1 = _mm256_set1_ps(hsum256(s1) / n);
 		__m256 m2 = _mm256_set1_ps(hsum256(s2) / n);
 		FOR_LANES(i, (long)n, m) {
-			__m256 dn = _mm256_mul_ps(ld(dy + i, m), ld(g + i, m));
-			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ld(x + i, m), vm), vs);
+			__m256 dn = _mm256_mul_ps(ldr(dy + i, m), ldr(g + i, m));
+			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ldr(x + i, m), vm), vs);
 			__m256 t = _mm256_fnmadd_ps(xh, m2, _mm256_sub_ps(dn, m1));
-			st(dx + i, m, _mm256_fmadd_ps(vs, t, ld(dx + i, m)));
+			str(dx + i, m, _mm256_fmadd_ps(vs, t, ldr(dx + i, m)));
 		}
 	}
 }
@@ -192,9 +175,9 @@ void gru_gates_forward_avx2(float *zr, float *rh, const float *pre,
 		const float *p = pre + (size_t)b * 3 * n, *hb = h + (size_t)b * n;
 		float *z = zr + (size_t)b * 2 * n, *o = rh + (size_t)b * n;
 		FOR_LANES(i, 2L * n, m)
-			st(z + i, m, sigmoid256(ld(p + i, m)));
+			str(z + i, m, sigmoid256(ldr(p + i, m)));
 		FOR_LANES(i, (long)n, m)
-			st(o + i, m, _mm256_mul_ps(ld(z + n + i, m), ld(hb + i, m)));
+			str(o + i, m, _mm256_mul_ps(ldr(z + n + i, m), ldr(hb + i, m)));
 	}
 }
 
@@ -206,10 +189,10 @@ void gru_state_forward_avx2(float *hnew, float *hh, const float *pre,
 		const float *z = zr + (size_t)b * 2 * n, *hb = h + (size_t)b * n;
 		float *c = hh + (size_t)b * n, *o = hnew + (size_t)b * n;
 		FOR_LANES(i, (long)n, m) {
-			__m256 t = tanh256(ld(p + i, m)), hv = ld(hb + i, m);
-			st(c + i, m, t);
+			__m256 t = tanh256(ldr(p + i, m)), hv = ldr(hb + i, m);
+			str(c + i, m, t);
 			/* (1 - z) h + z t = h + z (t - h) */
-			st(o + i, m, _mm256_fmadd_ps(ld(z + i, m),
+			str(o + i, m, _mm256_fmadd_ps(ldr(z + i, m),
 						     _mm256_sub_ps(t, hv), hv));
 		}
 	}
@@ -225,16 +208,16 @@ void gru_state_backward_avx2(float *dpre, float *dh, const float *dhnew,
 		const float *z = zr + (size_t)b * 2 * n;
 		size_t o = (size_t)b * n;
 		FOR_LANES(i, (long)n, m) {
-			__m256 d = ld(dhnew + o + i, m), c = ld(hh + o + i, m);
-			__m256 zv = ld(z + i, m), hv = ld(h + o + i, m);
+			__m256 d = ldr(dhnew + o + i, m), c = ldr(hh + o + i, m);
+			__m256 zv = ldr(z + i, m), hv = ldr(h + o + i, m);
 			__m256 dsz = _mm256_mul_ps(zv, _mm256_sub_ps(one, zv));
-			st(dz + i, m, _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_sub_ps(c, hv)),
-						      dsz, ld(dz + i, m)));
+			str(dz + i, m, _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_sub_ps(c, hv)),
+						      dsz, ldr(dz + i, m)));
 			__m256 dt = _mm256_fnmadd_ps(c, c, one);
-			st(dc + i, m, _mm256_fmadd_ps(_mm256_mul_ps(d, zv), dt,
-						      ld(dc + i, m)));
-			st(dh + o + i, m, _mm256_fmadd_ps(d, _mm256_sub_ps(one, zv),
-							  ld(dh + o + i, m)));
+			str(dc + i, m, _mm256_fmadd_ps(_mm256_mul_ps(d, zv), dt,
+						      ldr(dc + i, m)));
+			str(dh + o + i, m, _mm256_fmadd_ps(d, _mm256_sub_ps(one, zv),
+							  ldr(dh + o + i, m)));
 		}
 	}
 }
@@ -248,11 +231,11 @@ void gru_gates_backward_avx2(float *dpre, float *dh, const float *drh,
 		const float *r = zr + (size_t)b * 2 * n + n;
 		size_t o = (size_t)b * n;
 		FOR_LANES(i, (long)n, m) {
-			__m256 d = ld(drh + o + i, m), rv = ld(r + i, m);
+			__m256 d = ldr(drh + o + i, m), rv = ldr(r + i, m);
 			__m256 dsr = _mm256_mul_ps(rv, _mm256_sub_ps(one, rv));
-			st(dr + i, m, _mm256_fmadd_ps(_mm256_mul_ps(d, ld(h + o + i, m)),
-						      dsr, ld(dr + i, m)));
-			st(dh + o + i, m, _mm256_fmadd_ps(d, rv, ld(dh + o + i, m)));
+			str(dr + i, m, _mm256_fmadd_ps(_mm256_mul_ps(d, ldr(h + o + i, m)),
+						      dsr, ldr(dr + i, m)));
+			str(dh + o + i, m, _mm256_fmadd_ps(d, rv, ldr(dh + o + i, m)));
 		}
 	}
 }

@@ -11,11 +11,8 @@ void name(float *y, const float *x, size_t n)				\
 	size_t i = 0;							\
 	for (; i + 8 <= n; i += 8)					\
 		_mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));	\
-	if (i < n) {							\
-		__m256i m = mask256((long)(n - i));			\
-		_mm256_maskstore_ps(y + i, m,				\
-				    f(_mm256_maskload_ps(x + i, m)));	\
-	}								\
+	if (i < n)							\
+		str(y + i, (long)(n - i), f(ldr(x + i, (long)(n - i))));	\
 }
 
 ARRAY_FN(vexp_avx2, exp256)

@@ -13,18 +13,18 @@
 
 #include <immintrin.h>
 
-static inline __m256 exp256(__m256 x)
+/* e^r * 2^n as above, without the clamps; a, the part of n scaled by
+ * after the polynomial. */
+static inline __m256 exp256_poly(__m256 x, __m256 *n)
 {
 	const __m256 log2e = _mm256_set1_ps(1.44269504088896341f);
 	const __m256 ln2_hi = _mm256_set1_ps(0.693359375f);
 	const __m256 ln2_lo = _mm256_set1_ps(-2.12194440e-4f);
 
-	x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
-	x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
-	__m256 n = _mm256_round_ps(_mm256_mul_ps(x, log2e),
-				   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m256 r = _mm256_fnmadd_ps(n, ln2_hi, x);
-	r = _mm256_fnmadd_ps(n, ln2_lo, r);
+	*n = _mm256_round_ps(_mm256_mul_ps(x, log2e),
+			     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m256 r = _mm256_fnmadd_ps(*n, ln2_hi, x);
+	r = _mm256_fnmadd_ps(*n, ln2_lo, r);
 	__m256 p = _mm256_set1_ps(1.9875691500e-4f);
 	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
 	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
@@ -32,26 +32,37 @@ static inline __m256 exp256(__m256 x)
 	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
 	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
 	p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r);
-	p = _mm256_add_ps(p, _mm256_set1_ps(1.0f));
+	return _mm256_add_ps(p, _mm256_set1_ps(1.0f));
+}
+
+/* 2^n for integral n in [-126, 127] */
+static inline __m256 pow2_256(__m256i n)
+{
+	return _mm256_castsi256_ps(_mm256_slli_epi32(
+		_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23));
+}
+
+static inline __m256 exp256(__m256 x)
+{
+	x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
+	x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
+	__m256 n, p = exp256_poly(x, &n);
 	/* 2^n = 2^n1 2^n2, n1 = n / 2, each a valid float exponent */
 	__m256i ni = _mm256_cvtps_epi32(n);
 	__m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
-	const __m256i bias = _mm256_set1_epi32(127);
-	__m256 s1 = _mm256_castsi256_ps(
-		_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
-	__m256 s2 = _mm256_castsi256_ps(
-		_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-	return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+	return _mm256_mul_ps(_mm256_mul_ps(p, pow2_256(n1)), pow2_256(n2));
 }
 
 /*
  * tanh: below |x| = 0.625, x + x^3 P(x^2), the odd polynomial of Cephes'
- * tanhf; above, 1 - 2 / (e^(2|x|) + 1) with x's sign (1 exactly from
- * |x| = 9.1 on).
+ * tanhf; above, 1 - 2 / (e^(2|x|) + 1) with x's sign, |x| clamped to 9
+ * (tanh 9 rounds to 1), so that e^(2|x|) needs one scaling, and 1 / (e + 1)
+ * from the reciprocal estimate and one Newton step (relative 2^-22 or
+ * better), cheaper than a division.
  */
 static inline __m256 tanh256(__m256 x)
 {
-	const __m256 sign = _mm256_set1_ps(-0.0f);
+	const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
 	__m256 ax = _mm256_andnot_ps(sign, x);
 	__m256 z = _mm256_mul_ps(x, x);
 	__m256 p = _mm256_set1_ps(-5.70498872745e-3f);
@@ -60,10 +71,12 @@ static inline __m256 tanh256(__m256 x)
 	p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
 	p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
 	__m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, z), x, x);
-	__m256 e = exp256(_mm256_add_ps(ax, ax));
-	__m256 big = _mm256_sub_ps(_mm256_set1_ps(1.0f),
-				   _mm256_div_ps(_mm256_set1_ps(2.0f),
-						 _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
+	__m256 c = _mm256_min_ps(_mm256_set1_ps(9.0f), ax);
+	__m256 n, e = exp256_poly(_mm256_add_ps(c, c), &n);
+	__m256 d = _mm256_fmadd_ps(e, pow2_256(_mm256_cvtps_epi32(n)), one);
+	__m256 r = _mm256_rcp_ps(d);
+	r = _mm256_mul_ps(r, _mm256_fnmadd_ps(d, r, _mm256_set1_ps(2.0f)));
+	__m256 big = _mm256_fnmadd_ps(_mm256_set1_ps(2.0f), r, one);
 	big = _mm256_or_ps(big, _mm256_and_ps(sign, x));
 	__m256 is_small = _mm256_cmp_ps(ax, _mm256_set1_ps(0.625f), _CMP_LT_OQ);
 	return _mm256_blendv_ps(big, small, is_small);
@@ -86,8 +99,36 @@ static inline __m256 sigmoid256(__m256 x)
 static inline __m256i mask256(long n)
 {
 	const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), idx);
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), idx);
 }
+
+/*
+ * Loads and stores of the 8 floats at p of which rem (> 0) remain: whole
+ * vectors while rem >= 8, masked ones for the tail only (masked stores are
+ * slow on some processors).  lanes(rem): the mask as floats, for and-ing
+ * away the lanes past the end.
+ */
+static inline __m256 ldr(const float *p, long rem)
+{
+	return rem >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask256(rem));
+}
+
+static inline void str(float *p, long rem, __m256 v)
+{
+	if (rem >= 8)
+		_mm256_storeu_ps(p, v);
+	else
+		_mm256_maskstore_ps(p, mask256(rem), v);
+}
+
+static inline __m256 lanes(long rem)
+{
+	return _mm256_castsi256_ps(mask256(rem));
+}
+
+/* for (i = 0; i < n; i += 8) with rem = n - i the floats that remain */
+#define FOR_LANES(i, n, rem) \
+	for (long i = 0, rem = (n); i < (n); i += 8, rem = (n) - i)
 
 static inline float hsum256(__m256 v)
 {

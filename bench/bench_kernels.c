@@ -1,0 +1,309 @@
+/*
+ * bench_kernels.c: speed of the kernels against the machine's own FMA peak
+ * measured in the same run, for every instruction set of the machine, on
+ * one thread and on all of them:
+ *   - peak: independent FMAs in registers (AVX2 and AVX-512);
+ *   - sgemm: 512^3 and the shapes of a translation model (rows = batch x
+ *     length in {64, 512, 4096} times 512x512, 512x2048, 2048x512 and a
+ *     512 x 8000 vocabulary; weights stored [out, in] as the models do),
+ *     and decoder steps ([B, 1000] x [3000, 1000]^T);
+ *   - fused attention (8 heads of 64, batch 32, lengths 16..512) against
+ *     an unfused matmul-softmax-matmul built from the same sgemm;
+ *   - additive attention, one step at B=32, S=50, na=1000, dv=2000.
+ * Wall-clock times, best of three runs of at least 0.1 s each; the machine
+ * may be shared: read the ratios to the peak, which is measured between
+ * the figures, and the load average printed first.
+ *
+ *   bench_kernels [quick]   (quick: fewer shapes)
+ */
+#include <immintrin.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Seconds per call of fn(ctx): best of three runs of >= 0.1 s. */
+static double timeit(void (*fn)(void *), void *ctx)
+{
+	double best = INFINITY;
+	fn(ctx);                        /* warm up: pool, scratch, caches */
+	for (int r = 0; r < 3; r++) {
+		int n = 0;
+		double t0 = now(), t;
+		do {
+			fn(ctx);
+			n++;
+		} while ((t = now() - t0) < 0.1);
+		if (t / n < best)
+			best = t / n;
+	}
+	return best;
+}
+
+static float *randv(size_t n)
+{
+	float *p = malloc(n * sizeof(float));
+	if (!p) {
+		perror("bench_kernels");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)rand() / RAND_MAX - 0.5f;
+	return p;
+}
+
+/* ---- peak --------------------------------------------------------------- */
+
+#define PEAK_ITERS 2000000L
+
+/* 12 independent chains (latency 4 x 2 pipes needs 8); c = c a + b stays
+ * bounded with a < 1. */
+__attribute__((target("avx2,fma")))
+static float fma_loop_avx2(long n)
+{
+	__m256 c[12], a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.001f);
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm256_set1_ps((float)i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm256_fmadd_ps(c[i], a, b);
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm256_add_ps(c[0], c[i]);
+	return _mm256_cvtss_f32(c[0]);
+}
+
+__attribute__((target("avx512f")))
+static float fma_loop_avx512(long n)
+{
+	__m512 c[12], a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm512_set1_ps((float)i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm512_fmadd_ps(c[i], a, b);
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm512_add_ps(c[0], c[i]);
+	return _mm512_reduce_add_ps(c[0]);
+}
+
+static volatile float sink;
+
+static void peak_task(void *ctx, int64_t lo, int64_t hi)
+{
+	int isa = *(int *)ctx;
+	for (int64_t i = lo; i < hi; i++)
+		sink = isa == ISA_AVX512 ? fma_loop_avx512(PEAK_ITERS) :
+					   fma_loop_avx2(PEAK_ITERS);
+}
+
+static void peak_run(void *ctx)
+{
+	kern_parallel_for(kern_threads(), 1, peak_task, ctx);
+}
+
+/* GFLOP/s of the FMA loop on every thread in use. */
+static double peak(int isa)
+{
+	int lanes = isa == ISA_AVX512 ? 16 : 8;
+	double t = timeit(peak_run, &isa);
+	return kern_threads() * PEAK_ITERS * 12.0 * lanes * 2 / t * 1e-9;
+}
+
+/* ---- sgemm -------------------------------------------------------------- */
+
+struct gemm_case { int M, N, K; float *A, *B, *C; };
+
+static void gemm_run(void *ctx)
+{
+	struct gemm_case *g = ctx;
+	/* C = A W^T, W [N, K] as a model's Linear */
+	sgemm(0, 1, g->M, g->N, g->K, 1, g->A, g->K, g->B, g->K, 0, g->C, g->N);
+}
+
+static double gemm_gflops(int M, int N, int K)
+{
+	struct gemm_case g = { M, N, K, randv((size_t)M * K),
+			       randv((size_t)N * K), randv((size_t)M * N) };
+	double t = timeit(gemm_run, &g);
+	free(g.A);
+	free(g.B);
+	free(g.C);
+	return 2.0 * M * N * K / t * 1e-9;
+}
+
+static void bench_gemm(int quick, double pk)
+{
+	static const int rows[] = { 64, 512, 4096 };
+	static const int kn[][2] = { { 512, 512 }, { 512, 2048 },
+				     { 2048, 512 }, { 512, 8000 } };
+	double g = gemm_gflops(512, 512, 512);
+	printf("  sgemm 512x512x512                %7.1f GFLOP/s  %.2f of peak\n",
+	       g, g / pk);
+	if (kern_isa() == ISA_REFERENCE)
+		return;
+	for (int r = 0; r < 3; r++)
+		for (int s = 0; s < 4; s++) {
+			if (quick && (r != 1 || s == 3))
+				continue;
+			int M = rows[r], K = kn[s][0], N = kn[s][1];
+			g = gemm_gflops(M, N, K);
+			printf("  sgemm [%4d,%4d] x [%4d,%4d]^T %7.1f GFLOP/s  "
+			       "%.2f of peak\n", M, K, N, K, g, g / pk);
+		}
+	for (int B = 1; B <= 64; B *= quick ? 64 : 4) {
+		g = gemm_gflops(B, 3000, 1000);
+		printf("  decoder step [%2d,1000] x [3000,1000]^T  %7.1f "
+		       "GFLOP/s  %.2f of peak\n", B, g, g / pk);
+	}
+}
+
+/* ---- attention ---------------------------------------------------------- */
+
+struct attn_case {
+	struct attn_args a;
+	float *scores;          /* unfused: [threads][T, S] */
+};
+
+static void fused_run(void *ctx)
+{
+	attention_forward(&((struct attn_case *)ctx)->a);
+}
+
+static void unfused_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct attn_case *c = ctx;
+	const struct attn_args *a = &c->a;
+	float *s = malloc(sizeof(float) * a->T * a->S);
+	if (!s)
+		abort();
+	for (int64_t i = lo; i < hi; i++) {
+		int b = (int)(i / a->H), h = (int)(i % a->H);
+		long qo = b * a->q_bs + h * a->dk, ko = b * a->kv_bs + h * a->dk;
+		sgemm(0, 1, a->T, a->S, a->dk, a->scale, a->q + qo, (int)a->q_rs,
+		      a->k + ko, (int)a->kv_rs, 0, s, a->S);
+		softmax_rows(s, s, a->T, a->S);
+		sgemm(0, 0, a->T, a->dk, a->S, 1, s, a->S, a->v + ko,
+		      (int)a->kv_rs, 0, a->out + b * a->o_bs + h * a->dk,
+		      (int)a->o_rs);
+	}
+	free(s);
+}
+
+static void unfused_run(void *ctx)
+{
+	struct attn_case *c = ctx;
+	kern_parallel_for((int64_t)c->a.B * c->a.H, 1, unfused_task, c);
+}
+
+static void bench_attention(int quick, double pk)
+{
+	const int B = 32, H = 8, dk = 64;
+	for (int L = 16; L <= 512; L *= quick ? 8 : 2) {
+		size_t n = (size_t)B * L * H * dk;
+		struct attn_case c = { .a = {
+			.B = B, .H = H, .T = L, .S = L, .dk = dk,
+			.scale = 1 / sqrtf(dk),
+			.q = randv(n), .q_bs = (long)L * H * dk, .q_rs = H * dk,
+			.k = randv(n), .v = randv(n),
+			.kv_bs = (long)L * H * dk, .kv_rs = H * dk,
+			.out = randv(n), .o_bs = (long)L * H * dk, .o_rs = H * dk,
+		} };
+		double flops = 4.0 * B * H * L * L * dk;
+		double tf = timeit(fused_run, &c), tu = timeit(unfused_run, &c);
+		printf("  attention B=%d H=%d dk=%d T=S=%3d: fused %6.1f GFLOP/s "
+		       "(%.2f of peak), unfused %6.1f, fused/unfused %.2f\n",
+		       B, H, dk, L, flops / tf * 1e-9, flops / tf * 1e-9 / pk,
+		       flops / tu * 1e-9, tu / tf);
+		free((void *)c.a.q);
+		free((void *)c.a.k);
+		free((void *)c.a.v);
+		free(c.a.out);
+	}
+}
+
+/* ---- additive attention -------------------------------------------------- */
+
+struct add_case {
+	int B, S, na, dv;
+	float *ctx, *a, *wq, *keys, *va, *ann, *dctx, *dwq, *dkeys, *dva, *dann;
+};
+
+static void add_fwd(void *p)
+{
+	struct add_case *c = p;
+	additive_attention_forward(c->ctx, c->a, c->wq, c->keys, c->va, c->ann,
+				   NULL, c->B, c->S, c->na, c->dv);
+}
+
+static void add_bwd(void *p)
+{
+	struct add_case *c = p;
+	additive_attention_backward(c->dwq, c->dkeys, c->dva, c->dann, c->dctx,
+				    c->a, c->wq, c->keys, c->va, c->ann, NULL,
+				    c->B, c->S, c->na, c->dv);
+}
+
+static void bench_additive(void)
+{
+	struct add_case c = { 32, 50, 1000, 2000 };
+	size_t bs = (size_t)c.B * c.S;
+	c.ctx = randv((size_t)c.B * c.dv);
+	c.a = randv(bs);
+	c.wq = randv((size_t)c.B * c.na);
+	c.keys = randv(bs * c.na);
+	c.va = randv(c.na);
+	c.ann = randv(bs * c.dv);
+	c.dctx = randv((size_t)c.B * c.dv);
+	c.dwq = randv((size_t)c.B * c.na);
+	c.dkeys = randv(bs * c.na);
+	c.dva = randv(c.na);
+	c.dann = randv(bs * c.dv);
+	add_fwd(&c);
+	double tf = timeit(add_fwd, &c), tb = timeit(add_bwd, &c);
+	printf("  additive attention B=32 S=50 na=1000 dv=2000: forward "
+	       "%.3f ms, backward %.3f ms\n", tf * 1e3, tb * 1e3);
+	float *all[] = { c.ctx, c.a, c.wq, c.keys, c.va, c.ann, c.dctx,
+			 c.dwq, c.dkeys, c.dva, c.dann };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		free(all[i]);
+}
+
+int main(int argc, char **argv)
+{
+	int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+	int nt = kern_threads(), max = kern_set_isa(ISA_AVX512);
+	double load[3] = { 0 };
+
+	getloadavg(load, 3);
+	printf("load average %.2f; %d threads; instruction sets up to %s\n",
+	       load[0], nt, kern_isa_name());
+	for (int isa = ISA_REFERENCE; isa <= max; isa++) {
+		kern_set_isa(isa);
+		for (int t = 1; t <= nt; t = t == nt ? nt + 1 : nt) {
+			kern_set_threads(t);
+			/* the reference against the AVX2 peak, if there is one */
+			double pk = max >= ISA_AVX2 ? peak(isa == ISA_AVX512 ?
+						      ISA_AVX512 : ISA_AVX2) : 0;
+			printf("%s, %d thread%s: FMA peak %.1f GFLOP/s\n",
+			       kern_isa_name(), t, t > 1 ? "s" : "", pk);
+			bench_gemm(quick || isa == ISA_REFERENCE, pk);
+			if (isa == ISA_REFERENCE && t > 1)
+				continue;
+			bench_attention(quick || isa == ISA_REFERENCE, pk);
+			bench_additive();
+		}
+	}
+	return 0;
+}
