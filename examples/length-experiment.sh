@@ -76,7 +76,6 @@ lines=$(wc -l <"$src")
 	die "$src: $lines sentences are too few for $buckets buckets"
 
 # The models: NAME, FILE, how, checked before any long work starts.
-mkdir -p "$out"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
@@ -90,7 +89,7 @@ for m; do
 	case $name in
 	'' | *[!A-Za-z0-9._-]*) die "$m: a NAME of letters, digits and ._- only" ;;
 	esac
-	grep -qx "$name" "$T/names" 2>/dev/null && die "$name: given twice"
+	grep -qxF "$name" "$T/names" 2>/dev/null && die "$name: given twice"
 	echo "$name" >>"$T/names"
 	[ -r "$file" ] || die "$file: cannot read"
 	if [ "$(head -c 4 "$file")" != TNSR ]; then
@@ -100,6 +99,8 @@ for m; do
 	fi
 	printf '%s\t%s\t%s\n' "$name" "$how" "$file" >>"$T/models"
 done
+
+mkdir -p "$out"
 
 # The buckets: the bucket of every line of SRC (in $T/bucket), and each
 # bucket's number, shortest and longest sentence and size ($T/ranges).
