@@ -9,8 +9,10 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "cli_parallel: $*" >&2; exit 1; }
 
-# The input: odd lines among ordinary ones.
-awk 'BEGIN {
+# mkinput WORDS AS: odd lines among ordinary ones, with a line of WORDS
+# words and one of AS letters a.
+mkinput() {
+	awk -v words="$1" -v as="$2" 'BEGIN {
 	split("la casa verde el perro come pan y agua en la mesa", w, " ")
 	printf "\n\n"
 	for (i = 1; i <= 300; i++) {
@@ -22,14 +24,14 @@ awk 'BEGIN {
 		if (i % 29 == 0) s = s " \377\376 invalid\001\177"
 		print s
 	}
-	s = ""; for (i = 0; i < 12000; i++) s = s w[1 + i % 12] " "
+	s = ""; for (i = 0; i < words; i++) s = s w[1 + i % 12] " "
 	print s
-	s = ""; for (i = 0; i < 20000; i++) s = s "a"
+	s = ""; for (i = 0; i < as; i++) s = s "a"
 	print s
 	printf "  leading and trailing blanks  \n\n\n"
 	printf "the last line, with no newline"
-}' >"$T/in"
-[ "$(wc -l <"$T/in")" -gt 300 ] || fail "test input not made"
+}'
+}
 
 # A vocabulary learned from other text.
 awk 'BEGIN { for (i = 0; i < 200; i++)
@@ -48,29 +50,53 @@ SSH
 chmod +x "$T/fakessh"
 export T
 
-# split NAME CMD: CMD over the whole input, and over blocks of it in three
-# ways, gives the same bytes, and more than one block was made.
+# split NAME CMD HOW...: CMD over the whole input $T/in, and over blocks of
+# it cut by parallel with the options HOW (each one word: "lines", "size",
+# "hosts"), gives the same bytes, and more than one block was made.
 split() {
-	sh -c "$2" <"$T/in" >"$T/one" || fail "$1: one process failed"
-	[ -s "$T/one" ] || fail "$1: no output"
-	rm -f "$T/hosts"
-	for how in "-N 37 -j 3" "--block 4k -j 2" \
-	    "-N 61 --ssh $T/fakessh -S 1/host1,1/host2"; do
+	name=$1 cmd=$2
+	shift 2
+	sh -c "$cmd" <"$T/in" >"$T/one" || fail "$name: one process failed"
+	[ -s "$T/one" ] || fail "$name: no output"
+	for how in "$@"; do
+		case $how in
+		lines) opt="-N 37 -j 3" ;;
+		size) opt="--block 4k -j 2" ;;
+		hosts) opt="-N 61 --ssh $T/fakessh -S 1/host1,1/host2"
+			rm -f "$T/hosts" ;;
+		esac
 		rm -f "$T/jobs"
 		parallel --will-cite --pipe --keep-order --joblog "$T/jobs" \
-		    $how "$2" <"$T/in" >"$T/par" 2>"$T/err" ||
-			fail "$1: parallel $how failed: $(cat "$T/err")"
+		    $opt "$cmd" <"$T/in" >"$T/par" 2>"$T/err" ||
+			fail "$name: parallel $opt failed: $(cat "$T/err")"
 		cmp "$T/one" "$T/par" >&2 ||
-			fail "$1: parallel $how: not the output of one process"
+			fail "$name: parallel $opt: not the output of one process"
 		[ "$(wc -l <"$T/jobs")" -gt 2 ] ||
-			fail "$1: parallel $how: the input was not split"
+			fail "$name: parallel $opt: the input was not split"
+		[ "$how" != hosts ] ||
+		    [ "$(sort -u "$T/hosts" | tr '\n' ' ')" = "host1 host2 " ] ||
+			fail "$name: the remote hosts were not both used"
 	done
-	[ "$(sort -u "$T/hosts" | tr '\n' ' ')" = "host1 host2 " ] ||
-		fail "$1: the remote hosts were not both used"
 }
 
 # Subword ids and back: every line comes back byte for byte (and the last
 # with a newline).
-split tokenize "tokenize -v '$T/vocab' | tokenize -d -v '$T/vocab'"
+mkinput 12000 20000 >"$T/in"
+[ "$(wc -l <"$T/in")" -gt 300 ] || fail "test input not made"
+split tokenize "tokenize -v '$T/vocab' | tokenize -d -v '$T/vocab'" \
+    lines size hosts
 { cat "$T/in"; echo; } | cmp - "$T/one" >&2 || fail "tokenize: not a round trip"
+
+# The translation pipeline of an untrained model (deterministic nonsense,
+# at most 8 target ids a line, and shorter long lines, to keep it quick).
+train-step -i -m "$T/m.tsr" -a rnnsearch -s "$T/vocab" -t "$T/vocab" -S emb=8 \
+    -S hidden=8 -S att=8 -S maxout=4 || fail "train-step --init failed"
+mkinput 1500 3000 >"$T/in"
+m=$T/m.tsr
+split decode "tokenize -m '$m' | embed -m '$m' | encode -m '$m' |
+    attend -m '$m' | decode -m '$m' -a 0 -c 8" lines hosts
+[ "$(wc -l <"$T/one")" -eq "$(($(wc -l <"$T/in") + 1))" ] ||
+	fail "decode: not a line for every line"
+split beam "tokenize -m '$m' | embed -m '$m' | encode -m '$m' |
+    attend -m '$m' | beam -m '$m' -a 0 -c 8" size
 exit 0
