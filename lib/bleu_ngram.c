@@ -165,15 +165,12 @@ void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 
 			if (s->gen != t->gen)
 				break;
+			/* without branches: which way they go is anyone's guess */
 			g = &t->g[s->id];
-			if (g->stamp != t->stamp) {
-				g->stamp = t->stamp;
-				g->cur = 0;
-			}
-			if (++g->cur <= g->hyp)
-				match[n - 1]++;
-			if (g->cur > g->max)
-				g->max = g->cur;
+			g->cur = (g->stamp == t->stamp ? g->cur : 0) + 1;
+			g->stamp = t->stamp;
+			match[n - 1] += g->cur <= g->hyp;
+			g->max = g->cur > g->max ? g->cur : g->max;
 			prefix = s->id + 1;
 		}
 	}
@@ -193,36 +190,47 @@ void ngram_clipped(const struct ngram_table *t, int64_t *correct)
 /* ---- word ids ---- */
 
 struct word_slot {
-	uint32_t hash, id;	/* id + 1; 0 in an empty slot */
+	uint64_t hash;
 	struct bleu_str word;
+	uint32_t id;
+	uint32_t gen;		/* in use when equal to the table's gen */
 };
 
 struct word_ids {
 	struct word_slot *s;
-	size_t cap;
-	uint32_t count;
+	size_t cap;		/* a power of two */
+	int shift;		/* 64 - log2(cap) */
+	uint32_t gen, count;
 };
 
-static uint32_t hash_word(struct bleu_str w)
+/* Two code points a step: a word is hashed once on each side. */
+static inline uint64_t hash_word(struct bleu_str w)
 {
-	uint64_t x = 0xcbf29ce484222325ULL;
+	uint64_t x = w.n * 0x9e3779b97f4a7c15ULL;
+	size_t i = 0;
 
-	for (size_t i = 0; i < w.n; i++)
-		x = (x ^ w.c[i]) * 0x100000001b3ULL;
-	x ^= x >> 29;
-	return (uint32_t)(x ^ x >> 32);
+	for (; i + 2 <= w.n; i += 2)
+		x = (x ^ (w.c[i] | (uint64_t)w.c[i + 1] << 32)) * 0xbf58476d1ce4e5b9ULL;
+	if (i < w.n)
+		x = (x ^ w.c[i]) * 0xbf58476d1ce4e5b9ULL;
+	return x ^ x >> 29;
 }
 
-static struct word_slot *find_word(const struct word_ids *w, uint32_t h,
-				   struct bleu_str word)
+/* memcmp: a few wide compares, not a branch per character */
+static inline int same_word(struct bleu_str a, struct bleu_str b)
 {
-	size_t i = h & (w->cap - 1);
+	return a.n == b.n && memcmp(a.c, b.c, a.n * sizeof *a.c) == 0;
+}
+
+static inline struct word_slot *find_word(const struct word_ids *w, uint64_t h,
+					  struct bleu_str word)
+{
+	size_t i = (h * 0x9e3779b97f4a7c15ULL) >> w->shift;
 
 	for (;; i = (i + 1) & (w->cap - 1)) {
 		struct word_slot *s = &w->s[i];
 
-		if (s->id == 0 || (s->hash == h && s->word.n == word.n &&
-		    memcmp(s->word.c, word.c, word.n * sizeof *word.c) == 0))
+		if (s->gen != w->gen || (s->hash == h && same_word(s->word, word)))
 			return s;
 	}
 }
@@ -247,36 +255,44 @@ void word_ids_free(struct word_ids *w)
 int word_ids_load(struct word_ids *w, const struct bleu_words *hyp, struct bleu_buf *ids)
 {
 	size_t cap = 64;
+	int bits = 6;
 
-	while (cap < 2 * hyp->n)
+	while (cap < 2 * hyp->n) {
 		cap *= 2;
-	if (cap > w->cap) {
-		struct word_slot *s = calloc(cap, sizeof *s);
+		bits++;
+	}
+	/* a new generation empties the table; a new table when it wraps */
+	if (cap > w->cap || ++w->gen == 0) {
+		struct word_slot *s;
 
-		if (!s) {
+		if (cap < w->cap)
+			cap = w->cap;
+		else
+			w->shift = 64 - bits;
+		if (!(s = calloc(cap, sizeof *s))) {
 			err_set("out of memory for %zu words", hyp->n);
 			return -1;
 		}
 		free(w->s);
 		w->s = s;
 		w->cap = cap;
-	} else {
-		memset(w->s, 0, w->cap * sizeof *w->s);
+		w->gen = 1;
 	}
 	w->count = 0;
 	ids->n = 0;
 	if (bleu_buf_reserve(ids, hyp->n) < 0)
 		return -1;
 	for (size_t i = 0; i < hyp->n; i++) {
-		uint32_t h = hash_word(hyp->w[i]);
+		uint64_t h = hash_word(hyp->w[i]);
 		struct word_slot *s = find_word(w, h, hyp->w[i]);
 
-		if (s->id == 0) {
+		if (s->gen != w->gen) {
 			s->hash = h;
-			s->id = ++w->count;
 			s->word = hyp->w[i];
+			s->id = w->count++;
+			s->gen = w->gen;
 		}
-		ids->c[ids->n++] = s->id - 1;
+		ids->c[ids->n++] = s->id;
 	}
 	return 0;
 }
@@ -289,7 +305,7 @@ int word_ids_lookup(const struct word_ids *w, const struct bleu_words *ref, stru
 	for (size_t i = 0; i < ref->n; i++) {
 		struct word_slot *s = w->cap ? find_word(w, hash_word(ref->w[i]), ref->w[i]) : NULL;
 
-		ids->c[ids->n++] = s && s->id ? s->id - 1 : WORD_UNKNOWN;
+		ids->c[ids->n++] = s && s->gen == w->gen ? s->id : WORD_UNKNOWN;
 	}
 	return 0;
 }

@@ -240,12 +240,16 @@ int bleu_tokenize(enum bleu_tokenizer t, struct bleu_str s,
  * padding space (a non-digit) and intl nothing (no match: as a digit).
  * tests/test_bleu.c checks this against the passes above.
  */
-enum { C_OTHER, C_SPACE, C_ALONE, C_DASH, C_PUNCT, C_DIGIT };
+enum {
+	C_DIGIT = 1, C_PUNCT = 2, C_ALONE = 4, C_DASH = 8, C_SPACE = 16,
+	C_ENTITY = 32,		/* 13a's '&' and '<': unescaping to do */
+};
 
 static const unsigned char ascii_13a[128] = {
 	['\t' ... '\r'] = C_SPACE, [0x1c ... ' '] = C_SPACE,
-	['!' ... '&'] = C_ALONE, ['(' ... '+'] = C_ALONE, ['/'] = C_ALONE,
-	[':' ... '@'] = C_ALONE, ['[' ... '`'] = C_ALONE, ['{' ... '~'] = C_ALONE,
+	['!' ... '%'] = C_ALONE, ['&'] = C_ALONE | C_ENTITY, ['(' ... '+'] = C_ALONE,
+	['/'] = C_ALONE, [':' ... ';'] = C_ALONE, ['<'] = C_ALONE | C_ENTITY,
+	['=' ... '@'] = C_ALONE, ['[' ... '`'] = C_ALONE, ['{' ... '~'] = C_ALONE,
 	['-'] = C_DASH, ['.'] = C_PUNCT, [','] = C_PUNCT, ['0' ... '9'] = C_DIGIT,
 };
 
@@ -259,7 +263,7 @@ static const unsigned char ascii_intl[128] = {
 	['|'] = C_ALONE, ['}'] = C_PUNCT, ['~'] = C_ALONE,
 };
 
-PASS int class_of(uint32_t c, int intl)
+PASS unsigned class_of(uint32_t c, int intl)
 {
 	unsigned f;
 
@@ -269,8 +273,8 @@ PASS int class_of(uint32_t c, int intl)
 	if (f & UCAT_SPACE)
 		return C_SPACE;
 	if (!intl)
-		return C_OTHER;
-	return f & UCAT_P ? C_PUNCT : f & UCAT_S ? C_ALONE : f & UCAT_N ? C_DIGIT : C_OTHER;
+		return 0;
+	return f & UCAT_P ? C_PUNCT : f & UCAT_S ? C_ALONE : f & UCAT_N ? C_DIGIT : 0;
 }
 
 PASS void add_word(struct bleu_words *words, const uint32_t *c, size_t n)
@@ -278,37 +282,47 @@ PASS void add_word(struct bleu_words *words, const uint32_t *c, size_t n)
 	words->w[words->n++] = (struct bleu_str){ c, n };
 }
 
-PASS void split_classes(struct bleu_str s, int intl, struct bleu_words *words)
+/*
+ * Replaces words by those of s (at most s.n: words has room for them).  Returns the
+ * classes of s or'ed together (but for plain letters and digits).
+ */
+PASS unsigned split_classes(struct bleu_str s, int intl, struct bleu_words *words)
 {
 	const uint32_t *c = s.c;
+	const unsigned edge = intl ? C_DIGIT : 0;
 	size_t i = 0, start = 0;
+	unsigned all = 0;
 	int open = 0;
 
+	words->n = 0;
 /* ends the word in progress before c[i] */
 #define END_WORD() do { if (open) add_word(words, c + start, i - start); open = 0; } while (0)
 	while (i < s.n) {
-		switch (class_of(c[i], intl)) {
-		case C_SPACE:
-			END_WORD();
-			break;
-		case C_DASH:
-			if (i == 0 || class_of(c[i - 1], intl) != C_DIGIT)
-				goto other;
-			/* fall through */
-		case C_ALONE:
-			END_WORD();
-			add_word(words, c + i, 1);
-			break;
-		case C_PUNCT: {
-			size_t j = i + 1, k;
-			int dx, dy;
+		unsigned k = class_of(c[i], intl);
 
-			while (j < s.n && class_of(c[j], intl) == C_PUNCT)
+		if (!(k & ~C_DIGIT)) {
+			/* letters and digits: the rest of the word in a tight loop */
+			if (!open) {
+				start = i;
+				open = 1;
+			}
+			for (i++; i < s.n && !(class_of(c[i], intl) & ~C_DIGIT); i++)
+				;
+			continue;
+		}
+		all |= k;
+		if (k & C_SPACE) {
+			END_WORD();
+		} else if (k & C_PUNCT) {
+			size_t j = i + 1, n;
+			unsigned dx, dy;
+
+			while (j < s.n && class_of(c[j], intl) & C_PUNCT)
 				j++;
-			k = j - i;
-			dx = i > 0 ? class_of(c[i - 1], intl) == C_DIGIT : intl;
-			dy = j < s.n ? class_of(c[j], intl) == C_DIGIT : intl;
-			if (k == 1 && dx && dy) {
+			n = j - i;
+			dx = i > 0 ? class_of(c[i - 1], intl) & C_DIGIT : edge;
+			dy = j < s.n ? class_of(c[j], intl) & C_DIGIT : edge;
+			if (n == 1 && dx && dy) {
 				/* "3.5" (or intl's ".5" at the start): one word */
 				if (!open) {
 					start = i;
@@ -320,25 +334,26 @@ PASS void split_classes(struct bleu_str s, int intl, struct bleu_words *words)
 			END_WORD();
 			for (; i < j - 1; i++)
 				add_word(words, c + i, 1);
-			if (dy && (k + dx) % 2 == 0) {
+			if (dy && (n + !!dx) % 2 == 0) {
 				start = i;
 				open = 1;
 			} else {
 				add_word(words, c + i, 1);
 			}
-			break;
-		}
-		default:
-		other:
-			if (!open) {
-				start = i;
-				open = 1;
-			}
+		} else if (k & C_ALONE || (i > 0 && class_of(c[i - 1], intl) & C_DIGIT)) {
+			/* ALONE, or a DASH after a digit */
+			END_WORD();
+			add_word(words, c + i, 1);
+		} else if (!open) {
+			/* a DASH inside a word */
+			start = i;
+			open = 1;
 		}
 		i++;
 	}
 	END_WORD();
 #undef END_WORD
+	return all;
 }
 
 int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_str s,
@@ -350,19 +365,15 @@ int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_str s,
 		return -1;
 	switch (t) {
 	case BLEU_TOK_13A:
-		for (size_t i = 0; i < s.n; i++) {
-			if (is_amp_lt(s.c[i])) {
-				tmp->n = 0;
-				if (bleu_buf_reserve(tmp, s.n) < 0)
-					return -1;
-				memcpy(tmp->c, s.c, s.n * sizeof *s.c);
-				tmp->n = s.n;
-				unescape_13a(tmp);
-				s = (struct bleu_str){ tmp->c, tmp->n };
-				break;
-			}
-		}
-		split_classes(s, 0, words);
+		if (!(split_classes(s, 0, words) & C_ENTITY))
+			return 0;
+		tmp->n = 0;
+		if (bleu_buf_reserve(tmp, s.n) < 0)
+			return -1;
+		memcpy(tmp->c, s.c, s.n * sizeof *s.c);
+		tmp->n = s.n;
+		unescape_13a(tmp);
+		split_classes((struct bleu_str){ tmp->c, tmp->n }, 0, words);
 		return 0;
 	case BLEU_TOK_INTL:
 		split_classes(s, 1, words);
