@@ -250,9 +250,10 @@ void bleu_lines_free(struct bleu_lines *l);
 /*
  * sacreBLEU's several systems on standard input: splits every line at tabs
  * into *ncols columns (the count of the first line; another count on a
- * later line is an error).  *cols is an array of *ncols line sets.
+ * later line is an error).  *cols is an array of *ncols line sets.  The
+ * lines of l are taken (moved when there is no tab), leaving it empty.
  */
-int bleu_lines_columns(const struct bleu_lines *l, const char *name,
+int bleu_lines_columns(struct bleu_lines *l, const char *name,
 		       struct bleu_lines **cols, int *ncols);
 /*
  * The statistics of every segment of hyp against nref reference sets, in

@@ -125,10 +125,11 @@ int bleu_lines_read(struct bleu_lines *l, FILE *f, const char *name)
 	return rc ? -1 : 0;
 }
 
-int bleu_lines_columns(const struct bleu_lines *l, const char *name,
+int bleu_lines_columns(struct bleu_lines *l, const char *name,
 		       struct bleu_lines **cols, int *ncols)
 {
 	struct bleu_lines *c = NULL;
+	size_t tabs = 0;
 	int nc = 1;
 
 	if (l->n > 0) {
@@ -141,6 +142,16 @@ int bleu_lines_columns(const struct bleu_lines *l, const char *name,
 	if (!c) {
 		err_set("out of memory");
 		return -1;
+	}
+	/* one system (the usual case): the lines as they are */
+	for (size_t k = 0; nc == 1 && k < l->text.n; k++)
+		tabs += l->text.c[k] == '\t';
+	if (nc == 1 && tabs == 0) {
+		c[0] = *l;
+		memset(l, 0, sizeof *l);
+		*cols = c;
+		*ncols = 1;
+		return 0;
 	}
 	for (size_t i = 0; i < l->n; i++) {
 		struct bleu_str s = bleu_line(l, i);
@@ -169,6 +180,7 @@ int bleu_lines_columns(const struct bleu_lines *l, const char *name,
 			goto fail;
 		}
 	}
+	bleu_lines_free(l);
 	*cols = c;
 	*ncols = nc;
 	return 0;
