@@ -100,6 +100,23 @@ run || fail "status not 0"
 rm "$T/in/.incoming"
 check "two words" -n e empty
 
+# The model is its $1, as it was when the run started, though it is
+# replaced meanwhile (as training does).
+setup a b
+echo v1 >"$T/model"
+cat >"$T/tm" <<'TM'
+#!/bin/sh
+cat "$1" - | tr a-z A-Z
+echo v2 >"$T/model.new" && mv "$T/model.new" "$T/model"
+TM
+chmod +x "$T/tm"
+timeout 30 "$spool" -m "$T/model" -c "$T/tm \"\$1\"" "$T/in" "$T/out" ||
+	fail "a run with a model failed"
+for n in a b; do
+	{ echo V1; tr a-z A-Z <"$T/orig/$n"; } | cmp -s - "$T/out/$n" ||
+		fail "$n: not translated with the model of the run's start"
+done
+
 # Three runs at once (each holds its first file until all three have one):
 # nothing lost or doubled.
 setup $(seq -f f%02g 1 30)
