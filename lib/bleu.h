@@ -97,9 +97,12 @@ struct ngram_table;
 
 struct ngram_table *ngram_new(void);
 void ngram_free(struct ngram_table *t);
-/* Loads the hypothesis; total[n-1] gets its number of n-grams. */
+/*
+ * Loads the hypothesis; total[n-1] gets its number of n-grams.  nsym > 0
+ * says that its symbols are 0..nsym-1 (word ids), 0 that they may be any.
+ */
 int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
-	       int max_order, int64_t *total);
+	       uint32_t nsym, int max_order, int64_t *total);
 /*
  * Matches one reference: match[n-1] gets the sum over the hypothesis'
  * n-grams of min(count in hypothesis, count in this reference), and
@@ -126,6 +129,8 @@ void word_ids_free(struct word_ids *w);
 int word_ids_load(struct word_ids *w, const struct bleu_words *hyp, struct bleu_buf *ids);
 /* Replaces ids by the ids of a reference's words. */
 int word_ids_lookup(const struct word_ids *w, const struct bleu_words *ref, struct bleu_buf *ids);
+/* The number of distinct words of the hypothesis: its ids are below it. */
+uint32_t word_ids_count(const struct word_ids *w);
 
 /* ---- metrics (bleu.c, chrf.c, bleu_metric.c) ---- */
 

@@ -130,8 +130,8 @@ static int bleu_segment(struct metric *m, struct bleu_str hyp,
 	}
 	if (bleu_words_of(m, hyp, &w->hyp) < 0 ||
 	    word_ids_load(w->ids, &w->hyp.words, &w->hyp.ids) < 0 ||
-	    ngram_load(w->chars, w->hyp.ids.c, w->hyp.ids.n, BLEU_ORDER,
-		       stats + 2 + BLEU_ORDER) < 0)
+	    ngram_load(w->chars, w->hyp.ids.c, w->hyp.ids.n, word_ids_count(w->ids),
+		       BLEU_ORDER, stats + 2 + BLEU_ORDER) < 0)
 		return -1;
 	for (int r = 0; r < nrefs; r++) {
 		if (bleu_words_of(m, refs[r], &w->ref) < 0 ||
@@ -179,10 +179,11 @@ static int chrf_segment(struct metric *m, struct bleu_str hyp,
 	double best = -1.0;
 
 	if (chrf_side(m, hyp, &w->hyp) < 0 ||
-	    ngram_load(w->chars, w->hyp.chars.c, w->hyp.chars.n, nc, hyp_total) < 0)
+	    ngram_load(w->chars, w->hyp.chars.c, w->hyp.chars.n, 0, nc, hyp_total) < 0)
 		return -1;
 	if (nw && (word_ids_load(w->ids, &w->hyp.split, &w->hyp.ids) < 0 ||
-		   ngram_load(w->words, w->hyp.ids.c, w->hyp.ids.n, nw, hyp_total + nc) < 0))
+		   ngram_load(w->words, w->hyp.ids.c, w->hyp.ids.n,
+			      word_ids_count(w->ids), nw, hyp_total + nc) < 0))
 		return -1;
 	for (int r = 0; r < nrefs; r++) {
 		double f;

@@ -1,13 +1,13 @@
 /*
  * bleu_ngram.c: counting the n-grams that a hypothesis shares with its
  * references.  Only the hypothesis' n-grams are stored (an n-gram it lacks
- * cannot match).  Each gets a small id, and an n-gram of order n > 1 is
- * keyed by its prefix's id and its last symbol: one 64-bit key for any
- * order, compared in one step.  So the n-grams starting at one position
- * are found order by order, and a reference's stop at the first the
- * hypothesis lacks (no longer one can be there).  The table is reused
- * from segment to segment: a slot is in use when it bears the current
- * generation.  Symbols are code points (chrF) or word ids (BLEU, chrF++).
+ * cannot match).  An n-gram is keyed by the slot of its prefix and its last
+ * symbol: one 64-bit key for any order, compared in one step.  So the
+ * n-grams starting at one position are found order by order, and a
+ * reference's stop at the first the hypothesis lacks (no longer one can be
+ * there).  Word ids are small and dense: their unigrams are an array.  The
+ * table is reused from segment to segment: a slot is in use when it bears
+ * the current generation.  Symbols are code points (chrF) or word ids.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,26 +15,28 @@
 #include "err.h"
 
 struct slot {
-	uint64_t key;		/* (prefix id + 1) << 32 | last symbol */
-	uint32_t id;
+	uint64_t key;		/* prefix << 32 | last symbol */
 	uint32_t gen;		/* in use when equal to the table's gen */
-};
-
-struct ngram {
+	uint32_t stamp;		/* cur counts in the reference of this stamp */
 	int32_t order;
 	int32_t hyp;		/* count in the hypothesis */
-	int32_t cur;		/* count in the reference of `stamp` */
+	int32_t cur;		/* count in the current reference */
 	int32_t max;		/* largest count in a reference so far */
-	uint32_t stamp;
 };
 
+/*
+ * The prefix of an n-gram's key: 0 for none, 1 + symbol for a dense
+ * unigram, 1 + nsym + slot for the others.
+ */
 struct ngram_table {
 	struct slot *s;
 	size_t cap;		/* a power of two */
 	int shift;		/* 64 - log2(cap) */
 	uint32_t gen;
-	struct ngram *g;	/* by id */
-	size_t ng, gcap;
+	uint32_t *used;		/* the slots in use, for ngram_clipped */
+	size_t nused;
+	struct slot *uni;	/* by symbol when they are dense (nsym > 0) */
+	uint32_t nsym, uni_cap;
 	int max_order;
 	uint32_t stamp;
 };
@@ -52,7 +54,8 @@ void ngram_free(struct ngram_table *t)
 {
 	if (t) {
 		free(t->s);
-		free(t->g);
+		free(t->used);
+		free(t->uni);
 		free(t);
 	}
 }
@@ -71,7 +74,7 @@ static inline struct slot *find(const struct ngram_table *t, uint64_t key)
 }
 
 /* Room for count n-grams, the table at most half full; a new generation. */
-static int reserve(struct ngram_table *t, size_t count)
+static int reserve(struct ngram_table *t, size_t count, uint32_t nsym)
 {
 	size_t cap = 64;
 	int bits = 6;
@@ -82,62 +85,84 @@ static int reserve(struct ngram_table *t, size_t count)
 	}
 	if (cap > t->cap || ++t->gen == 0) {
 		struct slot *s = calloc(cap > t->cap ? cap : t->cap, sizeof *s);
+		uint32_t *used = cap > t->cap ? malloc(cap / 2 * sizeof *used) : NULL;
 
-		if (!s) {
+		if (!s || (cap > t->cap && !used)) {
+			free(s);
 			err_set("out of memory for %zu n-grams", count);
 			return -1;
 		}
 		free(t->s);
 		t->s = s;
 		if (cap > t->cap) {
+			free(t->used);
+			t->used = used;
 			t->cap = cap;
 			t->shift = 64 - bits;
 		}
 		t->gen = 1;
 	}
-	if (count > t->gcap) {
-		struct ngram *g = realloc(t->g, count * sizeof *g);
+	if (nsym > t->uni_cap) {
+		struct slot *u = realloc(t->uni, nsym * sizeof *u);
 
-		if (!g) {
-			err_set("out of memory for %zu n-grams", count);
+		if (!u) {
+			err_set("out of memory for %u words", nsym);
 			return -1;
 		}
-		t->g = g;
-		t->gcap = count;
+		t->uni = u;
+		t->uni_cap = nsym;
 	}
 	return 0;
 }
 
-int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
-	       int max_order, int64_t *total)
+/* One more of g in the current reference; match gets it if within the
+ * hypothesis' count.  No branches: which way they go is anyone's guess. */
+static inline void count_ref(struct ngram_table *t, struct slot *g, int64_t *match)
 {
-	t->ng = 0;
-	t->stamp = 0;
-	t->max_order = max_order;
-	if (len > UINT32_MAX / NGRAM_MAX_ORDER) {
+	g->cur = (g->stamp == t->stamp ? g->cur : 0) + 1;
+	g->stamp = t->stamp;
+	*match += g->cur <= g->hyp;
+	g->max = g->cur > g->max ? g->cur : g->max;
+}
+
+int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
+	       uint32_t nsym, int max_order, int64_t *total)
+{
+	/* every prefix within 32 bits */
+	if (len > UINT32_MAX / 8 / NGRAM_MAX_ORDER) {
 		err_set("%zu symbols in one segment: too many", len);
 		return -1;
 	}
-	if (reserve(t, len * max_order) < 0)
+	if (reserve(t, len * max_order, nsym) < 0)
 		return -1;
+	t->nused = 0;
+	t->nsym = nsym;
+	t->max_order = max_order;
+	t->stamp = 0;
+	for (uint32_t k = 0; k < nsym; k++)
+		t->uni[k] = (struct slot){ .order = 1 };
 	for (int n = 1; n <= max_order; n++)
 		total[n - 1] = len >= (size_t)n ? len - n + 1 : 0;
 	for (size_t i = 0; i < len; i++) {
 		int m = len - i < (size_t)max_order ? (int)(len - i) : max_order;
 		uint64_t prefix = 0;
+		int n = 1;
 
-		for (int n = 1; n <= m; n++) {
+		if (nsym) {
+			t->uni[hyp[i]].hyp++;
+			prefix = 1 + hyp[i];
+			n++;
+		}
+		for (; n <= m; n++) {
 			uint64_t key = prefix << 32 | hyp[i + n - 1];
 			struct slot *s = find(t, key);
 
 			if (s->gen != t->gen) {
-				s->key = key;
-				s->gen = t->gen;
-				s->id = t->ng++;
-				t->g[s->id] = (struct ngram){ .order = n };
+				*s = (struct slot){ .key = key, .gen = t->gen, .order = n };
+				t->used[t->nused++] = s - t->s;
 			}
-			t->g[s->id].hyp++;
-			prefix = s->id + 1;
+			s->hyp++;
+			prefix = 1 + nsym + (s - t->s);
 		}
 	}
 	return 0;
@@ -153,37 +178,46 @@ void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 		match[n - 1] = 0;
 		ref_total[n - 1] = len >= (size_t)n ? len - n + 1 : 0;
 	}
-	if (!t->ng)
+	if (!t->cap)
 		return;
 	for (size_t i = 0; i < len; i++) {
 		int m = len - i < (size_t)max ? (int)(len - i) : max;
 		uint64_t prefix = 0;
+		int n = 1;
 
-		for (int n = 1; n <= m; n++) {
+		if (t->nsym) {
+			if (ref[i] >= t->nsym)
+				continue;
+			count_ref(t, &t->uni[ref[i]], &match[0]);
+			prefix = 1 + ref[i];
+			n++;
+		}
+		for (; n <= m; n++) {
 			struct slot *s = find(t, prefix << 32 | ref[i + n - 1]);
-			struct ngram *g;
 
 			if (s->gen != t->gen)
 				break;
-			/* without branches: which way they go is anyone's guess */
-			g = &t->g[s->id];
-			g->cur = (g->stamp == t->stamp ? g->cur : 0) + 1;
-			g->stamp = t->stamp;
-			match[n - 1] += g->cur <= g->hyp;
-			g->max = g->cur > g->max ? g->cur : g->max;
-			prefix = s->id + 1;
+			count_ref(t, s, &match[n - 1]);
+			prefix = 1 + t->nsym + (s - t->s);
 		}
 	}
+}
+
+static inline int64_t clipped(const struct slot *g)
+{
+	return g->hyp < g->max ? g->hyp : g->max;
 }
 
 void ngram_clipped(const struct ngram_table *t, int64_t *correct)
 {
 	for (int n = 0; n < t->max_order; n++)
 		correct[n] = 0;
-	for (size_t k = 0; k < t->ng; k++) {
-		const struct ngram *g = &t->g[k];
+	for (uint32_t k = 0; k < t->nsym; k++)
+		correct[0] += clipped(&t->uni[k]);
+	for (size_t k = 0; k < t->nused; k++) {
+		const struct slot *g = &t->s[t->used[k]];
 
-		correct[g->order - 1] += g->hyp < g->max ? g->hyp : g->max;
+		correct[g->order - 1] += clipped(g);
 	}
 }
 
@@ -308,4 +342,9 @@ int word_ids_lookup(const struct word_ids *w, const struct bleu_words *ref, stru
 		ids->c[ids->n++] = s && s->gen == w->gen ? s->id : WORD_UNKNOWN;
 	}
 	return 0;
+}
+
+uint32_t word_ids_count(const struct word_ids *w)
+{
+	return w->count;
 }
