@@ -257,7 +257,7 @@ static void add_bwd(void *p)
 
 static void bench_additive(void)
 {
-	struct add_case c = { 32, 50, 1000, 2000 };
+	struct add_case c = { .B = 32, .S = 50, .na = 1000, .dv = 2000 };
 	size_t bs = (size_t)c.B * c.S;
 	c.ctx = randv((size_t)c.B * c.dv);
 	c.a = randv(bs);

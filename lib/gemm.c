@@ -70,16 +70,45 @@ static void pack_rows(int w, int k, int n, const float *x, long ld, float *d)
 
 /*
  * Packs x [k, n], stored transposed (x [n, k], row stride ld), the same
- * way: for each strip, w rows of x read side by side.
+ * way: for each strip, w rows of x read side by side, 8 x 8 blocks through
+ * the table's transpose where it has one.
  */
-static void pack_cols(int w, int k, int n, const float *x, long ld, float *d)
+static void pack_cols(gemm_t8_fn t8, int w, int k, int n, const float *x,
+		      long ld, float *d)
 {
+	float tmp[64] __attribute__((aligned(32)));
+
 	for (int j0 = 0; j0 < n; j0 += w, d += (size_t)w * k) {
-		int cols = n - j0 < w ? n - j0 : w;
-		const float *r[MAX_REG];
-		for (int c = 0; c < w; c++)
+		int cols = n - j0 < w ? n - j0 : w, p = 0;
+		const float *r[MAX_REG + 8];
+		for (int c = 0; c < w + 8; c++)
 			r[c] = x + (long)(j0 + (c < cols ? c : 0)) * ld;
-		for (int p = 0; p < k; p++) {
+		for (; t8 && p + 8 <= k; p += 8) {
+			for (int c0 = 0; c0 < w; c0 += 8) {
+				int cnt = w - c0 < 8 ? w - c0 : 8;
+				float *o = d + (size_t)p * w + c0;
+				/* more rows than the hardware prefetcher
+				 * follows: fetch each a few lines ahead */
+				for (int i = 0; i < 8; i++)
+					__builtin_prefetch(r[c0 + i] + p + 64);
+				if (cnt == 8 && cols == w) {
+					t8(r + c0, p, o, w);
+					continue;
+				}
+				t8(r + c0, p, tmp, 8);
+				if (cols == w) {
+					for (int q = 0; q < 8; q++)
+						memcpy(o + q * w, tmp + q * 8,
+						       sizeof(float) * cnt);
+					continue;
+				}
+				for (int q = 0; q < 8; q++)
+					for (int c = 0; c < cnt; c++)
+						o[q * w + c] = c0 + c < cols ?
+							       tmp[q * 8 + c] : 0;
+			}
+		}
+		for (; p < k; p++) {
 			float *o = d + (size_t)p * w;
 			int c = 0;
 			for (; c < cols; c++)
@@ -91,23 +120,23 @@ static void pack_cols(int w, int k, int n, const float *x, long ld, float *d)
 }
 
 /* Ap: strips of mr rows of op(A) [m, k], each k columns of mr. */
-static void pack_a(int mr, int ta, int m, int k, const float *A, long lda,
-		   float *Ap)
+static void pack_a(const struct gemm_ukr *u, int ta, int m, int k,
+		   const float *A, long lda, float *Ap)
 {
 	if (ta)
-		pack_rows(mr, k, m, A, lda, Ap);
+		pack_rows(u->mr, k, m, A, lda, Ap);
 	else
-		pack_cols(mr, k, m, A, lda, Ap);
+		pack_cols(u->t8, u->mr, k, m, A, lda, Ap);
 }
 
 /* Bp: strips of nr columns of op(B) [k, n], each k rows of nr. */
-static void pack_b(int nr, int tb, int k, int n, const float *B, long ldb,
-		   float *Bp)
+static void pack_b(const struct gemm_ukr *u, int tb, int k, int n,
+		   const float *B, long ldb, float *Bp)
 {
 	if (tb)
-		pack_cols(nr, k, n, B, ldb, Bp);
+		pack_cols(u->t8, u->nr, k, n, B, ldb, Bp);
 	else
-		pack_rows(nr, k, n, B, ldb, Bp);
+		pack_rows(u->nr, k, n, B, ldb, Bp);
 }
 
 /* C [m, n] += alpha Ap Bp over packed panels of k. */
@@ -151,21 +180,33 @@ static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
 		sgemm_ref_block(ta, tb, M, N, K, alpha, A, lda, B, ldb, C, ldc);
 		return;
 	}
-	/* With one panel of A (M <= MC), a packed panel of B is used once,
-	 * right after it is packed: keep it small enough to stay in L2. */
-	int ncb = u->nc;
-	if (M <= u->mc && ncb > L2_PANEL / u->kc)
-		ncb = L2_PANEL / u->kc / u->nr * u->nr;
-	for (int jc = 0; jc < N; jc += ncb) {
-		int nc = N - jc < ncb ? N - jc : ncb;
+	if (M <= u->mc) {
+		/* One panel of A: packed once per KC, and panels of B used
+		 * once each, right after packing, small enough for L2. */
+		int ncb = L2_PANEL / u->kc / u->nr * u->nr;
+		ncb = ncb < u->nc ? ncb : u->nc;
 		for (int pc = 0; pc < K; pc += u->kc) {
 			int kc = K - pc < u->kc ? K - pc : u->kc;
-			pack_b(u->nr, tb, kc, nc, at_b(tb, B, ldb, pc, jc), ldb,
-			       Bp);
+			pack_a(u, ta, M, kc, at_a(ta, A, lda, 0, pc), lda, Ap);
+			for (int jc = 0; jc < N; jc += ncb) {
+				int nc = N - jc < ncb ? N - jc : ncb;
+				pack_b(u, tb, kc, nc, at_b(tb, B, ldb, pc, jc),
+				       ldb, Bp);
+				macro_kernel(u, M, nc, kc, alpha, Ap, Bp, C + jc,
+					     ldc);
+			}
+		}
+		return;
+	}
+	for (int jc = 0; jc < N; jc += u->nc) {
+		int nc = N - jc < u->nc ? N - jc : u->nc;
+		for (int pc = 0; pc < K; pc += u->kc) {
+			int kc = K - pc < u->kc ? K - pc : u->kc;
+			pack_b(u, tb, kc, nc, at_b(tb, B, ldb, pc, jc), ldb, Bp);
 			for (int ic = 0; ic < M; ic += u->mc) {
 				int mc = M - ic < u->mc ? M - ic : u->mc;
-				pack_a(u->mr, ta, mc, kc,
-				       at_a(ta, A, lda, ic, pc), lda, Ap);
+				pack_a(u, ta, mc, kc, at_a(ta, A, lda, ic, pc),
+				       lda, Ap);
 				macro_kernel(u, mc, nc, kc, alpha, Ap, Bp,
 					     C + (long)ic * ldc + jc, ldc);
 			}

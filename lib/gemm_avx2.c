@@ -40,11 +40,42 @@ static void ukr_6x16(int kc, float alpha, const float *A, const float *B,
 	}
 }
 
+/* The 8 x 8 transpose of packing (kern_impl.h): unpacks, then shuffles,
+ * then 128-bit lane permutes, all in registers. */
+void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os)
+{
+	__m256 r0 = _mm256_loadu_ps(rows[0] + p), r1 = _mm256_loadu_ps(rows[1] + p);
+	__m256 r2 = _mm256_loadu_ps(rows[2] + p), r3 = _mm256_loadu_ps(rows[3] + p);
+	__m256 r4 = _mm256_loadu_ps(rows[4] + p), r5 = _mm256_loadu_ps(rows[5] + p);
+	__m256 r6 = _mm256_loadu_ps(rows[6] + p), r7 = _mm256_loadu_ps(rows[7] + p);
+	__m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+	__m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+	__m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+	__m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+	r0 = _mm256_shuffle_ps(t0, t2, 0x44);
+	r1 = _mm256_shuffle_ps(t0, t2, 0xee);
+	r2 = _mm256_shuffle_ps(t1, t3, 0x44);
+	r3 = _mm256_shuffle_ps(t1, t3, 0xee);
+	r4 = _mm256_shuffle_ps(t4, t6, 0x44);
+	r5 = _mm256_shuffle_ps(t4, t6, 0xee);
+	r6 = _mm256_shuffle_ps(t5, t7, 0x44);
+	r7 = _mm256_shuffle_ps(t5, t7, 0xee);
+	_mm256_storeu_ps(out, _mm256_permute2f128_ps(r0, r4, 0x20));
+	_mm256_storeu_ps(out + os, _mm256_permute2f128_ps(r1, r5, 0x20));
+	_mm256_storeu_ps(out + 2 * os, _mm256_permute2f128_ps(r2, r6, 0x20));
+	_mm256_storeu_ps(out + 3 * os, _mm256_permute2f128_ps(r3, r7, 0x20));
+	_mm256_storeu_ps(out + 4 * os, _mm256_permute2f128_ps(r0, r4, 0x31));
+	_mm256_storeu_ps(out + 5 * os, _mm256_permute2f128_ps(r1, r5, 0x31));
+	_mm256_storeu_ps(out + 6 * os, _mm256_permute2f128_ps(r2, r6, 0x31));
+	_mm256_storeu_ps(out + 7 * os, _mm256_permute2f128_ps(r3, r7, 0x31));
+}
+
 /* MC: an A panel of 144 x 256 (144 KB) stays in L2; KC: a B sliver of
  * 256 x 16 (16 KB) in L1; NC: the B panel (4 MB) in L3. */
 const struct gemm_ukr gemm_ukr_avx2 = {
 	.mr = MR, .nr = NR, .mc = 144, .kc = 256, .nc = 4096,
 	.kernel = ukr_6x16,
+	.t8 = gemm_t8_avx2,
 };
 
 static float hsum(__m256 v)

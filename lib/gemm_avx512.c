@@ -1,27 +1,29 @@
 /*
- * gemm_avx512.c: the AVX-512 micro-kernel of sgemm (gemm.c), 14x32: 28
- * accumulators of 16 floats, two loads of B and fourteen broadcasts of A
- * per step of k, in 31 of the 32 vector registers.
+ * gemm_avx512.c: the AVX-512 micro-kernel of sgemm (gemm.c), 8x32: 16
+ * accumulators of 16 floats (enough independent chains to keep both FMA
+ * pipes busy), two loads of B and eight broadcasts of A per step of k.
+ * Eight rows, not more, so that small M (decoder batches) wastes little
+ * on padding, and A packs by whole 8 x 8 transposes.
  */
 #include <immintrin.h>
 
 #include "kern_impl.h"
 
-#define MR 14
+#define MR 8
 #define NR 32
 
-static void ukr_14x32(int kc, float alpha, const float *A, const float *B,
+static void ukr_8x32(int kc, float alpha, const float *A, const float *B,
 		      float *C, long ldc)
 {
 	__m512 c[MR][2];
 
-#pragma GCC unroll 14
+#pragma GCC unroll 8
 	for (int r = 0; r < MR; r++)
 		c[r][0] = c[r][1] = _mm512_setzero_ps();
 #pragma GCC unroll 2
 	for (int p = 0; p < kc; p++) {
 		__m512 b0 = _mm512_loadu_ps(B), b1 = _mm512_loadu_ps(B + 16);
-#pragma GCC unroll 14
+#pragma GCC unroll 8
 		for (int r = 0; r < MR; r++) {
 			__m512 a = _mm512_set1_ps(A[r]);
 			c[r][0] = _mm512_fmadd_ps(a, b0, c[r][0]);
@@ -31,7 +33,7 @@ static void ukr_14x32(int kc, float alpha, const float *A, const float *B,
 		B += NR;
 	}
 	__m512 al = _mm512_set1_ps(alpha);
-#pragma GCC unroll 14
+#pragma GCC unroll 8
 	for (int r = 0; r < MR; r++) {
 		float *cr = C + r * ldc;
 		_mm512_storeu_ps(cr, _mm512_fmadd_ps(al, c[r][0], _mm512_loadu_ps(cr)));
@@ -40,9 +42,10 @@ static void ukr_14x32(int kc, float alpha, const float *A, const float *B,
 	}
 }
 
-/* KC: a B sliver of 192 x 32 (24 KB) in L1; MC: an A panel of 392 x 192
- * (294 KB) in L2; NC: the B panel (3 MB) in L3. */
+/* KC: a B sliver of 192 x 32 (24 KB) in L1; MC: an A panel of 384 x 192
+ * (288 KB) in L2; NC: the B panel (3 MB) in L3. */
 const struct gemm_ukr gemm_ukr_avx512 = {
-	.mr = MR, .nr = NR, .mc = 392, .kc = 192, .nc = 4096,
-	.kernel = ukr_14x32,
+	.mr = MR, .nr = NR, .mc = 384, .kc = 192, .nc = 4096,
+	.kernel = ukr_8x32,
+	.t8 = gemm_t8_avx2,
 };

@@ -20,10 +20,16 @@
 typedef void (*gemm_ukr_fn)(int kc, float alpha, const float *Ap,
 			    const float *Bp, float *C, long ldc);
 
+/* The 8 floats at rows[i] + p for i < 8, transposed into out:
+ * out[q * os + i] = rows[i][p + q]. */
+typedef void (*gemm_t8_fn)(const float *const rows[8], long p, float *out,
+			   long os);
+
 struct gemm_ukr {
 	int mr, nr;             /* register block */
 	int mc, kc, nc;         /* cache blocks: mc % mr == 0, nc % nr == 0 */
 	gemm_ukr_fn kernel;
+	gemm_t8_fn t8;          /* for packing transposed panels, or NULL */
 };
 
 struct kern_ops {
@@ -142,6 +148,7 @@ void additive_backward_ref(float *dwq, float *dkeys, float *dva, float *dann,
 /* The vector kernels, gathered into their tables by kern_avx2.c and
  * kern_avx512.c. */
 extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
+void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);
 void gemm_small_nt_avx2(int M, int N, int K, float alpha, const float *A,
 			long lda, const float *B, long ldb, float *C, long ldc);
 void gemm_small_nn_avx2(int M, int N, int K, float alpha, const float *A,
