@@ -190,6 +190,8 @@ int main(int argc, char **argv)
 
 	prog_init(argc, argv);
 	set = calloc(argc, sizeof *set);
+	if (!set)
+		die("out of memory");
 	while ((c = getopt_long(argc, argv, "m:ia:s:t:S:n:e:T:E:k:L:d:D:b:A:"
 				"o:qhV", longopts, NULL)) != -1)
 		switch (c) {
@@ -216,6 +218,7 @@ int main(int argc, char **argv)
 		default: usage_error("unknown option");
 		}
 	if (avg) {
+		free(set);
 		average(model, avg, out, argv + optind, argc - optind);
 		return 0;
 	}
@@ -225,6 +228,7 @@ int main(int argc, char **argv)
 		if (optind < argc)
 			usage_error("unexpected argument '%s'", argv[optind]);
 		init(model, arch, sv, tv, set, nset);
+		free(set);
 		return 0;
 	}
 	if (nset || arch || sv || tv)
@@ -237,6 +241,7 @@ int main(int argc, char **argv)
 		usage_error("--time: a negative time");
 	if (!o.dev_every)
 		o.dev_every = o.save_every;
+	free(set);
 	/* the vocabulary sizes, to check the pairs against */
 	m = model_load(model, 0, NULL);
 	if (!m || corpus_read(&train, pairs, m) < 0 ||
@@ -248,6 +253,5 @@ int main(int argc, char **argv)
 	corpus_free(&train);
 	if (dev_path)
 		corpus_free(&dev);
-	free(set);
 	return 0;
 }
