@@ -9,13 +9,13 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "cli_parallel: $*" >&2; exit 1; }
 
-# mkinput WORDS AS: odd lines among ordinary ones, with a line of WORDS
-# words and one of AS letters a.
+# mkinput LINES WORDS AS: odd lines among LINES ordinary ones, with a line
+# of WORDS words and one of AS letters a.
 mkinput() {
-	awk -v words="$1" -v as="$2" 'BEGIN {
+	awk -v lines="$1" -v words="$2" -v as="$3" 'BEGIN {
 	split("la casa verde el perro come pan y agua en la mesa", w, " ")
 	printf "\n\n"
-	for (i = 1; i <= 300; i++) {
+	for (i = 1; i <= lines; i++) {
 		n = 1 + (i * 7) % 11; s = ""
 		for (j = 0; j < n; j++) s = s (j ? " " : "") w[1 + (i + j * 3) % 12]
 		if (i % 10 == 0) s = s "\r"
@@ -81,7 +81,7 @@ split() {
 
 # Subword ids and back: every line comes back byte for byte (and the last
 # with a newline).
-mkinput 12000 20000 >"$T/in"
+mkinput 300 12000 20000 >"$T/in"
 [ "$(wc -l <"$T/in")" -gt 300 ] || fail "test input not made"
 split tokenize "tokenize -v '$T/vocab' | tokenize -d -v '$T/vocab'" \
     lines size hosts
@@ -91,7 +91,7 @@ split tokenize "tokenize -v '$T/vocab' | tokenize -d -v '$T/vocab'" \
 # at most 8 target ids a line, and shorter long lines, to keep it quick).
 train-step -i -m "$T/m.tsr" -a rnnsearch -s "$T/vocab" -t "$T/vocab" -S emb=8 \
     -S hidden=8 -S att=8 -S maxout=4 || fail "train-step --init failed"
-mkinput 1500 3000 >"$T/in"
+mkinput 120 1500 3000 >"$T/in"
 m=$T/m.tsr
 split decode "tokenize -m '$m' | embed -m '$m' | encode -m '$m' |
     attend -m '$m' | decode -m '$m' -a 0 -c 8" lines hosts
