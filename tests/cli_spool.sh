@@ -117,6 +117,27 @@ for n in a b; do
 		fail "$n: not translated with the model of the run's start"
 done
 
+# The default command: the greedy pipeline, or with -b beam search, of a
+# real (untrained) model.
+setup s1 s2
+m=$T/m.tsr
+printf 'la casa verde\nel perro come pan\n' >"$T/corpus"
+tokenize -l 270 "$T/corpus" >"$T/vocab" 2>/dev/null &&
+	train-step -i -m "$m" -a rnnsearch -s "$T/vocab" -t "$T/vocab" \
+	    -S emb=8 -S hidden=8 -S att=8 -S maxout=4 || fail "no model made"
+for search in decode beam; do
+	opt=; [ $search = beam ] && opt=-b
+	timeout 30 "$spool" $opt -m "$m" "$T/in" "$T/out" ||
+		fail "$search: the run failed"
+	for n in s1 s2; do
+		tokenize -m "$m" <"$T/orig/$n" | embed -m "$m" | encode -m "$m" |
+		    attend -m "$m" | $search -m "$m" | cmp -s - "$T/out/$n" ||
+			fail "$n: not the output of the $search pipeline"
+		[ -e "$T/in/$n" ] && fail "$n: left in the spool"
+		cp "$T/orig/$n" "$T/in/$n"
+	done
+done
+
 # Three runs at once (each holds its first file until all three have one):
 # nothing lost or doubled.
 setup $(seq -f f%02g 1 30)
