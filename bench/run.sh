@@ -3,7 +3,8 @@
 # with the freshly built programs first on PATH.  Each prints its own figures.
 BUILD=${BUILD:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
-PATH="$root/$BUILD/bin:$PATH"
+case $BUILD in /*) bindir=$BUILD/bin ;; *) bindir=$root/$BUILD/bin ;; esac
+PATH="$bindir:$PATH"
 export PATH BUILD
 status=0
 for b in "$@" "$root"/bench/bench_*.sh; do

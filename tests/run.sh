@@ -4,7 +4,8 @@
 # and a closing "N passed, N failed" line; exits 1 if anything failed.
 BUILD=${BUILD:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
-PATH="$root/$BUILD/bin:$PATH"
+case $BUILD in /*) bindir=$BUILD/bin ;; *) bindir=$root/$BUILD/bin ;; esac
+PATH="$bindir:$PATH"
 export PATH BUILD
 export CK_FORK=${CK_FORK:-yes}
 # Check's default of 4 s per test is too short for ASan builds on a loaded
