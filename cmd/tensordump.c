@@ -1,21 +1,25 @@
 /*
  * tensordump: shows the records of tensor streams, one line each, checks a
- * stream, and converts between streams and their text form.
+ * stream, converts between streams and their text form, and draws the
+ * attention of frames as pictures.
  */
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "bpe.h"
 #include "prog.h"
 #include "stream.h"
+#include "svg.h"
 #include "tsr_text.h"
 
-enum mode { LIST, CHECK, TEXT, FROM_TEXT };
+enum mode { LIST, CHECK, TEXT, FROM_TEXT, PICTURE };
 
 static struct {
 	enum mode mode;
@@ -27,13 +31,20 @@ static struct {
 	int zlib;               /* -z: -1 keeps what the text says */
 	int header;
 	uint64_t limit;
+	const char *svg;        /* --svg: the pictures' file name */
+	const char *model;      /* -m: the vocabularies of the labels */
+	int layer, head;        /* of a Transformer's attention; -1: default */
 } opt = { .frame_hi = UINT64_MAX, .zlib = -1, .header = 1,
-	  .limit = TSR_DEFAULT_LIMIT };
+	  .limit = TSR_DEFAULT_LIMIT, .layer = -1, .head = -1 };
+
+enum { OPT_LAYER = 256, OPT_HEAD };
 
 static void usage(void)
 {
 	printf("usage: %s [-cst] [-v[N]] [-n PATTERN] [-f N[-M]] [FILE ...]\n"
 	       "       %s -r [-z LEVEL] [FILE ...]\n"
+	       "       %s -g OUT.svg [-m MODEL] [--layer L] [--head H] "
+	       "[-f N[-M]] [FILE ...]\n"
 	       "Shows the records of tensor streams (stdin when no FILE), "
 	       "one line each:\n"
 	       "frame, name, dtype, shape, bytes, stored bytes, flags.\n\n"
@@ -55,8 +66,19 @@ static void usage(void)
 	       "(0: none)\n"
 	       "  -l, --limit=BYTES    largest payload to accept (default "
 	       "4 GiB)\n"
+	       "  -g, --svg=FILE       draw each frame's att.weights as an SVG "
+	       "heat map into FILE;\n"
+	       "                       '#' in FILE: the frame number (one "
+	       "file per frame); -: stdout\n"
+	       "  -m, --model=FILE     label with the units of the model's "
+	       "vocabularies (default: ids)\n"
+	       "      --layer=L        a Transformer's layer (default: the "
+	       "last)\n"
+	       "      --head=H         a Transformer's head (default: the mean "
+	       "of the layer's heads)\n"
 	       "  -h, --help           this help\n"
-	       "  -V, --version        the version\n", progname, progname);
+	       "  -V, --version        the version\n", progname, progname,
+	       progname);
 	exit(0);
 }
 
@@ -70,6 +92,16 @@ static uint64_t parse_num(const char *s, const char *what)
 	v = strtoull(s, &end, 10);
 	if (*end)
 		usage_error("%s: \"%s\" is not a number", what, s);
+	return v;
+}
+
+/* A layer or head: a number below INT_MAX. */
+static int parse_index(const char *s, const char *what)
+{
+	uint64_t v = parse_num(s, what);
+
+	if (v >= INT_MAX)
+		usage_error("%s: %s is too large", what, s);
 	return v;
 }
 
@@ -274,6 +306,217 @@ static int dump(const char *path)
 	return rc;
 }
 
+/* ---- pictures ----------------------------------------------------------- */
+
+/* The vocabularies of the model given with -m, loaded once. */
+static struct bpe *vocab(int target)
+{
+	static struct bpe *side[2];
+	static struct tsr_map *model;
+	const char *name = target ? "vocab.tgt" : "vocab.src";
+	struct tensor *t;
+
+	if (side[target])
+		return side[target];
+	if (!model && !(model = tsr_map_open(opt.model)))
+		die_err();
+	if (!(t = frame_need(&model->f, name, DT_U8, 1, "train-step --init")))
+		die("%s: %s", opt.model, err_msg());
+	if (!(side[target] = bpe_load(t->data, t->nbytes)))
+		die("%s: %s: %s", opt.model, name, err_msg());
+	return side[target];
+}
+
+/*
+ * The labels of n positions from the ids record `name` of f: the units of
+ * the model's vocabulary (-m), or the ids as numbers.  NULL when the frame
+ * has no such record: the picture then numbers the positions.
+ */
+static char **labels(const struct frame *f, const char *name, uint64_t n,
+		     int target)
+{
+	const struct tensor *t = frame_find(f, name);
+	const int32_t *id;
+	struct bpe_text s = { 0 };
+	char **label;
+
+	if (!t)
+		return NULL;
+	if (t->dtype != DT_I32 || t->rank != 1 || t->dim[0] != n)
+		die("frame %" PRIu64 ": %s is not i32 [%" PRIu64 "], as "
+		    "att.weights needs", f->number, name, n);
+	if (!(label = calloc(n, sizeof *label)))
+		die("out of memory");
+	id = t->data;
+	for (uint64_t i = 0; i < n; i++) {
+		s.n = 0;
+		if (!opt.model) {
+			char num[16];
+			int k = snprintf(num, sizeof num, "%" PRId32, id[i]);
+			bpe_text_add(&s, num, k);
+		} else if (id[i] < 0 || id[i] >= bpe_size(vocab(target))) {
+			die("frame %" PRIu64 ": %s: id %" PRId32 " is not in "
+			    "%s's %s vocabulary", f->number, name, id[i],
+			    opt.model, target ? "target" : "source");
+		} else {
+			bpe_unit_show(vocab(target), id[i], &s);
+		}
+		if (bpe_text_add(&s, "", 1) < 0 || !(label[i] = strdup(s.s)))
+			die("out of memory");
+	}
+	bpe_text_free(&s);
+	return label;
+}
+
+static void free_labels(char **label, uint64_t n)
+{
+	for (uint64_t i = 0; label && i < n; i++)
+		free(label[i]);
+	free(label);
+}
+
+/*
+ * The [T, S] plane of att.weights to draw, into plane: the record itself
+ * for the recurrent models; for the Transformer's [L, H, T, S], the head
+ * --head of layer --layer, by default the mean of the last layer's heads.
+ * Writes the title.
+ */
+static void att_plane(const struct frame *f, const struct tensor *a,
+		      float *plane, char *title, size_t cap)
+{
+	const float *w = a->data;
+	uint64_t L, H, T = a->dim[a->rank - 2], S = a->dim[a->rank - 1];
+	uint64_t l, plane_n = T * S;
+
+	if (a->rank == 2) {
+		if (opt.layer >= 0 || opt.head >= 0)
+			die("frame %" PRIu64 ": att.weights is [T,S], of a "
+			    "recurrent model: no --layer or --head", f->number);
+		memcpy(plane, w, plane_n * sizeof *plane);
+		snprintf(title, cap, "frame %" PRIu64, f->number);
+		return;
+	}
+	L = a->dim[0];
+	H = a->dim[1];
+	l = opt.layer >= 0 ? (uint64_t)opt.layer : L - 1;
+	if (l >= L || (opt.head >= 0 && (uint64_t)opt.head >= H))
+		die("frame %" PRIu64 ": att.weights has %" PRIu64 " layers of "
+		    "%" PRIu64 " heads: no layer %" PRIu64 ", head %d",
+		    f->number, L, H, l, opt.head);
+	w += l * H * plane_n;
+	if (opt.head >= 0) {
+		memcpy(plane, w + opt.head * plane_n, plane_n * sizeof *plane);
+		snprintf(title, cap, "frame %" PRIu64 ", layer %" PRIu64
+			 ", head %d", f->number, l, opt.head);
+		return;
+	}
+	for (uint64_t i = 0; i < plane_n; i++) {
+		double sum = 0;
+		for (uint64_t h = 0; h < H; h++)
+			sum += w[h * plane_n + i];
+		plane[i] = sum / H;
+	}
+	snprintf(title, cap, "frame %" PRIu64 ", layer %" PRIu64 ", mean of "
+		 "%" PRIu64 " heads", f->number, l, H);
+}
+
+/* The file of frame n's picture: '#' in --svg's name is the number. */
+static char *picture_path(uint64_t n)
+{
+	const char *hash = strchr(opt.svg, '#');
+	char *path;
+
+	if (!hash)
+		return strdup(opt.svg);
+	if (asprintf(&path, "%.*s%" PRIu64 "%s", (int)(hash - opt.svg),
+		     opt.svg, n, hash + 1) < 0)
+		return NULL;
+	return path;
+}
+
+/* Draws the attention of frame f, if it has att.weights.  1 if it did. */
+static int picture(const struct frame *f)
+{
+	const struct tensor *a = frame_find(f, "att.weights");
+	struct svg_heatmap h;
+	char title[128], *path, **src, **tgt;
+	const char *tname;
+	uint64_t T, S;
+	float *plane;
+	FILE *out;
+
+	if (!a)
+		return 0;
+	if (a->dtype != DT_F32 || (a->rank != 2 && a->rank != 4))
+		die("frame %" PRIu64 ": att.weights is not f32 [T,S] or "
+		    "[L,H,T,S]", f->number);
+	T = a->dim[a->rank - 2];
+	S = a->dim[a->rank - 1];
+	if (!T || !S || T > INT_MAX / S || (a->rank == 4 && !a->dim[0]) ||
+	    (a->rank == 4 && !a->dim[1]))
+		die("frame %" PRIu64 ": att.weights is empty or too large to "
+		    "draw", f->number);
+	if (!(plane = malloc(T * S * sizeof *plane)))
+		die("out of memory");
+	att_plane(f, a, plane, title, sizeof title);
+	tname = frame_find(f, "hyp.ids") ? "hyp.ids" : "tgt.ids";
+	src = labels(f, "src.ids", S, 0);
+	tgt = labels(f, tname, T, 1);
+	h = (struct svg_heatmap){
+		.w = plane, .rows = T, .cols = S,
+		.row_label = (const char *const *)tgt,
+		.col_label = (const char *const *)src, .title = title,
+	};
+	if (!(path = picture_path(f->number)))
+		die("out of memory");
+	out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!out)
+		die("%s: %m", path);
+	if (svg_heatmap(out, &h) < 0 || fflush(out) != 0)
+		die("%s: %s", path, err_msg());
+	if (out != stdout && fclose(out) != 0)
+		die("%s: %m", path);
+	free(path);
+	free(plane);
+	free_labels(src, S);
+	free_labels(tgt, T);
+	return 1;
+}
+
+/* Draws the chosen frames of every stream; one picture per file unless
+ * the name has a '#'. */
+static int pictures(char **files)
+{
+	struct frame f = { 0 };
+	int drawn = 0, rc = 0;
+
+	for (; *files && rc == 0; files++) {
+		struct tsr_reader *r = tsr_reader_path(*files);
+		if (!r)
+			die_err();
+		tsr_reader_set_limit(r, opt.limit);
+		while ((rc = tsr_read_frame(r, &f)) == 1) {
+			if (f.number < opt.frame_lo || f.number > opt.frame_hi ||
+			    !frame_find(&f, "att.weights"))
+				continue;
+			if (drawn && !strchr(opt.svg, '#'))
+				die("%s: frame %" PRIu64 " is a second picture: "
+				    "put '#' in the name for one file per "
+				    "frame, or choose one with -f", opt.svg,
+				    f.number);
+			drawn += picture(&f);
+		}
+		if (rc < 0)
+			warnx_("%s", err_msg());
+		tsr_reader_free(r);
+	}
+	frame_free(&f);
+	if (rc == 0 && !drawn)
+		die("no frame with att.weights (from decode, beam or score "
+		    "--tensors) to draw");
+	return rc;
+}
+
 /* ---- writing streams ---------------------------------------------------- */
 
 static int from_text(const char *path, struct tsr_writer *w)
@@ -321,6 +564,10 @@ int main(int argc, char **argv)
 		{ "from-text", no_argument, NULL, 'r' },
 		{ "zlib", required_argument, NULL, 'z' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "svg", required_argument, NULL, 'g' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "layer", required_argument, NULL, OPT_LAYER },
+		{ "head", required_argument, NULL, OPT_HEAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -331,7 +578,7 @@ int main(int argc, char **argv)
 	int c, status = 0;
 
 	prog_init(argc, argv);
-	while ((c = getopt_long(argc, argv, "sv::n:f:Hctrz:l:hV", longopts,
+	while ((c = getopt_long(argc, argv, "sv::n:f:Hctrz:l:g:m:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': opt.stats = 1; break;
@@ -359,6 +606,12 @@ int main(int argc, char **argv)
 				usage_error("--zlib: a level from 0 to 9");
 			break;
 		case 'l': opt.limit = parse_num(optarg, "--limit"); break;
+		case 'g': opt.mode = PICTURE; opt.svg = optarg; break;
+		case 'm': opt.model = optarg; break;
+		case OPT_LAYER:
+			opt.layer = parse_index(optarg, "--layer");
+			break;
+		case OPT_HEAD: opt.head = parse_index(optarg, "--head"); break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
 		default: usage_error("unknown option");
@@ -366,6 +619,13 @@ int main(int argc, char **argv)
 	}
 	if (opt.zlib >= 0 && opt.mode != FROM_TEXT)
 		usage_error("--zlib goes with --from-text");
+	if ((opt.model || opt.layer >= 0 || opt.head >= 0) &&
+	    opt.mode != PICTURE)
+		usage_error("--model, --layer and --head go with --svg");
+	if (opt.svg && (opt.mode != PICTURE || opt.stats || opt.values ||
+			opt.nnames))
+		usage_error("--svg goes with --frame, --model, --layer, "
+			    "--head and --limit only");
 	files = optind < argc ? argv + optind : stdin_only;
 
 	if (opt.mode == FROM_TEXT) {
@@ -379,6 +639,8 @@ int main(int argc, char **argv)
 		check_write(tsr_writer_close(w));
 		return status ? 1 : 0;
 	}
+	if (opt.mode == PICTURE)
+		return pictures(files) ? 1 : 0;
 	if (opt.mode == LIST && opt.header)
 		print_header();
 	if (opt.mode == TEXT)
