@@ -9,9 +9,9 @@
 #
 # Every file is found by wildcard: a new lib/*.c joins the library, a new
 # cmd/NAME.c is the program NAME, tests/test_*.c a unit test, tests/cli_*.sh
-# a command-line test, bench/bench_*.c a benchmark.  Files named *_avx2.c and
-# *_avx512.c are compiled for those instruction sets and are only called
-# after a run-time check of the CPU.
+# a command-line test, bench/bench_*.c a benchmark.  Files named *_avx2.c,
+# *_avx512.c and *_pclmul.c are compiled for those instruction sets and are
+# only called after a run-time check of the CPU.
 
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
@@ -63,6 +63,10 @@ $(BUILD)/lib/%_avx512.o: lib/%_avx512.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -c $< -o $@
 
+$(BUILD)/lib/%_pclmul.o: lib/%_pclmul.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mpclmul -msse4.1 -c $< -o $@
+
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
@@ -108,10 +112,15 @@ FUZZ_TIME ?= 60
 FUZZ_CC   ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRC   = lib/tensor.c lib/tsr_record.c lib/stream_read.c lib/stream_write.c \
-	     lib/frame.c lib/tsr_map.c lib/tsr_text.c lib/err.c
-build-fuzz/fuzz_stream: fuzz/fuzz_stream.c $(FUZZ_SRC) $(HEADERS)
+	     lib/frame.c lib/tsr_map.c lib/tsr_text.c lib/err.c lib/crc32.c
+FUZZ_OBJ   = build-fuzz/crc32_pclmul.o
+build-fuzz/%_pclmul.o: lib/%_pclmul.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) fuzz/fuzz_stream.c $(FUZZ_SRC) $(LDLIBS_ALL) -o $@
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -mpclmul -msse4.1 -c $< -o $@
+
+build-fuzz/fuzz_stream: fuzz/fuzz_stream.c $(FUZZ_SRC) $(FUZZ_OBJ) $(HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) fuzz/fuzz_stream.c $(FUZZ_SRC) $(FUZZ_OBJ) $(LDLIBS_ALL) -o $@
 
 fuzz: build-fuzz/fuzz_stream
 	@mkdir -p build-fuzz/corpus

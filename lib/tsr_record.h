@@ -75,7 +75,8 @@ int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out);
 /* Fills t's header fields (not its payload) from h. */
 void tsr_rec_to_tensor(const struct tsr_rec *h, struct tensor *t);
 
-/* zlib's crc32 over any length. */
+/* zlib's crc32 over any length, by the fastest kernel the CPU has
+ * (crc32.h). */
 uint32_t tsr_crc(const void *p, size_t n);
 
 /*
