@@ -9,8 +9,8 @@
  * blocked product.  No [T, S] matrix.  When weights are asked for, the
  * reference does the head.
  *
- * The backward pass recomputes each probability from the saved lse, a
- * query row and a key at a time, on vectors along dk.
+ * The backward pass recomputes the probabilities from the saved lse, by
+ * the same blocks.
  */
 #include <math.h>
 #include <string.h>
@@ -21,11 +21,14 @@
 #define QR 6                    /* query rows per block */
 #define KB 64                   /* keys per block */
 
-/* s [QR][KB] = q rows . keys j0 .. j0 + KB (kt: [dk][sp] transposed keys) */
+/* s [QR][KB] = scale q rows . keys j0 .. j0 + nb, nb rounded up to 16
+ * (kt: [dk][sp] transposed keys, zero past the last key) */
 static void block_scores(float s[QR][KB], const float *const q[QR],
-			 const float *kt, long sp, int j0, int dk)
+			 const float *kt, long sp, int j0, int nb, int dk,
+			 float scale)
 {
-	for (int j = 0; j < KB; j += 16) {
+	__m256 vs = _mm256_set1_ps(scale);
+	for (int j = 0; j < nb; j += 16) {
 		__m256 c[QR][2];
 #pragma GCC unroll 6
 		for (int r = 0; r < QR; r++)
@@ -42,8 +45,8 @@ static void block_scores(float s[QR][KB], const float *const q[QR],
 		}
 #pragma GCC unroll 6
 		for (int r = 0; r < QR; r++) {
-			_mm256_storeu_ps(&s[r][j], c[r][0]);
-			_mm256_storeu_ps(&s[r][j + 8], c[r][1]);
+			_mm256_store_ps(&s[r][j], _mm256_mul_ps(vs, c[r][0]));
+			_mm256_store_ps(&s[r][j + 8], _mm256_mul_ps(vs, c[r][1]));
 		}
 	}
 }
@@ -79,6 +82,92 @@ static void block_pv(float *o, long dp, float p[QR][KB], const float *v,
 	}
 }
 
+/* dst row j (stride ds) += sum over r of c[r][j] src[r], for j < nb: the
+ * rank-QR updates of dk and dv. */
+static void block_rank(float *dst, long ds, float c[QR][KB],
+		       const float *const src[QR], int nb, int dk)
+{
+	for (int j = 0; j < nb; j++, dst += ds) {
+		__m256 w[QR];
+		for (int r = 0; r < QR; r++)
+			w[r] = _mm256_set1_ps(c[r][j]);
+		FOR_LANES(d, dk, rem) {
+			__m256 acc = ldr(dst + d, rem);
+#pragma GCC unroll 6
+			for (int r = 0; r < QR; r++)
+				acc = _mm256_fmadd_ps(w[r], ldr(src[r] + d, rem), acc);
+			str(dst + d, rem, acc);
+		}
+	}
+}
+
+/* xt [dk][sp] = x^T for rows 0 .. n-1 of x (stride xs), zero to sp. */
+static void transpose_rows(float *xt, long sp, const float *x, long xs,
+			   int n, int dk)
+{
+	for (int j = 0; j < sp; j += 8) {
+		if (j + 8 <= n && dk >= 8) {
+			const float *rows[8];
+			for (int i = 0; i < 8; i++)
+				rows[i] = x + (j + i) * xs;
+			int d = 0;
+			for (; d + 8 <= dk; d += 8)
+				gemm_t8_avx2(rows, d, xt + d * sp + j, sp);
+			for (; d < dk; d++)
+				for (int i = 0; i < 8; i++)
+					xt[d * sp + j + i] = rows[i][d];
+			continue;
+		}
+		for (int i = j; i < j + 8; i++)
+			for (int d = 0; d < dk; d++)
+				xt[d * sp + i] = i < n ? x[i * xs + d] : 0;
+	}
+}
+
+/*
+ * The online softmax of one row over a block: the first valid (of nb)
+ * scores in s are folded into the row's maximum *m and sum *l; s becomes
+ * exp(s - m) (zero past valid, up to nb rounded to 8), and the row's
+ * accumulator o [dp] is rescaled when the maximum grows.
+ */
+static void fold_row(float *s, float *o, long dp, float *m, float *l,
+		     int valid, int nb)
+{
+	int nv = (nb + 7) / 8 * 8;
+	valid = valid < 0 ? 0 : valid > nb ? nb : valid;
+	if (valid == 0) {
+		memset(s, 0, sizeof(float) * nv);
+		return;
+	}
+	__m256 vmx = _mm256_set1_ps(-INFINITY);
+	for (int j = 0; j < valid; j += 8) {
+		__m256 x = _mm256_load_ps(s + j);
+		if (valid - j < 8)
+			x = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), x,
+					     lanes(valid - j));
+		vmx = _mm256_max_ps(vmx, x);
+	}
+	float mx = hmax256(vmx);
+	mx = mx > *m ? mx : *m;
+	vmx = _mm256_set1_ps(mx);
+	__m256 sum = _mm256_setzero_ps();
+	for (int j = 0; j < nv; j += 8) {
+		__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(s + j), vmx));
+		if (valid - j < 8)
+			e = _mm256_and_ps(e, lanes(valid - j));
+		_mm256_store_ps(s + j, e);
+		sum = _mm256_add_ps(sum, e);
+	}
+	float c = expf(*m - mx);
+	*l = *l * c + hsum256(sum);
+	if (c != 1) {
+		__m256 vc = _mm256_set1_ps(c);
+		for (int d = 0; d < dp; d += 8)
+			_mm256_store_ps(o + d, _mm256_mul_ps(vc, _mm256_load_ps(o + d)));
+	}
+	*m = mx;
+}
+
 void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 {
 	int dk = a->dk, S = a->S;
@@ -91,7 +180,7 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 		int n = attn_nkeys(a, b, t);
 		smax = n > smax ? n : smax;
 	}
-	long sp = (smax + KB - 1) / KB * KB;
+	long sp = (smax + 15) / 16 * 16;        /* block_scores: by 16 */
 	long dp = (dk + 15) / 16 * 16;
 	float *kt = kern_scratch(3, sizeof(float) * (sp * dk + QR * dp));
 	if (a->weights || !kt) {
@@ -99,9 +188,7 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 		return;
 	}
 	float *acc = kt + sp * dk;
-	for (int j = 0; j < sp; j++)
-		for (int d = 0; d < dk; d++)
-			kt[d * sp + j] = j < smax ? k[j * a->kv_rs + d] : 0;
+	transpose_rows(kt, sp, k, a->kv_rs, smax, dk);
 
 	for (int t0 = 0; t0 < a->T; t0 += QR) {
 		int rows = a->T - t0 < QR ? a->T - t0 : QR, nk[QR], kmax = 0;
@@ -118,96 +205,104 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 		memset(acc, 0, sizeof(float) * QR * dp);
 		for (int j0 = 0; j0 < kmax; j0 += KB) {
 			int nb = kmax - j0 < KB ? kmax - j0 : KB;
-			block_scores(s, q, kt, sp, j0, dk);
-			for (int r = 0; r < QR; r++) {
-				/* scale, mask, and fold into the row's max */
-				int valid = nk[r] - j0;
-				valid = valid < 0 ? 0 : valid > nb ? nb : valid;
-				float mx = m[r];
-				for (int j = 0; j < valid; j++) {
-					s[r][j] *= a->scale;
-					mx = s[r][j] > mx ? s[r][j] : mx;
-				}
-				if (valid == 0) {
-					memset(s[r], 0, sizeof(s[r]));
-					continue;
-				}
-				float c = expf(m[r] - mx);
-				__m256 vmx = _mm256_set1_ps(mx), sum = _mm256_setzero_ps();
-				for (int j = 0; j < KB; j += 8) {
-					__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(&s[r][j]), vmx));
-					if (valid - j < 8)
-						e = _mm256_and_ps(e, lanes(valid - j));
-					_mm256_store_ps(&s[r][j], e);
-					sum = _mm256_add_ps(sum, e);
-				}
-				l[r] = l[r] * c + hsum256(sum);
-				if (c != 1) {
-					__m256 vc = _mm256_set1_ps(c);
-					for (int d = 0; d < dp; d += 8)
-						_mm256_store_ps(acc + r * dp + d,
-							_mm256_mul_ps(vc, _mm256_load_ps(acc + r * dp + d)));
-				}
-				m[r] = mx;
-			}
+			block_scores(s, q, kt, sp, j0, nb, dk, a->scale);
+			for (int r = 0; r < QR; r++)
+				fold_row(s[r], acc + r * dp, dp, &m[r], &l[r],
+					 nk[r] - j0, nb);
 			block_pv(acc, dp, s, v + j0 * a->kv_rs, a->kv_rs, nb, dk);
 		}
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
 			size_t row = ((size_t)b * a->H + h) * a->T + t0 + r;
-			float inv = nk[r] ? 1 / l[r] : 0;
-			for (int d = 0; d < dk; d++)
-				o[d] = acc[r * dp + d] * inv;
+			__m256 inv = _mm256_set1_ps(nk[r] ? 1 / l[r] : 0);
+			FOR_LANES(d, dk, rem)
+				str(o + d, rem, _mm256_mul_ps(inv, _mm256_load_ps(acc + r * dp + d)));
 			if (a->lse)
 				a->lse[row] = nk[r] ? m[r] + logf(l[r]) : -INFINITY;
 		}
 	}
 }
 
-static float dot(const float *x, const float *y, int n)
-{
-	__m256 s = _mm256_setzero_ps();
-	FOR_LANES(i, n, m)
-		s = _mm256_fmadd_ps(ldr(x + i, m), ldr(y + i, m), s);
-	return hsum256(s);
-}
-
-static void axpy(float *y, float a, const float *x, int n)
-{
-	__m256 va = _mm256_set1_ps(a);
-	FOR_LANES(i, n, m)
-		str(y + i, m, _mm256_fmadd_ps(va, ldr(x + i, m), ldr(y + i, m)));
-}
-
+/*
+ * Backward by blocks as the forward: for a block of query rows and one of
+ * keys, P = exp(scale q k^T - lse) and dP = dout v^T by the scores kernel
+ * on k^T and v^T; dS = P (dP - dout . out) scale; then dv += P^T dout,
+ * dk += dS^T q (rank updates) and dq += dS k (the P V kernel).
+ */
 void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 			     const float *dout, float *dq, float *dk, float *dv)
 {
-	long ko = b * a->kv_bs + h * a->dk;
+	int n = a->dk;
+	long ko = b * a->kv_bs + h * n;
 	const float *k = a->k + ko, *v = a->v + ko;
-
-	if (!a->lse) {
+	int smax = 0;
+	for (int t = 0; t < a->T && smax < a->S; t++) {
+		int c = attn_nkeys(a, b, t);
+		smax = c > smax ? c : smax;
+	}
+	long sp = (smax + 15) / 16 * 16, dp = (n + 15) / 16 * 16;
+	float *kt = kern_scratch(3, sizeof(float) * (2 * sp * n + QR * dp));
+	if (!a->lse || !kt) {
 		attn_head_backward_ref(a, b, h, dout, dq, dk, dv);
 		return;
 	}
-	for (int t = 0; t < a->T; t++) {
-		long qo = b * a->q_bs + t * a->q_rs + h * a->dk;
-		long oo = b * a->o_bs + t * a->o_rs + h * a->dk;
-		const float *q = a->q + qo, *go = dout + oo;
-		int nk = attn_nkeys(a, b, t);
-		if (nk == 0)
-			continue;
-		float lse = a->lse[((size_t)b * a->H + h) * a->T + t];
-		float D = dot(go, a->out + oo, a->dk);
-		for (int j = 0; j < nk; j++) {
-			long r = j * a->kv_rs;
-			float p = expf(dot(q, k + r, a->dk) * a->scale - lse);
+	float *vt = kt + sp * n, *gq = vt + sp * n;
+	transpose_rows(kt, sp, k, a->kv_rs, smax, n);
+	transpose_rows(vt, sp, v, a->kv_rs, smax, n);
+
+	for (int t0 = 0; t0 < a->T; t0 += QR) {
+		int rows = a->T - t0 < QR ? a->T - t0 : QR, nk[QR], kmax = 0;
+		const float *q[QR], *g[QR];
+		float lse[QR], D[QR];
+		float p[QR][KB] __attribute__((aligned(32)));
+		float ds[QR][KB] __attribute__((aligned(32)));
+		for (int r = 0; r < QR; r++) {
+			int t = t0 + (r < rows ? r : 0);
+			long oo = b * a->o_bs + t * a->o_rs + h * n;
+			q[r] = a->q + b * a->q_bs + t * a->q_rs + h * n;
+			g[r] = dout + oo;
+			nk[r] = r < rows ? attn_nkeys(a, b, t) : 0;
+			kmax = nk[r] > kmax ? nk[r] : kmax;
+			lse[r] = a->lse[((size_t)b * a->H + h) * a->T + t];
+			__m256 s = _mm256_setzero_ps();
+			FOR_LANES(d, n, rem)
+				s = _mm256_fmadd_ps(ldr(g[r] + d, rem),
+						    ldr(a->out + oo + d, rem), s);
+			D[r] = hsum256(s);
+		}
+		memset(gq, 0, sizeof(float) * QR * dp);
+		for (int j0 = 0; j0 < kmax; j0 += KB) {
+			int nb = kmax - j0 < KB ? kmax - j0 : KB;
+			block_scores(p, q, kt, sp, j0, nb, n, a->scale);
+			block_scores(ds, g, vt, sp, j0, nb, n, 1);
+			for (int r = 0; r < QR; r++) {
+				int valid = nk[r] - j0;
+				__m256 vl = _mm256_set1_ps(lse[r]);
+				__m256 vd = _mm256_set1_ps(D[r]);
+				__m256 sc = _mm256_set1_ps(a->scale);
+				for (int j = 0; j < nb; j += 8) {
+					__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(&p[r][j]), vl));
+					if (valid - j < 8)
+						e = _mm256_and_ps(e, valid - j > 0 ?
+							lanes(valid - j) : _mm256_setzero_ps());
+					_mm256_store_ps(&p[r][j], e);
+					__m256 d = _mm256_sub_ps(_mm256_load_ps(&ds[r][j]), vd);
+					_mm256_store_ps(&ds[r][j],
+						_mm256_mul_ps(_mm256_mul_ps(e, d), sc));
+				}
+			}
 			if (dv)
-				axpy(dv + ko + r, p, go, a->dk);
-			float ds = p * (dot(go, v + r, a->dk) - D) * a->scale;
-			if (dq)
-				axpy(dq + qo, ds, k + r, a->dk);
+				block_rank(dv + ko + j0 * a->kv_rs, a->kv_rs, p, g, nb, n);
 			if (dk)
-				axpy(dk + ko + r, ds, q, a->dk);
+				block_rank(dk + ko + j0 * a->kv_rs, a->kv_rs, ds, q, nb, n);
+			if (dq)
+				block_pv(gq, dp, ds, k + j0 * a->kv_rs, a->kv_rs, nb, n);
+		}
+		for (int r = 0; dq && r < rows; r++) {
+			float *o = dq + b * a->q_bs + (t0 + r) * a->q_rs + h * n;
+			FOR_LANES(d, n, rem)
+				str(o + d, rem, _mm256_add_ps(ldr(o + d, rem),
+							      _mm256_load_ps(gq + r * dp + d)));
 		}
 	}
 }
