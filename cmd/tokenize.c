@@ -150,10 +150,14 @@ static struct bpe *vocab(int target)
 		free(text);
 		return side[target];
 	}
-	if (!model && !(model = tsr_map_open(opt.model)))
+	/* lazily: only the vocabulary's checksum is verified, not the
+	 * parameters' */
+	if (!model && !(model = tsr_map_open_lazy(opt.model)))
 		die_err();
 	if (!(t = frame_need(&model->f, name, DT_U8, 1, "train-step --init")))
 		die("%s: %s", opt.model, err_msg());
+	if (tsr_map_verify(model, t) < 0)
+		die_err();
 	if (!(side[target] = bpe_load(t->data, t->nbytes)))
 		die("%s: %s: %s", opt.model, name, err_msg());
 	return side[target];

@@ -134,12 +134,30 @@ int tsr_writer_close(struct tsr_writer *w);
  * read-only); others are copied or inflated.  Every record is checked as
  * tsr_read does, and a name that appears twice is an error.
  */
+struct tsr_map_lazy;
 struct tsr_map {
 	struct frame f;      /* every record, in file order */
 	void *base;          /* the mapping */
 	size_t size;
+	struct tsr_map_lazy *lazy;   /* checksums still to verify, or NULL */
 };
 struct tsr_map *tsr_map_open(const char *path);
+/*
+ * The same, but the checksum of an uncompressed payload is verified on the
+ * payload's first use, by tsr_map_verify, not at open: a program that
+ * needs a few records of a large file reads only those, and a payload it
+ * never uses is never read.  Everything else (headers, sizes, names,
+ * padding, compressed payloads) is still checked at open, so a damaged
+ * file is refused at once unless the damage lies in an unused payload.
+ */
+struct tsr_map *tsr_map_open_lazy(const char *path);
+/*
+ * Verifies the checksum of t, a record of m, unless that was done already
+ * (or m was opened by tsr_map_open): 0, or -1 with the usual message
+ * (stream, offset, record).  Call it before using the payload.  Not
+ * thread-safe: verify before handing records to threads.
+ */
+int tsr_map_verify(struct tsr_map *m, const struct tensor *t);
 void tsr_map_close(struct tsr_map *m);
 
 #endif

@@ -3,6 +3,10 @@
  * streaming reader checks them (tsr_record.c); an uncompressed payload that
  * sits on a 64-byte boundary of the file is used where it lies, others are
  * copied (concatenated files lose the alignment) or inflated.
+ *
+ * Opened lazily, the map keeps each uncompressed record's decoded header
+ * (for the message) until tsr_map_verify has checked its payload, so that
+ * start-up costs what a program uses, not the size of the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +18,12 @@
 #include "stream.h"
 #include "tsr_record.h"
 
+struct tsr_map_lazy {
+	char *path;             /* the label of the records' messages */
+	struct tsr_rec *rec;    /* parallel to f.rec */
+	unsigned char *checked; /* 1: verified (or compressed: at open) */
+};
+
 static int truncated(struct tsr_rec *h, const char *part, uint64_t got,
 		     uint64_t want)
 {
@@ -23,14 +33,18 @@ static int truncated(struct tsr_rec *h, const char *part, uint64_t got,
 	return -1;
 }
 
-/* Decodes the record at offset off into t; returns its length or -1. */
+/*
+ * Decodes the record at offset off into t and its header into h; returns
+ * its length or -1.  lazy: an uncompressed payload's CRC is left unchecked.
+ */
 static int64_t map_record(struct tsr_map *m, const char *path, uint64_t off,
-			  struct tensor *t)
+			  struct tensor *t, struct tsr_rec *hp, int lazy)
 {
 	const unsigned char *p = (const unsigned char *)m->base + off;
 	uint64_t left = m->size - off;
 	struct tsr_rec h = { .label = path, .offset = off };
 	size_t head;
+	int rc;
 
 	if (left < TSR_FIXED)
 		return tsr_rec_short(&h, p, left);
@@ -62,23 +76,50 @@ static int64_t map_record(struct tsr_map *m, const char *path, uint64_t off,
 		}
 		t->owned = 1;
 	}
-	if (tsr_rec_payload(&h, p, t->data) < 0) {
+	if (lazy && !(h.flags & TSR_FLAG_ZLIB)) {
+		if (t->data != p && h.nbytes)
+			memcpy(t->data, p, h.nbytes);
+		rc = 0;
+	} else {
+		rc = tsr_rec_payload(&h, p, t->data);
+	}
+	if (rc < 0) {
 		tensor_free(t);
 		return -1;
 	}
+	*hp = h;
 	return head + h.stored;
 }
 
-struct tsr_map *tsr_map_open(const char *path)
+/* Room for record i's header in m->lazy. */
+static int lazy_grow(struct tsr_map_lazy *z, int i)
+{
+	if ((i & (i - 1)) == 0) {       /* 0, 1, 2, 4, ...: double */
+		size_t cap = i ? 2 * (size_t)i : 1;
+		struct tsr_rec *rec = realloc(z->rec, cap * sizeof *rec);
+		unsigned char *checked;
+
+		if (rec)
+			z->rec = rec;
+		checked = rec ? realloc(z->checked, cap) : NULL;
+		if (!checked)
+			return -1;
+		z->checked = checked;
+	}
+	return 0;
+}
+
+static struct tsr_map *map_open(const char *path, int lazy)
 {
 	struct tsr_map *m = calloc(1, sizeof *m);
 	struct stat st;
 	uint64_t off = 0;
-	int fd;
+	int fd = -1;
 
-	if (!m) {
+	if (!m || (lazy && (!(m->lazy = calloc(1, sizeof *m->lazy)) ||
+			    !(m->lazy->path = strdup(path))))) {
 		err_set("%s: out of memory", path);
-		return NULL;
+		goto fail;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -103,9 +144,21 @@ struct tsr_map *tsr_map_open(const char *path)
 	fd = -1;
 	while (off < m->size) {
 		struct tensor t;
-		int64_t len = map_record(m, path, off, &t);
+		struct tsr_rec h;
+		int64_t len = map_record(m, path, off, &t, &h, lazy);
+
 		if (len < 0)
 			goto fail;
+		if (lazy && lazy_grow(m->lazy, m->f.n) < 0) {
+			err_set("%s: out of memory", path);
+			tensor_free(&t);
+			goto fail;
+		}
+		if (lazy) {
+			h.label = m->lazy->path;
+			m->lazy->rec[m->f.n] = h;
+			m->lazy->checked[m->f.n] = !!(h.flags & TSR_FLAG_ZLIB);
+		}
 		if (frame_find(&m->f, t.name)) {
 			err_set("%s: byte %llu, record \"%s\", frame %llu: a "
 				"second record of that name", path,
@@ -130,10 +183,45 @@ fail:
 	return NULL;
 }
 
+struct tsr_map *tsr_map_open(const char *path)
+{
+	return map_open(path, 0);
+}
+
+struct tsr_map *tsr_map_open_lazy(const char *path)
+{
+	return map_open(path, 1);
+}
+
+int tsr_map_verify(struct tsr_map *m, const struct tensor *t)
+{
+	struct tsr_map_lazy *z = m->lazy;
+	uintptr_t at = (uintptr_t)t - (uintptr_t)m->f.rec;
+	size_t i = at / sizeof *t;
+
+	if (at % sizeof *t || i >= (size_t)m->f.n) {
+		err_set("tsr_map_verify: record \"%s\" is not of this map",
+			t->name);
+		return -1;
+	}
+	if (!z || z->checked[i])
+		return 0;
+	if (tsr_rec_check(&z->rec[i], t->data) < 0)
+		return -1;
+	z->checked[i] = 1;
+	return 0;
+}
+
 void tsr_map_close(struct tsr_map *m)
 {
 	if (!m)
 		return;
+	if (m->lazy) {
+		free(m->lazy->path);
+		free(m->lazy->rec);
+		free(m->lazy->checked);
+		free(m->lazy);
+	}
 	frame_free(&m->f);
 	if (m->base)
 		munmap(m->base, m->size);

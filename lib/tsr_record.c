@@ -309,23 +309,27 @@ static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
 	return 0;
 }
 
-int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out)
+int tsr_rec_check(const struct tsr_rec *h, const void *data)
 {
-	uint32_t crc;
+	uint32_t crc = tsr_crc(data, h->nbytes);
 
-	if (h->flags & TSR_FLAG_ZLIB) {
-		if (inflate_payload(h, stored, out) < 0)
-			return -1;
-	} else if (out != stored && h->nbytes) {
-		memcpy(out, stored, h->nbytes);
-	}
-	crc = tsr_crc(out, h->nbytes);
 	if (crc != h->crc) {
 		tsr_rec_fail(h, "checksum mismatch (stored 0x%08x, payload "
 			     "0x%08x)", h->crc, crc);
 		return -1;
 	}
 	return 0;
+}
+
+int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out)
+{
+	if (h->flags & TSR_FLAG_ZLIB) {
+		if (inflate_payload(h, stored, out) < 0)
+			return -1;
+	} else if (out != stored && h->nbytes) {
+		memcpy(out, stored, h->nbytes);
+	}
+	return tsr_rec_check(h, out);
 }
 
 void tsr_rec_to_tensor(const struct tsr_rec *h, struct tensor *t)

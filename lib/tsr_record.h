@@ -72,6 +72,8 @@ int tsr_rec_pad(const struct tsr_rec *h, const unsigned char *p);
  * the CRC.  Returns 0 or -1.
  */
 int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out);
+/* Checks the CRC of the h->nbytes at data (the payload, uncompressed). */
+int tsr_rec_check(const struct tsr_rec *h, const void *data);
 /* Fills t's header fields (not its payload) from h. */
 void tsr_rec_to_tensor(const struct tsr_rec *h, struct tensor *t);
 

@@ -716,6 +716,104 @@ START_TEST(map_model)
 }
 END_TEST
 
+/*
+ * The lazy loader: every header is checked at open, an uncompressed
+ * payload only when tsr_map_verify is asked for it.  A damaged payload
+ * that is used is refused with the usual message; one that is never used
+ * is never read, so its damage goes unnoticed (tensordump -c checks all).
+ */
+START_TEST(map_lazy)
+{
+	char path[128], where[256];
+	struct tt_stream s;
+	struct tensor t[4];
+	struct tsr_map *m;
+	unsigned char *a;
+	size_t na, used_at, unused_at, unused_rec;
+	uint64_t dim[2] = { 7, 9 };
+
+	make_tmpdir();
+	snprintf(path, sizeof path, "%s/m.tsr", tmpdir);
+	tt_tensor(&t[0], "model.config", DT_U8, 1, dim, 1);
+	tt_tensor(&t[1], "used", DT_F32, 2, dim, 2);
+	tt_tensor(&t[2], "unused", DT_F32, 2, dim, 3);
+	tt_tensor(&t[3], "packed", DT_F32, 2, dim, 4);
+	tt_stream_open(&s, 0);
+	for (int i = 0; i < 3; i++)
+		tsr_write(s.w, &t[i], 0, 0);
+	tsr_write_ex(s.w, &t[3], 0, TSR_FLAG_ZLIB | TSR_FLAG_END_FRAME, -1);
+	a = tt_stream_bytes(&s, &na);
+	tt_write_file(path, a, na);
+
+	/* Undamaged: the same records as the eager loader, in place. */
+	m = tsr_map_open_lazy(path);
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	ck_assert_int_eq(m->f.n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_same(&t[i], &m->f.rec[i]);
+		ck_assert_int_eq(tsr_map_verify(m, &m->f.rec[i]), 0);
+	}
+	ck_assert_int_eq(m->f.rec[1].owned, 0);
+	used_at = (char *)m->f.rec[1].data - (char *)m->base;
+	unused_at = (char *)m->f.rec[2].data - (char *)m->base;
+	/* the record starts after the end of the one before it */
+	unused_rec = used_at + t[1].nbytes;
+	ck_assert_int_eq(tsr_map_verify(m, &t[0]), -1);  /* not m's record */
+	tsr_map_close(m);
+
+	/* The unused payload damaged: the eager loader refuses the file, the
+	 * lazy one only that record, and only when it is verified. */
+	a[unused_at + 5] ^= 0x10;
+	tt_write_file(path, a, na);
+	ck_assert_ptr_null(tsr_map_open(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "checksum mismatch"));
+	m = tsr_map_open_lazy(path);
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	ck_assert_int_eq(tsr_map_verify(m, &m->f.rec[0]), 0);
+	ck_assert_int_eq(tsr_map_verify(m, &m->f.rec[1]), 0);
+	ck_assert_int_eq(tsr_map_verify(m, &m->f.rec[3]), 0);
+	for (int k = 0; k < 2; k++) {   /* and again: never taken as good */
+		ck_assert_int_eq(tsr_map_verify(m, &m->f.rec[2]), -1);
+		snprintf(where, sizeof where, "%s: byte %zu, record \"unused\"",
+			 path, unused_rec);
+		ck_assert_msg(strstr(err_msg(), where) != NULL, "%s", err_msg());
+		ck_assert_ptr_nonnull(strstr(err_msg(), "checksum mismatch"));
+	}
+	tsr_map_close(m);
+	a[unused_at + 5] ^= 0x10;
+
+	/* A used payload damaged: refused before use. */
+	a[used_at] ^= 1;
+	tt_write_file(path, a, na);
+	m = tsr_map_open_lazy(path);
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	ck_assert_int_eq(tsr_map_verify(m, &m->f.rec[1]), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "record \"used\""));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "checksum mismatch"));
+	tsr_map_close(m);
+	a[used_at] ^= 1;
+
+	/* Headers and compressed payloads are checked at open. */
+	a[unused_rec + 32 + 8 * 2] = '!';       /* the name's first byte */
+	tt_write_file(path, a, na);
+	ck_assert_ptr_null(tsr_map_open_lazy(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "outside"));
+	a[unused_rec + 32 + 8 * 2] = 'u';
+	a[na - 1] ^= 1;                         /* zlib's trailer */
+	tt_write_file(path, a, na);
+	ck_assert_ptr_null(tsr_map_open_lazy(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "record \"packed\""));
+	tt_write_file(path, a, na - 3);
+	ck_assert_ptr_null(tsr_map_open_lazy(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "truncated"));
+
+	for (int i = 0; i < 4; i++)
+		tensor_free(&t[i]);
+	free(a);
+	remove_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stream");
@@ -737,6 +835,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, write_ex_pad_flags);
 	tcase_add_test(tc, atomic_writer);
 	tcase_add_test(tc, map_model);
+	tcase_add_test(tc, map_lazy);
 	suite_add_tcase(s, tc);
 	return s;
 }
