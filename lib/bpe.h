@@ -67,6 +67,7 @@ struct bpe_text {
 	size_t n, cap;
 };
 int bpe_ids_push(struct bpe_ids *b, int32_t id);
+/* Appends len bytes of s; with s NULL, len bytes of room (unset). */
 int bpe_text_add(struct bpe_text *b, const void *s, size_t len);
 void bpe_ids_free(struct bpe_ids *b);
 void bpe_text_free(struct bpe_text *b);

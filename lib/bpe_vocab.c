@@ -52,7 +52,7 @@ int bpe_text_add(struct bpe_text *b, const void *s, size_t len)
 		b->s = p;
 		b->cap = cap;
 	}
-	if (len)
+	if (len && s)
 		memcpy(b->s + b->n, s, len);
 	b->n += len;
 	return 0;

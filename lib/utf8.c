@@ -30,3 +30,22 @@ int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 	*cp = c;
 	return len;
 }
+
+size_t utf8_repair(unsigned char *out, const unsigned char *s, size_t n)
+{
+	size_t i = 0, o = 0;
+	uint32_t cp;
+	int len, k;
+
+	while (i < n) {
+		len = utf8_decode(s + i, n - i, &cp);
+		if (len == 0) {
+			out[o++] = 0xef, out[o++] = 0xbf, out[o++] = 0xbd;
+			i++;
+			continue;
+		}
+		for (k = 0; k < len; k++)
+			out[o++] = s[i++];
+	}
+	return o;
+}

@@ -16,4 +16,11 @@
  */
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
+/*
+ * Copies n bytes from s to out (room for 3 n bytes), each byte that does
+ * not start a valid sequence replaced by U+FFFD, so that printed text is
+ * always valid UTF-8.  Returns the number of bytes written.
+ */
+size_t utf8_repair(unsigned char *out, const unsigned char *s, size_t n);
+
 #endif
