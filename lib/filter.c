@@ -46,16 +46,19 @@ static int keyed_cmp(const void *pa, const void *pb)
 static int run_window(const struct filter *fl, struct frame *win, int n,
 		      struct keyed *key, struct frame **fp, int *slot)
 {
-	int i, lo, rc;
+	uint64_t tokens = (uint64_t)FILTER_TOKENS * fl->batch;
+	int i, lo, b, rc;
 
 	for (i = 0; i < n; i++) {
 		key[i].len = source_length(&win[i]);
 		key[i].slot = i;
 	}
 	qsort(key, n, sizeof *key, keyed_cmp);
-	for (lo = 0; lo < n; lo += fl->batch) {
-		int b = n - lo < fl->batch ? n - lo : fl->batch;
-
+	for (lo = 0; lo < n; lo += b) {
+		/* sorted by length: the last one taken is the longest */
+		for (b = 1; b < fl->batch && lo + b < n; b++)
+			if ((uint64_t)(b + 1) * key[lo + b].len > tokens)
+				break;
 		for (i = 0; i < b; i++) {
 			slot[i] = key[lo + i].slot;
 			fp[i] = &win[slot[i]];

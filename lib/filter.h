@@ -11,8 +11,15 @@
 #include "model.h"
 #include "stream.h"
 
+/*
+ * A batch also holds at most FILTER_TOKENS x batch padded tokens (its
+ * sentences times the longest source), a batch of one always allowed: one
+ * long line then goes alone instead of padding a whole batch to its length.
+ */
+#define FILTER_TOKENS 100
+
 struct filter {
-	int batch;		/* frames per batch */
+	int batch;		/* frames per batch, at most */
 	/* One batch of n frames; slot[i] is frame i's place in its window. */
 	int (*process)(void *ctx, struct frame **f, const int *slot, int n);
 	/* Every frame of a window, in input order; may return TSR_EPIPE. */
