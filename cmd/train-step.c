@@ -1,10 +1,11 @@
 /*
  * train-step: makes a model (--init), trains it on sentence pairs (the
- * stream of tokenize --pairs), or averages its last checkpoints
- * (--average).  Training saves the model, with its optimiser's and
- * generator's state, atomically every --save-every updates and at the
- * end, and on SIGINT or SIGTERM; a resumed run gives the model an
- * unbroken one gives.
+ * stream of tokenize --pairs), averages its last checkpoints
+ * (--average), or exports it for translation only (--export: f16 or bf16
+ * parameters, no optimiser state).  Training saves the model, with its
+ * optimiser's and generator's state, atomically every --save-every updates
+ * and at the end, and on SIGINT or SIGTERM; a resumed run gives the model
+ * an unbroken one gives.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +18,8 @@
 #include "prog.h"
 #include "train.h"
 
+enum { OPT_DTYPE = 256 };	/* long options without a letter */
+
 static void usage(void)
 {
 	printf("usage: %s --init -m MODEL --arch ARCH --src-vocab FILE "
@@ -26,7 +29,8 @@ static void usage(void)
 	       "          [--keep K] [--log-every N] [--dev FILE] "
 	       "[--dev-every N] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
-	       "Makes, trains or averages a translation model.\n\n"
+	       "       %s --export OUT -m MODEL [--dtype f16|bf16]\n"
+	       "Makes, trains, averages or exports a translation model.\n\n"
 	       "  -m, --model=FILE       the model file\n"
 	       "  -i, --init             make a fresh model\n"
 	       "  -a, --arch=ARCH        rnnsearch, rnnencdec or transformer\n"
@@ -50,10 +54,14 @@ static void usage(void)
 	       "  -A, --average=K        average the last K checkpoints (or "
 	       "the MODELs given)\n"
 	       "  -o, --output=FILE      where --average writes\n"
+	       "  -x, --export=OUT       write MODEL for translation only: "
+	       "f16 or bf16\n"
+	       "                         parameters, no optimiser state\n"
+	       "      --dtype=TYPE       f16 (default) or bf16, with --export\n"
 	       "  -q, --quiet            no progress\n"
 	       "  -h, --help             this help\n"
 	       "  -V, --version          the version\n",
-	       progname, progname, progname);
+	       progname, progname, progname, progname);
 	exit(0);
 }
 
@@ -148,6 +156,27 @@ static void average(const char *model, int k, const char *out, char **files,
 	}
 }
 
+/* Writes the f16 or bf16 copy of model for translation, without the
+ * optimiser's state. */
+static void export(const char *model, const char *out, const char *dtype)
+{
+	struct model *m;
+	int dt;
+
+	if (strcmp(dtype, "f16") == 0)
+		dt = DT_F16;
+	else if (strcmp(dtype, "bf16") == 0)
+		dt = DT_BF16;
+	else
+		usage_error("--dtype: '%s' is neither f16 nor bf16", dtype);
+	if (!model)
+		usage_error("--export needs -m MODEL");
+	m = model_load(model, 0, NULL);
+	if (!m || model_export(m, out, dt) < 0)
+		die_err();
+	model_free(m);
+}
+
 static long count(const char *arg, const char *option)
 {
 	return opt_positive(arg, option);
@@ -173,6 +202,8 @@ int main(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "average", required_argument, NULL, 'A' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "export", required_argument, NULL, 'x' },
+		{ "dtype", required_argument, NULL, OPT_DTYPE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -183,6 +214,7 @@ int main(int argc, char **argv)
 	};
 	const char *model = NULL, *arch = NULL, *sv = NULL, *tv = NULL;
 	const char *dev_path = NULL, *out = NULL, *pairs = "-";
+	const char *export_path = NULL, *dtype = NULL;
 	char **set = NULL;
 	int nset = 0, do_init = 0, avg = 0, c;
 	struct corpus train, dev;
@@ -193,7 +225,7 @@ int main(int argc, char **argv)
 	if (!set)
 		die("out of memory");
 	while ((c = getopt_long(argc, argv, "m:ia:s:t:S:n:e:T:E:k:L:d:D:b:A:"
-				"o:qhV", longopts, NULL)) != -1)
+				"o:x:qhV", longopts, NULL)) != -1)
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 'i': do_init = 1; break;
@@ -212,11 +244,22 @@ int main(int argc, char **argv)
 		case 'b': o.batch = count(optarg, "--batch"); break;
 		case 'A': avg = count(optarg, "--average"); break;
 		case 'o': out = optarg; break;
+		case 'x': export_path = optarg; break;
+		case OPT_DTYPE: dtype = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
 		default: usage_error("unknown option");
 		}
+	if (dtype && !export_path)
+		usage_error("--dtype goes with --export");
+	if (export_path) {
+		if (avg || do_init || nset || optind < argc)
+			usage_error("--export takes only -m MODEL and --dtype");
+		free(set);
+		export(model, export_path, dtype ? dtype : "f16");
+		return 0;
+	}
 	if (avg) {
 		free(set);
 		average(model, avg, out, argv + optind, argc - optind);

@@ -3,6 +3,7 @@
  * parameter table (named pointers into one allocation), and making,
  * loading and saving model files; see model.h.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,13 @@ static int load_params(struct model *m, const struct tsr_map *map,
 				"which makes it %s", path, p->name, want);
 			return -1;
 		}
+		if (m->g && t->dtype != DT_F32) {
+			err_set("%s: parameter '%s' is %s: an exported model, "
+				"for translation only, is not trained further "
+				"(train the f32 model it was exported from)",
+				path, p->name, dtype_name(t->dtype));
+			return -1;
+		}
 		to_f32(p->w, t->data, p->n, t->dtype);
 	}
 	for (j = 0; j < map->f.n; j++) {
@@ -381,29 +389,76 @@ static int all_finite(const float *x, size_t n)
 	return acc == 0;
 }
 
-int model_save(const struct model *m, const char *path,
-	       const struct tensor *extra, int nextra)
+/*
+ * Parameter p as a record of dtype dt; *buf (reallocated as needed) holds
+ * the converted values of f16 and bf16.  Refuses a value that is not
+ * finite, or that overflows the narrower type.
+ */
+static int param_tensor(struct tensor *t, const struct param *p, int dt,
+			uint16_t **buf, const char *path)
 {
-	struct tsr_writer *w;
-	struct tensor t;
-	char *cfg;
-	size_t len;
-	int i, n = 0, total = 3 + m->nparam + 1 + nextra;
+	uint16_t *h;
+	size_t i;
 
-	for (i = 0; i < m->nparam; i++)
-		if (!all_finite(m->param[i].w, m->param[i].n)) {
-			err_set("%s: not saved: parameter '%s' holds a value "
-				"that is not finite", path, m->param[i].name);
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, p->name);
+	t->dtype = dt;
+	t->rank = p->rank;
+	t->dim[0] = p->dim[0];
+	t->dim[1] = p->dim[1];
+	if (!all_finite(p->w, p->n))
+		goto not_finite;
+	if (dt == DT_F32) {
+		t->data = p->w;
+		t->nbytes = p->n * sizeof(float);
+		return 0;
+	}
+	if (!(h = realloc(*buf, p->n * sizeof *h))) {
+		err_set("out of memory");
+		return -1;
+	}
+	*buf = h;
+	for (i = 0; i < p->n; i++) {
+		h[i] = dt == DT_F16 ? f32_to_f16(p->w[i]) :
+				      f32_to_bf16(p->w[i]);
+		if (isinf(dt == DT_F16 ? f16_to_f32(h[i]) :
+					 bf16_to_f32(h[i]))) {
+			err_set("%s: not saved: parameter '%s' holds %g, "
+				"beyond the range of %s", path, p->name,
+				p->w[i], dtype_name(dt));
 			return -1;
 		}
+	}
+	t->data = h;
+	t->nbytes = p->n * sizeof *h;
+	return 0;
+not_finite:
+	err_set("%s: not saved: parameter '%s' holds a value that is not "
+		"finite", path, p->name);
+	return -1;
+}
+
+/*
+ * Writes config, vocabularies and parameters (as dtype dt) atomically;
+ * with f32, also the generator's state and the extra records.
+ */
+static int write_model(const struct model *m, const char *path, int dt,
+		       const struct tensor *extra, int nextra)
+{
+	struct tsr_writer *w = NULL;
+	struct tensor t;
+	uint16_t *buf = NULL;
+	char *cfg;
+	size_t len;
+	int training = dt == DT_F32;
+	int i, n = 0, total = 3 + m->nparam + (training ? 1 + nextra : 0);
+
 	cfg = config_format(&m->cfg, &len);
 	if (!cfg)
 		return -1;
 	w = tsr_writer_atomic(path, 0);
-	if (!w) {
-		free(cfg);
-		return -1;
-	}
+	if (!w)
+		goto fail;
 #define PUT(tp) do { if (tsr_write(w, (tp), 0, ++n == total) < 0) \
 		goto fail; } while (0)
 	text_tensor(&t, "model.config", cfg, len);
@@ -413,35 +468,48 @@ int model_save(const struct model *m, const char *path,
 	text_tensor(&t, "vocab.tgt", m->vocab_tgt, m->vocab_tgt_len);
 	PUT(&t);
 	for (i = 0; i < m->nparam; i++) {
-		const struct param *p = &m->param[i];
-
-		memset(&t, 0, sizeof t);
-		strcpy(t.name, p->name);
-		t.dtype = DT_F32;
-		t.rank = p->rank;
-		t.dim[0] = p->dim[0];
-		t.dim[1] = p->dim[1];
-		t.data = p->w;
-		t.nbytes = p->n * sizeof(float);
+		if (param_tensor(&t, &m->param[i], dt, &buf, path) < 0)
+			goto fail;
 		PUT(&t);
 	}
-	memset(&t, 0, sizeof t);
-	strcpy(t.name, "optim.rng");
-	t.dtype = DT_I64;
-	t.rank = 1;
-	t.dim[0] = 4;
-	t.data = (void *)m->rng.s;
-	t.nbytes = sizeof m->rng.s;
-	PUT(&t);
-	for (i = 0; i < nextra; i++)
-		PUT(&extra[i]);
+	if (training) {
+		memset(&t, 0, sizeof t);
+		strcpy(t.name, "optim.rng");
+		t.dtype = DT_I64;
+		t.rank = 1;
+		t.dim[0] = 4;
+		t.data = (void *)m->rng.s;
+		t.nbytes = sizeof m->rng.s;
+		PUT(&t);
+		for (i = 0; i < nextra; i++)
+			PUT(&extra[i]);
+	}
 #undef PUT
 	free(cfg);
+	free(buf);
 	return tsr_writer_commit(w);
 fail:
 	free(cfg);
-	tsr_writer_abort(w);
+	free(buf);
+	if (w)
+		tsr_writer_abort(w);
 	return -1;
+}
+
+int model_save(const struct model *m, const char *path,
+	       const struct tensor *extra, int nextra)
+{
+	return write_model(m, path, DT_F32, extra, nextra);
+}
+
+int model_export(const struct model *m, const char *path, int dtype)
+{
+	if (dtype != DT_F16 && dtype != DT_BF16) {
+		err_set("%s: a model is exported as f16 or bf16, not %s", path,
+			dtype_name(dtype));
+		return -1;
+	}
+	return write_model(m, path, dtype, NULL, 0);
 }
 
 int model_check_ids(const struct frame *f, const char *name, int vocab,

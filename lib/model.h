@@ -160,7 +160,8 @@ struct model *model_create(const char *arch, const char *const *settings,
 			   int nsettings, const char *vocab_src,
 			   const char *vocab_tgt);
 /*
- * Loads a model file (mapped; f16/bf16 parameters converted to f32); every
+ * Loads a model file (mapped; f16/bf16 parameters converted to f32, and
+ * refused when training); every
  * parameter the config declares must be there with its shape, and the
  * program refuses the model otherwise, naming the record.  With training,
  * gradients are allocated and optimiser state is left for train.c to read
@@ -171,6 +172,10 @@ struct model *model_load(const char *path, int training, struct tsr_map **mapp);
  * the optimiser's state) atomically: write, fsync, rename. */
 int model_save(const struct model *m, const char *path,
 	       const struct tensor *extra, int nextra);
+/* The same for translation only: parameters as dtype (DT_F16 or DT_BF16),
+ * without the optimiser's or the generator's state.  model_load() reads it;
+ * training refuses it. */
+int model_export(const struct model *m, const char *path, int dtype);
 void model_free(struct model *m);
 
 #endif
