@@ -16,11 +16,6 @@
 
 #include "kern_impl.h"
 
-/* Rows of C at or below which the small path wins (measured with
- * bench_kernels: the packing of B is paid for once a panel is reused this
- * many times). */
-#define SMALL_M 8
-
 /* Below about this many multiply-adds a second thread costs more than it
  * saves. */
 #define THREAD_WORK (1L << 17)
@@ -272,7 +267,7 @@ static void gemm_strip(const struct gemm_job *g, int i0, int m, int j0, int n)
 	scale_c(C, g->ldc, m, n, g->beta);
 	if (g->K == 0 || g->alpha == 0)
 		return;
-	if (ops->gemm && m <= SMALL_M && ops->gemm_small_nt &&
+	if (ops->gemm && m <= ops->small_m && ops->gemm_small_nt &&
 	    gemm_small(ops, g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda, B,
 		       g->ldb, C, g->ldc) == 0)
 		return;
@@ -319,7 +314,7 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
 		parts = work < THREAD_WORK ? 1 : (int)(work / THREAD_WORK);
 	int mr = ops->gemm ? ops->gemm->mr : 1;
 	int nr = ops->gemm ? ops->gemm->nr : 16;
-	g.split_n = M <= SMALL_M || N >= M;
+	g.split_n = M <= ops->small_m || N >= M;
 	int dim = g.split_n ? N : M, unit = g.split_n ? nr : mr;
 	int units = (dim + unit - 1) / unit;
 	if (parts > units)

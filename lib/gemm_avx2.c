@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "kern_impl.h"
+#include "vmath_avx2.h"
 
 #define MR 6
 #define NR 16
@@ -141,48 +142,36 @@ void gemm_small_nt_avx2(int M, int N, int K, float alpha, const float *A,
 }
 
 /*
- * C [M, N] += alpha A B, B [K, N]: rows of B scaled and added along N, four
- * rows of A by 24 columns at a time (the 24 columns of B, K rows, stay in
- * L2 for the next four rows of A).
+ * C [M, N] += alpha A B, B [K, N]: four rows of B at a time, scaled by
+ * four entries of a row of A and added into that row of C, by blocks of NB
+ * columns: the blocks of C (at most 8 x NB) and of the four rows of B stay
+ * in L1 while B streams through once, along its rows.
  */
-#define CW 24
+#define NB 512
 void gemm_small_nn_avx2(int M, int N, int K, float alpha, const float *A,
 			long lda, const float *B, long ldb, float *C, long ldc)
 {
-	int j0 = 0;
-	for (; j0 + CW <= N; j0 += CW) {
-		for (int i0 = 0; i0 < M; i0 += RA) {
-			int ra = M - i0 < RA ? M - i0 : RA;
-			const float *a[RA];
-			for (int r = 0; r < RA; r++)
-				a[r] = A + (i0 + (r < ra ? r : 0)) * lda;
-			__m256 acc[RA][3];
-#pragma GCC unroll 4
-			for (int r = 0; r < RA; r++)
-				acc[r][0] = acc[r][1] = acc[r][2] = _mm256_setzero_ps();
-			for (int k = 0; k < K; k++) {
-				const float *b = B + k * ldb + j0;
-				__m256 b0 = _mm256_loadu_ps(b);
-				__m256 b1 = _mm256_loadu_ps(b + 8);
-				__m256 b2 = _mm256_loadu_ps(b + 16);
-#pragma GCC unroll 4
-				for (int r = 0; r < RA; r++) {
-					__m256 av = _mm256_broadcast_ss(a[r] + k);
-					acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-					acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-					acc[r][2] = _mm256_fmadd_ps(av, b2, acc[r][2]);
+	for (int j0 = 0; j0 < N; j0 += NB) {
+		long nb = N - j0 < NB ? N - j0 : NB;
+		for (int k0 = 0; k0 < K; k0 += 4) {
+			const float *b[4];
+			for (int u = 0; u < 4; u++)
+				b[u] = B + (k0 + u < K ? k0 + u : k0) * ldb + j0;
+			for (int i = 0; i < M; i++) {
+				__m256 w[4];
+				for (int u = 0; u < 4; u++)
+					w[u] = _mm256_set1_ps(k0 + u < K ?
+						alpha * A[i * lda + k0 + u] : 0);
+				float *c = C + i * ldc + j0;
+				FOR_LANES(j, nb, rem) {
+					__m256 v = ldr(c + j, rem);
+					v = _mm256_fmadd_ps(w[0], ldr(b[0] + j, rem), v);
+					v = _mm256_fmadd_ps(w[1], ldr(b[1] + j, rem), v);
+					v = _mm256_fmadd_ps(w[2], ldr(b[2] + j, rem), v);
+					v = _mm256_fmadd_ps(w[3], ldr(b[3] + j, rem), v);
+					str(c + j, rem, v);
 				}
 			}
-			__m256 al = _mm256_set1_ps(alpha);
-			for (int r = 0; r < ra; r++)
-				for (int v = 0; v < 3; v++) {
-					float *c = C + (i0 + r) * ldc + j0 + 8 * v;
-					_mm256_storeu_ps(c, _mm256_fmadd_ps(al, acc[r][v],
-									    _mm256_loadu_ps(c)));
-				}
 		}
 	}
-	if (j0 < N)
-		sgemm_ref_block(0, 0, M, N - j0, K, alpha, A, lda, B + j0, ldb,
-				C + j0, ldc);
 }

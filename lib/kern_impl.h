@@ -39,7 +39,8 @@ struct kern_ops {
 	 * C += alpha op(A) op(B).  NULL: the reference loops. */
 	const struct gemm_ukr *gemm;
 	/* C [M, N] += alpha A [M, K] B^T, B stored [N, K]: the small-M case
-	 * (decoder steps), B streamed unpacked. */
+	 * (decoder steps, M <= small_m), B streamed unpacked. */
+	int small_m;
 	void (*gemm_small_nt)(int M, int N, int K, float alpha,
 			      const float *A, long lda, const float *B,
 			      long ldb, float *C, long ldc);
