@@ -152,7 +152,7 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 	struct stage_ctx c = { NULL, s, NULL };
 	struct filter fl = { batch, stage_process, stage_emit, &c };
 	struct tsr_reader *r = NULL;
-	struct model *m = model_load(model_path, 0, NULL);
+	struct model *m = model_load(model_path, MODEL_LOAD_MAPPED, NULL);
 	int rc = -1;
 
 	if (!m)

@@ -105,12 +105,15 @@ static float *alloc_floats(size_t n)
 	return p;
 }
 
-/* Reads the sizes, declares, allocates and binds the parameters. */
-static int model_setup(struct model *m, int training)
+static size_t padded(size_t n)
+{
+	return (n + PARAM_ALIGN - 1) / PARAM_ALIGN * PARAM_ALIGN;
+}
+
+/* Reads the sizes and declares the parameters. */
+static int model_declare(struct model *m)
 {
 	long sv, tv;
-	size_t off = 0;
-	int i;
 
 	if (config_int(&m->cfg, "src_vocab", &sv) < 0 ||
 	    config_int(&m->cfg, "tgt_vocab", &tv) < 0)
@@ -122,11 +125,22 @@ static int model_setup(struct model *m, int training)
 	}
 	m->src_vocab = sv;
 	m->tgt_vocab = tv;
-	if (m->arch->declare(m) < 0)
-		return -1;
+	return m->arch->declare(m);
+}
+
+/*
+ * Allocates w (and g, when training) and binds the parameters.  A
+ * parameter i with in[i] set (in may be NULL) is used where it lies, in a
+ * mapped file, and takes no room in w.
+ */
+static int model_place(struct model *m, int training, float *const *in)
+{
+	size_t off = 0;
+	int i;
+
 	for (i = 0; i < m->nparam; i++)
-		off += (m->param[i].n + PARAM_ALIGN - 1) / PARAM_ALIGN *
-		       PARAM_ALIGN;
+		if (!in || !in[i])
+			off += padded(m->param[i].n);
 	m->nw = off;
 	m->w = alloc_floats(m->nw);
 	m->g = training ? alloc_floats(m->nw) : NULL;
@@ -135,10 +149,16 @@ static int model_setup(struct model *m, int training)
 		return -1;
 	}
 	for (off = 0, i = 0; i < m->nparam; i++) {
-		m->param[i].w = m->w + off;
-		m->param[i].g = m->g ? m->g + off : NULL;
-		off += (m->param[i].n + PARAM_ALIGN - 1) / PARAM_ALIGN *
-		       PARAM_ALIGN;
+		struct param *p = &m->param[i];
+
+		if (in && in[i]) {
+			p->w = in[i];
+			p->g = NULL;
+			continue;
+		}
+		p->w = m->w + off;
+		p->g = m->g ? m->g + off : NULL;
+		off += padded(p->n);
 	}
 	return m->arch->bind(m);
 }
@@ -198,7 +218,8 @@ struct model *model_create(const char *arch, const char *const *settings,
 	m->vocab_tgt = textdup(vocab_tgt, &m->vocab_tgt_len);
 	if (!m->vocab_src || !m->vocab_tgt)
 		goto fail;
-	if (model_setup(m, 0) < 0 || config_int(&m->cfg, "seed", &seed) < 0)
+	if (model_declare(m) < 0 || model_place(m, 0, NULL) < 0 ||
+	    config_int(&m->cfg, "seed", &seed) < 0)
 		goto fail;
 	rng_seed(&m->rng, (uint64_t)seed);
 	a->init(m);
@@ -209,8 +230,8 @@ fail:
 }
 
 /* A u8 [bytes] text record of the model file, NUL-terminated. */
-static char *load_text(const struct tsr_map *map, const char *name,
-		       size_t *len, const char *path)
+static char *load_text(struct tsr_map *map, const char *name, size_t *len,
+		       const char *path)
 {
 	const struct tensor *t = frame_find(&map->f, name);
 	char *s;
@@ -220,6 +241,8 @@ static char *load_text(const struct tsr_map *map, const char *name,
 			name);
 		return NULL;
 	}
+	if (tsr_map_verify(map, t) < 0)
+		return NULL;
 	s = malloc(t->nbytes + 1);
 	if (!s) {
 		err_set("out of memory");
@@ -231,15 +254,19 @@ static char *load_text(const struct tsr_map *map, const char *name,
 	return s;
 }
 
-/* Copies every declared parameter from the file, checking its shape. */
-static int load_params(struct model *m, const struct tsr_map *map,
-		       const char *path)
+/*
+ * The record of every declared parameter (rec[i]), its dtype and shape
+ * checked and its payload verified; and no record that is not a parameter.
+ */
+static int find_params(const struct model *m, struct tsr_map *map,
+		       int training, const char *path,
+		       const struct tensor **rec)
 {
 	const char *arch = m->arch->name;
 	int i, j;
 
 	for (i = 0; i < m->nparam; i++) {
-		struct param *p = &m->param[i];
+		const struct param *p = &m->param[i];
 		const struct tensor *t = frame_find(&map->f, p->name);
 		int ok;
 
@@ -268,14 +295,16 @@ static int load_params(struct model *m, const struct tsr_map *map,
 				"which makes it %s", path, p->name, want);
 			return -1;
 		}
-		if (m->g && t->dtype != DT_F32) {
+		if (training && t->dtype != DT_F32) {
 			err_set("%s: parameter '%s' is %s: an exported model, "
 				"for translation only, is not trained further "
 				"(train the f32 model it was exported from)",
 				path, p->name, dtype_name(t->dtype));
 			return -1;
 		}
-		to_f32(p->w, t->data, p->n, t->dtype);
+		if (tsr_map_verify(map, t) < 0)
+			return -1;
+		rec[i] = t;
 	}
 	for (j = 0; j < map->f.n; j++) {
 		const char *name = map->f.rec[j].name;
@@ -291,9 +320,44 @@ static int load_params(struct model *m, const struct tsr_map *map,
 	return 0;
 }
 
+/*
+ * Binds the parameters to the file's records: f32 ones in place when
+ * mapped (a mapped payload is 64-byte aligned, a copied one too), the rest
+ * converted into m->w.
+ */
+static int load_params(struct model *m, struct tsr_map *map, int mode,
+		       const char *path)
+{
+	const struct tensor **rec = calloc(m->nparam, sizeof *rec);
+	float **in = calloc(m->nparam, sizeof *in);
+	int i, rc = -1;
+
+	if (!rec || !in) {
+		err_set("out of memory");
+		goto out;
+	}
+	if (find_params(m, map, mode == MODEL_LOAD_TRAIN, path, rec) < 0)
+		goto out;
+	for (i = 0; mode == MODEL_LOAD_MAPPED && i < m->nparam; i++)
+		if (rec[i]->dtype == DT_F32)
+			in[i] = rec[i]->data;
+	if (model_place(m, mode == MODEL_LOAD_TRAIN, in) < 0) {
+		err_prefix("%s", path);
+		goto out;
+	}
+	for (i = 0; i < m->nparam; i++)
+		if (!in[i])
+			to_f32(m->param[i].w, rec[i]->data, m->param[i].n,
+			       rec[i]->dtype);
+	rc = 0;
+out:
+	free(rec);
+	free(in);
+	return rc;
+}
+
 /* The generator's state from optim.rng, or a fresh one from the seed. */
-static int load_rng(struct model *m, const struct tsr_map *map,
-		    const char *path)
+static int load_rng(struct model *m, struct tsr_map *map, const char *path)
 {
 	const struct tensor *t = frame_find(&map->f, "optim.rng");
 	long seed;
@@ -308,21 +372,29 @@ static int load_rng(struct model *m, const struct tsr_map *map,
 		err_set("%s: optim.rng is not i64 [4]", path);
 		return -1;
 	}
+	if (tsr_map_verify(map, t) < 0)
+		return -1;
 	memcpy(m->rng.s, t->data, sizeof m->rng.s);
 	return 0;
 }
 
-struct model *model_load(const char *path, int training, struct tsr_map **mapp)
+struct model *model_load(const char *path, int mode, struct tsr_map **mapp)
 {
-	struct tsr_map *map = tsr_map_open(path);
+	struct tsr_map *map;
 	struct model *m;
 	char *text = NULL;
 	const char *arch;
 	size_t len;
+	int i;
 
 	if (mapp)
 		*mapp = NULL;
-	if (!map)
+	if (mode == MODEL_LOAD_MAPPED && mapp) {
+		err_set("%s: a mapped model keeps its map (m->map)", path);
+		return NULL;
+	}
+	/* lazily: only the records used are read and verified */
+	if (!(map = tsr_map_open_lazy(path)))
 		return NULL;
 	m = calloc(1, sizeof *m);
 	if (!m) {
@@ -347,14 +419,21 @@ struct model *model_load(const char *path, int training, struct tsr_map **mapp)
 		load_text(map, "vocab.tgt", &m->vocab_tgt_len, path) : NULL;
 	if (!m->vocab_tgt)
 		goto fail;
-	if (model_setup(m, training) < 0) {
+	if (model_declare(m) < 0) {
 		err_prefix("%s", path);
 		goto fail;
 	}
-	if (load_params(m, map, path) < 0 || load_rng(m, map, path) < 0)
+	if (load_params(m, map, mode, path) < 0 ||
+	    load_rng(m, map, path) < 0)
 		goto fail;
+	/* the caller reads the rest (the optimiser's state) */
+	for (i = 0; mapp && i < map->f.n; i++)
+		if (tsr_map_verify(map, &map->f.rec[i]) < 0)
+			goto fail;
 	free(text);
-	if (mapp)
+	if (mode == MODEL_LOAD_MAPPED)
+		m->map = map;
+	else if (mapp)
 		*mapp = map;
 	else
 		tsr_map_close(map);
@@ -549,5 +628,6 @@ void model_free(struct model *m)
 	free(m->w);
 	free(m->g);
 	free(m->net);
+	tsr_map_close(m->map);
 	free(m);
 }

@@ -24,7 +24,7 @@ struct param {
 	int rank;		/* 1 or 2 */
 	int dim[2];
 	size_t n;		/* elements */
-	float *w;		/* into model.w */
+	float *w;		/* into model.w, or a mapped file (read-only) */
 	float *g;		/* into model.g, NULL when not training */
 };
 
@@ -40,6 +40,8 @@ struct model {
 	struct param *param;
 	float *w, *g;			/* one allocation each; g may be NULL */
 	size_t nw;			/* floats in w (and g) */
+	struct tsr_map *map;		/* MODEL_LOAD_MAPPED: the file, whose
+					   f32 parameters are used in place */
 	void *net;			/* the architecture's named pointers */
 	int training;			/* dropout on */
 	struct rng rng;			/* the run's one generator */
@@ -163,11 +165,25 @@ struct model *model_create(const char *arch, const char *const *settings,
  * Loads a model file (mapped; f16/bf16 parameters converted to f32, and
  * refused when training); every
  * parameter the config declares must be there with its shape, and the
- * program refuses the model otherwise, naming the record.  With training,
+ * program refuses the model otherwise, naming the record.  Only the
+ * records used are read and their checksums verified.  mode is one of
+ * MODEL_LOAD_* below (0 and 1: training or not).  With MODEL_LOAD_TRAIN,
  * gradients are allocated and optimiser state is left for train.c to read
- * from the returned map (*mapp, may be NULL).
+ * from the returned map (*mapp, may be NULL; every record verified).
  */
-struct model *model_load(const char *path, int training, struct tsr_map **mapp);
+struct model *model_load(const char *path, int mode, struct tsr_map **mapp);
+/* model_load's modes: how the parameters are held. */
+enum {
+	MODEL_LOAD_COPY,	/* in m->w, one writable allocation */
+	MODEL_LOAD_TRAIN,	/* the same, and gradients in m->g */
+	/*
+	 * For translation: f32 parameters stay where they lie in the mapped
+	 * file (m->map, kept open for the model's life; read-only, a write
+	 * faults), only f16/bf16 ones are converted into m->w; mapp must be
+	 * NULL.  Start-up costs the payloads' checksums, not a copy.
+	 */
+	MODEL_LOAD_MAPPED,
+};
 /* Writes config, vocabularies and parameters (and the extra records, e.g.
  * the optimiser's state) atomically: write, fsync, rename. */
 int model_save(const struct model *m, const char *path,
