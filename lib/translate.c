@@ -165,7 +165,7 @@ static int run(const struct translate_opts *o, int scoring)
 
 	c.o = o;
 	c.scoring = scoring;
-	c.m = model_load(o->model, 0, NULL);
+	c.m = model_load(o->model, MODEL_LOAD_MAPPED, NULL);
 	if (!c.m)
 		return -1;
 	c.tv = bpe_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
