@@ -1,8 +1,9 @@
 #!/bin/sh
 # Start-up: how long the programs take to load a model of tens of MB, per
 # run, against the same runs with a tiny model (the cost of starting the
-# processes), and against reading the file (cat) and checking every record
-# of it (tensordump -c).  This is the price of each block when parallel(1)
+# processes): the ratio, and the milliseconds the model's size adds.  For
+# scale, reading the file (cat) and checking every record of it
+# (tensordump -c), against tokenize | embed on the tiny model.  This is the price of each block when parallel(1)
 # cuts a file into blocks, and of each sentence typed at an interactive
 # pipeline.  Models are untrained (train-step -i); the page cache is warm.
 set -u
@@ -45,26 +46,37 @@ ms() {
 	e=$(date +%s%N)
 	echo $(((e - s) / N / 100000)) | sed 's/.$/.&/; s/^\./0./'
 }
-# row NAME CMD BASE: one line: the mean time of CMD and its ratio to BASE.
+# row NAME CMD BASE: one line: the mean time of CMD, its ratio to BASE
+# (the same command on the tiny model) and how much longer it takes.
 row() {
 	t=$(ms "$2")
-	printf '%-44s %8s ms %7sx\n' "$1" "$t" \
-	    "$(echo "$t $3" | awk '{ printf "%.1f", $1 / $2 }')"
+	echo "$t $3" | awk -v name="$1" '{ printf "%-44s %8s ms %6.1fx %+7.1f ms\n",
+	    name, $1, $1 / $2, $1 - $2 }'
+}
+base() {
+	printf '%-44s %8s ms %6s  (baseline)\n' "$1" "$2" 1.0x
 }
 
+one='tokenize -m M </dev/null'
 two='echo hola | tokenize -m M | embed -m M >/dev/null'
 five='echo hola | tokenize -m M | embed -m M | encode -m M | attend -m M | decode -m M >/dev/null'
 echo "start-up, mean of $N runs, ATTN_THREADS=${ATTN_THREADS:-all}; tiny model $(wc -c <tiny.tsr) bytes"
+base1=$(ms "$(echo "$one" | sed s/M/tiny.tsr/g)")
 base2=$(ms "$(echo "$two" | sed s/M/tiny.tsr/g)")
 base5=$(ms "$(echo "$five" | sed s/M/tiny.tsr/g)")
-printf '%-44s %8s ms %7s\n' "tokenize | embed, tiny model (baseline)" "$base2" 1.0x
+base "tokenize -m, tiny model" "$base1"
+for m in rnn.tsr tf.tsr; do
+	row "tokenize -m, $(mb $m) MB" "$(echo "$one" | sed s/M/$m/g)" "$base1"
+done
+base "tokenize | embed, tiny model" "$base2"
+for m in rnn.tsr tf.tsr; do
+	row "tokenize | embed, $(mb $m) MB" "$(echo "$two" | sed s/M/$m/g)" "$base2"
+done
 for m in rnn.tsr tf.tsr; do
 	row "cat, $(mb $m) MB" "cat $m >/dev/null" "$base2"
 	row "tensordump -c (every checksum), $(mb $m) MB" \
 	    "tensordump -c $m >/dev/null" "$base2"
-	row "tokenize alone, $(mb $m) MB" "tokenize -m $m </dev/null" "$base2"
-	row "tokenize | embed, $(mb $m) MB" "$(echo "$two" | sed s/M/$m/g)" "$base2"
 done
-printf '%-44s %8s ms %7s\n' "five-stage pipeline, tiny model (baseline)" "$base5" 1.0x
+base "five-stage pipeline, tiny model" "$base5"
 row "five-stage pipeline, $(mb rnn.tsr) MB rnnsearch" \
     "$(echo "$five" | sed s/M/rnn.tsr/g)" "$base5"
