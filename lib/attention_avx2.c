@@ -1,13 +1,14 @@
 /*
  * attention_avx2.c: fused scaled dot-product attention of one (batch item,
- * head) with AVX2, FlashAttention-style: for a block of up to QR query
- * rows, the keys go by blocks of KB; each block's scores [QR, KB] come
- * from a register-blocked product with the keys transposed (packed once
- * per head), an online softmax folds them into the running maximum and sum
- * of each row, rescaling the row's output accumulator when the maximum
- * grows, and the accumulator [QR, dk] gains P V by a second register-
- * blocked product.  No [T, S] matrix.  When weights are asked for, the
- * reference does the head.
+ * head) with AVX2, FlashAttention-style.  The keys are transposed once per
+ * head.  For a block of up to QB query rows, the keys go by blocks of KB
+ * (a block of keys and of values stays in L1 while the QB rows use it, QR
+ * rows at a time): each block's scores [QR, KB] come from a register-
+ * blocked product, an online softmax folds them into the running maximum
+ * and sum of each row, rescaling the row's output accumulator when the
+ * maximum grows, and the accumulator [QR, dk] gains P V by a second
+ * register-blocked product.  No [T, S] matrix.  When weights are asked
+ * for, the reference does the head.
  *
  * The backward pass recomputes the probabilities from the saved lse, by
  * the same blocks.
@@ -18,7 +19,8 @@
 #include "kern_impl.h"
 #include "vmath_avx2.h"
 
-#define QR 6                    /* query rows per block */
+#define QR 6                    /* query rows of the register blocks */
+#define QB (4 * QR)             /* query rows per pass over a key block */
 #define KB 64                   /* keys per block */
 
 /* s [QR][KB] = scale q rows . keys j0 .. j0 + nb, nb rounded up to 16
@@ -82,21 +84,36 @@ static void block_pv(float *o, long dp, float p[QR][KB], const float *v,
 	}
 }
 
-/* dst row j (stride ds) += sum over r of c[r][j] src[r], for j < nb: the
- * rank-QR updates of dk and dv. */
-static void block_rank(float *dst, long ds, float c[QR][KB],
-		       const float *const src[QR], int nb, int dk)
+/* dst row j (stride ds) += sum over r < nr of c[r][j] src[r], for j < nb:
+ * the rank-nr updates of dk and dv, 64 columns at a time in registers. */
+static void block_rank(float *dst, long ds, float c[][KB],
+		       const float *const src[], int nr, int nb, int dk)
 {
 	for (int j = 0; j < nb; j++, dst += ds) {
-		__m256 w[QR];
-		for (int r = 0; r < QR; r++)
-			w[r] = _mm256_set1_ps(c[r][j]);
-		FOR_LANES(d, dk, rem) {
-			__m256 acc = ldr(dst + d, rem);
-#pragma GCC unroll 6
-			for (int r = 0; r < QR; r++)
-				acc = _mm256_fmadd_ps(w[r], ldr(src[r] + d, rem), acc);
-			str(dst + d, rem, acc);
+		int d0 = 0;
+		for (; d0 + 64 <= dk; d0 += 64) {
+			__m256 acc[8];
+#pragma GCC unroll 8
+			for (int u = 0; u < 8; u++)
+				acc[u] = _mm256_loadu_ps(dst + d0 + 8 * u);
+			for (int r = 0; r < nr; r++) {
+				__m256 w = _mm256_broadcast_ss(&c[r][j]);
+				const float *x = src[r] + d0;
+#pragma GCC unroll 8
+				for (int u = 0; u < 8; u++)
+					acc[u] = _mm256_fmadd_ps(w, _mm256_loadu_ps(x + 8 * u),
+								 acc[u]);
+			}
+#pragma GCC unroll 8
+			for (int u = 0; u < 8; u++)
+				_mm256_storeu_ps(dst + d0 + 8 * u, acc[u]);
+		}
+		FOR_LANES(d, dk - d0, rem) {
+			__m256 acc = ldr(dst + d0 + d, rem);
+			for (int r = 0; r < nr; r++)
+				acc = _mm256_fmadd_ps(_mm256_broadcast_ss(&c[r][j]),
+						      ldr(src[r] + d0 + d, rem), acc);
+			str(dst + d0 + d, rem, acc);
 		}
 	}
 }
@@ -182,7 +199,7 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 	}
 	long sp = (smax + 15) / 16 * 16;        /* block_scores: by 16 */
 	long dp = (dk + 15) / 16 * 16;
-	float *kt = kern_scratch(3, sizeof(float) * (sp * dk + QR * dp));
+	float *kt = kern_scratch(3, sizeof(float) * (sp * dk + QB * dp));
 	if (a->weights || !kt) {
 		attn_head_forward_ref(a, b, h);
 		return;
@@ -190,11 +207,12 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 	float *acc = kt + sp * dk;
 	transpose_rows(kt, sp, k, a->kv_rs, smax, dk);
 
-	for (int t0 = 0; t0 < a->T; t0 += QR) {
-		int rows = a->T - t0 < QR ? a->T - t0 : QR, nk[QR], kmax = 0;
-		const float *q[QR];
-		float m[QR], l[QR], s[QR][KB] __attribute__((aligned(32)));
-		for (int r = 0; r < QR; r++) {
+	for (int t0 = 0; t0 < a->T; t0 += QB) {
+		int rows = a->T - t0 < QB ? a->T - t0 : QB, nk[QB], kmax = 0;
+		int groups = (rows + QR - 1) / QR;
+		const float *q[QB];
+		float m[QB], l[QB], s[QB][KB] __attribute__((aligned(32)));
+		for (int r = 0; r < QB; r++) {
 			int t = t0 + (r < rows ? r : 0);
 			q[r] = a->q + b * a->q_bs + t * a->q_rs + h * dk;
 			nk[r] = r < rows ? attn_nkeys(a, b, t) : 0;
@@ -202,14 +220,18 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 			m[r] = -INFINITY;
 			l[r] = 0;
 		}
-		memset(acc, 0, sizeof(float) * QR * dp);
+		memset(acc, 0, sizeof(float) * groups * QR * dp);
 		for (int j0 = 0; j0 < kmax; j0 += KB) {
 			int nb = kmax - j0 < KB ? kmax - j0 : KB;
-			block_scores(s, q, kt, sp, j0, nb, dk, a->scale);
-			for (int r = 0; r < QR; r++)
+			for (int g = 0; g < groups; g++)
+				block_scores(s + g * QR, q + g * QR, kt, sp, j0,
+					     nb, dk, a->scale);
+			for (int r = 0; r < groups * QR; r++)
 				fold_row(s[r], acc + r * dp, dp, &m[r], &l[r],
 					 nk[r] - j0, nb);
-			block_pv(acc, dp, s, v + j0 * a->kv_rs, a->kv_rs, nb, dk);
+			for (int g = 0; g < groups; g++)
+				block_pv(acc + g * QR * dp, dp, s + g * QR,
+					 v + j0 * a->kv_rs, a->kv_rs, nb, dk);
 		}
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
@@ -241,7 +263,7 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 		smax = c > smax ? c : smax;
 	}
 	long sp = (smax + 15) / 16 * 16, dp = (n + 15) / 16 * 16;
-	float *kt = kern_scratch(3, sizeof(float) * (2 * sp * n + QR * dp));
+	float *kt = kern_scratch(3, sizeof(float) * (2 * sp * n + QB * dp));
 	if (!a->lse || !kt) {
 		attn_head_backward_ref(a, b, h, dout, dq, dk, dv);
 		return;
@@ -250,13 +272,14 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 	transpose_rows(kt, sp, k, a->kv_rs, smax, n);
 	transpose_rows(vt, sp, v, a->kv_rs, smax, n);
 
-	for (int t0 = 0; t0 < a->T; t0 += QR) {
-		int rows = a->T - t0 < QR ? a->T - t0 : QR, nk[QR], kmax = 0;
-		const float *q[QR], *g[QR];
-		float lse[QR], D[QR];
-		float p[QR][KB] __attribute__((aligned(32)));
-		float ds[QR][KB] __attribute__((aligned(32)));
-		for (int r = 0; r < QR; r++) {
+	for (int t0 = 0; t0 < a->T; t0 += QB) {
+		int rows = a->T - t0 < QB ? a->T - t0 : QB, nk[QB], kmax = 0;
+		int groups = (rows + QR - 1) / QR, nr = groups * QR;
+		const float *q[QB], *g[QB];
+		float lse[QB], D[QB];
+		float p[QB][KB] __attribute__((aligned(32)));
+		float ds[QB][KB] __attribute__((aligned(32)));
+		for (int r = 0; r < QB; r++) {
 			int t = t0 + (r < rows ? r : 0);
 			long oo = b * a->o_bs + t * a->o_rs + h * n;
 			q[r] = a->q + b * a->q_bs + t * a->q_rs + h * n;
@@ -270,12 +293,16 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 						    ldr(a->out + oo + d, rem), s);
 			D[r] = hsum256(s);
 		}
-		memset(gq, 0, sizeof(float) * QR * dp);
+		memset(gq, 0, sizeof(float) * nr * dp);
 		for (int j0 = 0; j0 < kmax; j0 += KB) {
 			int nb = kmax - j0 < KB ? kmax - j0 : KB;
-			block_scores(p, q, kt, sp, j0, nb, n, a->scale);
-			block_scores(ds, g, vt, sp, j0, nb, n, 1);
-			for (int r = 0; r < QR; r++) {
+			for (int gr = 0; gr < groups; gr++) {
+				block_scores(p + gr * QR, q + gr * QR, kt, sp, j0,
+					     nb, n, a->scale);
+				block_scores(ds + gr * QR, g + gr * QR, vt, sp, j0,
+					     nb, n, 1);
+			}
+			for (int r = 0; r < nr; r++) {
 				int valid = nk[r] - j0;
 				__m256 vl = _mm256_set1_ps(lse[r]);
 				__m256 vd = _mm256_set1_ps(D[r]);
@@ -292,11 +319,14 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 				}
 			}
 			if (dv)
-				block_rank(dv + ko + j0 * a->kv_rs, a->kv_rs, p, g, nb, n);
+				block_rank(dv + ko + j0 * a->kv_rs, a->kv_rs, p, g,
+					   rows, nb, n);
 			if (dk)
-				block_rank(dk + ko + j0 * a->kv_rs, a->kv_rs, ds, q, nb, n);
-			if (dq)
-				block_pv(gq, dp, ds, k + j0 * a->kv_rs, a->kv_rs, nb, n);
+				block_rank(dk + ko + j0 * a->kv_rs, a->kv_rs, ds, q,
+					   rows, nb, n);
+			for (int gr = 0; dq && gr < groups; gr++)
+				block_pv(gq + gr * QR * dp, dp, ds + gr * QR,
+					 k + j0 * a->kv_rs, a->kv_rs, nb, n);
 		}
 		for (int r = 0; dq && r < rows; r++) {
 			float *o = dq + b * a->q_bs + (t0 + r) * a->q_rs + h * n;

@@ -56,7 +56,8 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
 
 /* ---- element-wise and row-wise ----------------------------------------- */
 
-/* y = f(x), n elements; y may equal x.  Max errors: see kernels docs. */
+/* y = f(x), n elements; y may equal x.  Max errors: doc/kernels.md
+ * (measured by bench/bench_vmath.c). */
 void vexp(float *y, const float *x, size_t n);
 void vtanh(float *y, const float *x, size_t n);
 void vsigmoid(float *y, const float *x, size_t n);
@@ -70,7 +71,8 @@ void bias_backward(float *db, const float *dy, int rows, int n);
 void relu_forward(float *y, const float *x, size_t n);
 void relu_backward(float *dx, const float *dy, const float *y, size_t n);
 
-/* y [rows, n] = softmax of each row of x; y may equal x */
+/* y [rows, n] = softmax of each row of x; y may equal x.  A row of -inf
+ * only (every entry masked) gives zeros (log-softmax: -inf). */
 void softmax_rows(float *y, const float *x, int rows, int n);
 void log_softmax_rows(float *y, const float *x, int rows, int n);
 /* dx += y * (dy - sum(dy * y)) row by row, y the softmax output */
@@ -82,6 +84,7 @@ void softmax_backward(float *dx, const float *dy, const float *y, int rows, int 
  */
 void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
 		       const float *g, const float *b, int rows, int n, float eps);
+/* dx, dg, db may each be NULL (not wanted). */
 void layernorm_backward(float *dx, float *dg, float *db, const float *dy,
 			const float *x, const float *g, const float *mean,
 			const float *rstd, int rows, int n);
@@ -90,7 +93,8 @@ void layernorm_backward(float *dx, float *dg, float *db, const float *dy,
 void maxout_forward(float *y, const float *x, int rows, int l);
 void maxout_backward(float *dx, const float *dy, const float *x, int rows, int l);
 
-/* out [n, dim] = table[ids[i]]; dtable[ids[i]] += dout[i] */
+/* out [n, dim] = table[ids[i]]; dtable[ids[i]] += dout[i].  The ids must be
+ * rows of the table (the caller checks them). */
 void embedding_forward(float *out, const int32_t *ids, int n,
 		       const float *table, int dim);
 void embedding_backward(float *dtable, const int32_t *ids, int n,
@@ -155,8 +159,9 @@ struct attn_args {
 	float *lse;
 };
 void attention_forward(const struct attn_args *a);
-/* Adds into dq, dk, dv (laid out as q, k, v) from dout (laid out as out);
- * needs a->out and a->lse from the forward pass. */
+/* Adds into dq, dk, dv (laid out as q, k, v; any may be NULL) from dout
+ * (laid out as out); needs a->out and a->lse from the forward pass (with
+ * a->lse NULL, the reference recomputes it, slowly). */
 void attention_backward(const struct attn_args *a, const float *dout,
 			float *dq, float *dk, float *dv);
 
@@ -167,7 +172,8 @@ void attention_backward(const struct attn_args *a, const float *dout,
  *   a[b, :] = softmax(e[b, :]), zero beyond len[b]
  *   ctx[b]  = sum_j a[b, j] ann[b, j]
  * wq [B, na] (= Wa s, by the caller's sgemm), keys [B, S, na] (= Ua h + ba,
- * from attend), va [na], ann [B, S, dv]; outputs ctx [B, dv], a [B, S].
+ * from attend), va [na], ann [B, S, dv], len [B] (NULL: all S); outputs
+ * ctx [B, dv], a [B, S].  A sentence of length 0 gives zeros.
  */
 void additive_attention_forward(float *ctx, float *a, const float *wq,
 				const float *keys, const float *va,
