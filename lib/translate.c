@@ -61,6 +61,8 @@ static int detok(struct tctx *c, const struct hyp *h)
 	if (bpe_decode(c->tv, h->ids, h->len, &c->text) < 0)
 		return -1;
 	n = c->text.n;
+	if (n == 0)
+		return 0;
 	if (bpe_text_add(&c->text, NULL, 3 * n) < 0)
 		return -1;
 	/* repair into the room after the text, then move it back */
