@@ -52,6 +52,17 @@ static int clamp_threads(long n)
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
+/* A child of fork has none of the workers: it starts the pool afresh. */
+static void pool_after_fork(void)
+{
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.wake, NULL);
+	pthread_cond_init(&pool.done, NULL);
+	pool.nspawned = 0;
+	pool.active = 0;
+	atomic_flag_clear(&pool.busy);
+}
+
 static void threads_default(void)
 {
 	const char *env = getenv("ATTN_THREADS");
@@ -65,6 +76,7 @@ static void threads_default(void)
 	}
 	if (n < 1)
 		n = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_atfork(NULL, NULL, pool_after_fork);
 	pthread_mutex_lock(&pool.lock);
 	if (pool.nthreads == 0)
 		pool.nthreads = clamp_threads(n);

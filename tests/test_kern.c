@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kernels.h"
 #include "kerntest.h"
@@ -95,6 +97,30 @@ START_TEST(test_two_callers)
 		for (int j = 0; j < 1000; j++)
 			bad += hits[i][j] != 50;
 	ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* A child of fork, which has none of the parent's workers, still gets its
+ * parallel work done. */
+START_TEST(test_fork)
+{
+	kern_set_threads(2);
+	static _Atomic int hits[1000];
+	struct cover c = { hits, 0 };
+	kern_parallel_for(1000, 1, cover_task, &c);     /* the pool runs */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		memset(hits, 0, sizeof(hits));
+		kern_parallel_for(1000, 1, cover_task, &c);
+		int bad = 0;
+		for (int i = 0; i < 1000; i++)
+			bad += hits[i] != 1;
+		_exit(bad != 0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 END_TEST
 
@@ -700,6 +726,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_parallel_for);
 	tcase_add_test(tc, test_two_callers);
+	tcase_add_test(tc, test_fork);
 	tcase_add_test(tc, test_vmath);
 	tcase_add_test(tc, test_bias_relu);
 	tcase_add_test(tc, test_softmax);
