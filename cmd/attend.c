@@ -154,28 +154,10 @@ int main(int argc, char **argv)
 	int batch = 64, weights = 0, c;
 
 	prog_init(argc, argv);
-	while ((c = getopt_long(argc, argv, "m:b:whV", longopts, NULL)) != -1)
-		switch (c) {
-		case 'm':
-			model = optarg;
-			break;
-		case 'b':
-			batch = opt_positive(optarg, "--batch");
-			break;
-		case 'w':
+	while ((c = filter_getopt(argc, argv, "m:b:whV", longopts, usage,
+				  &model, &batch, 0)) != -1)
+		if (c == 'w')
 			weights = 1;
-			break;
-		case 'h':
-			usage();
-			break;
-		case 'V':
-			prog_version();
-			break;
-		default:
-			usage_error("unknown option");
-		}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
 	if (model && weights)
 		usage_error("--weights is for the general mode, without -m");
 	if (!model)

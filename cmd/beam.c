@@ -55,12 +55,9 @@ int main(int argc, char **argv)
 	search_opts_default(&o.search);
 	o.search.k = 5;
 	o.search.alpha = 0.6;
-	while ((c = getopt_long(argc, argv, "m:k:l:n:b:a:c:thV", longopts,
-				NULL)) != -1)
+	while ((c = translate_getopt(argc, argv, "m:k:l:n:b:a:c:thV",
+				     longopts, usage, &o)) != -1)
 		switch (c) {
-		case 'm':
-			o.model = optarg;
-			break;
 		case 'k':
 			o.search.k = opt_positive(optarg, "--beam");
 			break;
@@ -71,37 +68,12 @@ int main(int argc, char **argv)
 			o.search.nbest = opt_positive(optarg, "--nbest");
 			o.moses = 1;
 			break;
-		case 'b':
-			o.batch = opt_positive(optarg, "--batch");
-			break;
-		case 'a':
-			o.search.len_a = opt_number(optarg, "--max-len-a");
-			break;
-		case 'c':
-			o.search.len_b = opt_number(optarg, "--max-len-b");
-			break;
-		case 't':
-			o.tensors = 1;
-			break;
-		case 'h':
-			usage();
-			break;
-		case 'V':
-			prog_version();
-			break;
-		default:
-			usage_error("unknown option");
 		}
-	if (!o.model)
-		usage_error("no model: -m MODEL");
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
 	if (o.moses && o.tensors)
 		usage_error("--nbest and --tensors do not go together");
 	if (o.search.nbest > o.search.k)
 		usage_error("--nbest %d is more than the beam (-k %d)",
 			    o.search.nbest, o.search.k);
-	o.search.want_attw = o.tensors;
 	check_write(translate_run(&o));
 	return 0;
 }

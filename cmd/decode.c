@@ -42,42 +42,12 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct translate_opts o = { .batch = 64 };
-	int c;
 
 	prog_init(argc, argv);
 	search_opts_default(&o.search);
-	while ((c = getopt_long(argc, argv, "m:b:a:c:thV", longopts,
-				NULL)) != -1)
-		switch (c) {
-		case 'm':
-			o.model = optarg;
-			break;
-		case 'b':
-			o.batch = opt_positive(optarg, "--batch");
-			break;
-		case 'a':
-			o.search.len_a = opt_number(optarg, "--max-len-a");
-			break;
-		case 'c':
-			o.search.len_b = opt_number(optarg, "--max-len-b");
-			break;
-		case 't':
-			o.tensors = 1;
-			break;
-		case 'h':
-			usage();
-			break;
-		case 'V':
-			prog_version();
-			break;
-		default:
-			usage_error("unknown option");
-		}
-	if (!o.model)
-		usage_error("no model: -m MODEL");
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	o.search.want_attw = o.tensors;
+	while (translate_getopt(argc, argv, "m:b:a:c:thV", longopts, usage,
+				&o) != -1)
+		;	/* no options of its own */
 	check_write(translate_run(&o));
 	return 0;
 }

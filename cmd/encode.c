@@ -30,31 +30,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *model = NULL;
-	int batch = 64, c;
 
 	prog_init(argc, argv);
-	while ((c = getopt_long(argc, argv, "m:b:hV", longopts, NULL)) != -1)
-		switch (c) {
-		case 'm':
-			model = optarg;
-			break;
-		case 'b':
-			batch = opt_positive(optarg, "--batch");
-			break;
-		case 'h':
-			usage();
-			break;
-		case 'V':
-			prog_version();
-			break;
-		default:
-			usage_error("unknown option");
-		}
-	if (!model)
-		usage_error("no model: -m MODEL");
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	check_write(filter_stage(model, STAGE_ENCODE, batch));
-	return 0;
+	return filter_stage_main(argc, argv, longopts, usage, STAGE_ENCODE);
 }

@@ -45,37 +45,16 @@ int main(int argc, char **argv)
 
 	prog_init(argc, argv);
 	search_opts_default(&o.search);
-	while ((c = getopt_long(argc, argv, "m:nAtb:hV", longopts,
-				NULL)) != -1)
+	while ((c = translate_getopt(argc, argv, "m:nAtb:hV", longopts, usage,
+				     &o)) != -1)
 		switch (c) {
-		case 'm':
-			o.model = optarg;
-			break;
 		case 'n':
 			o.normalize = 1;
 			break;
 		case 'A':
 			o.align = 1;
 			break;
-		case 't':
-			o.tensors = 1;
-			break;
-		case 'b':
-			o.batch = opt_positive(optarg, "--batch");
-			break;
-		case 'h':
-			usage();
-			break;
-		case 'V':
-			prog_version();
-			break;
-		default:
-			usage_error("unknown option");
 		}
-	if (!o.model)
-		usage_error("no model: -m MODEL");
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
 	if (o.align && o.tensors)
 		usage_error("--align and --tensors do not go together");
 	check_write(score_run(&o));

@@ -1,5 +1,5 @@
-/* filter.c: windows, batches and input order for the programs; see
- * filter.h. */
+/* filter.c: windows, batches and input order for the programs, and
+ * their common options; see filter.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -170,6 +170,51 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 	tsr_reader_free(r);
 	model_free(m);
 	return rc;
+}
+
+int filter_getopt(int argc, char **argv, const char *shortopts,
+		  const struct option *longopts, void (*usage)(void),
+		  const char **model, int *batch, int need_model)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+		switch (c) {
+		case 'm':
+			*model = optarg;
+			break;
+		case 'b':
+			*batch = opt_positive(optarg, "--batch");
+			break;
+		case 'h':
+			usage();
+			break;
+		case 'V':
+			prog_version();
+			break;
+		case '?':
+			usage_error("unknown option");
+		default:
+			return c;
+		}
+	if (need_model && !*model)
+		usage_error("no model: -m MODEL");
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+int filter_stage_main(int argc, char **argv, const struct option *longopts,
+		      void (*usage)(void), enum stage s)
+{
+	const char *model = NULL;
+	int batch = 64;
+
+	while (filter_getopt(argc, argv, "m:b:hV", longopts, usage, &model,
+			     &batch, 1) != -1)
+		;	/* no options of their own */
+	check_write(filter_stage(model, s, batch));
+	return 0;
 }
 
 int opt_positive(const char *arg, const char *option)

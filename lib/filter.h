@@ -8,6 +8,7 @@
 #ifndef ATTN_FILTER_H
 #define ATTN_FILTER_H
 
+#include <getopt.h>
 #include "model.h"
 #include "stream.h"
 
@@ -37,10 +38,27 @@ int filter_run(const struct filter *fl, struct tsr_reader *r);
 enum stage { STAGE_EMBED, STAGE_ENCODE, STAGE_ATTEND };
 
 /*
- * The whole of the programs embed, encode and attend: the model at
+ * The work of the programs embed, encode and attend: the model at
  * model_path applied to every frame of stdin, frames out on stdout.
  */
 int filter_stage(const char *model_path, enum stage s, int batch);
+
+/*
+ * getopt_long for the model programs: -m FILE into *model, -b N into
+ * *batch; -h (usage()), -V and an unknown option answered here.  Returns
+ * the program's other options one by one, then -1 at their end, having
+ * refused a missing -m (when need_model) and any argument left over.
+ */
+int filter_getopt(int argc, char **argv, const char *shortopts,
+		  const struct option *longopts, void (*usage)(void),
+		  const char **model, int *batch, int need_model);
+
+/*
+ * The main of embed and encode, after prog_init: options -m, -b (default
+ * 64), -h and -V (longopts: the program keeps its table), then stage s.
+ */
+int filter_stage_main(int argc, char **argv, const struct option *longopts,
+		      void (*usage)(void), enum stage s);
 
 /* Option arguments of the programs: a positive integer, a number; a bad
  * one is a usage error naming the option. */

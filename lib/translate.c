@@ -209,6 +209,31 @@ out:
 	return rc;
 }
 
+int translate_getopt(int argc, char **argv, const char *shortopts,
+		     const struct option *longopts, void (*usage)(void),
+		     struct translate_opts *o)
+{
+	int c;
+
+	while ((c = filter_getopt(argc, argv, shortopts, longopts, usage,
+				  &o->model, &o->batch, 1)) != -1)
+		switch (c) {
+		case 'a':
+			o->search.len_a = opt_number(optarg, "--max-len-a");
+			break;
+		case 'c':
+			o->search.len_b = opt_number(optarg, "--max-len-b");
+			break;
+		case 't':
+			o->tensors = 1;
+			o->search.want_attw = 1;
+			break;
+		default:
+			return c;
+		}
+	return -1;
+}
+
 int translate_run(const struct translate_opts *o)
 {
 	return run(o, 0);

@@ -7,6 +7,7 @@
 #ifndef ATTN_TRANSLATE_H
 #define ATTN_TRANSLATE_H
 
+#include <getopt.h>
 #include "search.h"
 
 struct translate_opts {
@@ -18,6 +19,15 @@ struct translate_opts {
 	int normalize;		/* score: per target token */
 	int align;		/* score: Pharaoh word alignment */
 };
+
+/*
+ * getopt_long for decode, beam and score: -m, -b, -h and -V as
+ * filter_getopt (the model needed), -a, -c and -t into o.  Returns the
+ * program's other options one by one, then -1 at their end.
+ */
+int translate_getopt(int argc, char **argv, const char *shortopts,
+		     const struct option *longopts, void (*usage)(void),
+		     struct translate_opts *o);
 
 /* decode and beam: stdin to stdout.  0, -1 (err_msg()) or TSR_EPIPE. */
 int translate_run(const struct translate_opts *o);
