@@ -4,7 +4,8 @@
  * over every STEP-th float of each range (STEP 1: exhaustive), and their
  * speed.  The figures documented in doc/kernels.md come from this program.
  *
- *   bench_vmath [step]      (default 64)
+ *   bench_vmath [step [isa]]   (step 64 by default; isa: reference, avx2
+ *                              or avx512 alone, else every one)
  */
 #include <float.h>
 #include <math.h>
@@ -118,6 +119,7 @@ static void speed(const struct fn *fn)
 int main(int argc, char **argv)
 {
 	uint32_t step = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 64;
+	const char *only = argc > 2 ? argv[2] : NULL;
 	const struct fn fns[] = {
 		{ "vexp", vexp, exp, -104, 89 },
 		{ "vtanh", vtanh, tanh, -10, 10 },
@@ -129,6 +131,8 @@ int main(int argc, char **argv)
 	for (int isa = ISA_REFERENCE; isa <= ISA_AVX512; isa++) {
 		if (kern_set_isa(isa) != isa)
 			break;
+		if (only && strcmp(only, kern_isa_name()) != 0)
+			continue;
 		printf("%s, every %u-th float:\n", kern_isa_name(), step);
 		for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 			measure(&fns[i], step);
