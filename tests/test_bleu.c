@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bleu.h"
+#include "run_suite.h"
 #include "unicode_cat.h"
 
 /* ---- helpers ---- */
@@ -773,11 +774,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

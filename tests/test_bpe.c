@@ -12,6 +12,7 @@
 #include <string.h>
 #include "bpe_impl.h"
 #include "err.h"
+#include "run_suite.h"
 #include "utf8.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -811,8 +812,6 @@ int main(void)
 {
 	Suite *s = suite_create("bpe");
 	TCase *tc = tcase_create("bpe");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, utf8_strict);
 	tcase_add_test(tc, pieces_by_hand);
@@ -828,9 +827,5 @@ int main(void)
 	tcase_add_test(tc, decode_rules);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "crc32.h"
+#include "run_suite.h"
 #include "tsr_record.h"
 
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
@@ -172,11 +173,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "fake_arch.h"
 #include "model.h"
+#include "run_suite.h"
 
 static char dir[64];
 
@@ -341,8 +342,6 @@ int main(void)
 {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("model");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, config_parse_rules);
@@ -353,9 +352,5 @@ int main(void)
 	tcase_add_test(tc, load_refuses_disagreeing_models);
 	tcase_add_test(tc, check_ids);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return run_suite(s);
 }

@@ -15,6 +15,7 @@
 #include "err.h"
 #include "fake_arch.h"
 #include "model.h"
+#include "run_suite.h"
 
 static char dir[64];
 
@@ -189,11 +190,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

@@ -13,6 +13,7 @@
 #include "fake_arch.h"
 #include "kernels.h"
 #include "optim.h"
+#include "run_suite.h"
 
 static struct model *make(const char *optim, const char *extra)
 {
@@ -239,8 +240,6 @@ int main(void)
 {
 	Suite *s = suite_create("optim");
 	TCase *tc = tcase_create("optim");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, adam_matches_definition);
 	tcase_add_test(tc, adadelta_matches_hand_values);
@@ -249,9 +248,5 @@ int main(void)
 	tcase_add_test(tc, state_through_model_file);
 	tcase_add_test(tc, refuses_bad_settings);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return run_suite(s);
 }

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "model.h"
 #include "rng.h"
+#include "run_suite.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -949,11 +950,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "err.h"
 #include "model.h"
+#include "run_suite.h"
 #include "search.h"
 
 enum { EOS = 2 };
@@ -532,8 +533,6 @@ int main(void)
 {
 	Suite *s = suite_create("search");
 	TCase *tc = tcase_create("search");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, matches_definition);
@@ -542,9 +541,5 @@ int main(void)
 	tcase_add_test(tc, attention_and_forced_decoding);
 	tcase_add_test(tc, bad_options);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return run_suite(s);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "err.h"
+#include "run_suite.h"
 #include "stream.h"
 #include "tsrtest.h"
 
@@ -508,11 +509,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "err.h"
+#include "run_suite.h"
 #include "svg.h"
 
 /* The picture of h as a NUL-terminated string. */
@@ -313,8 +314,6 @@ int main(void)
 {
 	Suite *s = suite_create("svg");
 	TCase *tc = tcase_create("heatmap");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_cells);
 	tcase_add_test(tc, test_labels_escaped);
@@ -322,9 +321,5 @@ int main(void)
 	tcase_add_test(tc, test_widths);
 	tcase_add_test(tc, test_refuse);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "err.h"
+#include "run_suite.h"
 #include "tsr_text.h"
 
 /* Parses text; returns the record (the test fails if there is none). */
@@ -229,11 +230,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(suite());
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "err.h"
 #include "fake_arch.h"
+#include "run_suite.h"
 #include "search.h"
 #include "train.h"
 
@@ -414,8 +415,6 @@ int main(void)
 {
 	Suite *s = suite_create("train");
 	TCase *tc = tcase_create("train");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -427,9 +426,5 @@ int main(void)
 	tcase_add_test(tc, checkpoints_and_average);
 	tcase_add_test(tc, refuses_bad_corpus);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return run_suite(s);
 }

@@ -14,6 +14,7 @@
 #include "err.h"
 #include "model.h"
 #include "optim.h"
+#include "run_suite.h"
 #include "transformer.h"
 
 #define V 13
@@ -675,8 +676,6 @@ int main(void)
 {
 	Suite *s = suite_create("transformer");
 	TCase *tc = tcase_create("transformer");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, parameters_as_models_md);
@@ -688,9 +687,5 @@ int main(void)
 	tcase_add_test(tc, dropout_is_reproducible_and_off_at_inference);
 	tcase_add_test(tc, learns_to_copy);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return run_suite(s);
 }

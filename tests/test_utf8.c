@@ -2,6 +2,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include "run_suite.h"
 #include "utf8.h"
 
 static void repaired(const char *in, size_t n, const char *want)
@@ -52,16 +53,10 @@ int main(void)
 {
 	Suite *s = suite_create("utf8");
 	TCase *tc = tcase_create("utf8");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, repair_keeps_valid_text);
 	tcase_add_test(tc, repair_replaces_each_bad_byte);
 	tcase_add_test(tc, decode_lengths);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "kernels.h"
 #include "layers.h"
+#include "run_suite.h"
 
 /* The definition, in double: sum over non-pad rows of -sum_v q_v log p_v. */
 static double ref_loss(const float *z, const int32_t *tgt, int N, int V,
@@ -119,15 +120,9 @@ int main(void)
 {
 	Suite *s = suite_create("xent");
 	TCase *tc = tcase_create("xent");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_test(tc, loss_and_gradient);
 	tcase_add_test(tc, threads_do_not_matter);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return run_suite(s);
 }
