@@ -14,32 +14,12 @@
 #include "fake_arch.h"
 #include "model.h"
 #include "run_suite.h"
-
-static char dir[64];
+#include "tmpdir.h"
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/test_model.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	tmpdir_setup();
 	fake_arch_register();
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static char *path(const char *name)
-{
-	static char buf[4][128];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
 }
 
 START_TEST(config_parse_rules)
@@ -169,9 +149,9 @@ START_TEST(save_load_roundtrip)
 	ck_assert_int_eq(tensor_init(&extra, "optim.test", DT_F32, 1, shape),
 			 0);
 	((float *)extra.data)[1] = 2.5f;
-	ck_assert_msg(model_save(m, path("m"), &extra, 1) == 0, "%s",
+	ck_assert_msg(model_save(m, tmpdir_path("m"), &extra, 1) == 0, "%s",
 		      err_msg());
-	l = model_load(path("m"), 1, &map);
+	l = model_load(tmpdir_path("m"), 1, &map);
 	ck_assert_msg(l != NULL, "%s", err_msg());
 	ck_assert_int_eq(l->nparam, m->nparam);
 	for (i = 0; i < m->nparam; i++) {
@@ -203,15 +183,15 @@ START_TEST(never_saves_nan)
 	struct model *l;
 	float keep;
 
-	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), 0);
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), 0);
 	keep = m->w[0];
 	m->w[1] = NAN;
-	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), -1);
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "src.emb"));
 	m->w[1] = INFINITY;
-	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), -1);
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), -1);
 	/* the old file is intact */
-	l = model_load(path("m"), 0, NULL);
+	l = model_load(tmpdir_path("m"), 0, NULL);
 	ck_assert_ptr_nonnull(l);
 	ck_assert(l->w[0] == keep && isfinite(l->w[1]));
 	model_free(l);
@@ -264,41 +244,42 @@ START_TEST(load_refuses_disagreeing_models)
 	param_rec(&r[2], "out.W", 2, 9, 4);	/* the config says [9, 3] */
 	param_rec(&r[3], "out.b", 1, 9, 0);
 	param_rec(&r[4], "extra.W", 1, 2, 0);
-	write_model(path("shape"), cfg, r, 4);
-	ck_assert_ptr_null(model_load(path("shape"), 0, NULL));
+	write_model(tmpdir_path("shape"), cfg, r, 4);
+	ck_assert_ptr_null(model_load(tmpdir_path("shape"), 0, NULL));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "out.W"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "[9, 3]"));
 
 	tensor_free(&r[2]);
 	param_rec(&r[2], "out.W", 2, 9, 3);
-	write_model(path("missing"), cfg, r, 3);	/* no out.b */
-	ck_assert_ptr_null(model_load(path("missing"), 0, NULL));
+	write_model(tmpdir_path("missing"), cfg, r, 3);	/* no out.b */
+	ck_assert_ptr_null(model_load(tmpdir_path("missing"), 0, NULL));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "out.b"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "missing"));
 
-	write_model(path("extra"), cfg, r, 5);
-	ck_assert_ptr_null(model_load(path("extra"), 0, NULL));
+	write_model(tmpdir_path("extra"), cfg, r, 5);
+	ck_assert_ptr_null(model_load(tmpdir_path("extra"), 0, NULL));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "extra.W"));
 
-	write_model(path("good"), cfg, r, 4);
+	write_model(tmpdir_path("good"), cfg, r, 4);
 	{
-		struct model *m = model_load(path("good"), 0, NULL);
+		struct model *m = model_load(tmpdir_path("good"), 0, NULL);
 
 		ck_assert_msg(m != NULL, "%s", err_msg());
 		model_free(m);
 	}
-	write_model(path("arch"), "arch=nosuch\nsrc_vocab=7\ntgt_vocab=9\n",
-		    r, 4);
-	ck_assert_ptr_null(model_load(path("arch"), 0, NULL));
+	write_model(tmpdir_path("arch"),
+		    "arch=nosuch\nsrc_vocab=7\ntgt_vocab=9\n", r, 4);
+	ck_assert_ptr_null(model_load(tmpdir_path("arch"), 0, NULL));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "nosuch"));
-	write_model(path("key"), "arch=fake\nsrc_vocab=7\ndim=3\n", r, 4);
-	ck_assert_ptr_null(model_load(path("key"), 0, NULL));
+	write_model(tmpdir_path("key"), "arch=fake\nsrc_vocab=7\ndim=3\n", r,
+		    4);
+	ck_assert_ptr_null(model_load(tmpdir_path("key"), 0, NULL));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "tgt_vocab"));
 	for (i = 0; i < 5; i++)
 		tensor_free(&r[i]);
 	/* a stream that is not a model */
 	{
-		struct tsr_writer *w = tsr_writer_atomic(path("ids"), 0);
+		struct tsr_writer *w = tsr_writer_atomic(tmpdir_path("ids"), 0);
 		struct tensor t;
 		uint64_t d = 3;
 
@@ -306,7 +287,7 @@ START_TEST(load_refuses_disagreeing_models)
 		ck_assert_int_eq(tsr_write(w, &t, 0, 1), 0);
 		ck_assert_int_eq(tsr_writer_commit(w), 0);
 		tensor_free(&t);
-		ck_assert_ptr_null(model_load(path("ids"), 0, NULL));
+		ck_assert_ptr_null(model_load(tmpdir_path("ids"), 0, NULL));
 		ck_assert_ptr_nonnull(strstr(err_msg(), "model.config"));
 	}
 }
@@ -343,7 +324,7 @@ int main(void)
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("model");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, tmpdir_teardown);
 	tcase_add_test(tc, config_parse_rules);
 	tcase_add_test(tc, config_refusals);
 	tcase_add_test(tc, create_declares_and_initialises);

@@ -16,32 +16,12 @@
 #include "fake_arch.h"
 #include "model.h"
 #include "run_suite.h"
-
-static char dir[64];
+#include "tmpdir.h"
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/test_model_load.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	tmpdir_setup();
 	fake_arch_register();
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static char *path(const char *name)
-{
-	static char buf[4][128];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
 }
 
 static struct model *make(void)
@@ -67,8 +47,8 @@ START_TEST(f32_in_place)
 	struct tsr_map *map;
 	int i;
 
-	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), 0);
-	l = model_load(path("m"), MODEL_LOAD_MAPPED, NULL);
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), 0);
+	l = model_load(tmpdir_path("m"), MODEL_LOAD_MAPPED, NULL);
 	ck_assert_msg(l != NULL, "%s", err_msg());
 	ck_assert_ptr_nonnull(l->map);
 	ck_assert_uint_eq(l->nw, 0);            /* nothing copied */
@@ -85,7 +65,8 @@ START_TEST(f32_in_place)
 	ck_assert_str_eq(l->vocab_src, "src");
 	model_free(l);
 	/* the map stays with the model: it is not handed out */
-	ck_assert_ptr_null(model_load(path("m"), MODEL_LOAD_MAPPED, &map));
+	ck_assert_ptr_null(model_load(tmpdir_path("m"), MODEL_LOAD_MAPPED,
+				      &map));
 	model_free(m);
 }
 END_TEST
@@ -96,8 +77,8 @@ START_TEST(f16_converted)
 	int i;
 	size_t j;
 
-	ck_assert_int_eq(model_export(m, path("h"), DT_F16), 0);
-	l = model_load(path("h"), MODEL_LOAD_MAPPED, NULL);
+	ck_assert_int_eq(model_export(m, tmpdir_path("h"), DT_F16), 0);
+	l = model_load(tmpdir_path("h"), MODEL_LOAD_MAPPED, NULL);
 	ck_assert_msg(l != NULL, "%s", err_msg());
 	for (i = 0; i < l->nparam; i++) {
 		const struct param *p = &l->param[i];
@@ -123,20 +104,20 @@ START_TEST(damaged_parameter)
 	unsigned char c;
 	int fd, mode;
 
-	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), 0);
-	l = model_load(path("m"), MODEL_LOAD_MAPPED, NULL);
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), 0);
+	l = model_load(tmpdir_path("m"), MODEL_LOAD_MAPPED, NULL);
 	ck_assert_msg(l != NULL, "%s", err_msg());
 	p = model_param(l, "out.W");
 	at = (const char *)p->w - (const char *)l->map->base + 7;
 	model_free(l);
-	fd = open(path("m"), O_RDWR);
+	fd = open(tmpdir_path("m"), O_RDWR);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pread(fd, &c, 1, at), 1);
 	c ^= 0x40;
 	ck_assert_int_eq(pwrite(fd, &c, 1, at), 1);
 	close(fd);
 	for (mode = MODEL_LOAD_COPY; mode <= MODEL_LOAD_MAPPED; mode++) {
-		ck_assert_ptr_null(model_load(path("m"), mode, NULL));
+		ck_assert_ptr_null(model_load(tmpdir_path("m"), mode, NULL));
 		ck_assert_msg(strstr(err_msg(), "record \"out.W\"") &&
 			      strstr(err_msg(), "checksum mismatch"), "%s",
 			      err_msg());
@@ -152,8 +133,8 @@ START_TEST(read_only)
 	pid_t pid;
 	int status;
 
-	ck_assert_int_eq(model_save(m, path("m"), NULL, 0), 0);
-	l = model_load(path("m"), MODEL_LOAD_MAPPED, NULL);
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), 0);
+	l = model_load(tmpdir_path("m"), MODEL_LOAD_MAPPED, NULL);
 	ck_assert_msg(l != NULL, "%s", err_msg());
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -178,7 +159,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("model_load");
 	TCase *tc = tcase_create("model_load");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, tmpdir_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, f32_in_place);
 	tcase_add_test(tc, f16_converted);

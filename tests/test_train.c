@@ -14,33 +14,13 @@
 #include "fake_arch.h"
 #include "run_suite.h"
 #include "search.h"
+#include "tmpdir.h"
 #include "train.h"
-
-static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/test_train.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	tmpdir_setup();
 	fake_arch_register();
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static char *path(const char *name)
-{
-	static char buf[8][128];
-	static int k;
-
-	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
 }
 
 enum { V = 12 };
@@ -99,7 +79,7 @@ static struct train_opts quiet_opts(long steps)
 
 static void read_corpus(struct corpus *c, const char *p)
 {
-	struct model *m = make(path("tmp.model"), NULL);
+	struct model *m = make(tmpdir_path("tmp.model"), NULL);
 
 	ck_assert_msg(corpus_read(c, p, m) == 0, "%s", err_msg());
 	model_free(m);
@@ -111,8 +91,8 @@ START_TEST(plan_covers_every_pair_once)
 	struct epoch_plan p, q;
 	int *seen, i, b;
 
-	write_pairs(path("pairs"), 300, 1);
-	read_corpus(&c, path("pairs"));
+	write_pairs(tmpdir_path("pairs"), 300, 1);
+	read_corpus(&c, tmpdir_path("pairs"));
 	ck_assert_int_eq(c.n, 300);
 	ck_assert_int_eq(epoch_plan_make(&p, &c, 7, 40), 0);
 	seen = calloc(c.n, sizeof *seen);
@@ -183,18 +163,18 @@ START_TEST(learns_to_copy)
 {
 	struct corpus train, test;
 	struct train_opts o = quiet_opts(300);
-	struct model *m = make(path("m"), NULL);
+	struct model *m = make(tmpdir_path("m"), NULL);
 	double before, after;
 
 	model_free(m);
-	write_pairs(path("train"), 400, 2);
-	write_pairs(path("test"), 50, 3);
-	read_corpus(&train, path("train"));
-	read_corpus(&test, path("test"));
-	before = copy_accuracy(path("m"), &test);
-	ck_assert_msg(train_run(path("m"), &train, NULL, &o) == 0, "%s",
+	write_pairs(tmpdir_path("train"), 400, 2);
+	write_pairs(tmpdir_path("test"), 50, 3);
+	read_corpus(&train, tmpdir_path("train"));
+	read_corpus(&test, tmpdir_path("test"));
+	before = copy_accuracy(tmpdir_path("m"), &test);
+	ck_assert_msg(train_run(tmpdir_path("m"), &train, NULL, &o) == 0, "%s",
 		      err_msg());
-	after = copy_accuracy(path("m"), &test);
+	after = copy_accuracy(tmpdir_path("m"), &test);
 	ck_assert_msg(before < 0.1 && after >= 0.95, "before %g, after %g",
 		      before, after);
 	corpus_free(&train);
@@ -217,21 +197,22 @@ START_TEST(resume_is_exact)
 	struct corpus c;
 	struct train_opts all = quiet_opts(23), half1 = quiet_opts(9);
 	struct train_opts half2 = quiet_opts(14);
-	struct model *m = make(path("a"), "dropout=0");
+	struct model *m = make(tmpdir_path("a"), "dropout=0");
 	char cmd[512];
 
 	model_free(m);
-	snprintf(cmd, sizeof cmd, "cp %s %s", path("a"), path("b"));
+	snprintf(cmd, sizeof cmd, "cp %s %s", tmpdir_path("a"),
+		 tmpdir_path("b"));
 	ck_assert_int_eq(system(cmd), 0);
-	write_pairs(path("pairs"), 60, 4);
-	read_corpus(&c, path("pairs"));
-	ck_assert_int_eq(train_run(path("a"), &c, NULL, &all), 0);
-	ck_assert_int_eq(train_run(path("b"), &c, NULL, &half1), 0);
-	ck_assert(!same_file(path("a"), path("b")));
-	ck_assert_int_eq(train_run(path("b"), &c, NULL, &half2), 0);
-	ck_assert(same_file(path("a"), path("b")));
+	write_pairs(tmpdir_path("pairs"), 60, 4);
+	read_corpus(&c, tmpdir_path("pairs"));
+	ck_assert_int_eq(train_run(tmpdir_path("a"), &c, NULL, &all), 0);
+	ck_assert_int_eq(train_run(tmpdir_path("b"), &c, NULL, &half1), 0);
+	ck_assert(!same_file(tmpdir_path("a"), tmpdir_path("b")));
+	ck_assert_int_eq(train_run(tmpdir_path("b"), &c, NULL, &half2), 0);
+	ck_assert(same_file(tmpdir_path("a"), tmpdir_path("b")));
 	/* the runs did go past a pass */
-	m = model_load(path("a"), 0, NULL);
+	m = model_load(tmpdir_path("a"), 0, NULL);
 	ck_assert_str_eq(config_get(&m->cfg, "step"), "23");
 	ck_assert_str_ne(config_get(&m->cfg, "epoch"), "0");
 	model_free(m);
@@ -245,14 +226,14 @@ START_TEST(skips_non_finite_batches)
 {
 	struct corpus c;
 	struct train_opts o = quiet_opts(0);
-	struct model *m = make(path("m"), "poison=11"), *l;
+	struct model *m = make(tmpdir_path("m"), "poison=11"), *l;
 	int i;
 
-	write_pairs(path("pairs"), 100, 5);
-	read_corpus(&c, path("pairs"));
+	write_pairs(tmpdir_path("pairs"), 100, 5);
+	read_corpus(&c, tmpdir_path("pairs"));
 	o.epochs = 1;
-	ck_assert_int_eq(train_run(path("m"), &c, NULL, &o), 0);
-	l = model_load(path("m"), 0, NULL);
+	ck_assert_int_eq(train_run(tmpdir_path("m"), &c, NULL, &o), 0);
+	l = model_load(tmpdir_path("m"), 0, NULL);
 	ck_assert_ptr_nonnull(l);
 	{
 		struct epoch_plan p;
@@ -289,16 +270,16 @@ END_TEST
 START_TEST(dev_loss_matches_train_batch)
 {
 	struct corpus c;
-	struct model *m = make(path("m"), NULL), *l;
+	struct model *m = make(tmpdir_path("m"), NULL), *l;
 	struct epoch_plan p;
 	double nll, nll2, sum = 0;
 	long tok = 0;
 	int b;
 
 	model_free(m);
-	write_pairs(path("pairs"), 30, 6);
-	read_corpus(&c, path("pairs"));
-	l = model_load(path("m"), 1, NULL);
+	write_pairs(tmpdir_path("pairs"), 30, 6);
+	read_corpus(&c, tmpdir_path("pairs"));
+	l = model_load(tmpdir_path("m"), 1, NULL);
 	ck_assert_int_eq(dev_loss(l, &c, 7, &nll), 0);
 	ck_assert_int_eq(dev_loss(l, &c, 30, &nll2), 0);
 	/* equal up to the rounding of batched matrix products */
@@ -342,26 +323,26 @@ START_TEST(checkpoints_and_average)
 {
 	struct corpus c;
 	struct train_opts o = quiet_opts(10);
-	struct model *m = make(path("m"), NULL), *a, *ck[3];
+	struct model *m = make(tmpdir_path("m"), NULL), *a, *ck[3];
 	char **last;
 	int n, i;
 	size_t k;
 
 	model_free(m);
-	write_pairs(path("pairs"), 50, 7);
-	read_corpus(&c, path("pairs"));
+	write_pairs(tmpdir_path("pairs"), 50, 7);
+	read_corpus(&c, tmpdir_path("pairs"));
 	o.save_every = 2;
 	o.keep = 3;
-	ck_assert_int_eq(train_run(path("m"), &c, NULL, &o), 0);
-	ck_assert_int_eq(access(path("m.ckpt.4"), F_OK), -1);
-	ck_assert_int_eq(access(path("m.ckpt.6"), F_OK), 0);
-	ck_assert(same_file(path("m.ckpt.10"), path("m")));
-	last = checkpoints_last(path("m"), 3, &n);
+	ck_assert_int_eq(train_run(tmpdir_path("m"), &c, NULL, &o), 0);
+	ck_assert_int_eq(access(tmpdir_path("m.ckpt.4"), F_OK), -1);
+	ck_assert_int_eq(access(tmpdir_path("m.ckpt.6"), F_OK), 0);
+	ck_assert(same_file(tmpdir_path("m.ckpt.10"), tmpdir_path("m")));
+	last = checkpoints_last(tmpdir_path("m"), 3, &n);
 	ck_assert_int_eq(n, 3);
-	ck_assert_str_eq(last[0], path("m.ckpt.6"));
-	ck_assert_str_eq(last[2], path("m.ckpt.10"));
-	ck_assert_int_eq(model_average(path("avg"), last, n), 0);
-	a = model_load(path("avg"), 0, NULL);
+	ck_assert_str_eq(last[0], tmpdir_path("m.ckpt.6"));
+	ck_assert_str_eq(last[2], tmpdir_path("m.ckpt.10"));
+	ck_assert_int_eq(model_average(tmpdir_path("avg"), last, n), 0);
+	a = model_load(tmpdir_path("avg"), 0, NULL);
 	ck_assert_ptr_nonnull(a);
 	for (i = 0; i < 3; i++)
 		ck_assert_ptr_nonnull(ck[i] = model_load(last[i], 0, NULL));
@@ -385,8 +366,8 @@ END_TEST
 START_TEST(refuses_bad_corpus)
 {
 	struct corpus c;
-	struct model *m = make(path("m"), NULL);
-	struct tsr_writer *w = tsr_writer_atomic(path("bad"), 0);
+	struct model *m = make(tmpdir_path("m"), NULL);
+	struct tsr_writer *w = tsr_writer_atomic(tmpdir_path("bad"), 0);
 	struct tensor t;
 	uint64_t S = 2;
 	int32_t ids[2] = { 12, 2 };
@@ -395,15 +376,15 @@ START_TEST(refuses_bad_corpus)
 			 0);
 	ck_assert_int_eq(tsr_write(w, &t, 0, 1), 0);
 	ck_assert_int_eq(tsr_writer_commit(w), 0);
-	ck_assert_int_eq(corpus_read(&c, path("bad"), m), -1);
+	ck_assert_int_eq(corpus_read(&c, tmpdir_path("bad"), m), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "src.ids"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "12"));
 	ids[0] = 4;
-	w = tsr_writer_atomic(path("bad"), 0);
+	w = tsr_writer_atomic(tmpdir_path("bad"), 0);
 	memcpy(t.data, ids, sizeof ids);
 	ck_assert_int_eq(tsr_write(w, &t, 0, 1), 0);
 	ck_assert_int_eq(tsr_writer_commit(w), 0);
-	ck_assert_int_eq(corpus_read(&c, path("bad"), m), -1);
+	ck_assert_int_eq(corpus_read(&c, tmpdir_path("bad"), m), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "tgt.ids"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "tokenize --pairs"));
 	tensor_free(&t);
@@ -417,7 +398,7 @@ int main(void)
 	TCase *tc = tcase_create("train");
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, tmpdir_teardown);
 	tcase_add_test(tc, plan_covers_every_pair_once);
 	tcase_add_test(tc, learns_to_copy);
 	tcase_add_test(tc, resume_is_exact);
