@@ -559,40 +559,33 @@ static const char *const rnnencdec_defaults[] = {
 	"emb=256", "hidden=256", "maxout=128", NULL,
 };
 
+/* The functions of both architectures: they tell the two apart by
+ * net->attention, which each one's declare sets. */
+#define RNN_ARCH_FUNCTIONS \
+	.bind = rnn_bind, \
+	.init = rnn_init, \
+	.embed = rnn_embed, \
+	.encode = rnn_encode, \
+	.attend = rnn_attend, \
+	.dec_new = rnn_dec_new, \
+	.dec_step = rnn_dec_step, \
+	.dec_select = rnn_dec_select, \
+	.dec_sentence = rnn_dec_sentence, \
+	.dec_srclen = rnn_dec_srclen, \
+	.dec_attw_planes = NULL, \
+	.dec_free = rnn_dec_free, \
+	.train_batch = rnn_train_batch
+
 const struct arch arch_rnnsearch = {
 	.name = "rnnsearch",
 	.declare = rnnsearch_declare,
-	.bind = rnn_bind,
-	.init = rnn_init,
 	.defaults = rnnsearch_defaults,
-	.embed = rnn_embed,
-	.encode = rnn_encode,
-	.attend = rnn_attend,
-	.dec_new = rnn_dec_new,
-	.dec_step = rnn_dec_step,
-	.dec_select = rnn_dec_select,
-	.dec_sentence = rnn_dec_sentence,
-	.dec_srclen = rnn_dec_srclen,
-	.dec_attw_planes = NULL,
-	.dec_free = rnn_dec_free,
-	.train_batch = rnn_train_batch,
+	RNN_ARCH_FUNCTIONS,
 };
 
 const struct arch arch_rnnencdec = {
 	.name = "rnnencdec",
 	.declare = rnnencdec_declare,
-	.bind = rnn_bind,
-	.init = rnn_init,
 	.defaults = rnnencdec_defaults,
-	.embed = rnn_embed,
-	.encode = rnn_encode,
-	.attend = rnn_attend,
-	.dec_new = rnn_dec_new,
-	.dec_step = rnn_dec_step,
-	.dec_select = rnn_dec_select,
-	.dec_sentence = rnn_dec_sentence,
-	.dec_srclen = rnn_dec_srclen,
-	.dec_attw_planes = NULL,
-	.dec_free = rnn_dec_free,
-	.train_batch = rnn_train_batch,
+	RNN_ARCH_FUNCTIONS,
 };
