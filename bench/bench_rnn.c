@@ -14,37 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "err.h"
 #include "kernels.h"
 #include "model.h"
 
 enum { B = 64, LEN = 25, STEPS = 30, V = 8000 };
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* B sentences of LEN - 3 .. LEN random ids ending with </s>. */
-static void make_batch(struct batch_ids *x, unsigned seed)
-{
-	x->B = B;
-	x->S = LEN;
-	x->ids = calloc(B * LEN, sizeof *x->ids);
-	x->len = malloc(B * sizeof *x->len);
-	srand(seed);
-	for (int b = 0; b < B; b++) {
-		x->len[b] = LEN - rand() % 4;
-		for (int t = 0; t < x->len[b]; t++)
-			x->ids[b * LEN + t] = t == x->len[b] - 1 ? 2 :
-					      4 + rand() % (V - 4);
-	}
-}
 
 static double train_speed(struct model *m, const struct batch_ids *src,
 			  const struct batch_ids *tgt, int reps)
@@ -52,11 +28,11 @@ static double train_speed(struct model *m, const struct batch_ids *src,
 	double nll, t0;
 	int ntok = 0;
 
-	t0 = now();
+	t0 = bench_now();
 	for (int r = 0; r < reps; r++)
 		if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
 			return -1;
-	return ntok * reps / (now() - t0);
+	return ntok * reps / (bench_now() - t0);
 }
 
 /* Greedy decoding of the batch's sentences for STEPS steps. */
@@ -66,7 +42,7 @@ static double decode_speed(struct model *m, const struct batch_ids *src)
 	static float logp[B * V];
 	int32_t prev[B];
 	struct decoder *d;
-	double t0 = now();
+	double t0 = bench_now();
 
 	memset(f, 0, sizeof f);
 	for (int b = 0; b < B; b++) {
@@ -99,7 +75,7 @@ static double decode_speed(struct model *m, const struct batch_ids *src)
 	m->arch->dec_free(d);
 	for (int b = 0; b < B; b++)
 		frame_free(&f[b]);
-	return B * STEPS / (now() - t0);
+	return B * STEPS / (bench_now() - t0);
 }
 
 /* Multiply-adds x 2 of a training batch's matrix products: forward, and
@@ -114,26 +90,6 @@ static double train_flops(const struct model *m, int ntgt, int nsrc)
 	double per_src = dirs * 3 * n * (e + n) + na * dc;
 
 	return 3 * 2 * (per_tgt * ntgt + per_src * nsrc);
-}
-
-/* sgemm's rate in flop/s on a product of training's shapes. */
-static double sgemm_rate(void)
-{
-	int M = 1536, N = 768, K = 256, reps = 20;
-	float *a = calloc((size_t)M * K, sizeof(float));
-	float *b = calloc((size_t)N * K, sizeof(float));
-	float *c = calloc((size_t)M * N, sizeof(float));
-	double t0;
-
-	sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
-	t0 = now();
-	for (int r = 0; r < reps; r++)
-		sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
-	t0 = now() - t0;
-	free(a);
-	free(b);
-	free(c);
-	return 2.0 * M * N * K * reps / t0;
 }
 
 int main(int argc, char **argv)
@@ -157,8 +113,8 @@ int main(int argc, char **argv)
 		m->param[i].g = m->g + (m->param[i].w - m->w);
 	if (!m->g || m->arch->bind(m) < 0)
 		return 1;
-	make_batch(&src, 1);
-	make_batch(&tgt, 2);
+	bench_batch(&src, B, LEN, V, 1);
+	bench_batch(&tgt, B, LEN, V, 2);
 	for (int b = 0; b < B; b++) {
 		nsrc += src.len[b];
 		ntgt += tgt.len[b];
@@ -171,7 +127,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_rnn: %s\n", err_msg());
 		return 1;
 	}
-	rate = sgemm_rate();
+	/* flop/s on a product of training's shapes */
+	rate = 2 * bench_sgemm_rate(1536, 768, 256);
 	flops = train_flops(m, ntgt, nsrc);
 	printf("%s, %s kernels, 1 thread: training %.0f target tokens/s, "
 	       "greedy decoding %.0f tokens/s\n", arch, kern_isa_name(), train,

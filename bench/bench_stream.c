@@ -9,22 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+#include "bench.h"
 #include "err.h"
 #include "stream.h"
 
 #define MIB (1024.0 * 1024.0)
 #define RECORDS 256             /* of 512 KiB: 128 MiB per run */
 #define ZRECORDS 32             /* compressed: slower, 16 MiB */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what)
 {
@@ -116,7 +108,7 @@ static unsigned char *make_stream(const struct tensor *t, int count,
 static double time_cat(const unsigned char *buf, size_t n, int devnull)
 {
 	int wfd;
-	double t0 = now();
+	double t0 = bench_now();
 	pid_t cat = spawn_cat(&wfd, devnull);
 
 	for (size_t off = 0; off < n;) {
@@ -127,14 +119,14 @@ static double time_cat(const unsigned char *buf, size_t n, int devnull)
 	}
 	close(wfd);
 	wait_for(cat);
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 static double time_write(const struct tensor *t, int count, int level,
 			 int devnull)
 {
 	int wfd;
-	double t0 = now();
+	double t0 = bench_now();
 	pid_t cat = spawn_cat(&wfd, devnull);
 	struct tsr_writer *w = tsr_writer_fd(wfd, "pipe", level);
 
@@ -145,13 +137,13 @@ static double time_write(const struct tensor *t, int count, int level,
 		die("close");
 	close(wfd);
 	wait_for(cat);
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 static double time_read(const unsigned char *buf, size_t n, int count)
 {
 	int rfd, got = 0;
-	double t0 = now();
+	double t0 = bench_now();
 	pid_t child = spawn_writer(&rfd, buf, n);
 	struct tsr_reader *r = tsr_reader_fd(rfd, "pipe");
 	struct tensor t;
@@ -165,7 +157,7 @@ static double time_read(const unsigned char *buf, size_t n, int count)
 	tsr_reader_free(r);
 	close(rfd);
 	wait_for(child);
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 /* A throughput, and its ratio to cat's (bytes per second). */
@@ -248,7 +240,7 @@ int main(void)
 			exit(1);
 		close(fd);
 		for (int k = 0; k < 3; k++) {
-			double t0 = now();
+			double t0 = bench_now();
 			pid_t pid = fork();
 			if (pid == 0) {
 				int in = open(path, O_RDONLY);
@@ -258,13 +250,13 @@ int main(void)
 				_exit(127);
 			}
 			wait_for(pid);
-			if ((secs = now() - t0) < cat_best)
+			if ((secs = bench_now() - t0) < cat_best)
 				cat_best = secs;
-			t0 = now();
+			t0 = bench_now();
 			if (!(m = tsr_map_open(path)))
 				die("map");
 			tsr_map_close(m);
-			if ((secs = now() - t0) < map_best)
+			if ((secs = bench_now() - t0) < map_best)
 				map_best = secs;
 		}
 		unlink(path);

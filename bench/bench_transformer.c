@@ -12,43 +12,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "err.h"
 #include "kernels.h"
 #include "model.h"
 
 enum { B = 32, LEN = 25, STEPS = 25, V = 8000, D = 256, F = 1024, L = 3 };
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static void die(const char *what)
 {
 	fprintf(stderr, "bench_transformer: %s: %s\n", what, err_msg());
 	exit(1);
-}
-
-/* B sentences of LEN - 3 .. LEN random ids ending with </s>. */
-static void make_batch(struct batch_ids *x, unsigned seed)
-{
-	x->B = B;
-	x->S = LEN;
-	x->ids = calloc(B * LEN, sizeof *x->ids);
-	x->len = malloc(B * sizeof *x->len);
-	srand(seed);
-	for (int b = 0; b < B; b++) {
-		x->len[b] = LEN - rand() % 4;
-		for (int t = 0; t < x->len[b]; t++)
-			x->ids[b * LEN + t] = t == x->len[b] - 1 ? 2 :
-					      4 + rand() % (V - 4);
-	}
 }
 
 static int ntokens(const struct batch_ids *x)
@@ -78,11 +54,11 @@ static double train_speed(struct model *m, const struct batch_ids *src,
 	/* one batch first: the workspace is then allocated */
 	if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
 		die("train_batch");
-	t0 = now();
+	t0 = bench_now();
 	for (int r = 0; r < reps; r++)
 		if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
 			die("train_batch");
-	return ntok * reps / (now() - t0);
+	return ntok * reps / (bench_now() - t0);
 }
 
 static double decode_speed(const struct model *m, const struct batch_ids *src,
@@ -97,7 +73,7 @@ static double decode_speed(const struct model *m, const struct batch_ids *src,
 		struct decoder *d;
 
 		if (r == 1)
-			t0 = now();
+			t0 = bench_now();
 		memset(fr, 0, sizeof fr);
 		for (int b = 0; b < B; b++) {
 			struct tensor t;
@@ -136,30 +112,7 @@ static double decode_speed(const struct model *m, const struct batch_ids *src,
 			frame_free(&fr[b]);
 	}
 	free(logp);
-	return (double)B * STEPS * reps / (now() - t0);
-}
-
-/* sgemm's rate in multiply-adds per second on a training-sized product. */
-static double sgemm_rate(void)
-{
-	int M = B * LEN, K = D, N = F, reps = 20;
-	float *a = calloc((size_t)M * K, 4), *b = calloc((size_t)K * N, 4);
-	float *c = calloc((size_t)M * N, 4);
-	double t0;
-
-	for (int i = 0; i < M * K; i++)
-		a[i] = (float)(i % 7) * 0.1f;
-	for (int i = 0; i < K * N; i++)
-		b[i] = (float)(i % 5) * 0.1f;
-	sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
-	t0 = now();
-	for (int r = 0; r < reps; r++)
-		sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
-	t0 = (double)M * N * K * reps / (now() - t0);
-	free(a);
-	free(b);
-	free(c);
-	return t0;
+	return (double)B * STEPS * reps / (bench_now() - t0);
 }
 
 int main(void)
@@ -188,9 +141,9 @@ int main(void)
 	unlink(path);
 	if (!m)
 		die("model_load");
-	make_batch(&src, 1);
-	make_batch(&tgt, 2);
-	rate = sgemm_rate();
+	bench_batch(&src, B, LEN, V, 1);
+	bench_batch(&tgt, B, LEN, V, 2);
+	rate = bench_sgemm_rate(B * LEN, F, D);
 	tt = ntokens(&tgt);
 	ts = ntokens(&src);
 	m->training = 1;
