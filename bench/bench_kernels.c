@@ -10,9 +10,10 @@
  *   - fused attention (8 heads of 64, batch 32, lengths 16..512) against
  *     an unfused matmul-softmax-matmul built from the same sgemm;
  *   - additive attention, one step at B=32, S=50, na=1000, dv=2000.
- * Wall-clock times, best of three runs of at least 0.1 s each; the machine
- * may be shared: read the ratios to the peak, which is measured between
- * the figures, and the load average printed first.
+ * Wall-clock times, best of five runs of at least 0.05 s each (fused and
+ * unfused attention in turns); the machine may be shared: read the ratios
+ * to the peak, which is measured before each group of figures, and the
+ * load average printed first.
  *
  *   bench_kernels [quick]   (quick: fewer shapes)
  */
@@ -32,22 +33,46 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Seconds per call of fn(ctx): best of three runs of >= 0.1 s. */
+/* Seconds per call of fn(ctx) over a run of at least 0.05 s. */
+static double run_once(void (*fn)(void *), void *ctx)
+{
+	int n = 0;
+	double t0 = now(), t;
+	do {
+		fn(ctx);
+		n++;
+	} while ((t = now() - t0) < 0.05);
+	return t / n;
+}
+
+/*
+ * The best of five runs of each of fn1 and fn2 (fn2 may be NULL), taken
+ * in turns, so that a change in the machine's load strikes both alike.
+ */
+static void timeit2(void (*fn1)(void *), void *c1, double *t1,
+		    void (*fn2)(void *), void *c2, double *t2)
+{
+	fn1(c1);                        /* warm up: pool, scratch, caches */
+	if (fn2)
+		fn2(c2);
+	*t1 = INFINITY;
+	if (t2)
+		*t2 = INFINITY;
+	for (int r = 0; r < 5; r++) {
+		double t = run_once(fn1, c1);
+		*t1 = t < *t1 ? t : *t1;
+		if (fn2) {
+			t = run_once(fn2, c2);
+			*t2 = t < *t2 ? t : *t2;
+		}
+	}
+}
+
 static double timeit(void (*fn)(void *), void *ctx)
 {
-	double best = INFINITY;
-	fn(ctx);                        /* warm up: pool, scratch, caches */
-	for (int r = 0; r < 3; r++) {
-		int n = 0;
-		double t0 = now(), t;
-		do {
-			fn(ctx);
-			n++;
-		} while ((t = now() - t0) < 0.1);
-		if (t / n < best)
-			best = t / n;
-	}
-	return best;
+	double t;
+	timeit2(fn, ctx, &t, NULL, NULL, NULL);
+	return t;
 }
 
 static float *randv(size_t n)
@@ -221,7 +246,8 @@ static void bench_attention(int quick, double pk)
 			.out = randv(n), .o_bs = (long)L * H * dk, .o_rs = H * dk,
 		} };
 		double flops = 4.0 * B * H * L * L * dk;
-		double tf = timeit(fused_run, &c), tu = timeit(unfused_run, &c);
+		double tf, tu;
+		timeit2(fused_run, &c, &tf, unfused_run, &c, &tu);
 		printf("  attention B=%d H=%d dk=%d T=S=%3d: fused %6.1f GFLOP/s "
 		       "(%.2f of peak), unfused %6.1f, fused/unfused %.2f\n",
 		       B, H, dk, L, flops / tf * 1e-9, flops / tf * 1e-9 / pk,

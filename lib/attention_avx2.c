@@ -53,34 +53,49 @@ static void block_scores(float s[QR][KB], const float *const q[QR],
 	}
 }
 
+/* The column block of block_pv: o's columns d .. d + 16 (cut to w <= 16,
+ * whole vectors when w is 16: the test outside the loop over keys). */
+static inline void pv_cols(float *o, long dp, float p[QR][KB], const float *v,
+			   long vs, int nk, int w)
+{
+	__m256 c[QR][2];
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++) {
+		c[r][0] = _mm256_load_ps(o + r * dp);
+		c[r][1] = _mm256_load_ps(o + r * dp + 8);
+	}
+	for (int j = 0; j < nk; j++, v += vs) {
+		__m256 b0, b1;
+		if (w == 16) {
+			b0 = _mm256_loadu_ps(v);
+			b1 = _mm256_loadu_ps(v + 8);
+		} else {
+			b0 = ldr(v, w);
+			b1 = w > 8 ? ldr(v + 8, w - 8) : _mm256_setzero_ps();
+		}
+#pragma GCC unroll 6
+		for (int r = 0; r < QR; r++) {
+			__m256 a = _mm256_broadcast_ss(&p[r][j]);
+			c[r][0] = _mm256_fmadd_ps(a, b0, c[r][0]);
+			c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
+		}
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++) {
+		_mm256_store_ps(o + r * dp, c[r][0]);
+		_mm256_store_ps(o + r * dp + 8, c[r][1]);
+	}
+}
+
 /* o [QR][dp] += p [QR][KB] (first nk columns) v (rows j0.., stride vs) */
 static void block_pv(float *o, long dp, float p[QR][KB], const float *v,
 		     long vs, int nk, int dk)
 {
 	for (int d = 0; d < dk; d += 16) {
-		long m0 = dk - d, m1 = dk - d - 8;
-		__m256 c[QR][2];
-#pragma GCC unroll 6
-		for (int r = 0; r < QR; r++) {
-			c[r][0] = _mm256_load_ps(o + r * dp + d);
-			c[r][1] = _mm256_load_ps(o + r * dp + d + 8);
-		}
-		const float *vj = v + d;
-		for (int j = 0; j < nk; j++, vj += vs) {
-			__m256 b0 = ldr(vj, m0);
-			__m256 b1 = m1 > 0 ? ldr(vj + 8, m1) : _mm256_setzero_ps();
-#pragma GCC unroll 6
-			for (int r = 0; r < QR; r++) {
-				__m256 a = _mm256_set1_ps(p[r][j]);
-				c[r][0] = _mm256_fmadd_ps(a, b0, c[r][0]);
-				c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
-			}
-		}
-#pragma GCC unroll 6
-		for (int r = 0; r < QR; r++) {
-			_mm256_store_ps(o + r * dp + d, c[r][0]);
-			_mm256_store_ps(o + r * dp + d + 8, c[r][1]);
-		}
+		if (dk - d >= 16)
+			pv_cols(o + d, dp, p, v + d, vs, nk, 16);
+		else
+			pv_cols(o + d, dp, p, v + d, vs, nk, dk - d);
 	}
 }
 
