@@ -171,15 +171,6 @@ static void consume(struct tsr_reader *r, size_t n)
 		r->start = r->end = 0;
 }
 
-static int truncated(struct tsr_rec *h, const char *part, uint64_t got,
-		     uint64_t want)
-{
-	tsr_rec_fail(h, "truncated: end of input after %llu of the %llu "
-		     "bytes of the %s", (unsigned long long)got,
-		     (unsigned long long)want, part);
-	return -1;
-}
-
 /* Copies n stream bytes to dst: from the buffer, then straight from fd. */
 static int read_bytes(struct tsr_reader *r, struct tsr_rec *h,
 		      unsigned char *dst, uint64_t n)
@@ -196,7 +187,7 @@ static int read_bytes(struct tsr_reader *r, struct tsr_rec *h,
 			continue;
 		}
 		if (r->eof)
-			return truncated(h, "payload", got, n);
+			return tsr_rec_truncated(h, "input", "payload", got, n);
 		if (n - got >= r->cap / 2) {
 			/* Big: straight into dst, no copy. */
 			ssize_t k = read_some(r, dst + got, n - got, n - got);
@@ -230,13 +221,14 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	if ((have = fill(r, n)) < 0)
 		return -1;
 	if ((size_t)have < n)
-		return truncated(&h, "record header", have, n);
+		return tsr_rec_truncated(&h, "input", "record header", have, n);
 	if (tsr_rec_var(&h, r->buf + r->start + TSR_FIXED, r->limit) < 0)
 		return -1;
 	if ((have = fill(r, n + h.pad)) < 0)
 		return -1;
 	if ((size_t)have < n + h.pad)
-		return truncated(&h, "record header", have, n + h.pad);
+		return tsr_rec_truncated(&h, "input", "record header",
+					 have, n + h.pad);
 	if (tsr_rec_pad(&h, r->buf + r->start + n) < 0)
 		return -1;
 	consume(r, n + h.pad);

@@ -24,15 +24,6 @@ struct tsr_map_lazy {
 	unsigned char *checked; /* 1: verified (or compressed: at open) */
 };
 
-static int truncated(struct tsr_rec *h, const char *part, uint64_t got,
-		     uint64_t want)
-{
-	tsr_rec_fail(h, "truncated: end of file after %llu of the %llu "
-		     "bytes of the %s", (unsigned long long)got,
-		     (unsigned long long)want, part);
-	return -1;
-}
-
 /*
  * Decodes the record at offset off into t and its header into h; returns
  * its length or -1.  lazy: an uncompressed payload's CRC is left unchecked.
@@ -52,16 +43,19 @@ static int64_t map_record(struct tsr_map *m, const char *path, uint64_t off,
 		return -1;
 	head = TSR_FIXED + tsr_rec_var_len(&h);
 	if (left < head)
-		return truncated(&h, "record header", left, head);
+		return tsr_rec_truncated(&h, "file", "record header",
+					 left, head);
 	if (tsr_rec_var(&h, p + TSR_FIXED, TSR_DEFAULT_LIMIT) < 0)
 		return -1;
 	if (left < head + h.pad)
-		return truncated(&h, "record header", left, head + h.pad);
+		return tsr_rec_truncated(&h, "file", "record header",
+					 left, head + h.pad);
 	if (tsr_rec_pad(&h, p + head) < 0)
 		return -1;
 	head += h.pad;
 	if (left - head < h.stored)
-		return truncated(&h, "payload", left - head, h.stored);
+		return tsr_rec_truncated(&h, "file", "payload",
+					 left - head, h.stored);
 
 	tsr_rec_to_tensor(&h, t);
 	p += head;

@@ -79,6 +79,15 @@ void tsr_rec_fail(const struct tsr_rec *h, const char *fmt, ...)
 	err_set("%s: %s", where, msg);
 }
 
+int tsr_rec_truncated(const struct tsr_rec *h, const char *source,
+		      const char *part, uint64_t got, uint64_t want)
+{
+	tsr_rec_fail(h, "truncated: end of %s after %llu of the %llu bytes "
+		     "of the %s", source, (unsigned long long)got,
+		     (unsigned long long)want, part);
+	return -1;
+}
+
 static int check_magic(struct tsr_rec *h, const unsigned char *p)
 {
 	char shown[4 * 4 + 1];

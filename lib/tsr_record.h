@@ -39,6 +39,10 @@ struct tsr_rec {
 
 /* Sets the message "LABEL: byte OFFSET, record "NAME", frame F: ...". */
 void tsr_rec_fail(const struct tsr_rec *h, const char *fmt, ...) ATTN_PRINTF(2, 3);
+/* tsr_rec_fail: "truncated: end of SOURCE after GOT of the WANT bytes of
+ * the PART" (source: "input", "file"); returns -1. */
+int tsr_rec_truncated(const struct tsr_rec *h, const char *source,
+		      const char *part, uint64_t got, uint64_t want);
 
 /*
  * Decodes the fixed part at p (TSR_FIXED bytes), checking what fixes the
