@@ -19,9 +19,9 @@
 #include "kern_impl.h"
 #include "vmath_avx2.h"
 
-#define QR 6                    /* query rows of the register blocks */
+#define QR ATTN_QR              /* query rows of the register blocks */
 #define QB (4 * QR)             /* query rows per pass over a key block */
-#define KB 64                   /* keys per block */
+#define KB ATTN_KB              /* keys per block */
 
 /* s [QR][KB] = scale q rows . keys j0 .. j0 + nb, nb rounded up to 16
  * (kt: [dk][sp] transposed keys, zero past the last key) */
@@ -137,22 +137,23 @@ static void block_rank(float *dst, long ds, float c[][KB],
 static void transpose_rows(float *xt, long sp, const float *x, long xs,
 			   int n, int dk)
 {
-	for (int j = 0; j < sp; j += 8) {
-		if (j + 8 <= n && dk >= 8) {
-			const float *rows[8];
+	int j = 0;
+	for (; j + 8 <= n && dk >= 8; j += 8) {
+		const float *rows[8];
+		for (int i = 0; i < 8; i++)
+			rows[i] = x + (j + i) * xs;
+		int d = 0;
+		for (; d + 8 <= dk; d += 8)
+			gemm_t8_avx2(rows, d, xt + d * sp + j, sp);
+		for (; d < dk; d++)
 			for (int i = 0; i < 8; i++)
-				rows[i] = x + (j + i) * xs;
-			int d = 0;
-			for (; d + 8 <= dk; d += 8)
-				gemm_t8_avx2(rows, d, xt + d * sp + j, sp);
-			for (; d < dk; d++)
-				for (int i = 0; i < 8; i++)
-					xt[d * sp + j + i] = rows[i][d];
-			continue;
-		}
-		for (int i = j; i < j + 8; i++)
-			for (int d = 0; d < dk; d++)
-				xt[d * sp + i] = i < n ? x[i * xs + d] : 0;
+				xt[d * sp + j + i] = rows[i][d];
+	}
+	for (int d = 0; d < dk; d++) {
+		float *o = xt + d * sp;
+		for (int i = j; i < n; i++)
+			o[i] = x[i * xs + d];
+		memset(o + n, 0, sizeof(float) * (sp - n));
 	}
 }
 
@@ -200,7 +201,8 @@ static void fold_row(float *s, float *o, long dp, float *m, float *l,
 	*m = mx;
 }
 
-void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
+void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
+			      const struct attn_blocks *kb)
 {
 	int dk = a->dk, S = a->S;
 	const float *k = a->k + b * a->kv_bs + h * dk;
@@ -212,8 +214,7 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 		int n = attn_nkeys(a, b, t);
 		smax = n > smax ? n : smax;
 	}
-	long sp = (smax + 15) / 16 * 16;        /* block_scores: by 16 */
-	long dp = (dk + 15) / 16 * 16;
+	long sp = (smax + 31) / 32 * 32, dp = (dk + 31) / 32 * 32;
 	float *kt = kern_scratch(3, sizeof(float) * (sp * dk + QB * dp));
 	if (a->weights || !kt) {
 		attn_head_forward_ref(a, b, h);
@@ -239,14 +240,14 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 		for (int j0 = 0; j0 < kmax; j0 += KB) {
 			int nb = kmax - j0 < KB ? kmax - j0 : KB;
 			for (int g = 0; g < groups; g++)
-				block_scores(s + g * QR, q + g * QR, kt, sp, j0,
-					     nb, dk, a->scale);
+				kb->scores(s + g * QR, q + g * QR, kt, sp, j0,
+					   nb, dk, a->scale);
 			for (int r = 0; r < groups * QR; r++)
 				fold_row(s[r], acc + r * dp, dp, &m[r], &l[r],
 					 nk[r] - j0, nb);
 			for (int g = 0; g < groups; g++)
-				block_pv(acc + g * QR * dp, dp, s + g * QR,
-					 v + j0 * a->kv_rs, a->kv_rs, nb, dk);
+				kb->pv(acc + g * QR * dp, dp, s + g * QR,
+				       v + j0 * a->kv_rs, a->kv_rs, nb, dk);
 		}
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
@@ -266,8 +267,9 @@ void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
  * on k^T and v^T; dS = P (dP - dout . out) scale; then dv += P^T dout,
  * dk += dS^T q (rank updates) and dq += dS k (the P V kernel).
  */
-void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
-			     const float *dout, float *dq, float *dk, float *dv)
+void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
+			       const float *dout, float *dq, float *dk,
+			       float *dv, const struct attn_blocks *kb)
 {
 	int n = a->dk;
 	long ko = b * a->kv_bs + h * n;
@@ -277,7 +279,7 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 		int c = attn_nkeys(a, b, t);
 		smax = c > smax ? c : smax;
 	}
-	long sp = (smax + 15) / 16 * 16, dp = (n + 15) / 16 * 16;
+	long sp = (smax + 31) / 32 * 32, dp = (n + 31) / 32 * 32;
 	float *kt = kern_scratch(3, sizeof(float) * (2 * sp * n + QB * dp));
 	if (!a->lse || !kt) {
 		attn_head_backward_ref(a, b, h, dout, dq, dk, dv);
@@ -312,10 +314,10 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 		for (int j0 = 0; j0 < kmax; j0 += KB) {
 			int nb = kmax - j0 < KB ? kmax - j0 : KB;
 			for (int gr = 0; gr < groups; gr++) {
-				block_scores(p + gr * QR, q + gr * QR, kt, sp, j0,
-					     nb, n, a->scale);
-				block_scores(ds + gr * QR, g + gr * QR, vt, sp, j0,
-					     nb, n, 1);
+				kb->scores(p + gr * QR, q + gr * QR, kt, sp, j0,
+					   nb, n, a->scale);
+				kb->scores(ds + gr * QR, g + gr * QR, vt, sp, j0,
+					   nb, n, 1);
 			}
 			for (int r = 0; r < nr; r++) {
 				int valid = nk[r] - j0;
@@ -340,8 +342,8 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 				block_rank(dk + ko + j0 * a->kv_rs, a->kv_rs, ds, q,
 					   rows, nb, n);
 			for (int gr = 0; dq && gr < groups; gr++)
-				block_pv(gq + gr * QR * dp, dp, ds + gr * QR,
-					 k + j0 * a->kv_rs, a->kv_rs, nb, n);
+				kb->pv(gq + gr * QR * dp, dp, ds + gr * QR,
+				       k + j0 * a->kv_rs, a->kv_rs, nb, n);
 		}
 		for (int r = 0; dq && r < rows; r++) {
 			float *o = dq + b * a->q_bs + (t0 + r) * a->q_rs + h * n;
@@ -350,4 +352,17 @@ void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 							      _mm256_load_ps(gq + r * dp + d)));
 		}
 	}
+}
+
+static const struct attn_blocks blocks_avx2 = { block_scores, block_pv };
+
+void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
+{
+	attn_head_forward_blocks(a, b, h, &blocks_avx2);
+}
+
+void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
+			     const float *dout, float *dq, float *dk, float *dv)
+{
+	attn_head_backward_blocks(a, b, h, dout, dq, dk, dv, &blocks_avx2);
 }

@@ -7,4 +7,6 @@
 const struct kern_ops kern_ops_avx512 = {
 	.name = "avx512",
 	.gemm = &gemm_ukr_avx512,
+	.attn_head_forward = attn_head_forward_avx512,
+	.attn_head_backward = attn_head_backward_avx512,
 };

@@ -186,6 +186,28 @@ void additive_backward_avx2(float *dwq, float *dkeys, float *dva, float *dann,
 			    const float *dctx, const float *a, const float *wq,
 			    const float *keys, const float *va,
 			    const float *ann, int len, int S, int na, int dv);
+/* The register-blocked pieces of the fused attention of attention_avx2.c,
+ * which the AVX-512 table replaces: scores s = scale q kt for ATTN_QR query
+ * rows and keys j0 .. j0 + nb (kt [dk][sp], zero-padded to sp, a multiple
+ * of 32), and o [ATTN_QR][dp] += p v over nk keys (dp a multiple of 32). */
+#define ATTN_QR 6
+#define ATTN_KB 64
+struct attn_blocks {
+	void (*scores)(float s[ATTN_QR][ATTN_KB],
+		       const float *const q[ATTN_QR], const float *kt, long sp,
+		       int j0, int nb, int dk, float scale);
+	void (*pv)(float *o, long dp, float p[ATTN_QR][ATTN_KB],
+		   const float *v, long vs, int nk, int dk);
+};
+void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
+			      const struct attn_blocks *k);
+void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
+			       const float *dout, float *dq, float *dk,
+			       float *dv, const struct attn_blocks *k);
+void attn_head_forward_avx512(const struct attn_args *a, int b, int h);
+void attn_head_backward_avx512(const struct attn_args *a, int b, int h,
+			       const float *dout, float *dq, float *dk,
+			       float *dv);
 void attn_head_forward_avx2(const struct attn_args *a, int b, int h);
 void attn_head_backward_avx2(const struct attn_args *a, int b, int h,
 			     const float *dout, float *dq, float *dk, float *dv);

@@ -1,0 +1,101 @@
+/*
+ * attention_avx512.c: the register-blocked pieces of the fused attention
+ * (kern_impl.h, struct attn_blocks) with 512-bit vectors: 6 query rows by
+ * 32 keys or 32 columns, 12 accumulators, half the loads and broadcasts
+ * per multiply-add of the AVX2 pieces.  The rest is attention_avx2.c's.
+ */
+#include <immintrin.h>
+
+#include "kern_impl.h"
+
+#define QR ATTN_QR
+#define KB ATTN_KB
+
+static void scores_512(float s[QR][KB], const float *const q[QR],
+		       const float *kt, long sp, int j0, int nb, int dk,
+		       float scale)
+{
+	__m512 vs = _mm512_set1_ps(scale);
+	for (int j = 0; j < nb; j += 32) {
+		__m512 c[QR][2];
+#pragma GCC unroll 6
+		for (int r = 0; r < QR; r++)
+			c[r][0] = c[r][1] = _mm512_setzero_ps();
+		const float *k = kt + j0 + j;
+		for (int d = 0; d < dk; d++, k += sp) {
+			__m512 b0 = _mm512_loadu_ps(k), b1 = _mm512_loadu_ps(k + 16);
+#pragma GCC unroll 6
+			for (int r = 0; r < QR; r++) {
+				__m512 a = _mm512_set1_ps(q[r][d]);
+				c[r][0] = _mm512_fmadd_ps(a, b0, c[r][0]);
+				c[r][1] = _mm512_fmadd_ps(a, b1, c[r][1]);
+			}
+		}
+#pragma GCC unroll 6
+		for (int r = 0; r < QR; r++) {
+			_mm512_storeu_ps(&s[r][j], _mm512_mul_ps(vs, c[r][0]));
+			_mm512_storeu_ps(&s[r][j + 16], _mm512_mul_ps(vs, c[r][1]));
+		}
+	}
+}
+
+/* o's columns 0 .. w (w <= 32; whole vectors when w is 32) += p v */
+static inline void pv_cols_512(float *o, long dp, float p[QR][KB],
+			       const float *v, long vs, int nk, int w)
+{
+	__mmask16 m0 = w >= 16 ? 0xffff : (__mmask16)((1u << w) - 1);
+	__mmask16 m1 = w >= 32 ? 0xffff :
+		       w <= 16 ? 0 : (__mmask16)((1u << (w - 16)) - 1);
+	__m512 c[QR][2];
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++) {
+		c[r][0] = _mm512_loadu_ps(o + r * dp);
+		c[r][1] = _mm512_loadu_ps(o + r * dp + 16);
+	}
+	for (int j = 0; j < nk; j++, v += vs) {
+		__m512 b0, b1;
+		if (w == 32) {
+			b0 = _mm512_loadu_ps(v);
+			b1 = _mm512_loadu_ps(v + 16);
+		} else {
+			b0 = _mm512_maskz_loadu_ps(m0, v);
+			b1 = _mm512_maskz_loadu_ps(m1, v + 16);
+		}
+#pragma GCC unroll 6
+		for (int r = 0; r < QR; r++) {
+			__m512 a = _mm512_set1_ps(p[r][j]);
+			c[r][0] = _mm512_fmadd_ps(a, b0, c[r][0]);
+			c[r][1] = _mm512_fmadd_ps(a, b1, c[r][1]);
+		}
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++) {
+		_mm512_storeu_ps(o + r * dp, c[r][0]);
+		_mm512_storeu_ps(o + r * dp + 16, c[r][1]);
+	}
+}
+
+static void pv_512(float *o, long dp, float p[QR][KB], const float *v,
+		   long vs, int nk, int dk)
+{
+	for (int d = 0; d < dk; d += 32) {
+		if (dk - d >= 32)
+			pv_cols_512(o + d, dp, p, v + d, vs, nk, 32);
+		else
+			pv_cols_512(o + d, dp, p, v + d, vs, nk, dk - d);
+	}
+}
+
+static const struct attn_blocks blocks_avx512 = { scores_512, pv_512 };
+
+void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
+{
+	attn_head_forward_blocks(a, b, h, &blocks_avx512);
+}
+
+void attn_head_backward_avx512(const struct attn_args *a, int b, int h,
+			       const float *dout, float *dq, float *dk,
+			       float *dv)
+{
+	attn_head_backward_blocks(a, b, h, dout, dq, dk, dv, &blocks_avx512);
+}
