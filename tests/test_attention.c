@@ -14,6 +14,7 @@
 
 #include "kernels.h"
 #include "kerntest.h"
+#include "run_suite.h"
 
 #define H_FD 1e-4
 #define EXP_REL (3 * KT_U)      /* as test_kern.c: vexp's bound */
@@ -478,9 +479,5 @@ int main(void)
 	tcase_add_test(tc, test_attention_large);
 	tcase_add_test(tc, test_additive);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -15,6 +15,7 @@
 
 #include "kernels.h"
 #include "kerntest.h"
+#include "run_suite.h"
 
 static void one_case(int ta, int tb, int M, int N, int K, float alpha,
 		     float beta)
@@ -138,9 +139,5 @@ int main(void)
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_empty_k);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }
