@@ -6,6 +6,7 @@
 #   make bench           benchmarks
 #   make fuzz            libFuzzer target for the stream reader (clang)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make demo            translate examples/sample.es with models/bible-es-en.tsr
 #
 # Every file is found by wildcard: a new lib/*.c joins the library, a new
 # cmd/NAME.c is the program NAME, tests/test_*.c a unit test, tests/cli_*.sh
@@ -127,6 +128,19 @@ fuzz: build-fuzz/fuzz_stream
 	build-fuzz/fuzz_stream -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
 	    -dict=fuzz/stream.dict build-fuzz/corpus fuzz/corpus
 
+# The main command: builds everything, then translates examples/sample.es
+# with the trained model in models/ (examples/bible-transformer.sh made it;
+# nothing is trained here) and prints each line with its translation.
+DEMO_MODEL = models/bible-es-en.tsr
+DEMO_TEXT  = examples/sample.es
+demo: all
+	@m=$(DEMO_MODEL); PATH=$(BUILD)/bin:$$PATH; \
+	tokenize -m $$m $(DEMO_TEXT) | embed -m $$m | encode -m $$m | \
+	    attend -m $$m | beam -m $$m -k 4 > $(BUILD)/demo.en && \
+	awk 'NR == FNR { en[FNR] = $$0; next } \
+	    { print "es: " $$0; print "en: " en[FNR]; print "" }' \
+	    $(BUILD)/demo.en $(DEMO_TEXT)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/attn $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -143,5 +157,5 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check bench fuzz install clean
+.PHONY: all check bench fuzz install clean demo
 .SECONDARY:

@@ -1,0 +1,56 @@
+#!/bin/sh
+# bible-transformer.sh: the recipe of the repository's model
+# (models/bible-es-en.tsr).  Trains a Transformer (d 256, ffn 1024, 4 heads,
+# 3 + 3 layers, pre-norm, every embedding tied to one joint vocabulary of
+# 8000 units) on the Spanish-English Bible corpus with one thread, keeps a
+# checkpoint every SAVE updates, exports the model as f16, and scores its
+# greedy and beam translations of the dev set with BLEU against the KJV
+# (and with the WEB as a second reference).
+#
+#   sh examples/bible-transformer.sh [WORKDIR]
+#
+# Settings (environment): DATA (default /work/shared/data/bible-es-en),
+# VOCAB (8000), NORM (pre), LR (noam's factor), WARMUP, BATCH (target
+# tokens a batch), DROPOUT (0.1), SMOOTH (label smoothing, 0.1), SEED (1),
+# TRAIN_TIME (seconds of training, 2100: 35 minutes), SAVE (updates between
+# saves, each kept as model.tsr.ckpt.STEP), THREADS (1), OUT (the export,
+# WORKDIR/bible-es-en.tsr).  Stopping it (^C)
+# saves the model; running it again resumes training where it stopped, and
+# a resumed run gives the model an unbroken one gives.
+set -eu
+DATA=${DATA:-/work/shared/data/bible-es-en}
+W=${1:-bible-transformer}
+VOCAB=${VOCAB:-8000} NORM=${NORM:-pre} LR=${LR:-1} WARMUP=${WARMUP:-300}
+BATCH=${BATCH:-2000} DROPOUT=${DROPOUT:-0.1} SMOOTH=${SMOOTH:-0.1}
+SEED=${SEED:-1} TRAIN_TIME=${TRAIN_TIME:-2100} SAVE=${SAVE:-100}
+THREADS=${THREADS:-1}
+mkdir -p "$W"
+cd "$W"
+OUT=${OUT:-bible-es-en.tsr}
+
+if [ ! -e model.tsr ]; then
+	tokenize -l "$VOCAB" "$DATA/train.es" "$DATA/train.en" > vocab
+	train-step -i -m model.tsr -a transformer -s vocab -t vocab \
+		-S d_model=256 -S heads=4 -S ffn=1024 -S enc_layers=3 \
+		-S dec_layers=3 -S norm="$NORM" -S tie=all -S lr="$LR" \
+		-S warmup="$WARMUP" -S batch_tokens="$BATCH" \
+		-S dropout="$DROPOUT" -S label_smoothing="$SMOOTH" \
+		-S seed="$SEED"
+fi
+[ -e train.tsr ] ||
+	paste "$DATA/train.es" "$DATA/train.en" | tokenize -p -m model.tsr > train.tsr
+[ -e dev.tsr ] ||
+	paste "$DATA/dev.es" "$DATA/dev.en" | tokenize -p -m model.tsr > dev.tsr
+
+ATTN_THREADS=$THREADS train-step -m model.tsr -T "$TRAIN_TIME" -E "$SAVE" \
+	-k 1000 -L 50 train.tsr
+train-step -x "$OUT" -m model.tsr
+
+tokenize -m "$OUT" "$DATA/dev.es" | embed -m "$OUT" | encode -m "$OUT" |
+	attend -m "$OUT" > dev.mem.tsr
+decode -m "$OUT" < dev.mem.tsr > dev.greedy.en
+beam -m "$OUT" -k 4 < dev.mem.tsr > dev.beam4.en
+for h in greedy beam4; do
+	echo "$h: $(bleu -f text "$DATA/dev.en" < dev.$h.en)"
+	echo "$h, 2 references: $(bleu -f text "$DATA/dev.en" "$DATA/dev.en2" < dev.$h.en)"
+done
