@@ -11,6 +11,9 @@
  *     op(B) [KC, NC] and op(A) [MC, KC] are packed so that the register-
  *     blocked micro-kernel of the table reads both sequentially, from L2
  *     (A) and L1 (a KC x NR sliver of B).
+ * The two vector paths take the same steps for every entry of C (the
+ * sequence of kern_impl.h, same KC), so a row of C has the same bits
+ * whatever the number of rows, its place among them and the threads.
  */
 #include <string.h>
 
@@ -134,7 +137,7 @@ static void pack_b(const struct gemm_ukr *u, int tb, int k, int n,
 		pack_rows(u->nr, k, n, B, ldb, Bp);
 }
 
-/* C [m, n] += alpha Ap Bp over packed panels of k. */
+/* C [m, n] = fma(alpha, Ap Bp, C) over packed panels of k. */
 static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
 			 float alpha, const float *Ap, const float *Bp,
 			 float *C, long ldc)
@@ -153,13 +156,16 @@ static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
 				u->kernel(k, alpha, a, b, c, ldc);
 				continue;
 			}
-			/* An edge tile: into a whole one, then the part
-			 * that exists. */
-			memset(tile, 0, sizeof(float) * mr * nr);
+			/* An edge tile: the part of C that exists copied
+			 * into a whole one and back, so that its entries
+			 * take the same steps as any other. */
+			for (int r = 0; r < rows; r++)
+				memcpy(tile + r * nr, c + (long)r * ldc,
+				       sizeof(float) * cols);
 			u->kernel(k, alpha, a, b, tile, nr);
 			for (int r = 0; r < rows; r++)
-				for (int s = 0; s < cols; s++)
-					c[(long)r * ldc + s] += tile[r * nr + s];
+				memcpy(c + (long)r * ldc, tile + r * nr,
+				       sizeof(float) * cols);
 		}
 	}
 }
@@ -209,26 +215,52 @@ static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
 	}
 }
 
-/* The small-M path: A made row-major if it is stored transposed (it is
- * small), then the table's streaming kernel. */
-static int gemm_small(const struct kern_ops *ops, int ta, int tb, int M,
+/*
+ * The small-M path, by blocks of kc as the blocked one, through kernels
+ * that vectorise along the wide side, never along k: with B stored [K, N],
+ * across j (rows of B scaled and added); with B stored [N, K], across i,
+ * from op(A) transposed (copied when A is stored [M, K]: it is small), with
+ * entries of B's rows broadcast, each row of B read once per GEMM_TL rows
+ * of C.
+ */
+static int gemm_small(const struct gemm_ukr *u, int ta, int tb, int M,
 		      int N, int K, float alpha, const float *A, long lda,
 		      const float *B, long ldb, float *C, long ldc)
 {
-	if (ta) {
-		float *t = kern_scratch(2, sizeof(float) * M * K);
-		if (!t)
-			return -1;
-		for (int k = 0; k < K; k++)
+	float *t = kern_scratch(2, sizeof(float) * M *
+				(tb ? u->kc : GEMM_NB));
+	const float *x[GEMM_TR];
+
+	if (!t)
+		return -1;
+	for (int pc = 0; pc < K; pc += u->kc) {
+		int kc = K - pc < u->kc ? K - pc : u->kc;
+		if (!tb) {
+			u->rows(M, N, kc, alpha, at_a(ta, A, lda, 0, pc),
+				ta ? 1 : lda, ta ? lda : 1,
+				B + (long)pc * ldb, ldb, C, ldc, t);
+			continue;
+		}
+		const float *y = A + (long)pc * lda;
+		long ys = lda;
+		if (!ta) {
 			for (int i = 0; i < M; i++)
-				t[(size_t)i * K + k] = A[(long)k * lda + i];
-		A = t;
-		lda = K;
+				for (int k = 0; k < kc; k++)
+					t[(size_t)k * M + i] = A[(long)i * lda + pc + k];
+			y = t;
+			ys = M;
+		}
+		for (int j0 = 0; j0 < N; j0 += GEMM_TR) {
+			int nx = N - j0 < GEMM_TR ? N - j0 : GEMM_TR;
+			for (int r = 0; r < GEMM_TR; r++)
+				x[r] = B + (long)(j0 + (r < nx ? r : 0)) * ldb + pc;
+			for (int i0 = 0; i0 < M; i0 += GEMM_TL) {
+				int ny = M - i0 < GEMM_TL ? M - i0 : GEMM_TL;
+				u->tile(kc, alpha, x, nx, y + i0, ys, ny,
+					C + (long)i0 * ldc + j0, 1, ldc);
+			}
+		}
 	}
-	if (tb)
-		ops->gemm_small_nt(M, N, K, alpha, A, lda, B, ldb, C, ldc);
-	else
-		ops->gemm_small_nn(M, N, K, alpha, A, lda, B, ldb, C, ldc);
 	return 0;
 }
 
@@ -259,7 +291,7 @@ static void scale_c(float *C, long ldc, int m, int n, float beta)
 
 static void gemm_strip(const struct gemm_job *g, int i0, int m, int j0, int n)
 {
-	const struct kern_ops *ops = g->ops;
+	const struct gemm_ukr *u = g->ops->gemm;
 	const float *A = at_a(g->ta, g->A, g->lda, i0, 0);
 	const float *B = at_b(g->tb, g->B, g->ldb, 0, j0);
 	float *C = g->C + (long)i0 * g->ldc + j0;
@@ -267,12 +299,12 @@ static void gemm_strip(const struct gemm_job *g, int i0, int m, int j0, int n)
 	scale_c(C, g->ldc, m, n, g->beta);
 	if (g->K == 0 || g->alpha == 0)
 		return;
-	if (ops->gemm && m <= ops->small_m && ops->gemm_small_nt &&
-	    gemm_small(ops, g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda, B,
+	if (u && m <= u->small_m &&
+	    gemm_small(u, g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda, B,
 		       g->ldb, C, g->ldc) == 0)
 		return;
-	if (ops->gemm)
-		gemm_blocked(ops->gemm, g->ta, g->tb, m, n, g->K, g->alpha, A,
+	if (u)
+		gemm_blocked(u, g->ta, g->tb, m, n, g->K, g->alpha, A,
 			     g->lda, B, g->ldb, C, g->ldc);
 	else
 		sgemm_ref_block(g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda,
@@ -314,7 +346,7 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
 		parts = work < THREAD_WORK ? 1 : (int)(work / THREAD_WORK);
 	int mr = ops->gemm ? ops->gemm->mr : 1;
 	int nr = ops->gemm ? ops->gemm->nr : 16;
-	g.split_n = M <= ops->small_m || N >= M;
+	g.split_n = (ops->gemm && M <= ops->gemm->small_m) || N >= M;
 	int dim = g.split_n ? N : M, unit = g.split_n ? nr : mr;
 	int units = (dim + unit - 1) / unit;
 	if (parts > units)

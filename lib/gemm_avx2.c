@@ -1,9 +1,10 @@
 /*
  * gemm_avx2.c: the AVX2+FMA pieces of sgemm (gemm.c): a 6x16 register-
  * blocked micro-kernel (12 accumulators of 8, two loads of B and six
- * broadcasts of A per step of k), and the small-M kernels that stream B.
+ * broadcasts of A per step of k), and the small-M tile that streams B.
  */
 #include <immintrin.h>
+#include <string.h>
 
 #include "kern_impl.h"
 #include "vmath_avx2.h"
@@ -77,101 +78,122 @@ const struct gemm_ukr gemm_ukr_avx2 = {
 	.mr = MR, .nr = NR, .mc = 144, .kc = 256, .nc = 4096,
 	.kernel = ukr_6x16,
 	.t8 = gemm_t8_avx2,
+	.small_m = 8,
+	.tile = gemm_tile_avx2,
+	.rows = gemm_rows_avx2,
 };
 
-static float hsum(__m256 v)
-{
-	__m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
-			      _mm256_extractf128_ps(v, 1));
-	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-	s = _mm_add_ss(s, _mm_movehdup_ps(s));
-	return _mm_cvtss_f32(s);
-}
-
 /*
- * C [M, N] += alpha A B^T, B [N, K]: dot products along K, four rows of A
- * by three rows of B at a time, so that each row of B is read from memory
- * once per four rows of A.
+ * The small-M tile (kern_impl.h): V vectors of y times 8 / V rows of x
+ * broadcast (eight independent chains of FMAs, enough to hide their
+ * latency), accumulated along k in registers.
  */
-#define RA 4
-#define RB 3
-void gemm_small_nt_avx2(int M, int N, int K, float alpha, const float *A,
-			long lda, const float *B, long ldb, float *C, long ldc)
+static inline __attribute__((always_inline)) void
+tile(int V, int kc, float alpha, const float *const x[], int nx,
+     const float *y, long ys, int ny, float *C, long cr, long cl)
 {
-	for (int i0 = 0; i0 < M; i0 += RA) {
-		int ra = M - i0 < RA ? M - i0 : RA;
-		const float *a[RA];
-		for (int r = 0; r < RA; r++)
-			a[r] = A + (i0 + (r < ra ? r : 0)) * lda;
-		for (int j0 = 0; j0 < N; j0 += RB) {
-			int rb = N - j0 < RB ? N - j0 : RB;
-			const float *b[RB];
-			for (int s = 0; s < RB; s++)
-				b[s] = B + (j0 + (s < rb ? s : 0)) * ldb;
-			__m256 acc[RA][RB];
-			float tail[RA][RB] = { { 0 } };
-#pragma GCC unroll 4
-			for (int r = 0; r < RA; r++)
-#pragma GCC unroll 3
-				for (int s = 0; s < RB; s++)
-					acc[r][s] = _mm256_setzero_ps();
-			int k = 0;
-			for (; k + 8 <= K; k += 8) {
-				__m256 bv[RB];
-#pragma GCC unroll 3
-				for (int s = 0; s < RB; s++)
-					bv[s] = _mm256_loadu_ps(b[s] + k);
-#pragma GCC unroll 4
-				for (int r = 0; r < RA; r++) {
-					__m256 av = _mm256_loadu_ps(a[r] + k);
-#pragma GCC unroll 3
-					for (int s = 0; s < RB; s++)
-						acc[r][s] = _mm256_fmadd_ps(av, bv[s], acc[r][s]);
-				}
-			}
-			for (; k < K; k++)
-				for (int r = 0; r < RA; r++)
-					for (int s = 0; s < RB; s++)
-						tail[r][s] += a[r][k] * b[s][k];
-			for (int r = 0; r < ra; r++)
-				for (int s = 0; s < rb; s++)
-					C[(i0 + r) * ldc + j0 + s] +=
-						alpha * (hsum(acc[r][s]) + tail[r][s]);
+	enum { R = 8 };
+	__m256 acc[R][2];
+	__m256i m[2] = { mask256(ny < 8 ? ny : 8),
+			 mask256(ny < 8 ? 0 : ny - 8) };
+	int full = ny == 8 * V;
+
+#pragma GCC unroll 8
+	for (int r = 0; r < R / V; r++)
+		acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+	for (long k = 0; k < kc; k++) {
+		const float *yk = y + k * ys;
+		__m256 yv[2];
+		for (int v = 0; v < V; v++)
+			yv[v] = full ? _mm256_loadu_ps(yk + 8 * v) :
+				_mm256_maskload_ps(yk + 8 * v, m[v]);
+#pragma GCC unroll 8
+		for (int r = 0; r < R / V; r++) {
+			__m256 xb = _mm256_broadcast_ss(x[r] + k);
+			for (int v = 0; v < V; v++)
+				acc[r][v] = _mm256_fmadd_ps(xb, yv[v], acc[r][v]);
 		}
+	}
+	__m256 al = _mm256_set1_ps(alpha);
+	for (int r = 0; r < nx && r < R / V; r++) {
+		float *c = C + r * cr;
+		if (cl == 1) {
+			for (int v = 0; v < V; v++)
+				str(c + 8 * v, ny - 8 * v,
+				    _mm256_fmadd_ps(al, acc[r][v],
+						    ldr(c + 8 * v, ny - 8 * v)));
+			continue;
+		}
+		float t[16];
+		for (int v = 0; v < V; v++)
+			_mm256_storeu_ps(t + 8 * v, acc[r][v]);
+		for (int l = 0; l < ny; l++)
+			c[l * cl] = __builtin_fmaf(alpha, t[l], c[l * cl]);
 	}
 }
 
-/*
- * C [M, N] += alpha A B, B [K, N]: four rows of B at a time, scaled by
- * four entries of a row of A and added into that row of C, by blocks of NB
- * columns: the blocks of C (at most 8 x NB) and of the four rows of B stay
- * in L1 while B streams through once, along its rows.
- */
-#define NB 512
-void gemm_small_nn_avx2(int M, int N, int K, float alpha, const float *A,
-			long lda, const float *B, long ldb, float *C, long ldc)
+void gemm_tile_avx2(int kc, float alpha, const float *const x[],
+		    int nx, const float *y, long ys, int ny, float *C, long cr,
+		    long cl)
 {
-	for (int j0 = 0; j0 < N; j0 += NB) {
-		long nb = N - j0 < NB ? N - j0 : NB;
-		for (int k0 = 0; k0 < K; k0 += 4) {
-			const float *b[4];
-			for (int u = 0; u < 4; u++)
-				b[u] = B + (k0 + u < K ? k0 + u : k0) * ldb + j0;
+	if (ny <= 8) {
+		tile(1, kc, alpha, x, nx, y, ys, ny, C, cr, cl);
+		return;
+	}
+	for (int r = 0; r < nx; r += 4)
+		tile(2, kc, alpha, x + r, nx - r, y, ys, ny, C + r * cr,
+		     cr, cl);
+}
+
+/*
+ * The small-M kernel for B stored [K, N] (kern_impl.h): rows of B scaled
+ * by entries of A and added into acc, GEMM_NB columns at a time, four rows
+ * of B per pass over acc; acc stays in L1 while B streams along its rows
+ * (a tile would walk down columns of B, a page per row).
+ */
+void gemm_rows_avx2(int M, int N, int kc, float alpha, const float *A,
+		    long ars, long acs, const float *B, long ldb, float *C,
+		    long ldc, float *acc)
+{
+	for (int j0 = 0; j0 < N; j0 += GEMM_NB) {
+		long nb = N - j0 < GEMM_NB ? N - j0 : GEMM_NB;
+		memset(acc, 0, sizeof(float) * M * GEMM_NB);
+		int k = 0;
+		for (; k + 4 <= kc; k += 4) {
+			const float *b = B + k * ldb + j0;
 			for (int i = 0; i < M; i++) {
-				__m256 w[4];
-				for (int u = 0; u < 4; u++)
-					w[u] = _mm256_set1_ps(k0 + u < K ?
-						alpha * A[i * lda + k0 + u] : 0);
-				float *c = C + i * ldc + j0;
+				const float *a = A + i * ars + k * acs;
+				__m256 w0 = _mm256_set1_ps(a[0]);
+				__m256 w1 = _mm256_set1_ps(a[acs]);
+				__m256 w2 = _mm256_set1_ps(a[2 * acs]);
+				__m256 w3 = _mm256_set1_ps(a[3 * acs]);
+				float *c = acc + i * GEMM_NB;
 				FOR_LANES(j, nb, rem) {
 					__m256 v = ldr(c + j, rem);
-					v = _mm256_fmadd_ps(w[0], ldr(b[0] + j, rem), v);
-					v = _mm256_fmadd_ps(w[1], ldr(b[1] + j, rem), v);
-					v = _mm256_fmadd_ps(w[2], ldr(b[2] + j, rem), v);
-					v = _mm256_fmadd_ps(w[3], ldr(b[3] + j, rem), v);
+					v = _mm256_fmadd_ps(w0, ldr(b + j, rem), v);
+					v = _mm256_fmadd_ps(w1, ldr(b + ldb + j, rem), v);
+					v = _mm256_fmadd_ps(w2, ldr(b + 2 * ldb + j, rem), v);
+					v = _mm256_fmadd_ps(w3, ldr(b + 3 * ldb + j, rem), v);
 					str(c + j, rem, v);
 				}
 			}
+		}
+		for (; k < kc; k++)
+			for (int i = 0; i < M; i++) {
+				__m256 w = _mm256_set1_ps(A[i * ars + k * acs]);
+				const float *b = B + k * ldb + j0;
+				float *c = acc + i * GEMM_NB;
+				FOR_LANES(j, nb, rem)
+					str(c + j, rem, _mm256_fmadd_ps(w,
+						ldr(b + j, rem), ldr(c + j, rem)));
+			}
+		__m256 al = _mm256_set1_ps(alpha);
+		for (int i = 0; i < M; i++) {
+			float *c = C + i * ldc + j0;
+			const float *s = acc + i * GEMM_NB;
+			FOR_LANES(j, nb, rem)
+				str(c + j, rem, _mm256_fmadd_ps(al, ldr(s + j, rem),
+								ldr(c + j, rem)));
 		}
 	}
 }

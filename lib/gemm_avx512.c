@@ -48,4 +48,7 @@ const struct gemm_ukr gemm_ukr_avx512 = {
 	.mr = MR, .nr = NR, .mc = 384, .kc = 192, .nc = 4096,
 	.kernel = ukr_8x32,
 	.t8 = gemm_t8_avx2,
+	.small_m = 8,
+	.tile = gemm_tile_avx2,
+	.rows = gemm_rows_avx2,
 };

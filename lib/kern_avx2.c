@@ -7,9 +7,6 @@
 const struct kern_ops kern_ops_avx2 = {
 	.name = "avx2",
 	.gemm = &gemm_ukr_avx2,
-	.small_m = 8,
-	.gemm_small_nt = gemm_small_nt_avx2,
-	.gemm_small_nn = gemm_small_nn_avx2,
 	.vexp = vexp_avx2,
 	.vtanh = vtanh_avx2,
 	.vsigmoid = vsigmoid_avx2,

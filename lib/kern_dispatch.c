@@ -42,8 +42,7 @@ int kern_cpu_isa(void)
 static void overlay(struct kern_ops *t, const struct kern_ops *over)
 {
 #define OVER(f) if (over->f) t->f = over->f
-	OVER(name); OVER(gemm); OVER(small_m); OVER(gemm_small_nt);
-	OVER(gemm_small_nn);
+	OVER(name); OVER(gemm);
 	OVER(vexp); OVER(vtanh); OVER(vsigmoid);
 	OVER(bias_forward); OVER(relu_forward); OVER(relu_backward);
 	OVER(softmax_rows); OVER(log_softmax_rows); OVER(softmax_backward);

@@ -14,9 +14,19 @@
 
 #include "kernels.h"
 
+/*
+ * sgemm gives every entry of C the same bits whatever the shape of the call
+ * (a batch of one row or of many, the thread split, the path taken): per
+ * table, C = beta C first, then for each block of kc values of k in
+ * increasing order, acc = 0, acc = fma(a_ik, b_kj, acc) for k in the block
+ * in increasing order, and C = fma(alpha, acc, C).  The kernels below all
+ * follow that sequence: they vectorise across i or j, never along k.
+ */
+
 /* The register-blocked micro-kernel of the blocked sgemm (gemm.c):
- * C [MR, NR] (row stride ldc) += alpha * Ap Bp over kc, where Ap is a packed
- * panel of MR rows (kc columns of MR) and Bp of NR columns (kc rows of NR). */
+ * C [MR, NR] (row stride ldc) = fma(alpha, Ap Bp, C) over kc, where Ap is a
+ * packed panel of MR rows (kc columns of MR) and Bp of NR columns (kc rows
+ * of NR). */
 typedef void (*gemm_ukr_fn)(int kc, float alpha, const float *Ap,
 			    const float *Bp, float *C, long ldc);
 
@@ -25,29 +35,43 @@ typedef void (*gemm_ukr_fn)(int kc, float alpha, const float *Ap,
 typedef void (*gemm_t8_fn)(const float *const rows[8], long p, float *out,
 			   long os);
 
+/*
+ * The small-M path's kernels, on operands as stored (nothing packed).
+ * tile, for B stored [N, K]: for r < nx and l < ny (ny <= GEMM_TL),
+ * acc = sum over k < kc of x[r][k] y[k * ys + l], and
+ * C[r * cr + l * cl] = fma(alpha, acc, C); x holds GEMM_TR rows (the
+ * caller repeats one past nx).  rows, for B stored [K, N]: C [M, N] =
+ * fma(alpha, acc, C), acc = A [M, kc] B [kc, N] (a_ik at A[i ars + k acs]),
+ * in acc [M, GEMM_NB] (scratch).
+ */
+#define GEMM_TR 8
+#define GEMM_TL 16
+#define GEMM_NB 256
+typedef void (*gemm_tile_fn)(int kc, float alpha, const float *const x[],
+			     int nx, const float *y, long ys, int ny,
+			     float *C, long cr, long cl);
+typedef void (*gemm_rows_fn)(int M, int N, int kc, float alpha,
+			     const float *A, long ars, long acs,
+			     const float *B, long ldb, float *C, long ldc,
+			     float *acc);
+
 struct gemm_ukr {
 	int mr, nr;             /* register block */
 	int mc, kc, nc;         /* cache blocks: mc % mr == 0, nc % nr == 0 */
 	gemm_ukr_fn kernel;
 	gemm_t8_fn t8;          /* for packing transposed panels, or NULL */
+	/* Blocks of C of at most small_m rows take the tile kernel (decoder
+	 * steps: B streamed as stored, never packed). */
+	int small_m;
+	gemm_tile_fn tile;
+	gemm_rows_fn rows;
 };
 
 struct kern_ops {
 	const char *name;
 
-	/* sgemm on one block of C, serial, beta already applied to C:
-	 * C += alpha op(A) op(B).  NULL: the reference loops. */
+	/* sgemm's kernels and blocking; NULL: the reference loops. */
 	const struct gemm_ukr *gemm;
-	/* C [M, N] += alpha A [M, K] B^T, B stored [N, K]: the small-M case
-	 * (decoder steps, M <= small_m), B streamed unpacked. */
-	int small_m;
-	void (*gemm_small_nt)(int M, int N, int K, float alpha,
-			      const float *A, long lda, const float *B,
-			      long ldb, float *C, long ldc);
-	/* C [M, N] += alpha A [M, K] B, B stored [K, N], small M. */
-	void (*gemm_small_nn)(int M, int N, int K, float alpha,
-			      const float *A, long lda, const float *B,
-			      long ldb, float *C, long ldc);
 
 	void (*vexp)(float *y, const float *x, size_t n);
 	void (*vtanh)(float *y, const float *x, size_t n);
@@ -150,10 +174,12 @@ void additive_backward_ref(float *dwq, float *dkeys, float *dva, float *dann,
  * kern_avx512.c. */
 extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
 void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);
-void gemm_small_nt_avx2(int M, int N, int K, float alpha, const float *A,
-			long lda, const float *B, long ldb, float *C, long ldc);
-void gemm_small_nn_avx2(int M, int N, int K, float alpha, const float *A,
-			long lda, const float *B, long ldb, float *C, long ldc);
+void gemm_tile_avx2(int kc, float alpha, const float *const x[],
+		    int nx, const float *y, long ys, int ny, float *C, long cr,
+		    long cl);
+void gemm_rows_avx2(int M, int N, int kc, float alpha, const float *A,
+		    long ars, long acs, const float *B, long ldb, float *C,
+		    long ldc, float *acc);
 void vexp_avx2(float *y, const float *x, size_t n);
 void vtanh_avx2(float *y, const float *x, size_t n);
 void vsigmoid_avx2(float *y, const float *x, size_t n);

@@ -228,8 +228,6 @@ static void gru_gates_backward_ref(float *dpre, float *dh, const float *drh,
 const struct kern_ops kern_ops_ref = {
 	.name = "reference",
 	.gemm = NULL,
-	.gemm_small_nt = NULL,
-	.gemm_small_nn = NULL,
 	.vexp = vexp_ref,
 	.vtanh = vtanh_ref,
 	.vsigmoid = vsigmoid_ref,

@@ -7,11 +7,15 @@
  * alpha op(A) op(B) + beta C is off by at most gamma(K + 2) times
  * |alpha| sum_k |a_ik||b_kj| + |beta||c_ij|, gamma(n) = n u / (1 - n u)
  * (Higham, Accuracy and Stability, 3.5); an FMA only tightens it.
+ *
+ * And batch independence: an entry of C has the same bits whether it is
+ * computed with all of C, alone, or in any block of rows and columns.
  */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels.h"
 #include "kerntest.h"
@@ -130,6 +134,83 @@ START_TEST(test_empty_k)
 }
 END_TEST
 
+/* C [m, n] of the product, the block at rows i0, columns j0 of the whole
+ * problem (ta, tb, lda, ldb, ldc of the whole), from c0. */
+static void block_product(int ta, int tb, int i0, int m, int j0, int n, int K,
+			  float alpha, const float *A, int lda, const float *B,
+			  int ldb, float beta, const float *C0, float *C,
+			  int ldc)
+{
+	const float *a = ta ? A + i0 : A + (long)i0 * lda;
+	const float *b = tb ? B + (long)j0 * ldb : B + j0;
+
+	for (int i = 0; i < m; i++)
+		memcpy(C + (long)i * ldc, C0 + (long)(i0 + i) * ldc + j0,
+		       sizeof(float) * n);
+	sgemm(ta, tb, m, n, K, alpha, a, lda, b, ldb, beta, C, ldc);
+}
+
+static void same_bits(int ta, int tb, int M, int N, int K, float alpha,
+		      float beta)
+{
+	int lda = ta ? M : K, ldb = tb ? K : N, ldc = N;
+	float *A = kt_rand((size_t)(ta ? K : M) * lda, -1, 1);
+	float *B = kt_rand((size_t)(tb ? N : K) * ldb, -1, 1);
+	float *C0 = kt_rand((size_t)M * ldc, -1, 1);
+	float *C = kt_zeros((size_t)M * ldc), *D = kt_zeros((size_t)M * ldc);
+	char what[128];
+
+	block_product(ta, tb, 0, M, 0, N, K, alpha, A, lda, B, ldb, beta, C0,
+		      C, ldc);
+	for (int r = 0; r < M + 12; r++) {
+		/* each row alone, then blocks of rows and columns */
+		int i0 = r < M ? r : kt_int(0, M - 1);
+		int m = r < M ? 1 : kt_int(1, M - i0);
+		int j0 = r < M ? 0 : kt_int(0, N - 1);
+		int n = r < M ? N : kt_int(1, N - j0);
+		block_product(ta, tb, i0, m, j0, n, K, alpha, A, lda, B, ldb,
+			      beta, C0, D, ldc);
+		for (int i = 0; i < m; i++) {
+			snprintf(what, sizeof(what), "%s: ta=%d tb=%d M=%d "
+				 "N=%d K=%d, rows %d+%d cols %d+%d, row %d",
+				 kern_isa_name(), ta, tb, M, N, K, i0, m, j0, n,
+				 i0 + i);
+			ck_assert_msg(memcmp(D + (long)i * ldc,
+					     C + (long)(i0 + i) * ldc + j0,
+					     sizeof(float) * n) == 0,
+				      "%s: other bits than all at once", what);
+		}
+	}
+	free(A);
+	free(B);
+	free(C0);
+	free(C);
+	free(D);
+}
+
+/* Ks past the cache blocks (KC 192 and 256) and off the vector width; the
+ * shapes are large enough to be split over two threads. */
+START_TEST(test_batch_independent)
+{
+	static const int ks[] = { 1, 13, 100, 301, 517 };
+	int isa[3], n = kt_isas(isa);
+	kt_seed(3);
+	for (int t = 1; t <= 2; t++) {
+		kern_set_threads(t);
+		for (int i = 0; i < n; i++) {
+			kern_set_isa(isa[i]);
+			for (size_t k = 0; k < sizeof(ks) / sizeof(ks[0]); k++)
+				for (int ta = 0; ta < 2; ta++)
+					for (int tb = 0; tb < 2; tb++)
+						same_bits(ta, tb, kt_int(20, 40),
+							  kt_int(30, 70), ks[k],
+							  alphas[kt_int(0, 2)],
+							  betas[kt_int(0, 2)]);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gemm");
@@ -138,6 +219,7 @@ int main(void)
 	tcase_add_test(tc, test_small_random);
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_empty_k);
+	tcase_add_test(tc, test_batch_independent);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
