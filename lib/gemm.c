@@ -257,7 +257,7 @@ static int gemm_small(const struct gemm_ukr *u, int ta, int tb, int M,
 			for (int i0 = 0; i0 < M; i0 += GEMM_TL) {
 				int ny = M - i0 < GEMM_TL ? M - i0 : GEMM_TL;
 				u->tile(kc, alpha, x, nx, y + i0, ys, ny,
-					C + (long)i0 * ldc + j0, 1, ldc);
+					C + (long)i0 * ldc + j0, ldc);
 			}
 		}
 	}

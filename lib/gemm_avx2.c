@@ -90,7 +90,7 @@ const struct gemm_ukr gemm_ukr_avx2 = {
  */
 static inline __attribute__((always_inline)) void
 tile(int V, int kc, float alpha, const float *const x[], int nx,
-     const float *y, long ys, int ny, float *C, long cr, long cl)
+     const float *y, long ys, int ny, float *C, long ldc)
 {
 	enum { R = 8 };
 	__m256 acc[R][2];
@@ -114,35 +114,28 @@ tile(int V, int kc, float alpha, const float *const x[], int nx,
 				acc[r][v] = _mm256_fmadd_ps(xb, yv[v], acc[r][v]);
 		}
 	}
-	__m256 al = _mm256_set1_ps(alpha);
-	for (int r = 0; r < nx && r < R / V; r++) {
-		float *c = C + r * cr;
-		if (cl == 1) {
-			for (int v = 0; v < V; v++)
-				str(c + 8 * v, ny - 8 * v,
-				    _mm256_fmadd_ps(al, acc[r][v],
-						    ldr(c + 8 * v, ny - 8 * v)));
-			continue;
-		}
-		float t[16];
+	/* out of the registers by constant indices only (a variable one
+	 * would keep acc in memory through the loop above) */
+	float t[R][16] __attribute__((aligned(32)));
+#pragma GCC unroll 8
+	for (int r = 0; r < R / V; r++)
 		for (int v = 0; v < V; v++)
-			_mm256_storeu_ps(t + 8 * v, acc[r][v]);
+			_mm256_store_ps(t[r] + 8 * v, acc[r][v]);
+	for (int r = 0; r < nx && r < R / V; r++)
 		for (int l = 0; l < ny; l++)
-			c[l * cl] = __builtin_fmaf(alpha, t[l], c[l * cl]);
-	}
+			C[l * ldc + r] = __builtin_fmaf(alpha, t[r][l],
+							C[l * ldc + r]);
 }
 
 void gemm_tile_avx2(int kc, float alpha, const float *const x[],
-		    int nx, const float *y, long ys, int ny, float *C, long cr,
-		    long cl)
+		    int nx, const float *y, long ys, int ny, float *C, long ldc)
 {
 	if (ny <= 8) {
-		tile(1, kc, alpha, x, nx, y, ys, ny, C, cr, cl);
+		tile(1, kc, alpha, x, nx, y, ys, ny, C, ldc);
 		return;
 	}
 	for (int r = 0; r < nx; r += 4)
-		tile(2, kc, alpha, x + r, nx - r, y, ys, ny, C + r * cr,
-		     cr, cl);
+		tile(2, kc, alpha, x + r, nx - r, y, ys, ny, C + r, ldc);
 }
 
 /*

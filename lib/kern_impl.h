@@ -38,9 +38,9 @@ typedef void (*gemm_t8_fn)(const float *const rows[8], long p, float *out,
 /*
  * The small-M path's kernels, on operands as stored (nothing packed).
  * tile, for B stored [N, K]: for r < nx and l < ny (ny <= GEMM_TL),
- * acc = sum over k < kc of x[r][k] y[k * ys + l], and
- * C[r * cr + l * cl] = fma(alpha, acc, C); x holds GEMM_TR rows (the
- * caller repeats one past nx).  rows, for B stored [K, N]: C [M, N] =
+ * acc = sum over k < kc of x[r][k] y[k * ys + l] and C[l * ldc + r] =
+ * fma(alpha, acc, C): x holds GEMM_TR rows of B (the caller repeats one
+ * past nx), y is op(A) transposed.  rows, for B stored [K, N]: C [M, N] =
  * fma(alpha, acc, C), acc = A [M, kc] B [kc, N] (a_ik at A[i ars + k acs]),
  * in acc [M, GEMM_NB] (scratch).
  */
@@ -49,7 +49,7 @@ typedef void (*gemm_t8_fn)(const float *const rows[8], long p, float *out,
 #define GEMM_NB 256
 typedef void (*gemm_tile_fn)(int kc, float alpha, const float *const x[],
 			     int nx, const float *y, long ys, int ny,
-			     float *C, long cr, long cl);
+			     float *C, long ldc);
 typedef void (*gemm_rows_fn)(int M, int N, int kc, float alpha,
 			     const float *A, long ars, long acs,
 			     const float *B, long ldb, float *C, long ldc,
@@ -175,8 +175,7 @@ void additive_backward_ref(float *dwq, float *dkeys, float *dva, float *dann,
 extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
 void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);
 void gemm_tile_avx2(int kc, float alpha, const float *const x[],
-		    int nx, const float *y, long ys, int ny, float *C, long cr,
-		    long cl);
+		    int nx, const float *y, long ys, int ny, float *C, long ldc);
 void gemm_rows_avx2(int M, int N, int kc, float alpha, const float *A,
 		    long ars, long acs, const float *B, long ldb, float *C,
 		    long ldc, float *acc);
