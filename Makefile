@@ -49,6 +49,8 @@ TESTLIB_OBJ = $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC = $(sort $(wildcard bench/bench_*.c))
 BENCHES   = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 HEADERS   = $(wildcard lib/*.h)
+# libtensor's public interface: tensors, the stream format, the kernels
+PUBLIC_HEADERS = lib/tensor.h lib/stream.h lib/kernels.h lib/err.h
 MANPAGES  = $(wildcard man/man1/*.1 man/man5/*.5 man/man7/*.7)
 
 STATIC = $(BUILD)/libtensor.a
@@ -96,7 +98,7 @@ $(BUILD)/tests/%: tests/%.c $(STATIC) $(TESTLIB_OBJ) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) $(LDFLAGS) $< $(TESTLIB_OBJ) $(STATIC) $(CHECK_LIBS) $(LDLIBS_ALL) -o $@
 
-$(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS)
+$(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
 
@@ -149,7 +151,7 @@ install: all
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib
 	ln -sf libtensor.so.0 $(DESTDIR)$(PREFIX)/lib/libtensor.so
-	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/attn
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/attn
 	install -m 644 $(BUILD)/libtensor.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	for f in $(MANPAGES); do \
 	    install -m 644 $$f $(DESTDIR)$(PREFIX)/share/man/$$(basename $$(dirname $$f)); done
