@@ -12,11 +12,13 @@
 # Settings (environment): DATA (default /work/shared/data/bible-es-en),
 # VOCAB (8000), NORM (pre), LR (noam's factor), WARMUP, BATCH (target
 # tokens a batch), DROPOUT (0.1), SMOOTH (label smoothing, 0.1), SEED (1),
-# TRAIN_TIME (seconds of training, 2100: 35 minutes), SAVE (updates between
-# saves, each kept as model.tsr.ckpt.STEP), THREADS (1), OUT (the export,
-# WORKDIR/bible-es-en.tsr).  Stopping it (^C)
-# saves the model; running it again resumes training where it stopped, and
-# a resumed run gives the model an unbroken one gives.
+# TRAIN_TIME (seconds of training, 2100: 35 minutes), STEPS (instead, stop
+# after this many updates in all: the repository's model is STEPS=1692,
+# made by 2100 seconds and 1680 more on a shared machine), SAVE (updates
+# between saves, each kept as model.tsr.ckpt.STEP), THREADS (1), OUT (the
+# export, WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model;
+# running it again resumes training where it stopped, and a resumed run
+# gives the model an unbroken one gives (with the same THREADS).
 set -eu
 DATA=${DATA:-/work/shared/data/bible-es-en}
 W=${1:-bible-transformer}
@@ -42,8 +44,16 @@ fi
 [ -e dev.tsr ] ||
 	paste "$DATA/dev.es" "$DATA/dev.en" | tokenize -p -m model.tsr > dev.tsr
 
-ATTN_THREADS=$THREADS train-step -m model.tsr -T "$TRAIN_TIME" -E "$SAVE" \
-	-k 1000 -L 50 train.tsr
+if [ -n "${STEPS:-}" ]; then
+	have=$(tensordump -n model.config -t model.tsr |
+		sed -n 's/^"step=\([0-9]*\)\\n"$/\1/p')
+	[ "$have" -ge "$STEPS" ] ||
+		ATTN_THREADS=$THREADS train-step -m model.tsr \
+			-n $((STEPS - have)) -E "$SAVE" -k 1000 -L 50 train.tsr
+else
+	ATTN_THREADS=$THREADS train-step -m model.tsr -T "$TRAIN_TIME" \
+		-E "$SAVE" -k 1000 -L 50 train.tsr
+fi
 train-step -x "$OUT" -m model.tsr
 
 tokenize -m "$OUT" "$DATA/dev.es" | embed -m "$OUT" | encode -m "$OUT" |
