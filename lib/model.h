@@ -130,7 +130,8 @@ struct arch {
 	 * Training: forward and backward of a batch of pairs, from src ids to
 	 * the loss.  Adds the gradients of (sum of token losses) * scale into
 	 * m->g; returns the sum of token losses (label-smoothed) and sets
-	 * *nll, *ntok (the sum of -log p(ref) and the tokens counted).
+	 * *nll, *ntok (the sum of -log p(ref) and the tokens counted), or a
+	 * negative value with err_msg() set (bad ids, no gradients, memory).
 	 */
 	double (*train_batch)(struct model *m, const struct batch_ids *src,
 			      const struct batch_ids *tgt, float scale,
