@@ -302,6 +302,8 @@ static int train_one(struct model *m, struct optim *o,
 	m->training = 1;
 	loss = m->arch->train_batch(m, &src, &tgt, 1.0f / ntok, &nll, &count);
 	m->training = 0;
+	if (loss < 0)		/* an error (a loss is never negative) */
+		goto out;
 	norm = grad_norm(m->g, m->nw);
 	if (!isfinite(loss) || !isfinite(norm)) {
 		warnx_("step %ld: batch of %d pairs skipped: its %s is not "
