@@ -13,6 +13,21 @@ float posenc(int p, int i, int d)
 	return (float)(i % 2 ? cos(angle) : sin(angle));
 }
 
+void posenc_table(float *pe, int rows, int d)
+{
+	/* posenc() for every (p, i), with each column's divisor computed
+	 * once rather than rows times (the same doubles, so the same bits) */
+	double div;
+	int p, i;
+
+	for (i = 0; i < d; i++) {
+		div = pow(10000.0, (double)(i - i % 2) / d);
+		for (p = 0; p < rows; p++)
+			pe[(size_t)p * d + i] = (float)(i % 2 ? cos(p / div)
+							      : sin(p / div));
+	}
+}
+
 void posenc_add(const struct tf_net *n, float *x, int rows, int p0)
 {
 	int r, i, d = n->d;

@@ -119,7 +119,6 @@ static struct tf_net *net_alloc(const struct model *m)
 	struct tf_net sz, *n;
 	size_t le, ld, off;
 	char *p;
-	int r, i;
 
 	memset(&sz, 0, sizeof(sz));
 	if (read_sizes(m, &sz) < 0)
@@ -139,9 +138,7 @@ static struct tf_net *net_alloc(const struct model *m)
 	n->w.dec = (struct tf_dec_layer *)(p + off + 2 * le);
 	n->g.dec = (struct tf_dec_layer *)(p + off + 2 * le + ld);
 	n->pe = (float *)(p + off + 2 * (le + ld));
-	for (r = 0; r < TF_PE_ROWS; r++)
-		for (i = 0; i < n->d; i++)
-			n->pe[(size_t)r * n->d + i] = posenc(r, i, n->d);
+	posenc_table(n->pe, TF_PE_ROWS, n->d);
 	return n;
 }
 

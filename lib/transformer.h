@@ -69,6 +69,8 @@ struct tf_net {
 void posenc_add(const struct tf_net *n, float *x, int rows, int p0);
 /* For the tables: the encoding of position p, dimension i. */
 float posenc(int p, int i, int d);
+/* pe [rows, d] = posenc(p, i, d) for every position p < rows. */
+void posenc_table(float *pe, int rows, int d);
 
 /* x [B*T, d] = emb[ids] * sqrt(d) + PE(p0 + t) for ids [B, T]. */
 void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,

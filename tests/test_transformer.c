@@ -627,6 +627,27 @@ static double copied_tokens(const struct model *m, struct rng *r, int n)
 	return (double)right / total;
 }
 
+START_TEST(position_table_is_the_formula)
+{
+	/* the table the encoder and decoder read equals MODELS.md's PE
+	 * computed in double, and posenc() bit for bit */
+	enum { ROWS = 40, D = 10 };
+	float pe[ROWS * D], v;
+	int p, i;
+
+	posenc_table(pe, ROWS, D);
+	for (p = 0; p < ROWS; p++)
+		for (i = 0; i < D; i++) {
+			double a = p / pow(10000.0, (double)(i / 2 * 2) / D);
+
+			v = posenc(p, i, D);
+			ck_assert(memcmp(&v, &pe[p * D + i], sizeof v) == 0);
+			ck_assert(fabs(pe[p * D + i] -
+				       (i % 2 ? cos(a) : sin(a))) <= 6e-8);
+		}
+}
+END_TEST
+
 START_TEST(learns_to_copy)
 {
 	const char *extra[] = {
@@ -685,6 +706,7 @@ int main(void)
 	tcase_add_test(tc, decoder_cache_matches_full_forward);
 	tcase_add_test(tc, padding_changes_nothing);
 	tcase_add_test(tc, dropout_is_reproducible_and_off_at_inference);
+	tcase_add_test(tc, position_table_is_the_formula);
 	tcase_add_test(tc, learns_to_copy);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
