@@ -5,6 +5,9 @@
 # gives; empty lines, CRLF, invalid UTF-8, very long lines and a last line
 # without a newline included.
 set -u
+# GNU parallel quotes remote commands for the shell named by $SHELL, and
+# with -S it fails silently when that is unset (as under some CI runners).
+export SHELL=/bin/sh
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "cli_parallel: $*" >&2; exit 1; }
