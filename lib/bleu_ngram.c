@@ -224,8 +224,9 @@ void ngram_clipped(const struct ngram_table *t, int64_t *correct)
 /* ---- word ids ---- */
 
 struct word_slot {
-	uint64_t hash;
-	struct bleu_str word;
+	uint64_t key;		/* the packed word, or its hash */
+	uint64_t tag;		/* length << 1 | packed */
+	const uint32_t *c;	/* the word, when not packed */
 	uint32_t id;
 	uint32_t gen;		/* in use when equal to the table's gen */
 };
@@ -237,34 +238,48 @@ struct word_ids {
 	uint32_t gen, count;
 };
 
-/* Two code points a step: a word is hashed once on each side. */
-static inline uint64_t hash_word(struct bleu_str w)
+/*
+ * A word's key.  Most words are short and Latin-1: up to eight code points
+ * below 256 are packed into the key itself (so *tag says packed), and two
+ * words are then equal when their keys and lengths are.  Others are keyed
+ * by their hash, two code points a step, and compared in full.
+ */
+static inline uint64_t word_key(struct bleu_str w, uint64_t *tag)
 {
-	uint64_t x = w.n * 0x9e3779b97f4a7c15ULL;
+	uint64_t x = 0;
+	uint32_t all = 0;
 	size_t i = 0;
 
-	for (; i + 2 <= w.n; i += 2)
+	if (w.n <= 8) {
+		for (; i < w.n; i++) {
+			x = x << 8 | w.c[i];
+			all |= w.c[i];
+		}
+		if (all < 256) {
+			*tag = (uint64_t)w.n << 1 | 1;
+			return x;
+		}
+	}
+	*tag = (uint64_t)w.n << 1;
+	x = w.n * 0x9e3779b97f4a7c15ULL;
+	for (i = 0; i + 2 <= w.n; i += 2)
 		x = (x ^ (w.c[i] | (uint64_t)w.c[i + 1] << 32)) * 0xbf58476d1ce4e5b9ULL;
 	if (i < w.n)
 		x = (x ^ w.c[i]) * 0xbf58476d1ce4e5b9ULL;
 	return x ^ x >> 29;
 }
 
-/* memcmp: a few wide compares, not a branch per character */
-static inline int same_word(struct bleu_str a, struct bleu_str b)
+/* The slot of a word: its own, or the empty one where it belongs. */
+static inline struct word_slot *find_word(const struct word_ids *w, uint64_t key,
+					  uint64_t tag, struct bleu_str word)
 {
-	return a.n == b.n && memcmp(a.c, b.c, a.n * sizeof *a.c) == 0;
-}
-
-static inline struct word_slot *find_word(const struct word_ids *w, uint64_t h,
-					  struct bleu_str word)
-{
-	size_t i = (h * 0x9e3779b97f4a7c15ULL) >> w->shift;
+	size_t i = (key * 0x9e3779b97f4a7c15ULL) >> w->shift;
 
 	for (;; i = (i + 1) & (w->cap - 1)) {
 		struct word_slot *s = &w->s[i];
 
-		if (s->gen != w->gen || (s->hash == h && same_word(s->word, word)))
+		if (s->gen != w->gen || (s->key == key && s->tag == tag &&
+		    ((tag & 1) || memcmp(s->c, word.c, word.n * sizeof *word.c) == 0)))
 			return s;
 	}
 }
@@ -317,14 +332,11 @@ int word_ids_load(struct word_ids *w, const struct bleu_words *hyp, struct bleu_
 	if (bleu_buf_reserve(ids, hyp->n) < 0)
 		return -1;
 	for (size_t i = 0; i < hyp->n; i++) {
-		uint64_t h = hash_word(hyp->w[i]);
-		struct word_slot *s = find_word(w, h, hyp->w[i]);
+		uint64_t tag, key = word_key(hyp->w[i], &tag);
+		struct word_slot *s = find_word(w, key, tag, hyp->w[i]);
 
 		if (s->gen != w->gen) {
-			s->hash = h;
-			s->word = hyp->w[i];
-			s->id = w->count++;
-			s->gen = w->gen;
+			*s = (struct word_slot){ key, tag, hyp->w[i].c, w->count++, w->gen };
 		}
 		ids->c[ids->n++] = s->id;
 	}
@@ -337,7 +349,8 @@ int word_ids_lookup(const struct word_ids *w, const struct bleu_words *ref, stru
 	if (bleu_buf_reserve(ids, ref->n) < 0)
 		return -1;
 	for (size_t i = 0; i < ref->n; i++) {
-		struct word_slot *s = w->cap ? find_word(w, hash_word(ref->w[i]), ref->w[i]) : NULL;
+		uint64_t tag, key = word_key(ref->w[i], &tag);
+		struct word_slot *s = w->cap ? find_word(w, key, tag, ref->w[i]) : NULL;
 
 		ids->c[ids->n++] = s && s->gen == w->gen ? s->id : WORD_UNKNOWN;
 	}
