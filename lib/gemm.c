@@ -7,10 +7,10 @@
  *   - small M (a decoder step: a few rows times a weight matrix): B is
  *     streamed as stored, never packed, since each of its entries is used
  *     only M times;
- *   - otherwise the blocked algorithm of Goto and van de Geijn: panels of
- *     op(B) [KC, NC] and op(A) [MC, KC] are packed so that the register-
- *     blocked micro-kernel of the table reads both sequentially, from L2
- *     (A) and L1 (a KC x NR sliver of B).
+ *   - otherwise the blocked algorithm of Goto and van de Geijn: blocks of
+ *     op(A) [MC, KC] and panels of op(B) [KC, NC] are packed so that the
+ *     register-blocked micro-kernel of the table reads both sequentially,
+ *     from L1 (an MR x KC strip of A) and L2 (B's panel).
  * The two vector paths take the same steps for every entry of C (the
  * sequence of kern_impl.h, same KC), so a row of C has the same bits
  * whatever the number of rows, its place among them and the threads.
@@ -26,9 +26,6 @@
 /* The largest register block (mr or nr) of any table, and tile. */
 #define MAX_REG 32
 #define MAX_TILE (MAX_REG * MAX_REG)
-
-/* Floats of a packed panel of B that L2 holds beside a panel of A. */
-#define L2_PANEL (64 * 1024)
 
 /* op(A) at row i, column k; op(B) at row k, column j. */
 static const float *at_a(int ta, const float *A, long lda, long i, long k)
@@ -137,7 +134,10 @@ static void pack_b(const struct gemm_ukr *u, int tb, int k, int n,
 		pack_rows(u->nr, k, n, B, ldb, Bp);
 }
 
-/* C [m, n] = fma(alpha, Ap Bp, C) over packed panels of k. */
+/*
+ * C [m, n] = fma(alpha, Ap Bp, C) over packed panels of k: a strip of mr
+ * rows of A stays in L1 while the strips of B (in L2) stream past it.
+ */
 static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
 			 float alpha, const float *Ap, const float *Bp,
 			 float *C, long ldc)
@@ -145,12 +145,12 @@ static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
 	int mr = u->mr, nr = u->nr;
 	float tile[MAX_TILE] __attribute__((aligned(64)));
 
-	for (int j = 0; j < n; j += nr) {
-		const float *b = Bp + (size_t)j * k;
-		int cols = n - j < nr ? n - j : nr;
-		for (int i = 0; i < m; i += mr) {
-			const float *a = Ap + (size_t)i * k;
-			int rows = m - i < mr ? m - i : mr;
+	for (int i = 0; i < m; i += mr) {
+		const float *a = Ap + (size_t)i * k;
+		int rows = m - i < mr ? m - i : mr;
+		for (int j = 0; j < n; j += nr) {
+			const float *b = Bp + (size_t)j * k;
+			int cols = n - j < nr ? n - j : nr;
 			float *c = C + (long)i * ldc + j;
 			if (rows == mr && cols == nr) {
 				u->kernel(k, alpha, a, b, c, ldc);
@@ -170,44 +170,35 @@ static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
 	}
 }
 
+/*
+ * Blocks of mc rows of op(A) by kc are packed once (into L3) and kept
+ * while panels of op(B), kc by nc, are packed in turn (into L2) and
+ * multiplied.  With a long kc (fewer passes over C, the only data that
+ * comes from memory), A's strip of mr x kc fits L1 where B's of kc x nr
+ * would not, hence this order (B's panels are packed M / mc times).
+ */
 static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
 			 int N, int K, float alpha, const float *A, long lda,
 			 const float *B, long ldb, float *C, long ldc)
 {
-	float *Ap = kern_scratch(0, sizeof(float) * u->mc * u->kc);
+	int mcb = M < u->mc ? M : u->mc;
+	int mcr = (mcb + u->mr - 1) / u->mr * u->mr;    /* packed, padded */
+	float *Ap = kern_scratch(0, sizeof(float) * mcr * u->kc);
 	float *Bp = kern_scratch(1, sizeof(float) * u->kc * u->nc);
 
 	if (!Ap || !Bp) {
 		sgemm_ref_block(ta, tb, M, N, K, alpha, A, lda, B, ldb, C, ldc);
 		return;
 	}
-	if (M <= u->mc) {
-		/* One panel of A: packed once per KC, and panels of B used
-		 * once each, right after packing, small enough for L2. */
-		int ncb = L2_PANEL / u->kc / u->nr * u->nr;
-		ncb = ncb < u->nc ? ncb : u->nc;
+	for (int ic = 0; ic < M; ic += mcb) {
+		int mc = M - ic < mcb ? M - ic : mcb;
 		for (int pc = 0; pc < K; pc += u->kc) {
 			int kc = K - pc < u->kc ? K - pc : u->kc;
-			pack_a(u, ta, M, kc, at_a(ta, A, lda, 0, pc), lda, Ap);
-			for (int jc = 0; jc < N; jc += ncb) {
-				int nc = N - jc < ncb ? N - jc : ncb;
+			pack_a(u, ta, mc, kc, at_a(ta, A, lda, ic, pc), lda, Ap);
+			for (int jc = 0; jc < N; jc += u->nc) {
+				int nc = N - jc < u->nc ? N - jc : u->nc;
 				pack_b(u, tb, kc, nc, at_b(tb, B, ldb, pc, jc),
 				       ldb, Bp);
-				macro_kernel(u, M, nc, kc, alpha, Ap, Bp, C + jc,
-					     ldc);
-			}
-		}
-		return;
-	}
-	for (int jc = 0; jc < N; jc += u->nc) {
-		int nc = N - jc < u->nc ? N - jc : u->nc;
-		for (int pc = 0; pc < K; pc += u->kc) {
-			int kc = K - pc < u->kc ? K - pc : u->kc;
-			pack_b(u, tb, kc, nc, at_b(tb, B, ldb, pc, jc), ldb, Bp);
-			for (int ic = 0; ic < M; ic += u->mc) {
-				int mc = M - ic < u->mc ? M - ic : u->mc;
-				pack_a(u, ta, mc, kc, at_a(ta, A, lda, ic, pc),
-				       lda, Ap);
 				macro_kernel(u, mc, nc, kc, alpha, Ap, Bp,
 					     C + (long)ic * ldc + jc, ldc);
 			}

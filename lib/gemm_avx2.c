@@ -18,8 +18,14 @@ static void ukr_6x16(int kc, float alpha, const float *A, const float *B,
 	__m256 c[MR][2];
 
 #pragma GCC unroll 6
-	for (int r = 0; r < MR; r++)
+	for (int r = 0; r < MR; r++) {
 		c[r][0] = c[r][1] = _mm256_setzero_ps();
+		/* C is wanted only after the loop, but it may be far (a
+		 * large C is in L3 or memory): fetch it now, both lines a
+		 * row may touch, instead of waiting for it then */
+		_mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
+		_mm_prefetch((const char *)(C + r * ldc + NR - 1), _MM_HINT_T0);
+	}
 #pragma GCC unroll 4
 	for (int p = 0; p < kc; p++) {
 		__m256 b0 = _mm256_loadu_ps(B), b1 = _mm256_loadu_ps(B + 8);
@@ -72,10 +78,11 @@ void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os)
 	_mm256_storeu_ps(out + 7 * os, _mm256_permute2f128_ps(r3, r7, 0x31));
 }
 
-/* MC: an A panel of 144 x 256 (144 KB) stays in L2; KC: a B sliver of
- * 256 x 16 (16 KB) in L1; NC: the B panel (4 MB) in L3. */
+/* KC: K of the models (512) in one pass over C; an A strip of 6 x 512
+ * (12 KB) in L1; NC: a B panel of 512 x 256 (512 KB) in L2; MC: the A
+ * block (4 MB) in L3. */
 const struct gemm_ukr gemm_ukr_avx2 = {
-	.mr = MR, .nr = NR, .mc = 144, .kc = 256, .nc = 4096,
+	.mr = MR, .nr = NR, .mc = 2046, .kc = 512, .nc = 256,
 	.kernel = ukr_6x16,
 	.t8 = gemm_t8_avx2,
 	.small_m = 8,

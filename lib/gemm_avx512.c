@@ -18,8 +18,15 @@ static void ukr_8x32(int kc, float alpha, const float *A, const float *B,
 	__m512 c[MR][2];
 
 #pragma GCC unroll 8
-	for (int r = 0; r < MR; r++)
+	for (int r = 0; r < MR; r++) {
 		c[r][0] = c[r][1] = _mm512_setzero_ps();
+		/* C is wanted only after the loop, but it may be far (a
+		 * large C is in L3 or memory): fetch it now, all three lines
+		 * a row may touch, instead of waiting for it then */
+		_mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
+		_mm_prefetch((const char *)(C + r * ldc + 16), _MM_HINT_T0);
+		_mm_prefetch((const char *)(C + r * ldc + NR - 1), _MM_HINT_T0);
+	}
 #pragma GCC unroll 2
 	for (int p = 0; p < kc; p++) {
 		__m512 b0 = _mm512_loadu_ps(B), b1 = _mm512_loadu_ps(B + 16);
@@ -42,10 +49,11 @@ static void ukr_8x32(int kc, float alpha, const float *A, const float *B,
 	}
 }
 
-/* KC: a B sliver of 192 x 32 (24 KB) in L1; MC: an A panel of 384 x 192
- * (288 KB) in L2; NC: the B panel (3 MB) in L3. */
+/* KC: K of the models (512) in one pass over C; an A strip of 8 x 512
+ * (16 KB) in L1; NC: a B panel of 512 x 256 (512 KB) in L2; MC: the A
+ * block (4 MB) in L3. */
 const struct gemm_ukr gemm_ukr_avx512 = {
-	.mr = MR, .nr = NR, .mc = 384, .kc = 192, .nc = 4096,
+	.mr = MR, .nr = NR, .mc = 2048, .kc = 512, .nc = 256,
 	.kernel = ukr_8x32,
 	.t8 = gemm_t8_avx2,
 	.small_m = 8,

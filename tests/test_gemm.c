@@ -94,14 +94,15 @@ START_TEST(test_small_random)
 }
 END_TEST
 
-/* Shapes past the register and cache blocks, and decoder steps (small M
- * times a wide matrix), with one thread and with three. */
+/* Shapes past the register and cache blocks (MC 2046 and 2048, KC 512, NC
+ * 256), and decoder steps (small M times a wide matrix), with one thread
+ * and with three. */
 START_TEST(test_large)
 {
 	static const int shapes[][3] = {
 		{ 129, 67, 520 }, { 300, 33, 17 }, { 47, 301, 260 },
 		{ 1, 700, 300 }, { 5, 1030, 129 }, { 8, 96, 64 },
-		{ 33, 1025, 31 },
+		{ 33, 1025, 31 }, { 2100, 37, 9 },
 	};
 	int isa[3], n = kt_isas(isa);
 	kt_seed(2);
@@ -188,8 +189,8 @@ static void same_bits(int ta, int tb, int M, int N, int K, float alpha,
 	free(D);
 }
 
-/* Ks past the cache blocks (KC 192 and 256) and off the vector width; the
- * shapes are large enough to be split over two threads. */
+/* Ks past the cache block (KC 512) and off the vector width; the shapes
+ * are large enough to be split over two threads; and rows past MC. */
 START_TEST(test_batch_independent)
 {
 	static const int ks[] = { 1, 13, 100, 301, 517 };
@@ -206,6 +207,7 @@ START_TEST(test_batch_independent)
 							  kt_int(30, 70), ks[k],
 							  alphas[kt_int(0, 2)],
 							  betas[kt_int(0, 2)]);
+			same_bits(0, 1, 2100, 35, 21, 1, 0);
 		}
 	}
 }
