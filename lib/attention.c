@@ -67,3 +67,11 @@ void attention_backward(const struct attn_args *a, const float *dout,
 	int64_t items = j.per_head ? a->H : (int64_t)a->B * a->H;
 	kern_parallel_for(items, attn_grain(a), backward_task, &j);
 }
+
+int attn_dropout_keep(const struct attn_args *a, int b, int h, int t, int j)
+{
+	if (!(a->dropout > 0))
+		return 1;
+	return (int32_t)(attn_drop_hash(attn_drop_row(a, b, h, t), j) >> 8) >=
+	       attn_drop_cut(a);
+}

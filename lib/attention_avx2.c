@@ -8,10 +8,12 @@
  * and sum of each row, rescaling the row's output accumulator when the
  * maximum grows, and the accumulator [QR, dk] gains P V by a second
  * register-blocked product.  No [T, S] matrix.  When weights are asked
- * for, the reference does the head.
+ * for, the reference does the head.  Dropout zeroes the dropped weights
+ * in the product with V only (the sums are the whole softmax's) and
+ * scales the output by 1 / (1 - p) at the end.
  *
- * The backward pass recomputes the probabilities from the saved lse, by
- * the same blocks.
+ * The backward pass recomputes the probabilities from the saved lse, and
+ * the dropout mask from the seed, by the same blocks.
  */
 #include <math.h>
 #include <string.h>
@@ -157,14 +159,48 @@ static void transpose_rows(float *xt, long sp, const float *x, long xs,
 	}
 }
 
+/* All ones in the lanes of keys j .. j + 7 that the row of dropout key
+ * rk keeps (cut1: attn_drop_cut - 1): attn_drop_hash, 8 lanes. */
+static inline __m256 keep8(__m256i rk, int j, __m256i cut1)
+{
+	__m256i x = _mm256_add_epi32(_mm256_set1_epi32(j),
+				     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	x = _mm256_xor_si256(rk, _mm256_mullo_epi32(x,
+			     _mm256_set1_epi32((int)ATTN_DROP_GOLD)));
+	x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+	x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)ATTN_DROP_M1));
+	x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+	x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)ATTN_DROP_M2));
+	x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+	return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_srli_epi32(x, 8),
+						      cut1));
+}
+
+/* A row's dropout: on, its key, the cut less one. */
+struct drop_row {
+	int on;
+	__m256i rk, cut1;
+};
+
+static struct drop_row drop_row(const struct attn_args *a, int b, int h,
+				int t)
+{
+	return (struct drop_row){
+		.on = a->dropout > 0,
+		.rk = _mm256_set1_epi32((int)attn_drop_row(a, b, h, t)),
+		.cut1 = _mm256_set1_epi32(attn_drop_cut(a) - 1),
+	};
+}
+
 /*
- * The online softmax of one row over a block: the first valid (of nb)
- * scores in s are folded into the row's maximum *m and sum *l; s becomes
- * exp(s - m) (zero past valid, up to nb rounded to 8), and the row's
- * accumulator o [dp] is rescaled when the maximum grows.
+ * The online softmax of one row over the block of keys j0 ..: the first
+ * valid (of nb) scores in s are folded into the row's maximum *m and sum
+ * *l; s becomes exp(s - m) (zero past valid, up to nb rounded to 8, and
+ * where dropped), and the row's accumulator o [dp] is rescaled when the
+ * maximum grows.
  */
 static void fold_row(float *s, float *o, long dp, float *m, float *l,
-		     int valid, int nb)
+		     int valid, int nb, const struct drop_row *dr, int j0)
 {
 	int nv = (nb + 7) / 8 * 8;
 	valid = valid < 0 ? 0 : valid > nb ? nb : valid;
@@ -188,8 +224,10 @@ static void fold_row(float *s, float *o, long dp, float *m, float *l,
 		__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(s + j), vmx));
 		if (valid - j < 8)
 			e = _mm256_and_ps(e, lanes(valid - j));
-		_mm256_store_ps(s + j, e);
 		sum = _mm256_add_ps(sum, e);
+		if (dr->on)
+			e = _mm256_and_ps(e, keep8(dr->rk, j0 + j, dr->cut1));
+		_mm256_store_ps(s + j, e);
 	}
 	float c = expf(*m - mx);
 	*l = *l * c + hsum256(sum);
@@ -221,6 +259,7 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		return;
 	}
 	float *acc = kt + sp * dk;
+	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	transpose_rows(kt, sp, k, a->kv_rs, smax, dk);
 
 	for (int t0 = 0; t0 < a->T; t0 += QB) {
@@ -228,10 +267,12 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		int groups = (rows + QR - 1) / QR;
 		const float *q[QB];
 		float m[QB], l[QB], s[QB][KB] __attribute__((aligned(32)));
+		struct drop_row dr[QB];
 		for (int r = 0; r < QB; r++) {
 			int t = t0 + (r < rows ? r : 0);
 			q[r] = a->q + b * a->q_bs + t * a->q_rs + h * dk;
 			nk[r] = r < rows ? attn_nkeys(a, b, t) : 0;
+			dr[r] = drop_row(a, b, h, t);
 			kmax = nk[r] > kmax ? nk[r] : kmax;
 			m[r] = -INFINITY;
 			l[r] = 0;
@@ -244,7 +285,7 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 					   nb, dk, a->scale);
 			for (int r = 0; r < groups * QR; r++)
 				fold_row(s[r], acc + r * dp, dp, &m[r], &l[r],
-					 nk[r] - j0, nb);
+					 nk[r] - j0, nb, &dr[r], j0);
 			for (int g = 0; g < groups; g++)
 				kb->pv(acc + g * QR * dp, dp, s + g * QR,
 				       v + j0 * a->kv_rs, a->kv_rs, nb, dk);
@@ -252,7 +293,7 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
 			size_t row = ((size_t)b * a->H + h) * a->T + t0 + r;
-			__m256 inv = _mm256_set1_ps(nk[r] ? 1 / l[r] : 0);
+			__m256 inv = _mm256_set1_ps(nk[r] ? zs / l[r] : 0);
 			FOR_LANES(d, dk, rem)
 				str(o + d, rem, _mm256_mul_ps(inv, _mm256_load_ps(acc + r * dp + d)));
 			if (a->lse)
@@ -264,8 +305,9 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 /*
  * Backward by blocks as the forward: for a block of query rows and one of
  * keys, P = exp(scale q k^T - lse) and dP = dout v^T by the scores kernel
- * on k^T and v^T; dS = P (dP - dout . out) scale; then dv += P^T dout,
- * dk += dS^T q (rank updates) and dq += dS k (the P V kernel).
+ * on k^T and v^T; with dropout's factors Z (0 or 1 / (1 - p)), dS =
+ * P (Z dP - dout . out) scale; then dv += (Z P)^T dout, dk += dS^T q
+ * (rank updates) and dq += dS k (the P V kernel).
  */
 void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 			       const float *dout, float *dq, float *dk,
@@ -286,6 +328,7 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		return;
 	}
 	float *vt = kt + sp * n, *gq = vt + sp * n;
+	__m256 vz = _mm256_set1_ps(a->dropout > 0 ? attn_drop_scale(a) : 1);
 	transpose_rows(kt, sp, k, a->kv_rs, smax, n);
 	transpose_rows(vt, sp, v, a->kv_rs, smax, n);
 
@@ -296,12 +339,14 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		float lse[QB], D[QB];
 		float p[QB][KB] __attribute__((aligned(32)));
 		float ds[QB][KB] __attribute__((aligned(32)));
+		struct drop_row dr[QB];
 		for (int r = 0; r < QB; r++) {
 			int t = t0 + (r < rows ? r : 0);
 			long oo = b * a->o_bs + t * a->o_rs + h * n;
 			q[r] = a->q + b * a->q_bs + t * a->q_rs + h * n;
 			g[r] = dout + oo;
 			nk[r] = r < rows ? attn_nkeys(a, b, t) : 0;
+			dr[r] = drop_row(a, b, h, t);
 			kmax = nk[r] > kmax ? nk[r] : kmax;
 			lse[r] = a->lse[((size_t)b * a->H + h) * a->T + t];
 			__m256 s = _mm256_setzero_ps();
@@ -326,13 +371,20 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 				__m256 sc = _mm256_set1_ps(a->scale);
 				for (int j = 0; j < nb; j += 8) {
 					__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(&p[r][j]), vl));
+					__m256 dp = _mm256_load_ps(&ds[r][j]);
 					if (valid - j < 8)
 						e = _mm256_and_ps(e, valid - j > 0 ?
 							lanes(valid - j) : _mm256_setzero_ps());
-					_mm256_store_ps(&p[r][j], e);
-					__m256 d = _mm256_sub_ps(_mm256_load_ps(&ds[r][j]), vd);
+					if (dr[r].on) {
+						__m256 z = _mm256_and_ps(vz,
+							keep8(dr[r].rk, j0 + j, dr[r].cut1));
+						dp = _mm256_mul_ps(dp, z);
+						_mm256_store_ps(&p[r][j], _mm256_mul_ps(e, z));
+					} else {
+						_mm256_store_ps(&p[r][j], e);
+					}
 					_mm256_store_ps(&ds[r][j],
-						_mm256_mul_ps(_mm256_mul_ps(e, d), sc));
+						_mm256_mul_ps(_mm256_mul_ps(e, _mm256_sub_ps(dp, vd)), sc));
 				}
 			}
 			if (dv)

@@ -3,6 +3,8 @@
  * (batch item, head), a query row at a time: an online softmax over the
  * keys, one at a time, with the output row as the accumulator; or, when
  * weights are asked for, the row of scores in the weights themselves.
+ * Dropout multiplies each weight by its factor (drop) in the product with
+ * V only: the sums and lse are those of the whole softmax.
  */
 #include <math.h>
 #include <string.h>
@@ -30,10 +32,20 @@ static void scale(float *y, float a, int n)
 		y[i] *= a;
 }
 
+/* Weight j's dropout factor in the row of key rk: 0 or 1 / (1 - p);
+ * 1 without dropout. */
+static float drop(const struct attn_args *a, uint32_t rk, int j)
+{
+	if (!(a->dropout > 0))
+		return 1;
+	return (int32_t)(attn_drop_hash(rk, j) >> 8) >= attn_drop_cut(a) ?
+	       attn_drop_scale(a) : 0;
+}
+
 /* Row t through the weights row w [S]: returns the log-sum-exp. */
 static float row_with_weights(const struct attn_args *a, const float *q,
 			      const float *k, const float *v, float *o,
-			      float *w, int nk)
+			      float *w, int nk, uint32_t rk)
 {
 	float m = -INFINITY, sum = 0;
 
@@ -51,14 +63,15 @@ static float row_with_weights(const struct attn_args *a, const float *q,
 	memset(o, 0, sizeof(float) * a->dk);
 	for (int j = 0; j < nk; j++) {
 		w[j] /= sum;
-		axpy(o, w[j], v + j * a->kv_rs, a->dk);
+		axpy(o, w[j] * drop(a, rk, j), v + j * a->kv_rs, a->dk);
 	}
 	return m + logf(sum);
 }
 
 /* Row t online: m the running maximum, l the running sum of exp(s - m). */
 static float row_online(const struct attn_args *a, const float *q,
-			const float *k, const float *v, float *o, int nk)
+			const float *k, const float *v, float *o, int nk,
+			uint32_t rk)
 {
 	float m = -INFINITY, l = 0;
 
@@ -73,7 +86,7 @@ static float row_online(const struct attn_args *a, const float *q,
 		}
 		float p = expf(s - m);
 		l += p;
-		axpy(o, p, v + j * a->kv_rs, a->dk);
+		axpy(o, p * drop(a, rk, j), v + j * a->kv_rs, a->dk);
 	}
 	scale(o, 1 / l, a->dk);
 	return m + logf(l);
@@ -90,6 +103,7 @@ void attn_head_forward_ref(const struct attn_args *a, int b, int h)
 		size_t row = ((size_t)b * a->H + h) * a->T + t;
 		float *w = a->weights ? a->weights + row * a->S : NULL;
 		int nk = attn_nkeys(a, b, t);
+		uint32_t rk = attn_drop_row(a, b, h, t);
 		float lse;
 
 		if (nk == 0) {
@@ -98,9 +112,9 @@ void attn_head_forward_ref(const struct attn_args *a, int b, int h)
 				memset(w, 0, sizeof(float) * a->S);
 			lse = -INFINITY;
 		} else if (w) {
-			lse = row_with_weights(a, q, k, v, o, w, nk);
+			lse = row_with_weights(a, q, k, v, o, w, nk, rk);
 		} else {
-			lse = row_online(a, q, k, v, o, nk);
+			lse = row_online(a, q, k, v, o, nk, rk);
 		}
 		if (a->lse)
 			a->lse[row] = lse;
@@ -125,9 +139,10 @@ static float row_lse(const struct attn_args *a, const float *q,
 }
 
 /*
- * With p = exp(s - lse) recomputed from the scores:
- *   dv_j += p dout;  dp = dout . v_j;  ds = p (dp - dout . out);
- *   dq += scale ds k_j;  dk_j += scale ds q.
+ * With p = exp(s - lse) recomputed from the scores and z = drop(j):
+ *   dv_j += p z dout;  dp = z dout . v_j;  ds = p (dp - dout . out);
+ *   dq += scale ds k_j;  dk_j += scale ds q
+ * (dout . out = sum_j p_j dp_j, out being sum_j p_j z v_j).
  */
 void attn_head_backward_ref(const struct attn_args *a, int b, int h,
 			    const float *dout, float *dq, float *dk, float *dv)
@@ -141,6 +156,7 @@ void attn_head_backward_ref(const struct attn_args *a, int b, int h,
 		size_t row = ((size_t)b * a->H + h) * a->T + t;
 		const float *q = a->q + qo, *go = dout + oo;
 		int nk = attn_nkeys(a, b, t);
+		uint32_t rk = attn_drop_row(a, b, h, t);
 
 		if (nk == 0)
 			continue;
@@ -149,10 +165,10 @@ void attn_head_backward_ref(const struct attn_args *a, int b, int h,
 		for (int j = 0; j < nk; j++) {
 			long r = j * a->kv_rs;
 			float s = dot(q, k + r, a->dk) * a->scale;
-			float p = expf(s - lse);
+			float p = expf(s - lse), z = drop(a, rk, j);
 			if (dv)
-				axpy(dv + ko + r, p, go, a->dk);
-			float ds = p * (dot(go, v + r, a->dk) - D) * a->scale;
+				axpy(dv + ko + r, p * z, go, a->dk);
+			float ds = p * (z * dot(go, v + r, a->dk) - D) * a->scale;
 			if (dq)
 				axpy(dq + qo, ds, k + r, a->dk);
 			if (dk)

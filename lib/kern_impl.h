@@ -253,4 +253,52 @@ static inline int attn_nkeys(const struct attn_args *a, int b, int t)
 	return n;
 }
 
+
+/*
+ * Attention dropout's mask (kernels.h): weight [t, j] of (b, h) is kept
+ * when the top 24 bits of attn_drop_hash(attn_drop_row(a, b, h, t), j)
+ * reach attn_drop_cut(a).  The row's key mixes the seed with the row's
+ * number (splitmix64); each key j, the key xor j times the golden ratio,
+ * goes through a 32-bit mixer (lowbias32, by C. Wellons), which the
+ * vector kernels compute eight or sixteen lanes at a time.
+ */
+static inline uint32_t attn_drop_row(const struct attn_args *a, int b, int h,
+				     int t)
+{
+	uint64_t z = a->seed + 0x9e3779b97f4a7c15ULL *
+		     (((uint64_t)b * a->H + h) * a->T + t);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+
+#define ATTN_DROP_GOLD 0x9e3779b9u
+#define ATTN_DROP_M1 0x7feb352du
+#define ATTN_DROP_M2 0x846ca68bu
+
+static inline uint32_t attn_drop_hash(uint32_t row, uint32_t j)
+{
+	uint32_t x = row ^ (j * ATTN_DROP_GOLD);
+
+	x ^= x >> 16;
+	x *= ATTN_DROP_M1;
+	x ^= x >> 15;
+	x *= ATTN_DROP_M2;
+	return x ^ (x >> 16);
+}
+
+/* The cut of the 24-bit draws: a weight is dropped below it. */
+static inline int32_t attn_drop_cut(const struct attn_args *a)
+{
+	return a->dropout >= 1 ? 1 << 24 :
+	       (int32_t)(a->dropout * 16777216.0f + 0.5f);
+}
+
+/* The factor of the kept weights. */
+static inline float attn_drop_scale(const struct attn_args *a)
+{
+	return a->dropout >= 1 ? 0 : 1 / (1 - a->dropout);
+}
+
 #endif

@@ -146,6 +146,13 @@ void gru_gates_backward(float *dpre, float *dh, const float *drh,
  * decoder with a cache of earlier positions).  A row with every key masked
  * gives zeros.  weights (optional) [B, H, T, S]; lse (optional, needed by
  * the backward pass) [B, H, T], the log-sum-exp of each row's scores.
+ *
+ * Dropout of the weights (training; dropout 0: off): out = (softmax(...)
+ * * keep / (1 - dropout)) v, with keep[t, j] of batch item b and head h
+ * attn_dropout_keep(a, b, h, t, j), a hash of (seed, b, h, t, j): the same
+ * mask whatever the blocking, instruction set and threads, and the
+ * backward pass makes it again rather than storing it.  weights and lse
+ * are those before dropout.
  */
 struct attn_args {
 	int B, H, T, S, dk;
@@ -157,8 +164,13 @@ struct attn_args {
 	int causal, q_pos0;
 	float *weights;
 	float *lse;
+	float dropout;		/* in [0, 1) */
+	uint64_t seed;
 };
 void attention_forward(const struct attn_args *a);
+/* 1 when weight [t, j] of batch item b, head h is kept by a's dropout
+ * (the chance 1 - dropout, to 2^-24), else 0. */
+int attn_dropout_keep(const struct attn_args *a, int b, int h, int t, int j);
 /* Adds into dq, dk, dv (laid out as q, k, v; any may be NULL) from dout
  * (laid out as out); needs a->out and a->lse from the forward pass (with
  * a->lse NULL, the reference recomputes it, slowly). */

@@ -109,9 +109,10 @@ struct mha_acts {
 	float *q, *k, *v;	/* [B*Tq, d], [B*Tk, d], [B*Tk, d] */
 	float *ctx;		/* [B*Tq, d] heads side by side, before Wo */
 	float *lse;		/* [B, H, Tq] */
-	/* with attention dropout (else unused), each [B, H, Tq, Tk]: */
-	float *p, *pd;		/* the weights, before and after dropout */
-	uint8_t *pmask;		/* the dropout's mask */
+	uint64_t seed;		/* of the attention dropout's mask */
+	/* unused (the kernel makes the dropout mask again from the seed): */
+	float *p, *pd;
+	uint8_t *pmask;
 };
 
 struct mha_dims {

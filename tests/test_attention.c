@@ -4,7 +4,9 @@
  * (softmax(q k^T scale + mask) v, one entry at a time), for every
  * instruction set of the machine; their backward passes against central
  * differences of those double versions on small shapes, and against the
- * reference instruction set on large ones.
+ * reference instruction set on large ones.  With dropout, the double
+ * version applies attn_dropout_keep's mask, so the differences are those
+ * of the function with the mask fixed.
  */
 #include <check.h>
 #include <math.h>
@@ -26,7 +28,10 @@ struct prob {
 	int B, H, T, S, dk, causal, q_pos0;
 	int *klen;
 	int shared_kv;          /* one k, v for the whole batch (kv_bs 0) */
+	float dropout;          /* of the weights, with the seed DROP_SEED */
 };
+
+#define DROP_SEED 0x5eedULL
 
 static size_t nq(const struct prob *p) { return (size_t)p->B * p->T * p->H * p->dk; }
 static size_t nkv(const struct prob *p)
@@ -47,6 +52,7 @@ static struct attn_args args(const struct prob *p, const float *q,
 		.out = out, .o_bs = p->T * w, .o_rs = w,
 		.klen = p->klen, .causal = p->causal, .q_pos0 = p->q_pos0,
 		.weights = weights, .lse = lse,
+		.dropout = p->dropout, .seed = DROP_SEED,
 	};
 	return a;
 }
@@ -64,6 +70,8 @@ static void attention_d(const struct prob *p, const double *q, const double *k,
 {
 	int w = p->H * p->dk;
 	double s[600];
+	struct attn_args mask = args(p, NULL, NULL, NULL, NULL, NULL, NULL);
+	double zs = p->dropout > 0 ? 1 / (1 - (double)p->dropout) : 1;
 	for (int b = 0; b < p->B; b++)
 	for (int h = 0; h < p->H; h++)
 	for (int t = 0; t < p->T; t++) {
@@ -94,9 +102,10 @@ static void attention_d(const struct prob *p, const double *q, const double *k,
 			sum += exp(s[j] - m);
 		for (int j = 0; j < p->S; j++) {
 			double a = exp(s[j] - m) / sum;
+			double z = attn_dropout_keep(&mask, b, h, t, j) * zs;
 			const double *vr = v + (kb + j) * w + h * p->dk;
 			for (int c = 0; c < p->dk; c++)
-				o[c] += a * vr[c];
+				o[c] += a * z * vr[c];
 			if (wts)
 				wts[row * p->S + j] = a;
 		}
@@ -148,10 +157,11 @@ static void check_forward(const struct prob *p, int with_weights)
 	attention_forward(&a);
 	attention_d(p, qd, kd, vd, od, wd, ld);
 	snprintf(what, sizeof(what), "attention B=%d H=%d T=%d S=%d dk=%d "
-		 "causal=%d q_pos0=%d klen=%s weights=%d", p->B, p->H, p->T,
-		 p->S, p->dk, p->causal, p->q_pos0, p->klen ? "yes" : "no",
-		 with_weights);
-	kt_check(what, out, od, NULL, rel * maxabs(v, m), n);
+		 "causal=%d q_pos0=%d klen=%s weights=%d dropout=%g", p->B,
+		 p->H, p->T, p->S, p->dk, p->causal, p->q_pos0,
+		 p->klen ? "yes" : "no", with_weights, p->dropout);
+	double zs = p->dropout > 0 ? 1 / (1 - p->dropout) : 1;
+	kt_check(what, out, od, NULL, rel * zs * maxabs(v, m), n);
 	/* lse: the scores' error plus (S + 8) u relative for the sum's log */
 	double *tl = kt_dzeros(nr);
 	for (size_t i = 0; i < nr; i++)
@@ -223,9 +233,9 @@ static void check_backward(const struct prob *p)
 		gv = fmax(gv, fabs(wv[i]));
 	}
 	snprintf(what, sizeof(what), "attention_backward B=%d H=%d T=%d S=%d "
-		 "dk=%d causal=%d q_pos0=%d klen=%s shared=%d", p->B, p->H,
-		 p->T, p->S, p->dk, p->causal, p->q_pos0,
-		 p->klen ? "yes" : "no", p->shared_kv);
+		 "dk=%d causal=%d q_pos0=%d klen=%s shared=%d dropout=%g",
+		 p->B, p->H, p->T, p->S, p->dk, p->causal, p->q_pos0,
+		 p->klen ? "yes" : "no", p->shared_kv, p->dropout);
 	kt_check(what, dq, wq, NULL, rel * gq + 1e-8, n);
 	kt_check(what, dk, wk, NULL, rel * gk + 1e-8, m);
 	kt_check(what, dv, wv, NULL, rel * gv + 1e-8, m);
@@ -238,14 +248,18 @@ START_TEST(test_attention_small)
 {
 	int klen[3] = { 3, 7, 0 }, klen2[2] = { 9, 4 };
 	struct prob probs[] = {
-		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0 },
-		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0 },       /* causal */
-		{ 2, 1, 1, 7, 3, 1, 6, NULL, 0 },       /* a cached decoder */
-		{ 2, 2, 3, 9, 4, 1, 5, NULL, 0 },
-		{ 3, 2, 4, 7, 4, 0, 0, klen, 0 },       /* padding, all masked */
-		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0 },
-		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1 },       /* keys shared */
-		{ 1, 1, 1, 1, 1, 0, 0, NULL, 0 },
+		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0 },
+		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0 },       /* causal */
+		{ 2, 1, 1, 7, 3, 1, 6, NULL, 0, 0 },       /* a cached decoder */
+		{ 2, 2, 3, 9, 4, 1, 5, NULL, 0, 0 },
+		{ 3, 2, 4, 7, 4, 0, 0, klen, 0, 0 },       /* padding, all masked */
+		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0 },
+		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1, 0 },       /* keys shared */
+		{ 1, 1, 1, 1, 1, 0, 0, NULL, 0, 0 },
+		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0.3f }, /* dropout */
+		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0.5f },
+		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0.2f },
+		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1, 0.4f },
 	};
 	int isa[3], ni = kt_isas(isa);
 	for (int i = 0; i < ni; i++) {
@@ -265,9 +279,11 @@ START_TEST(test_attention_large)
 {
 	int klen[2] = { 131, 77 };
 	struct prob probs[] = {
-		{ 2, 2, 70, 131, 64, 0, 0, klen, 0 },
-		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0 },
-		{ 2, 1, 19, 100, 17, 1, 81, NULL, 0 },
+		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0 },
+		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0, 0 },
+		{ 2, 1, 19, 100, 17, 1, 81, NULL, 0, 0 },
+		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0.1f },
+		{ 1, 2, 67, 67, 33, 1, 0, NULL, 0, 0.3f },
 	};
 	int isa[3], ni = kt_isas(isa);
 	kt_seed(11);
@@ -308,6 +324,48 @@ START_TEST(test_attention_large)
 			free(g[t]);
 			free(want[t]);
 		}
+	}
+}
+END_TEST
+
+/*
+ * The dropout mask: the fraction kept within 5 standard deviations of
+ * 1 - p, rows of other heads, batch items, seeds and neighbouring rows
+ * agreeing as often as independent masks would (p^2 + (1 - p)^2), and
+ * dropout 0 keeping everything.
+ */
+START_TEST(test_dropout_mask)
+{
+	const int B = 3, H = 4, T = 40, S = 300;
+	const float rates[] = { 0.1f, 0.5f, 0.9f };
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		double p = rates[i], n = (double)B * H * T * S;
+		struct attn_args a = { .B = B, .H = H, .T = T, .S = S,
+				       .dropout = rates[i], .seed = 42 };
+		struct attn_args a2 = a;
+		a2.seed = 43;
+		long kept = 0, same[4] = { 0 };
+		for (int b = 0; b < B; b++)
+		for (int h = 0; h < H; h++)
+		for (int t = 0; t < T; t++)
+		for (int j = 0; j < S; j++) {
+			int k = attn_dropout_keep(&a, b, h, t, j);
+			kept += k;
+			same[0] += k == attn_dropout_keep(&a, b, (h + 1) % H, t, j);
+			same[1] += k == attn_dropout_keep(&a, (b + 1) % B, h, t, j);
+			same[2] += k == attn_dropout_keep(&a2, b, h, t, j);
+			same[3] += k == attn_dropout_keep(&a, b, h, (t + 1) % T, j);
+		}
+		double sd = sqrt(n * p * (1 - p)), agree = p * p + (1 - p) * (1 - p);
+		ck_assert_msg(fabs(kept - n * (1 - p)) < 5 * sd,
+			      "dropout %g: %ld of %.0f kept", p, kept, n);
+		for (int c = 0; c < 4; c++)
+			ck_assert_msg(fabs(same[c] - n * agree) <
+				      5 * sqrt(n * agree * (1 - agree)),
+				      "dropout %g: masks %d agree %ld of %.0f",
+				      p, c, same[c], n);
+		a.dropout = 0;
+		ck_assert_int_eq(attn_dropout_keep(&a, 1, 2, 3, 4), 1);
 	}
 }
 END_TEST
@@ -477,6 +535,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_attention_small);
 	tcase_add_test(tc, test_attention_large);
+	tcase_add_test(tc, test_dropout_mask);
 	tcase_add_test(tc, test_additive);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
