@@ -3,11 +3,15 @@
  * text, with its tokenisers (13a, intl, char, none), its smoothing methods,
  * its signatures and output formats, and its paired significance tests.
  *
- * Text is handled as Unicode code points, as Python's str is: a line is a
- * struct bleu_str.  A metric turns one hypothesis and its references into
- * a fixed number of integer statistics (metric_segment); the statistics of
- * a corpus are their sums, and the score is a function of the sums
- * (metric_score).  The significance tests only resample statistics.
+ * Lines and words are UTF-8 (struct bleu_text), checked when read: a word
+ * is equal to another when its bytes are, and most text is ASCII, a byte a
+ * character.  Where Unicode matters (lowercasing, chrF's characters, the
+ * passes that define the tokenisers) text is decoded to code points
+ * (struct bleu_str), as Python's str holds them.
+ *
+ * A metric turns one hypothesis and its references into a fixed number
+ * of integer statistics (metric_segment); the statistics of a corpus are
+ * their sums, and the score is a function of the sums (metric_score).  The significance tests only resample statistics.
  */
 #ifndef ATTN_BLEU_H
 #define ATTN_BLEU_H
@@ -16,9 +20,23 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "unicode_cat.h"
+#include "utf8.h"
 
 /* ---- text (bleu_text.c) ---- */
 
+/* UTF-8 text: a line, or a word in one. */
+struct bleu_text {
+	const char *s;
+	size_t n;
+};
+
+/* A growable UTF-8 buffer. */
+struct bleu_bytes {
+	char *s;
+	size_t n, cap;
+};
+
+/* Code points. */
 struct bleu_str {
 	const uint32_t *c;
 	size_t n;
@@ -30,9 +48,16 @@ struct bleu_buf {
 	size_t n, cap;
 };
 
-/* Makes room for `more` code points after the n in use; -1 when out of memory. */
+/*
+ * The array p (cap elements of size, n in use) with room for `more` after
+ * the n: p itself, or p reallocated (*cap updated); NULL (message naming
+ * `what`) when out of memory.  The reserve functions are this for a type.
+ */
+void *bleu_grow(void *p, size_t *cap, size_t n, size_t more, size_t size, const char *what);
 int bleu_buf_reserve(struct bleu_buf *b, size_t more);
 void bleu_buf_free(struct bleu_buf *b);
+int bleu_bytes_reserve(struct bleu_bytes *b, size_t more);
+void bleu_bytes_free(struct bleu_bytes *b);
 
 /*
  * Decodes strict UTF-8 (no overlong forms, surrogates or values past
@@ -40,6 +65,26 @@ void bleu_buf_free(struct bleu_buf *b);
  * the offset of the first bad byte (and no message); -1 out of memory.
  */
 int bleu_utf8_decode(const char *s, size_t len, struct bleu_buf *out, size_t *bad);
+/* The same check alone: 0 for valid UTF-8, else 1 and *bad. */
+int bleu_utf8_check(const char *s, size_t len, size_t *bad);
+/* Appends the UTF-8 of n code points (Unicode scalar values) to out. */
+int bleu_utf8_encode(const uint32_t *c, size_t n, struct bleu_bytes *out);
+/*
+ * The character at s[i] (i < n) in *cp; returns its length in bytes (an
+ * invalid byte is a character of its own).
+ */
+static inline size_t bleu_utf8_next(const char *s, size_t n, size_t i, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s + i;
+	int k;
+
+	if (*u < 0x80) {
+		*cp = *u;
+		return 1;
+	}
+	k = utf8_decode(u, n - i, cp);
+	return k ? (size_t)k : 1;
+}
 /* Python's str.isspace(). */
 static inline int bleu_isspace(uint32_t c)
 {
@@ -48,19 +93,22 @@ static inline int bleu_isspace(uint32_t c)
 	return ucat_flags(c) & UCAT_SPACE;
 }
 /* Length of s without its trailing whitespace (Python's rstrip()). */
-size_t bleu_rstrip(struct bleu_str s);
+size_t bleu_rstrip(struct bleu_text s);
 /* Appends Python's s.lower() to out. */
 int bleu_lower(struct bleu_str s, struct bleu_buf *out);
+/* Replaces out by the UTF-8 s lowercased (cps, low: scratch). */
+int bleu_lower_utf8(struct bleu_text s, struct bleu_buf *cps, struct bleu_buf *low,
+		    struct bleu_bytes *out);
 
 /* Whitespace-separated words of a string, as Python's str.split(). */
 struct bleu_words {
-	struct bleu_str *w;
+	struct bleu_text *w;
 	size_t n, cap;
 };
 
 /* Replaces the contents of words by the words of s (pointing into s). */
-int bleu_split(struct bleu_str s, struct bleu_words *words);
-int bleu_words_push(struct bleu_words *words, struct bleu_str w);
+int bleu_split(struct bleu_text s, struct bleu_words *words);
+int bleu_words_push(struct bleu_words *words, struct bleu_text w);
 /* Makes room for `more` words after the n in use. */
 int bleu_words_reserve(struct bleu_words *words, size_t more);
 void bleu_words_free(struct bleu_words *words);
@@ -79,11 +127,12 @@ int bleu_tok_parse(const char *name);
 int bleu_tokenize(enum bleu_tokenizer t, struct bleu_str s,
 		  struct bleu_buf *out, struct bleu_buf *tmp);
 /*
- * Replaces words by the words of the tokenised s (those bleu_split finds in
- * what bleu_tokenize gives) in one pass; they point into s, or into tmp.
+ * Replaces words by the words of the tokenised UTF-8 s (those bleu_split
+ * finds in what bleu_tokenize gives, encoded) in one pass; they point into
+ * s, or into tmp (cps: scratch).
  */
-int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_str s,
-			struct bleu_words *words, struct bleu_buf *tmp);
+int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_text s, struct bleu_words *words,
+			struct bleu_buf *cps, struct bleu_bytes *tmp);
 
 /* ---- n-gram matching (bleu_ngram.c) ---- */
 
@@ -189,8 +238,8 @@ int metric_init(struct metric *m, enum metric_kind kind,
 		const struct bleu_cfg *bleu, const struct chrf_cfg *chrf);
 void metric_free(struct metric *m);
 /* Statistics of one segment (nrefs >= 1 non-empty references). */
-int metric_segment(struct metric *m, struct bleu_str hyp,
-		   const struct bleu_str *refs, int nrefs, int64_t *stats);
+int metric_segment(struct metric *m, struct bleu_text hyp,
+		   const struct bleu_text *refs, int nrefs, int64_t *stats);
 double metric_score(const struct metric *m, const int64_t *stats);
 /* "BLEU", "chrF2", "chrF2++" */
 void metric_name(const struct metric *m, char *buf, size_t size);
@@ -239,18 +288,18 @@ double sig_p_value(const double *stats, int n, double real);
 /* ---- corpora (bleu_corpus.c) ---- */
 
 /*
- * The lines of a file as code points, each without its trailing whitespace
+ * The lines of a file, valid UTF-8, each without its trailing whitespace
  * (so "\r\n" ends a line like "\n"; a lone "\r" inside a line is a space).
  */
 struct bleu_lines {
-	struct bleu_buf text;
-	size_t *end;		/* line i is text.c[i ? end[i-1] : 0 .. end[i]) */
+	struct bleu_bytes text;
+	size_t *end;		/* line i is text.s[i ? end[i-1] : 0 .. end[i]) */
 	size_t n, cap;
 };
 
-/* Reads f to its end; errors name `name` and the line. */
+/* Reads f to its end into the empty l; errors name `name` and the line. */
 int bleu_lines_read(struct bleu_lines *l, FILE *f, const char *name);
-struct bleu_str bleu_line(const struct bleu_lines *l, size_t i);
+struct bleu_text bleu_line(const struct bleu_lines *l, size_t i);
 void bleu_lines_free(struct bleu_lines *l);
 /*
  * sacreBLEU's several systems on standard input: splits every line at tabs

@@ -2,7 +2,8 @@
  * bleu_corpus.c: reading the hypotheses and references, and the segment
  * statistics of a whole corpus.  Lines are read as sacreBLEU reads them
  * (UTF-8, each right-stripped), but invalid UTF-8 is an error naming the
- * file, line and byte rather than a crash.
+ * file, line and byte rather than a crash.  They stay UTF-8, in the one
+ * buffer the file was read into.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,130 +14,108 @@
 /* Room for `more` lines. */
 static int lines_reserve(struct bleu_lines *l, size_t more)
 {
-	size_t cap;
-	size_t *end;
+	size_t *end = bleu_grow(l->end, &l->cap, l->n, more, sizeof *end, "lines");
 
-	if (l->cap - l->n >= more)
-		return 0;
-	cap = l->cap ? l->cap : 256;
-	while (cap - l->n < more)
-		cap *= 2;
-	end = realloc(l->end, cap * sizeof *end);
-	if (!end) {
-		err_set("out of memory for %zu lines", cap);
+	if (!end)
 		return -1;
-	}
 	l->end = end;
-	l->cap = cap;
 	return 0;
 }
 
 /* Appends a line. */
-static int bleu_lines_push(struct bleu_lines *l, struct bleu_str line)
+static int bleu_lines_push(struct bleu_lines *l, struct bleu_text line)
 {
-	if (lines_reserve(l, 1) < 0 || bleu_buf_reserve(&l->text, line.n) < 0)
+	if (lines_reserve(l, 1) < 0 || bleu_bytes_reserve(&l->text, line.n) < 0)
 		return -1;
-	if (line.n)
-		memcpy(l->text.c + l->text.n, line.c, line.n * sizeof *line.c);
+	memcpy(l->text.s + l->text.n, line.s, line.n);
 	l->text.n += line.n;
 	l->end[l->n++] = l->text.n;
 	return 0;
 }
 
-struct bleu_str bleu_line(const struct bleu_lines *l, size_t i)
+struct bleu_text bleu_line(const struct bleu_lines *l, size_t i)
 {
 	size_t start = i ? l->end[i - 1] : 0;
 
-	return (struct bleu_str){ l->text.c + start, l->end[i] - start };
+	return (struct bleu_text){ l->text.s + start, l->end[i] - start };
 }
 
 void bleu_lines_free(struct bleu_lines *l)
 {
-	bleu_buf_free(&l->text);
+	bleu_bytes_free(&l->text);
 	free(l->end);
 	memset(l, 0, sizeof *l);
 }
 
-/* All of f, in *buf (malloc'd), its length in *len. */
-static int read_all(FILE *f, const char *name, char **buf, size_t *len)
+/* All of f into b. */
+static int read_all(FILE *f, const char *name, struct bleu_bytes *b)
 {
 	struct stat st;
-	size_t cap = 1 << 16, n = 0, got;
-	char *b = NULL, *p;
+	size_t got;
 
-	/* a file's size at once, a pipe's as it comes */
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		if (n == cap || !b) {
-			if (b)
-				cap *= 2;
-			if (!(p = realloc(b, cap))) {
-				free(b);
-				err_set("%s: out of memory for %zu bytes", name, cap);
-				return -1;
-			}
-			b = p;
-		}
-		got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
+	/* a file's size at once (and one more byte to see its end), a
+	 * pipe's as it comes */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    bleu_bytes_reserve(b, (size_t)st.st_size + 1) < 0)
+		goto nomem;
+	do {
+		if (bleu_bytes_reserve(b, 1 << 16) < 0)
+			goto nomem;
+		got = fread(b->s + b->n, 1, b->cap - b->n, f);
+		b->n += got;
+	} while (got > 0);
 	if (ferror(f)) {
-		free(b);
 		err_set("%s: read error", name);
 		return -1;
 	}
-	*buf = b;
-	*len = n;
 	return 0;
+nomem:
+	err_prefix("%s", name);
+	return -1;
 }
 
 int bleu_lines_read(struct bleu_lines *l, FILE *f, const char *name)
 {
+	size_t len, bad, o = 0;
 	char *buf;
-	size_t len, bad;
-	int rc = 0;
 
-	if (read_all(f, name, &buf, &len) < 0)
+	if (read_all(f, name, &l->text) < 0)
 		return -1;
-	/* a code point per byte at most */
-	if (bleu_buf_reserve(&l->text, len) < 0) {
-		free(buf);
-		return -1;
-	}
-	for (size_t i = 0; i < len && rc == 0;) {
+	buf = l->text.s;
+	len = l->text.n;
+	/* each line checked, stripped and moved up to the previous one's end */
+	for (size_t i = 0; i < len;) {
 		char *nl = memchr(buf + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - (buf + i)) : len - i, start = l->text.n;
+		size_t n = nl ? (size_t)(nl - (buf + i)) : len - i, kept;
 
-		rc = bleu_utf8_decode(buf + i, n, &l->text, &bad);
-		if (rc > 0)
+		if (bleu_utf8_check(buf + i, n, &bad)) {
 			err_set("%s: line %zu: invalid UTF-8 (byte 0x%02x at column %zu)",
 				name, l->n + 1, (unsigned char)buf[i + bad], bad + 1);
-		else if (rc == 0 && (rc = lines_reserve(l, 1)) == 0) {
-			l->text.n = start + bleu_rstrip((struct bleu_str){ l->text.c + start,
-								l->text.n - start });
-			l->end[l->n++] = l->text.n;
+			return -1;
 		}
+		if (lines_reserve(l, 1) < 0)
+			return -1;
+		kept = bleu_rstrip((struct bleu_text){ buf + i, n });
+		memmove(buf + o, buf + i, kept);
+		o += kept;
+		l->end[l->n++] = o;
 		i += n + 1;
 	}
-	free(buf);
-	return rc ? -1 : 0;
+	l->text.n = o;
+	return 0;
 }
 
 int bleu_lines_columns(struct bleu_lines *l, const char *name,
 		       struct bleu_lines **cols, int *ncols)
 {
 	struct bleu_lines *c = NULL;
-	size_t tabs = 0;
 	int nc = 1;
 
 	if (l->n > 0) {
-		struct bleu_str s = bleu_line(l, 0);
+		struct bleu_text s = bleu_line(l, 0);
 
 		for (size_t k = 0; k < s.n; k++)
-			nc += s.c[k] == '\t';
+			nc += s.s[k] == '\t';
 	}
 	c = calloc(nc, sizeof *c);
 	if (!c) {
@@ -144,9 +123,7 @@ int bleu_lines_columns(struct bleu_lines *l, const char *name,
 		return -1;
 	}
 	/* one system (the usual case): the lines as they are */
-	for (size_t k = 0; nc == 1 && k < l->text.n; k++)
-		tabs += l->text.c[k] == '\t';
-	if (nc == 1 && tabs == 0) {
+	if (nc == 1 && (l->text.n == 0 || !memchr(l->text.s, '\t', l->text.n))) {
 		c[0] = *l;
 		memset(l, 0, sizeof *l);
 		*cols = c;
@@ -154,20 +131,20 @@ int bleu_lines_columns(struct bleu_lines *l, const char *name,
 		return 0;
 	}
 	for (size_t i = 0; i < l->n; i++) {
-		struct bleu_str s = bleu_line(l, i);
+		struct bleu_text s = bleu_line(l, i);
 		size_t start = 0;
 		int col = 0;
 
 		for (size_t k = 0; k <= s.n; k++) {
-			struct bleu_str field;
+			struct bleu_text field;
 
-			if (k < s.n && s.c[k] != '\t')
+			if (k < s.n && s.s[k] != '\t')
 				continue;
 			if (col == nc) {
 				col++;
 				break;
 			}
-			field = (struct bleu_str){ s.c + start, k - start };
+			field = (struct bleu_text){ s.s + start, k - start };
 			field.n = bleu_rstrip(field);
 			if (bleu_lines_push(&c[col++], field) < 0)
 				goto fail;
@@ -195,7 +172,7 @@ int bleu_corpus_stats(struct metric *m, const struct bleu_lines *hyp,
 		      const struct bleu_lines *refs, int nref,
 		      int64_t *stats, int *nrefs)
 {
-	struct bleu_str *r = malloc(nref * sizeof *r);
+	struct bleu_text *r = malloc(nref * sizeof *r);
 	int used = 0;
 
 	if (!r) {

@@ -16,7 +16,8 @@
 
 /* The processed form of one side (hypothesis or reference). */
 struct side {
-	struct bleu_buf low, tok, chars, ids;	/* tok: 13a's unescaped line */
+	struct bleu_buf cps, low, chars, ids;	/* code points, lowercased */
+	struct bleu_bytes text, tok;		/* lowercased; 13a's unescaped */
 	struct bleu_words words, split;
 };
 
@@ -31,10 +32,12 @@ struct metric_work {
 
 static void side_free(struct side *s)
 {
+	bleu_buf_free(&s->cps);
 	bleu_buf_free(&s->low);
-	bleu_buf_free(&s->tok);
 	bleu_buf_free(&s->chars);
 	bleu_buf_free(&s->ids);
+	bleu_bytes_free(&s->text);
+	bleu_bytes_free(&s->tok);
 	bleu_words_free(&s->words);
 	bleu_words_free(&s->split);
 }
@@ -88,32 +91,20 @@ void metric_free(struct metric *m)
 	m->work = NULL;
 }
 
-/* The line, lowercased if asked (Python's str.lower()). */
-static int lowered(struct bleu_str line, int lowercase, struct side *s, struct bleu_str *out)
-{
-	*out = line;
-	if (!lowercase)
-		return 0;
-	s->low.n = 0;
-	if (bleu_lower(line, &s->low) < 0)
-		return -1;
-	*out = (struct bleu_str){ s->low.c, s->low.n };
-	return 0;
-}
-
 /* BLEU: lowercase, right-strip, tokenise, split into words. */
-static int bleu_words_of(struct metric *m, struct bleu_str line, struct side *s)
+static int bleu_words_of(struct metric *m, struct bleu_text line, struct side *s)
 {
-	struct bleu_str t;
-
-	if (lowered(line, m->bleu.lowercase, s, &t) < 0)
-		return -1;
-	t.n = bleu_rstrip(t);
-	return bleu_tokenize_words(m->bleu.tok, t, &s->words, &s->tok);
+	if (m->bleu.lowercase) {
+		if (bleu_lower_utf8(line, &s->cps, &s->low, &s->text) < 0)
+			return -1;
+		line = (struct bleu_text){ s->text.s, s->text.n };
+	}
+	line.n = bleu_rstrip(line);
+	return bleu_tokenize_words(m->bleu.tok, line, &s->words, &s->cps, &s->tok);
 }
 
-static int bleu_segment(struct metric *m, struct bleu_str hyp,
-			const struct bleu_str *refs, int nrefs, int64_t *stats)
+static int bleu_segment(struct metric *m, struct bleu_text hyp,
+			const struct bleu_text *refs, int nrefs, int64_t *stats)
 {
 	struct metric_work *w = m->work;
 	int64_t match[BLEU_ORDER], ref_total[BLEU_ORDER];
@@ -150,12 +141,23 @@ static int bleu_segment(struct metric *m, struct bleu_str hyp,
  * chrF: lowercase if asked; the characters without whitespace (unless
  * whitespace is kept); for chrF++ the words with end punctuation split off.
  */
-static int chrf_side(struct metric *m, struct bleu_str line, struct side *s)
+static int chrf_side(struct metric *m, struct bleu_text line, struct side *s)
 {
 	struct bleu_str t;
+	size_t bad;
 
-	if (lowered(line, m->chrf.lowercase, s, &t) < 0)
+	s->cps.n = 0;
+	if (bleu_utf8_decode(line.s, line.n, &s->cps, &bad) != 0) {
+		err_set("invalid UTF-8");
 		return -1;
+	}
+	t = (struct bleu_str){ s->cps.c, s->cps.n };
+	if (m->chrf.lowercase) {
+		s->low.n = 0;
+		if (bleu_lower(t, &s->low) < 0)
+			return -1;
+		t = (struct bleu_str){ s->low.c, s->low.n };
+	}
 	s->chars.n = 0;
 	if (bleu_buf_reserve(&s->chars, t.n) < 0)
 		return -1;
@@ -164,13 +166,19 @@ static int chrf_side(struct metric *m, struct bleu_str line, struct side *s)
 			s->chars.c[s->chars.n++] = t.c[i];
 	if (m->chrf.word_order == 0)
 		return 0;
-	if (bleu_split(t, &s->words) < 0)
+	if (m->chrf.lowercase) {
+		s->text.n = 0;
+		if (bleu_utf8_encode(t.c, t.n, &s->text) < 0)
+			return -1;
+		line = (struct bleu_text){ s->text.s, s->text.n };
+	}
+	if (bleu_split(line, &s->words) < 0)
 		return -1;
 	return chrf_split_punct(&s->words, &s->split);
 }
 
-static int chrf_segment(struct metric *m, struct bleu_str hyp,
-			const struct bleu_str *refs, int nrefs, int64_t *stats)
+static int chrf_segment(struct metric *m, struct bleu_text hyp,
+			const struct bleu_text *refs, int nrefs, int64_t *stats)
 {
 	struct metric_work *w = m->work;
 	int nc = m->chrf.char_order, nw = m->chrf.word_order, order = nc + nw;
@@ -212,8 +220,8 @@ static int chrf_segment(struct metric *m, struct bleu_str hyp,
 	return 0;
 }
 
-int metric_segment(struct metric *m, struct bleu_str hyp,
-		   const struct bleu_str *refs, int nrefs, int64_t *stats)
+int metric_segment(struct metric *m, struct bleu_text hyp,
+		   const struct bleu_text *refs, int nrefs, int64_t *stats)
 {
 	if (m->kind == METRIC_BLEU)
 		return bleu_segment(m, hyp, refs, nrefs, stats);

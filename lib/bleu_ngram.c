@@ -224,9 +224,9 @@ void ngram_clipped(const struct ngram_table *t, int64_t *correct)
 /* ---- word ids ---- */
 
 struct word_slot {
-	uint64_t key;		/* the packed word, or its hash */
-	uint64_t tag;		/* length << 1 | packed */
-	const uint32_t *c;	/* the word, when not packed */
+	uint64_t key;		/* the word's bytes, or their hash */
+	const char *s;		/* the word */
+	size_t n;		/* its length */
 	uint32_t id;
 	uint32_t gen;		/* in use when equal to the table's gen */
 };
@@ -238,48 +238,57 @@ struct word_ids {
 	uint32_t gen, count;
 };
 
-/*
- * A word's key.  Most words are short and Latin-1: up to eight code points
- * below 256 are packed into the key itself (so *tag says packed), and two
- * words are then equal when their keys and lengths are.  Others are keyed
- * by their hash, two code points a step, and compared in full.
- */
-static inline uint64_t word_key(struct bleu_str w, uint64_t *tag)
+static inline uint64_t load32(const char *p)
 {
-	uint64_t x = 0;
-	uint32_t all = 0;
-	size_t i = 0;
+	uint32_t v;
 
-	if (w.n <= 8) {
-		for (; i < w.n; i++) {
-			x = x << 8 | w.c[i];
-			all |= w.c[i];
-		}
-		if (all < 256) {
-			*tag = (uint64_t)w.n << 1 | 1;
-			return x;
-		}
-	}
-	*tag = (uint64_t)w.n << 1;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t load64(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * A word's key.  Most words are up to eight bytes long: they are their own
+ * key (first and last four bytes, or for a short word its first, middle and
+ * last), so that two of the same length are equal when their keys are.
+ * Longer words are keyed by a hash of their bytes, eight a step, and
+ * compared in full.  No load strays outside the word.
+ */
+static inline uint64_t word_key(struct bleu_text w)
+{
+	const unsigned char *u = (const unsigned char *)w.s;
+	uint64_t x;
+	size_t i;
+
+	if (w.n >= 4 && w.n <= 8)
+		return load32(w.s) | load32(w.s + w.n - 4) << 32;
+	if (w.n < 4)
+		return w.n ? u[0] | u[w.n / 2] << 8 | u[w.n - 1] << 16 : 0;
 	x = w.n * 0x9e3779b97f4a7c15ULL;
-	for (i = 0; i + 2 <= w.n; i += 2)
-		x = (x ^ (w.c[i] | (uint64_t)w.c[i + 1] << 32)) * 0xbf58476d1ce4e5b9ULL;
-	if (i < w.n)
-		x = (x ^ w.c[i]) * 0xbf58476d1ce4e5b9ULL;
+	for (i = 0; i + 8 < w.n; i += 8)
+		x = (x ^ load64(w.s + i)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ load64(w.s + w.n - 8)) * 0xbf58476d1ce4e5b9ULL;
 	return x ^ x >> 29;
 }
 
 /* The slot of a word: its own, or the empty one where it belongs. */
 static inline struct word_slot *find_word(const struct word_ids *w, uint64_t key,
-					  uint64_t tag, struct bleu_str word)
+					  struct bleu_text word)
 {
 	size_t i = (key * 0x9e3779b97f4a7c15ULL) >> w->shift;
 
 	for (;; i = (i + 1) & (w->cap - 1)) {
 		struct word_slot *s = &w->s[i];
 
-		if (s->gen != w->gen || (s->key == key && s->tag == tag &&
-		    ((tag & 1) || memcmp(s->c, word.c, word.n * sizeof *word.c) == 0)))
+		if (s->gen != w->gen || (s->key == key && s->n == word.n &&
+		    (word.n <= 8 || memcmp(s->s, word.s, word.n) == 0)))
 			return s;
 	}
 }
@@ -332,12 +341,11 @@ int word_ids_load(struct word_ids *w, const struct bleu_words *hyp, struct bleu_
 	if (bleu_buf_reserve(ids, hyp->n) < 0)
 		return -1;
 	for (size_t i = 0; i < hyp->n; i++) {
-		uint64_t tag, key = word_key(hyp->w[i], &tag);
-		struct word_slot *s = find_word(w, key, tag, hyp->w[i]);
+		uint64_t key = word_key(hyp->w[i]);
+		struct word_slot *s = find_word(w, key, hyp->w[i]);
 
-		if (s->gen != w->gen) {
-			*s = (struct word_slot){ key, tag, hyp->w[i].c, w->count++, w->gen };
-		}
+		if (s->gen != w->gen)
+			*s = (struct word_slot){ key, hyp->w[i].s, hyp->w[i].n, w->count++, w->gen };
 		ids->c[ids->n++] = s->id;
 	}
 	return 0;
@@ -349,8 +357,7 @@ int word_ids_lookup(const struct word_ids *w, const struct bleu_words *ref, stru
 	if (bleu_buf_reserve(ids, ref->n) < 0)
 		return -1;
 	for (size_t i = 0; i < ref->n; i++) {
-		uint64_t tag, key = word_key(ref->w[i], &tag);
-		struct word_slot *s = w->cap ? find_word(w, key, tag, ref->w[i]) : NULL;
+		struct word_slot *s = w->cap ? find_word(w, word_key(ref->w[i]), ref->w[i]) : NULL;
 
 		ids->c[ids->n++] = s && s->gen == w->gen ? s->id : WORD_UNKNOWN;
 	}

@@ -1,6 +1,7 @@
 /*
- * bleu_text.c: the parts of Python's str that sacreBLEU relies on, on code
- * points: strict UTF-8 decoding, isspace(), rstrip(), lower() and split().
+ * bleu_text.c: the parts of Python's str that sacreBLEU relies on: strict
+ * UTF-8 decoding, isspace(), rstrip(), lower() and split(), on UTF-8 text
+ * and, where Unicode needs them, code points.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,27 +10,34 @@
 #include "unicode_cat.h"
 #include "utf8.h"
 
+void *bleu_grow(void *p, size_t *cap, size_t n, size_t more, size_t size, const char *what)
+{
+	size_t c;
+
+	if (p && *cap - n >= more)
+		return p;
+	if (more > SIZE_MAX / (4 * size) - n) {
+		err_set("too many %s", what);
+		return NULL;
+	}
+	c = *cap ? *cap : 64;
+	while (c - n < more)
+		c *= 2;
+	if (!(p = realloc(p, c * size))) {
+		err_set("out of memory for %zu %s", c, what);
+		return NULL;
+	}
+	*cap = c;
+	return p;
+}
+
 int bleu_buf_reserve(struct bleu_buf *b, size_t more)
 {
-	size_t cap;
-	uint32_t *c;
+	uint32_t *c = bleu_grow(b->c, &b->cap, b->n, more, sizeof *c, "characters");
 
-	if (b->cap - b->n >= more)
-		return 0;
-	if (more > SIZE_MAX / 8 - b->n) {
-		err_set("text too long");
+	if (!c)
 		return -1;
-	}
-	cap = b->cap ? b->cap : 64;
-	while (cap - b->n < more)
-		cap *= 2;
-	c = realloc(b->c, cap * sizeof *c);
-	if (!c) {
-		err_set("out of memory for %zu characters", cap);
-		return -1;
-	}
 	b->c = c;
-	b->cap = cap;
 	return 0;
 }
 
@@ -37,6 +45,31 @@ void bleu_buf_free(struct bleu_buf *b)
 {
 	free(b->c);
 	memset(b, 0, sizeof *b);
+}
+
+int bleu_bytes_reserve(struct bleu_bytes *b, size_t more)
+{
+	char *s = bleu_grow(b->s, &b->cap, b->n, more, 1, "bytes");
+
+	if (!s)
+		return -1;
+	b->s = s;
+	return 0;
+}
+
+void bleu_bytes_free(struct bleu_bytes *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof *b);
+}
+
+/* Whether the eight bytes at s are ASCII. */
+static inline int ascii8(const unsigned char *s)
+{
+	uint64_t v;
+
+	memcpy(&v, s, 8);
+	return !(v & 0x8080808080808080ULL);
 }
 
 int bleu_utf8_decode(const char *str, size_t len, struct bleu_buf *out, size_t *bad)
@@ -49,11 +82,9 @@ int bleu_utf8_decode(const char *str, size_t len, struct bleu_buf *out, size_t *
 		return -1;
 	o = out->c + out->n;
 	while (i < len) {
-		uint64_t v;
 		int k;
 
-		/* ASCII eight bytes at a time */
-		if (i + 8 <= len && (memcpy(&v, s + i, 8), !(v & 0x8080808080808080ULL))) {
+		if (i + 8 <= len && ascii8(s + i)) {
 			for (k = 0; k < 8; k++)
 				o[k] = s[i + k];
 			o += 8;
@@ -76,11 +107,83 @@ int bleu_utf8_decode(const char *str, size_t len, struct bleu_buf *out, size_t *
 	return 0;
 }
 
-size_t bleu_rstrip(struct bleu_str s)
+int bleu_utf8_check(const char *str, size_t len, size_t *bad)
 {
-	while (s.n > 0 && bleu_isspace(s.c[s.n - 1]))
-		s.n--;
-	return s.n;
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	uint32_t c;
+
+	while (i < len) {
+		int k;
+
+		if (i + 8 <= len && ascii8(s + i)) {
+			i += 8;
+			continue;
+		}
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((k = utf8_decode(s + i, len - i, &c)) == 0) {
+			*bad = i;
+			return 1;
+		}
+		i += k;
+	}
+	return 0;
+}
+
+int bleu_utf8_encode(const uint32_t *c, size_t n, struct bleu_bytes *out)
+{
+	unsigned char *o;
+
+	if (bleu_bytes_reserve(out, 4 * n) < 0)
+		return -1;
+	o = (unsigned char *)out->s + out->n;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = c[i];
+
+		if (x < 0x80) {
+			*o++ = x;
+		} else if (x < 0x800) {
+			*o++ = 0xc0 | x >> 6;
+			*o++ = 0x80 | (x & 0x3f);
+		} else if (x < 0x10000) {
+			*o++ = 0xe0 | x >> 12;
+			*o++ = 0x80 | (x >> 6 & 0x3f);
+			*o++ = 0x80 | (x & 0x3f);
+		} else {
+			*o++ = 0xf0 | x >> 18;
+			*o++ = 0x80 | (x >> 12 & 0x3f);
+			*o++ = 0x80 | (x >> 6 & 0x3f);
+			*o++ = 0x80 | (x & 0x3f);
+		}
+	}
+	out->n = (char *)o - out->s;
+	return 0;
+}
+
+size_t bleu_rstrip(struct bleu_text s)
+{
+	const unsigned char *u = (const unsigned char *)s.s;
+	size_t n = s.n;
+
+	while (n > 0) {
+		size_t k = n - 1;
+		uint32_t c = u[k];
+
+		if (c >= 0x80) {
+			/* back to the first byte of the last character */
+			while (k > 0 && n - k < 4 && (u[k] & 0xc0) == 0x80)
+				k--;
+			if ((size_t)utf8_decode(u + k, n - k, &c) != n - k)
+				break;
+		}
+		if (!bleu_isspace(c))
+			break;
+		n = k;
+	}
+	return n;
 }
 
 /*
@@ -131,49 +234,62 @@ int bleu_lower(struct bleu_str s, struct bleu_buf *out)
 	return 0;
 }
 
-int bleu_split(struct bleu_str s, struct bleu_words *words)
+int bleu_lower_utf8(struct bleu_text s, struct bleu_buf *cps, struct bleu_buf *low,
+		    struct bleu_bytes *out)
 {
-	size_t i = 0, start;
+	size_t i, bad;
+
+	out->n = 0;
+	if (bleu_bytes_reserve(out, s.n) < 0)
+		return -1;
+	/* ASCII lines a byte at a time, as bleu_lower does */
+	for (i = 0; i < s.n && (unsigned char)s.s[i] < 0x80; i++)
+		out->s[i] = s.s[i] >= 'A' && s.s[i] <= 'Z' ? s.s[i] + 32 : s.s[i];
+	out->n = i;
+	if (i == s.n)
+		return 0;
+	/* others whole: final sigma looks at its neighbours */
+	cps->n = low->n = out->n = 0;
+	if (bleu_utf8_decode(s.s, s.n, cps, &bad) != 0) {
+		err_set("invalid UTF-8");
+		return -1;
+	}
+	if (bleu_lower((struct bleu_str){ cps->c, cps->n }, low) < 0)
+		return -1;
+	return bleu_utf8_encode(low->c, low->n, out);
+}
+
+int bleu_split(struct bleu_text s, struct bleu_words *words)
+{
+	size_t i = 0, start, k = 0;
+	uint32_t c;
 
 	words->n = 0;
 	for (;;) {
-		while (i < s.n && bleu_isspace(s.c[i]))
-			i++;
+		while (i < s.n && (k = bleu_utf8_next(s.s, s.n, i, &c), bleu_isspace(c)))
+			i += k;
 		if (i == s.n)
 			return 0;
 		start = i;
-		while (i < s.n && !bleu_isspace(s.c[i]))
-			i++;
-		if (bleu_words_push(words, (struct bleu_str){ s.c + start, i - start }) < 0)
+		while (i < s.n && (k = bleu_utf8_next(s.s, s.n, i, &c), !bleu_isspace(c)))
+			i += k;
+		if (bleu_words_push(words, (struct bleu_text){ s.s + start, i - start }) < 0)
 			return -1;
 	}
 }
 
 int bleu_words_reserve(struct bleu_words *words, size_t more)
 {
-	size_t cap;
-	struct bleu_str *p;
+	struct bleu_text *w = bleu_grow(words->w, &words->cap, words->n, more,
+					sizeof *w, "words");
 
-	if (words->cap - words->n >= more)
-		return 0;
-	if (more > SIZE_MAX / (4 * sizeof *p) - words->n) {
-		err_set("too many words");
+	if (!w)
 		return -1;
-	}
-	cap = words->cap ? words->cap : 64;
-	while (cap - words->n < more)
-		cap *= 2;
-	p = realloc(words->w, cap * sizeof *p);
-	if (!p) {
-		err_set("out of memory for %zu words", cap);
-		return -1;
-	}
-	words->w = p;
-	words->cap = cap;
+	words->w = w;
 	return 0;
 }
 
-int bleu_words_push(struct bleu_words *words, struct bleu_str w)
+int bleu_words_push(struct bleu_words *words, struct bleu_text w)
 {
 	if (bleu_words_reserve(words, 1) < 0)
 		return -1;

@@ -18,6 +18,7 @@
  */
 #include <string.h>
 #include "bleu.h"
+#include "err.h"
 #include "unicode_cat.h"
 
 static const char *const names[] = {
@@ -277,28 +278,42 @@ PASS unsigned class_of(uint32_t c, int intl)
 	return f & UCAT_P ? C_PUNCT : f & UCAT_S ? C_ALONE : f & UCAT_N ? C_DIGIT : 0;
 }
 
-PASS void add_word(struct bleu_words *words, const uint32_t *c, size_t n)
+/* The class of the character at c[i] (i < n), *len its length in bytes. */
+PASS unsigned class_at(const unsigned char *c, size_t n, size_t i, int intl, size_t *len)
 {
-	words->w[words->n++] = (struct bleu_str){ c, n };
+	uint32_t cp;
+
+	if (c[i] < 0x80) {
+		*len = 1;
+		return intl ? ascii_intl[c[i]] : ascii_13a[c[i]];
+	}
+	*len = bleu_utf8_next((const char *)c, n, i, &cp);
+	return class_of(cp, intl);
+}
+
+PASS void add_word(struct bleu_words *words, const unsigned char *c, size_t n)
+{
+	words->w[words->n++] = (struct bleu_text){ (const char *)c, n };
 }
 
 /*
- * Replaces words by those of s (at most s.n: words has room for them).  Returns the
- * classes of s or'ed together (but for plain letters and digits).
+ * Replaces words by those of s (at most a word per byte: words has room
+ * for them).  Returns the classes of s or'ed together (but for plain
+ * letters and digits).
  */
-PASS unsigned split_classes(struct bleu_str s, int intl, struct bleu_words *words)
+PASS unsigned split_classes(struct bleu_text s, int intl, struct bleu_words *words)
 {
-	const uint32_t *c = s.c;
+	const unsigned char *c = (const unsigned char *)s.s;
 	const unsigned edge = intl ? C_DIGIT : 0;
-	size_t i = 0, start = 0;
-	unsigned all = 0;
+	size_t i = 0, start = 0, len;
+	unsigned all = 0, prev = edge;	/* prev: the class of the character before c[i] */
 	int open = 0;
 
 	words->n = 0;
 /* ends the word in progress before c[i] */
 #define END_WORD() do { if (open) add_word(words, c + start, i - start); open = 0; } while (0)
 	while (i < s.n) {
-		unsigned k = class_of(c[i], intl);
+		unsigned k = class_at(c, s.n, i, intl, &len);
 
 		if (!(k & ~C_DIGIT)) {
 			/* letters and digits: the rest of the word in a tight loop */
@@ -306,22 +321,29 @@ PASS unsigned split_classes(struct bleu_str s, int intl, struct bleu_words *word
 				start = i;
 				open = 1;
 			}
-			for (i++; i < s.n && !(class_of(c[i], intl) & ~C_DIGIT); i++)
-				;
+			do {
+				prev = k;
+				i += len;
+			} while (i < s.n && !((k = class_at(c, s.n, i, intl, &len)) & ~C_DIGIT));
 			continue;
 		}
 		all |= k;
 		if (k & C_SPACE) {
 			END_WORD();
 		} else if (k & C_PUNCT) {
-			size_t j = i + 1, n;
-			unsigned dx, dy;
+			size_t j = i + len, n = 1, lj;
+			unsigned dx = prev & C_DIGIT, dy = edge, kj;
 
-			while (j < s.n && class_of(c[j], intl) & C_PUNCT)
-				j++;
-			n = j - i;
-			dx = i > 0 ? class_of(c[i - 1], intl) & C_DIGIT : edge;
-			dy = j < s.n ? class_of(c[j], intl) & C_DIGIT : edge;
+			while (j < s.n) {
+				kj = class_at(c, s.n, j, intl, &lj);
+				if (!(kj & C_PUNCT)) {
+					dy = kj & C_DIGIT;
+					break;
+				}
+				j += lj;
+				n++;
+			}
+			prev = C_PUNCT;
 			if (n == 1 && dx && dy) {
 				/* "3.5" (or intl's ".5" at the start): one word */
 				if (!open) {
@@ -332,56 +354,70 @@ PASS unsigned split_classes(struct bleu_str s, int intl, struct bleu_words *word
 				continue;
 			}
 			END_WORD();
-			for (; i < j - 1; i++)
-				add_word(words, c + i, 1);
+			for (size_t m = 1; m < n; m++) {
+				class_at(c, s.n, i, intl, &len);
+				add_word(words, c + i, len);
+				i += len;
+			}
 			if (dy && (n + !!dx) % 2 == 0) {
 				start = i;
 				open = 1;
 			} else {
-				add_word(words, c + i, 1);
+				add_word(words, c + i, j - i);
 			}
-		} else if (k & C_ALONE || (i > 0 && class_of(c[i - 1], intl) & C_DIGIT)) {
+			i = j;
+			continue;
+		} else if (k & C_ALONE || prev & C_DIGIT) {
 			/* ALONE, or a DASH after a digit */
 			END_WORD();
-			add_word(words, c + i, 1);
+			add_word(words, c + i, len);
 		} else if (!open) {
 			/* a DASH inside a word */
 			start = i;
 			open = 1;
 		}
-		i++;
+		prev = k;
+		i += len;
 	}
 	END_WORD();
 #undef END_WORD
 	return all;
 }
 
-int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_str s,
-			struct bleu_words *words, struct bleu_buf *tmp)
+int bleu_tokenize_words(enum bleu_tokenizer t, struct bleu_text s, struct bleu_words *words,
+			struct bleu_buf *cps, struct bleu_bytes *tmp)
 {
+	size_t bad, len;
+	uint32_t c;
+
 	words->n = 0;
-	/* at most a word per character */
+	/* at most a word per byte */
 	if (bleu_words_reserve(words, s.n) < 0)
 		return -1;
 	switch (t) {
 	case BLEU_TOK_13A:
 		if (!(split_classes(s, 0, words) & C_ENTITY))
 			return 0;
-		tmp->n = 0;
-		if (bleu_buf_reserve(tmp, s.n) < 0)
+		/* entities (rare): unescaped as code points, as the passes do */
+		cps->n = tmp->n = 0;
+		if (bleu_utf8_decode(s.s, s.n, cps, &bad) != 0) {
+			err_set("invalid UTF-8");
 			return -1;
-		memcpy(tmp->c, s.c, s.n * sizeof *s.c);
-		tmp->n = s.n;
-		unescape_13a(tmp);
-		split_classes((struct bleu_str){ tmp->c, tmp->n }, 0, words);
+		}
+		unescape_13a(cps);
+		if (bleu_utf8_encode(cps->c, cps->n, tmp) < 0)
+			return -1;
+		split_classes((struct bleu_text){ tmp->s, tmp->n }, 0, words);
 		return 0;
 	case BLEU_TOK_INTL:
 		split_classes(s, 1, words);
 		return 0;
 	case BLEU_TOK_CHAR:
-		for (size_t i = 0; i < s.n; i++)
-			if (!bleu_isspace(s.c[i]))
-				add_word(words, s.c + i, 1);
+		for (size_t i = 0; i < s.n; i += len) {
+			len = bleu_utf8_next(s.s, s.n, i, &c);
+			if (!bleu_isspace(c))
+				add_word(words, (const unsigned char *)s.s + i, len);
+		}
 		return 0;
 	case BLEU_TOK_NONE:
 		return bleu_split(s, words);

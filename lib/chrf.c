@@ -43,26 +43,27 @@ double chrf_compute(const struct chrf_cfg *cfg, const int64_t *stats)
 	return 100 * score;
 }
 
-/* Python's string.punctuation */
-static int is_ascii_punct(uint32_t c)
+/* Python's string.punctuation (a character of one byte) */
+static int is_ascii_punct(char c)
 {
-	return c < 0x80 && c && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", (int)c);
+	return c && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c);
 }
 
 int chrf_split_punct(const struct bleu_words *in, struct bleu_words *out)
 {
 	out->n = 0;
 	for (size_t i = 0; i < in->n; i++) {
-		struct bleu_str w = in->w[i];
-		struct bleu_str head = w, tail = { NULL, 0 };
+		struct bleu_text w = in->w[i];
+		struct bleu_text head = w, tail = { NULL, 0 };
 
-		/* as the original, "(hi)" gives "(hi" and ")" */
-		if (w.n > 1 && is_ascii_punct(w.c[w.n - 1])) {
+		/* as the original, "(hi)" gives "(hi" and ")"; a punctuation
+		 * byte is a character, and more bytes are more characters */
+		if (w.n > 1 && is_ascii_punct(w.s[w.n - 1])) {
 			head.n = w.n - 1;
-			tail = (struct bleu_str){ w.c + w.n - 1, 1 };
-		} else if (w.n > 1 && is_ascii_punct(w.c[0])) {
+			tail = (struct bleu_text){ w.s + w.n - 1, 1 };
+		} else if (w.n > 1 && is_ascii_punct(w.s[0])) {
 			head.n = 1;
-			tail = (struct bleu_str){ w.c + 1, w.n - 1 };
+			tail = (struct bleu_text){ w.s + 1, w.n - 1 };
 		}
 		if (bleu_words_push(out, head) < 0 ||
 		    (tail.n && bleu_words_push(out, tail) < 0))

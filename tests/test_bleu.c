@@ -29,38 +29,43 @@ static struct bleu_str S(const char *s)
 	return (struct bleu_str){ b->c, b->n };
 }
 
-/* The tokenised line joined by single spaces, as UTF-8 (static buffer). */
+/* A UTF-8 literal as text. */
+static struct bleu_text U(const char *s)
+{
+	return (struct bleu_text){ s, strlen(s) };
+}
+
+/* The words of the passes' tokenisation of line (UTF-8 kept in *o). */
+static void pass_words(enum bleu_tokenizer t, const char *line, struct bleu_bytes *o,
+		       struct bleu_words *w)
+{
+	struct bleu_buf cps = { 0 }, tmp = { 0 };
+
+	ck_assert_int_eq(bleu_tokenize(t, S(line), &cps, &tmp), 0);
+	o->n = 0;
+	ck_assert_int_eq(bleu_utf8_encode(cps.c, cps.n, o), 0);
+	ck_assert_int_eq(bleu_split((struct bleu_text){ o->s, o->n }, w), 0);
+	bleu_buf_free(&cps);
+	bleu_buf_free(&tmp);
+}
+
+/* The tokenised line joined by single spaces (static buffer). */
 static const char *tok(enum bleu_tokenizer t, const char *line)
 {
 	static char out[1024];
-	struct bleu_buf o = { 0 }, tmp = { 0 };
+	struct bleu_bytes o = { 0 };
 	struct bleu_words w = { 0 };
 	size_t n = 0;
 
-	ck_assert_int_eq(bleu_tokenize(t, S(line), &o, &tmp), 0);
-	ck_assert_int_eq(bleu_split((struct bleu_str){ o.c, o.n }, &w), 0);
+	pass_words(t, line, &o, &w);
 	for (size_t i = 0; i < w.n; i++) {
 		if (i)
 			out[n++] = ' ';
-		for (size_t k = 0; k < w.w[i].n; k++) {
-			uint32_t c = w.w[i].c[k];
-
-			/* enough UTF-8 for these tests: up to three bytes */
-			if (c < 0x80) {
-				out[n++] = c;
-			} else if (c < 0x800) {
-				out[n++] = 0xc0 | c >> 6;
-				out[n++] = 0x80 | (c & 0x3f);
-			} else {
-				out[n++] = 0xe0 | c >> 12;
-				out[n++] = 0x80 | (c >> 6 & 0x3f);
-				out[n++] = 0x80 | (c & 0x3f);
-			}
-		}
+		memcpy(out + n, w.w[i].s, w.w[i].n);
+		n += w.w[i].n;
 	}
 	out[n] = 0;
-	bleu_buf_free(&o);
-	bleu_buf_free(&tmp);
+	bleu_bytes_free(&o);
 	bleu_words_free(&w);
 	return out;
 }
@@ -76,13 +81,13 @@ static void corpus(struct metric *m, const char *const *hyp, const char *const *
 
 	memset(sum, 0, m->nstats * sizeof *sum);
 	for (int i = 0; i < n; i++) {
-		struct bleu_str r[4];
+		struct bleu_text r[4];
 		int k = 0;
 
 		for (int j = 0; j < nref; j++)
 			if (refs[j * n + i][0])
-				r[k++] = S(refs[j * n + i]);
-		ck_assert_int_eq(metric_segment(m, S(hyp[i]), r, k, st), 0);
+				r[k++] = U(refs[j * n + i]);
+		ck_assert_int_eq(metric_segment(m, U(hyp[i]), r, k, st), 0);
 		for (int s = 0; s < m->nstats; s++)
 			sum[s] += st[s];
 	}
@@ -232,6 +237,65 @@ START_TEST(test_ngram_statistics)
 	ck_assert_mem_eq(sum + 2, ((int64_t[]){ 4, 2, 1, 0 }), 4 * sizeof *sum);
 	ck_assert_mem_eq(sum + 6, ((int64_t[]){ 6, 5, 4, 3 }), 4 * sizeof *sum);
 	metric_free(&m);
+}
+END_TEST
+
+/* Word ids: equal words share one, others differ, whatever their length. */
+START_TEST(test_word_ids)
+{
+	/* words of 1 to 20 bytes that differ only in their middle byte
+	 * (a short word's key covers all of it, a long one's is a hash) */
+	static const char *const hyp[] = {
+		"a", "ab", "abc", "aXc", "abcd", "abXd", "abcde", "abXde", "abcdefgh",
+		"abcdXfgh", "abcdefghi", "abcdXfghi", "abcdefghijklmnopqrst",
+		"abcdefghijXlmnopqrst", "\u00e9t\u00e9", "\u00e9t\u00e8", "ab",
+		"abcdefghi", "a",
+	};
+	static const char *const ref[] = {
+		"abcdefghi", "abcdYfghi", "\u00e9t\u00e9", "ab", "abcdefghijklmnopqrst",
+		"abcdefghijklmnopqrsu", "abcdefgh", "abcdXfgh", "b", "abXd",
+	};
+	enum { NH = sizeof hyp / sizeof hyp[0], NR = sizeof ref / sizeof ref[0] };
+	struct word_ids *w = word_ids_new();
+	struct bleu_words hw = { 0 }, rw = { 0 };
+	struct bleu_buf hid = { 0 }, rid = { 0 };
+
+	ck_assert_ptr_nonnull(w);
+	for (int i = 0; i < NH; i++)
+		ck_assert_int_eq(bleu_words_push(&hw, U(hyp[i])), 0);
+	for (int i = 0; i < NR; i++)
+		ck_assert_int_eq(bleu_words_push(&rw, U(ref[i])), 0);
+	ck_assert_int_eq(word_ids_load(w, &hw, &hid), 0);
+	ck_assert_int_eq(word_ids_count(w), NH - 3);
+	for (int i = 0; i < NH; i++) {
+		int first;
+
+		for (first = 0; strcmp(hyp[first], hyp[i]); first++)
+			;
+		ck_assert_uint_eq(hid.c[i], hid.c[first]);
+		for (int k = 0; k < NH; k++)
+			if (strcmp(hyp[k], hyp[i]))
+				ck_assert_uint_ne(hid.c[i], hid.c[k]);
+	}
+	ck_assert_int_eq(word_ids_lookup(w, &rw, &rid), 0);
+	for (int i = 0; i < NR; i++) {
+		uint32_t want = WORD_UNKNOWN;
+
+		for (int k = 0; k < NH; k++)
+			if (!strcmp(hyp[k], ref[i]))
+				want = hid.c[k];
+		ck_assert_uint_eq(rid.c[i], want);
+	}
+	/* a new hypothesis forgets the old one's words */
+	hw.n = 1;
+	ck_assert_int_eq(word_ids_load(w, &hw, &hid), 0);
+	ck_assert_int_eq(word_ids_lookup(w, &rw, &rid), 0);
+	ck_assert_uint_eq(rid.c[0], WORD_UNKNOWN);
+	word_ids_free(w);
+	bleu_words_free(&hw);
+	bleu_words_free(&rw);
+	bleu_buf_free(&hid);
+	bleu_buf_free(&rid);
 }
 END_TEST
 
@@ -464,16 +528,15 @@ END_TEST
 START_TEST(test_chrf_split_punct)
 {
 	struct bleu_words in = { 0 }, out = { 0 };
-	const char *want[] = { "(hi", ")", "a", "\"", "quote", "x.y", "?" };
+	const char *want[] = { "(hi", ")", "a", "\"", "quote", "x.y", "?",
+			       "é", ".", "é", ".", "é" };
 
-	ck_assert_int_eq(bleu_split(S("(hi) a \"quote x.y ?"), &in), 0);
+	ck_assert_int_eq(bleu_split(U("(hi) a \"quote x.y ? é. é .é"), &in), 0);
 	ck_assert_int_eq(chrf_split_punct(&in, &out), 0);
-	ck_assert_int_eq(out.n, 7);
+	ck_assert_int_eq(out.n, 12);
 	for (size_t i = 0; i < out.n; i++) {
-		struct bleu_str w = S(want[i]);
-
-		ck_assert_int_eq(out.w[i].n, w.n);
-		ck_assert_mem_eq(out.w[i].c, w.c, w.n * sizeof *w.c);
+		ck_assert_int_eq(out.w[i].n, strlen(want[i]));
+		ck_assert_mem_eq(out.w[i].s, want[i], out.w[i].n);
 	}
 	bleu_words_free(&in);
 	bleu_words_free(&out);
@@ -514,19 +577,19 @@ START_TEST(test_tokenizer_char_none)
 END_TEST
 
 /* Whether the one-pass words of line are those of the passes, split. */
-static int same_words(enum bleu_tokenizer t, struct bleu_str line)
+static int same_words(enum bleu_tokenizer t, const char *line)
 {
-	static struct bleu_buf o, tmp, tmp2;
+	static struct bleu_bytes o, tmp;
+	static struct bleu_buf cps;
 	static struct bleu_words want, got;
 	int same;
 
-	ck_assert_int_eq(bleu_tokenize(t, line, &o, &tmp), 0);
-	ck_assert_int_eq(bleu_split((struct bleu_str){ o.c, o.n }, &want), 0);
-	ck_assert_int_eq(bleu_tokenize_words(t, line, &got, &tmp2), 0);
+	pass_words(t, line, &o, &want);
+	ck_assert_int_eq(bleu_tokenize_words(t, U(line), &got, &cps, &tmp), 0);
 	same = want.n == got.n;
 	for (size_t i = 0; same && i < want.n; i++)
 		same = want.w[i].n == got.w[i].n &&
-		       memcmp(want.w[i].c, got.w[i].c, want.w[i].n * sizeof *want.w[i].c) == 0;
+		       memcmp(want.w[i].s, got.w[i].s, want.w[i].n) == 0;
 	return same;
 }
 
@@ -554,7 +617,7 @@ START_TEST(test_tokenize_words_varied)
 
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
 		for (int t = BLEU_TOK_13A; t <= BLEU_TOK_NONE; t++)
-			ck_assert_msg(same_words(t, S(lines[i])), "%s: \"%s\"",
+			ck_assert_msg(same_words(t, lines[i]), "%s: \"%s\"",
 				      bleu_tok_name(t), lines[i]);
 	/* every string of up to LEN of them: every run of periods and
 	 * commas between every pair of neighbours */
@@ -568,7 +631,7 @@ START_TEST(test_tokenize_words_varied)
 			for (k = 0; k < len; k++)
 				strcat(buf, alphabet[code[k]]);
 			for (int t = BLEU_TOK_13A; t <= BLEU_TOK_INTL; t++)
-				ck_assert_msg(same_words(t, S(buf)), "%s: \"%s\"",
+				ck_assert_msg(same_words(t, buf), "%s: \"%s\"",
 					      bleu_tok_name(t), buf);
 			for (k = 0; k < len && ++code[k] == NA; k++)
 				code[k] = 0;
@@ -584,10 +647,28 @@ START_TEST(test_lowercase)
 	struct bleu_buf out = { 0 };
 	struct bleu_str want = S("οδος σας i\u0307i σ");
 
+	struct bleu_buf cps = { 0 }, low = { 0 };
+	struct bleu_bytes utf8 = { 0 };
+	static const char *const cases[][2] = {
+		{ "ΟΔΟΣ ΣΑΣ İi Σ", "οδος σας i\u0307i σ" },
+		{ "The CAT, 3 ÉTÉS", "the cat, 3 étés" },
+		{ "AΣ AΣb", "aς aσb" },		/* final sigma after ASCII */
+		{ "Plain ASCII @[Z]", "plain ascii @[z]" },
+		{ "", "" },
+	};
+
 	ck_assert_int_eq(bleu_lower(S("ΟΔΟΣ ΣΑΣ İi Σ"), &out), 0);
 	ck_assert_int_eq(out.n, want.n);
 	ck_assert_mem_eq(out.c, want.c, want.n * sizeof *want.c);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ck_assert_int_eq(bleu_lower_utf8(U(cases[i][0]), &cps, &low, &utf8), 0);
+		ck_assert_int_eq(utf8.n, strlen(cases[i][1]));
+		ck_assert_mem_eq(utf8.s, cases[i][1], utf8.n);
+	}
 	bleu_buf_free(&out);
+	bleu_buf_free(&cps);
+	bleu_buf_free(&low);
+	bleu_bytes_free(&utf8);
 }
 END_TEST
 
@@ -600,9 +681,33 @@ START_TEST(test_utf8_and_space)
 	ck_assert_int_eq(bad, 2);
 	ck_assert_int_eq(bleu_utf8_decode("\xed\xa0\x80", 3, &b, &bad), 1);	/* surrogate */
 	ck_assert_int_eq(bleu_utf8_decode("\xc0\xaf", 2, &b, &bad), 1);	/* overlong */
+	ck_assert_int_eq(bleu_utf8_check("abcdefgh\xc3\xa9ij\xf0\x9f\x98\x80", 16, &bad), 0);
+	ck_assert_int_eq(bleu_utf8_check("abcdefghij\xed\xa0\x80", 13, &bad), 1);
+	ck_assert_int_eq(bad, 10);
+	ck_assert_int_eq(bleu_utf8_check("\xf4\x90\x80\x80", 4, &bad), 1);	/* past U+10FFFF */
+	ck_assert_int_eq(bad, 0);
+	ck_assert_int_eq(bleu_utf8_check("ab\xe2\x82", 4, &bad), 1);	/* cut short */
+	ck_assert_int_eq(bad, 2);
+	/* encoding is decoding's inverse, at every length's bounds */
+	{
+		static const uint32_t cp[] = { 0, 0x7f, 0x80, 0x7ff, 0x800, 0xffff,
+					       0x10000, 0x10ffff, 0xe9, 0x20ac };
+		struct bleu_bytes e = { 0 };
+
+		ck_assert_int_eq(bleu_utf8_encode(cp, 10, &e), 0);
+		ck_assert_int_eq(e.n, 1 + 1 + 2 + 2 + 3 + 3 + 4 + 4 + 2 + 3);
+		ck_assert_mem_eq(e.s + e.n - 5, "\xc3\xa9\xe2\x82\xac", 5);
+		b.n = 0;
+		ck_assert_int_eq(bleu_utf8_decode(e.s, e.n, &b, &bad), 0);
+		ck_assert_int_eq(b.n, 10);
+		ck_assert_mem_eq(b.c, cp, sizeof cp);
+		bleu_bytes_free(&e);
+	}
 	ck_assert(bleu_isspace(0x3000) && bleu_isspace(0x85) && bleu_isspace(0x1f));
 	ck_assert(!bleu_isspace(0x200b) && !bleu_isspace('a'));
-	ck_assert_int_eq(bleu_rstrip(S("a b \t\r\u3000")), 3);
+	ck_assert_int_eq(bleu_rstrip(U("a b \t\r\u3000")), 3);
+	ck_assert_int_eq(bleu_rstrip(U("\u00e9\xc2\x85\u00a0")), 2);
+	ck_assert_int_eq(bleu_rstrip(U("\u3000")), 0);
 	ck_assert(ucat_flags('!') & UCAT_P);
 	ck_assert(ucat_flags(0x20ac) & UCAT_S);		/* euro sign */
 	ck_assert(ucat_flags(0x663) & UCAT_N);		/* Arabic-Indic three */
@@ -749,6 +854,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_brevity_penalty);
 	tcase_add_test(t, test_closest_ref_len);
 	tcase_add_test(t, test_ngram_statistics);
+	tcase_add_test(t, test_word_ids);
 	tcase_add_test(t, test_multi_reference_clipping);
 	tcase_add_test(t, test_degenerate_segments);
 	tcase_add_test(t, test_readme_corpus);
