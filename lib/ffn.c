@@ -21,9 +21,12 @@ void ffn_backward(float *dx, struct ffn_w *dw, float *dh, const float *dy,
 	/* dh [N, f] = dy [N, d] W2 [d, f], overwritten; then the weights */
 	sgemm(0, 0, N, f, d, 1.0f, dy, d, w->W2, f, 0.0f, dh, f);
 	linear_backward(NULL, dw->W2, dw->b2, dy, h, w->W2, N, f, d);
-	/* through the relu: h > 0 exactly where its input was */
-	for (i = 0; i < (size_t)N * f; i++)
-		if (h[i] <= 0.0f)
-			dh[i] = 0.0f;
+	/* through the relu: h > 0 exactly where its input was (a select,
+	 * not a branch: the signs are as random as a coin) */
+	for (i = 0; i < (size_t)N * f; i++) {
+		float g = dh[i];
+
+		dh[i] = h[i] > 0.0f ? g : 0.0f;
+	}
 	linear_backward(dx, dw->W1, dw->b1, dh, x, w->W1, N, d, f);
 }

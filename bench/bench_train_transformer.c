@@ -1,0 +1,148 @@
+/*
+ * bench_train_transformer.c: one training step of the Transformer of issue
+ * 7 (d_model 256, 4 heads, ffn 1024, 3+3 layers, vocabularies of 8000,
+ * dropout 0.1, label smoothing 0.1) on 32 pairs of 22-25 tokens, one
+ * thread, in CPU time of the thread (the machine is shared): the forward
+ * and backward pass (train_batch) and the update (zeroing the gradients,
+ * their norm, Adam), best of the repetitions.
+ *
+ * The floating-point work is counted from the shapes as computed (padded
+ * rows, full attention matrices): every product of the forward pass once,
+ * and twice in the backward pass (the input's and the weights' gradients).
+ * Its time at the FMA peak of the machine (2 x 16 lanes x 2 units x clock,
+ * given in GFLOP/s as argv[2], default 117) bounds the speed; sgemm's own
+ * rate on [800, 256] x [256, 1024], measured in the same run, is the
+ * baseline of the ratio.
+ *
+ *	bench_train_transformer [reps [peak-GFLOP/s]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "err.h"
+#include "kernels.h"
+#include "model.h"
+#include "optim.h"
+
+enum { B = 32, LEN = 25, V = 8000, D = 256, F = 1024, L = 3 };
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench_train_transformer: %s: %s\n", what, err_msg());
+	exit(1);
+}
+
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Multiply-adds of the forward pass over S source and T target positions
+ * of each of B sentences. */
+static double fwd_macs(double S, double T)
+{
+	double N = B * S, M = B * T;
+	double enc = L * (N * (4.0 * D * D + 2.0 * D * F) + 2 * N * S * D);
+	double dec = L * (M * (6.0 * D * D + 2.0 * D * F) + N * 2.0 * D * D +
+			  2 * M * T * D + 2 * M * S * D);
+
+	return enc + dec + M * (double)D * V;
+}
+
+/* sgemm's best rate in multiply-adds per CPU second on [M, K] x [N, K]^T. */
+static double sgemm_rate(int M, int N, int K)
+{
+	float *a = calloc((size_t)M * K, sizeof(float));
+	float *b = calloc((size_t)N * K, sizeof(float));
+	float *c = calloc((size_t)M * N, sizeof(float));
+	double best = 1e30;
+
+	for (size_t i = 0; i < (size_t)M * K; i++)
+		a[i] = (float)(i % 7) * 0.1f;
+	for (size_t i = 0; i < (size_t)N * K; i++)
+		b[i] = (float)(i % 5) * 0.1f;
+	for (int r = 0; r < 20; r++) {
+		double t0 = cpu_now();
+
+		sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
+		if (r && cpu_now() - t0 < best)
+			best = cpu_now() - t0;
+	}
+	free(a);
+	free(b);
+	free(c);
+	return (double)M * N * K / best;
+}
+
+int main(int argc, char **argv)
+{
+	const char *set[] = {
+		"src_vocab=8000", "tgt_vocab=8000", "d_model=256", "heads=4",
+		"ffn=1024", "enc_layers=3", "dec_layers=3", "dropout=0.1",
+		"label_smoothing=0.1",
+	};
+	int reps = argc > 1 ? atoi(argv[1]) : 5;
+	double peak = argc > 2 ? atof(argv[2]) : 117;
+	char path[] = "/tmp/bench_train_transformer.XXXXXX";
+	struct batch_ids src, tgt;
+	struct optim o;
+	struct model *m;
+	double flops, step = 1e30, upd = 1e30, rate, nll;
+	int fd, ntok = 0;
+
+	kern_set_threads(1);
+	m = model_create("transformer", set, 9, "", "");
+	if (!m)
+		die("model_create");
+	fd = mkstemp(path);
+	if (fd < 0 || model_save(m, path, NULL, 0) < 0)
+		die("model_save");
+	close(fd);
+	model_free(m);
+	m = model_load(path, 1, NULL);
+	unlink(path);
+	if (!m || optim_init(&o, m) < 0)
+		die("model_load");
+	bench_batch(&src, B, LEN, V, 1);
+	bench_batch(&tgt, B, LEN, V, 2);
+	m->training = 1;
+	for (int r = 0; r <= reps; r++) {
+		double t0 = cpu_now(), t1, t2;
+
+		if (m->arch->train_batch(m, &src, &tgt, 1e-3f, &nll, &ntok) < 0)
+			die("train_batch");
+		t1 = cpu_now();
+		optim_update(&o, m, clip_factor(&o, grad_norm(m->g, m->nw)));
+		memset(m->g, 0, m->nw * sizeof *m->g);
+		t2 = cpu_now();
+		if (r && t1 - t0 < step)	/* the first allocates */
+			step = t1 - t0;
+		if (r && t2 - t1 < upd)
+			upd = t2 - t1;
+	}
+	rate = sgemm_rate(B * LEN, F, D);
+	flops = 6 * fwd_macs(LEN, LEN);
+	printf("%d target tokens, %.1f GFLOP a step (%.1f MFLOP a token); "
+	       "peak %.0f GFLOP/s bounds %.0f tok/s\n", ntok, flops * 1e-9,
+	       flops / ntok * 1e-6, peak, ntok / (flops / (peak * 1e9)));
+	printf("train_batch %.3f s CPU: %.0f tok/s, %.1f GFLOP/s\n", step,
+	       ntok / step, flops / step * 1e-9);
+	printf("update      %.3f s CPU: with it %.0f tok/s\n", upd,
+	       ntok / (step + upd));
+	printf("sgemm %.1f GFLOP/s alone: train_batch at %.2f "
+	       "of it\n", 2 * rate * 1e-9, flops / step / (2 * rate));
+	optim_free(&o);
+	free(src.ids);
+	free(src.len);
+	free(tgt.ids);
+	free(tgt.len);
+	model_free(m);
+	return 0;
+}
