@@ -265,6 +265,9 @@ int bleu_split(struct bleu_text s, struct bleu_words *words)
 	uint32_t c;
 
 	words->n = 0;
+	/* a word and a space at least per word */
+	if (bleu_words_reserve(words, s.n / 2 + 1) < 0)
+		return -1;
 	for (;;) {
 		while (i < s.n && (k = bleu_utf8_next(s.s, s.n, i, &c), bleu_isspace(c)))
 			i += k;
@@ -273,8 +276,7 @@ int bleu_split(struct bleu_text s, struct bleu_words *words)
 		start = i;
 		while (i < s.n && (k = bleu_utf8_next(s.s, s.n, i, &c), !bleu_isspace(c)))
 			i += k;
-		if (bleu_words_push(words, (struct bleu_text){ s.s + start, i - start }) < 0)
-			return -1;
+		words->w[words->n++] = (struct bleu_text){ s.s + start, i - start };
 	}
 }
 

@@ -291,6 +291,36 @@ PASS unsigned class_at(const unsigned char *c, size_t n, size_t i, int intl, siz
 	return class_of(cp, intl);
 }
 
+/* Bytes 0..7 of v that are in [lo, hi] (of those below 0x80): their top bits. */
+static inline uint64_t bytes_in(uint64_t v, unsigned lo, unsigned hi)
+{
+	const uint64_t ones = 0x0101010101010101ULL, low7 = 0x7f * ones;
+	uint64_t x = v & low7;
+
+	return ((x + (0x80 - lo) * ones) & ~(x + (0x7f - hi) * ones) & ~v) & 0x80 * ones;
+}
+
+/*
+ * The offset of the first byte from c[i] on that is not plain, eight bytes
+ * a step (a short rest is left to the caller).  Plain bytes are ASCII
+ * letters and digits, and 13a's apostrophe: all are in words.
+ */
+PASS size_t skip_plain(const unsigned char *c, size_t n, size_t i, int intl)
+{
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v = 0, plain;
+
+		for (int b = 0; b < 8; b++)	/* little-endian, one load */
+			v |= (uint64_t)c[i + b] << 8 * b;
+		plain = bytes_in(v, '0', '9') | bytes_in(v | 0x2020202020202020ULL, 'a', 'z');
+		if (!intl)
+			plain |= bytes_in(v, '\'', '\'');
+		if (~plain & 0x8080808080808080ULL)
+			return i + __builtin_ctzll(~plain & 0x8080808080808080ULL) / 8;
+	}
+	return i;
+}
+
 PASS void add_word(struct bleu_words *words, const unsigned char *c, size_t n)
 {
 	words->w[words->n++] = (struct bleu_text){ (const char *)c, n };
@@ -316,14 +346,17 @@ PASS unsigned split_classes(struct bleu_text s, int intl, struct bleu_words *wor
 		unsigned k = class_at(c, s.n, i, intl, &len);
 
 		if (!(k & ~C_DIGIT)) {
-			/* letters and digits: the rest of the word in a tight loop */
+			/* letters and digits: the rest of the word eight bytes a
+			 * step while they are plain, else one character a step */
 			if (!open) {
 				start = i;
 				open = 1;
 			}
 			do {
-				prev = k;
-				i += len;
+				size_t j = skip_plain(c, s.n, i + len, intl);
+
+				prev = j > i + len ? class_at(c, s.n, j - 1, intl, &len) : k;
+				i = j;
 			} while (i < s.n && !((k = class_at(c, s.n, i, intl, &len)) & ~C_DIGIT));
 			continue;
 		}

@@ -6,7 +6,6 @@
  * with eps_smoothing, the mean of the per-order F-scores with 1e-16 for
  * missing orders (chrF++.py, Moses, NLTK).
  */
-#include <string.h>
 #include "bleu.h"
 
 double chrf_compute(const struct chrf_cfg *cfg, const int64_t *stats)
@@ -43,15 +42,21 @@ double chrf_compute(const struct chrf_cfg *cfg, const int64_t *stats)
 	return 100 * score;
 }
 
-/* Python's string.punctuation (a character of one byte) */
+/* Python's string.punctuation: ASCII's printable characters but letters,
+ * digits and the space (a character of one byte) */
 static int is_ascii_punct(char c)
 {
-	return c && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c);
+	unsigned char u = c;
+
+	return u > ' ' && u < 0x7f && !((u | 0x20) >= 'a' && (u | 0x20) <= 'z') &&
+	       !(u >= '0' && u <= '9');
 }
 
 int chrf_split_punct(const struct bleu_words *in, struct bleu_words *out)
 {
 	out->n = 0;
+	if (bleu_words_reserve(out, 2 * in->n) < 0)
+		return -1;
 	for (size_t i = 0; i < in->n; i++) {
 		struct bleu_text w = in->w[i];
 		struct bleu_text head = w, tail = { NULL, 0 };
@@ -65,9 +70,9 @@ int chrf_split_punct(const struct bleu_words *in, struct bleu_words *out)
 			head.n = 1;
 			tail = (struct bleu_text){ w.s + 1, w.n - 1 };
 		}
-		if (bleu_words_push(out, head) < 0 ||
-		    (tail.n && bleu_words_push(out, tail) < 0))
-			return -1;
+		out->w[out->n++] = head;
+		if (tail.n)
+			out->w[out->n++] = tail;
 	}
 	return 0;
 }
