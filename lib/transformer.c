@@ -359,7 +359,14 @@ struct fwd {
 	struct dec_acts *dec;
 	struct sub_acts dec_ln;
 	float *Y;			/* [B*T, d] decoder output */
-	float *logits;			/* [B*T, V] */
+	/* training: the output layer sees only rows whose reference is not
+	 * <pad> (their loss and gradient are zero) */
+	const int32_t *tgt_ids;		/* [B*T] references, or NULL */
+	int nout;			/* rows of logits */
+	int *out_row;			/* [nout] their rows of Y */
+	int32_t *out_tgt;		/* [nout] their references */
+	float *Yo;			/* [nout, d] their rows of Y */
+	float *logits;			/* [nout, V] (all B*T rows: nout) */
 	/* backward scratch */
 	float *dA, *dB, *dln, *dfo, *dE, *dh, *dmha;
 };
@@ -462,6 +469,9 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	f->logits = TAKEF(a, M * n->tgt_vocab);
 	if (!f->train)
 		return;
+	f->out_row = take(a, sizeof(int) * M);
+	f->out_tgt = take(a, sizeof(int32_t) * M);
+	f->Yo = TAKEF(a, M * d);
 	f->dA = TAKEF(a, rows * d);
 	f->dB = TAKEF(a, rows * d);
 	f->dln = TAKEF(a, rows * d);
@@ -572,6 +582,28 @@ static void encoder_forward(const struct tf_net *n, struct fwd *f,
 	f->E = (float *)final_ln(n, &f->enc_ln, &n->w.enc_ln, x, N);
 }
 
+/* The rows of f->Y that the output layer sees (f->nout of them). */
+static const float *output_rows(const struct tf_net *n, struct fwd *f)
+{
+	int M = f->B * f->T, i, k = 0;
+
+	if (!f->tgt_ids) {
+		f->nout = M;
+		return f->Y;
+	}
+	for (i = 0; i < M; i++) {
+		if (f->tgt_ids[i] == 0)
+			continue;
+		f->out_row[k] = i;
+		f->out_tgt[k] = f->tgt_ids[i];
+		memcpy(f->Yo + (size_t)k * n->d, f->Y + (size_t)i * n->d,
+		       sizeof(float) * n->d);
+		k++;
+	}
+	f->nout = k;
+	return f->Yo;
+}
+
 /* The decoder over f->dec_in and f->E, to f->logits. */
 static void decoder_forward(const struct tf_net *n, struct fwd *f,
 			    struct rng *r)
@@ -599,7 +631,8 @@ static void decoder_forward(const struct tf_net *n, struct fwd *f,
 		y = tf_sub_out(n, &e->s_ffn, &w->ln3, y, M, f->drop, r);
 	}
 	f->Y = (float *)final_ln(n, &f->dec_ln, &n->w.dec_ln, y, M);
-	linear_forward(f->logits, f->Y, n->w.out_W, n->w.out_b, M, n->d,
+	y = output_rows(n, f);
+	linear_forward(f->logits, y, n->w.out_W, n->w.out_b, f->nout, n->d,
 		       n->tgt_vocab);
 }
 
@@ -696,10 +729,14 @@ static void backward(struct tf_net *n, struct fwd *f)
 	float *dy = f->dA, *dx = f->dB, *dfin;
 	const float *dfo, *x, *u;
 
-	/* logits = Y out.W^T + out.b */
+	/* logits = Yo out.W^T + out.b, Yo the rows out_row of Y */
+	memset(dy, 0, sizeof(float) * f->nout * d);
+	linear_backward(dy, g->out_W, g->out_b, f->logits, f->Yo, w->out_W,
+			f->nout, d, n->tgt_vocab);
 	memset(dx, 0, sizeof(float) * M * d);
-	linear_backward(dx, g->out_W, g->out_b, f->logits, f->Y, w->out_W, M,
-			d, n->tgt_vocab);
+	for (l = 0; l < f->nout; l++)
+		memcpy(dx + (size_t)f->out_row[l] * d, dy + (size_t)l * d,
+		       sizeof(float) * d);
 	x = n->dec_layers ? sub_output(n, &f->dec[n->dec_layers - 1].s_ffn)
 		: f->y0;
 	final_ln_back(n, &f->dec_ln, &w->dec_ln, &g->dec_ln, x,
@@ -834,6 +871,7 @@ static int forward_batch(struct fwd *f, const struct tf_net *n,
 	f->slen = src->len;
 	f->tlen = tgt->len;
 	f->src_ids = src->ids;
+	f->tgt_ids = train ? tgt->ids : NULL;
 	if (plan_alloc(f, n) < 0)
 		return -1;
 	for (b = 0; b < f->B; b++) {
@@ -885,9 +923,8 @@ static double tf_train_batch(struct model *m, const struct batch_ids *src,
 	if (forward_batch(&f, n, src, tgt, drop, 1, &m->rng) < 0)
 		return -1;
 	/* dlogits overwrite the logits */
-	loss = xent_forward_backward(f.logits, f.logits, tgt->ids,
-				     f.B * f.T, n->tgt_vocab, eps, scale, nll,
-				     ntok);
+	loss = xent_forward_backward(f.logits, f.logits, f.out_tgt, f.nout,
+				     n->tgt_vocab, eps, scale, nll, ntok);
 	backward(n, &f);
 	return loss;
 }
