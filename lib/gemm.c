@@ -255,6 +255,20 @@ static int gemm_small(const struct gemm_ukr *u, int ta, int tb, int M,
 	return 0;
 }
 
+/*
+ * Whether a block of m rows of C takes the small-M path: up to the
+ * table's small_m rows with B stored [N, K] (a model's weights, streamed
+ * as stored by the tile kernel); with B stored [K, N], whose kernel
+ * passes over a row of acc per row of A and four of B, up to 8.  Beyond,
+ * packing B costs less than it saves (B's entries are used m times).
+ */
+#define SMALL_M_ROWS 8
+
+static int small_path(const struct gemm_ukr *u, int tb, int m)
+{
+	return m <= (tb ? u->small_m : SMALL_M_ROWS);
+}
+
 struct gemm_job {
 	const struct kern_ops *ops;
 	int ta, tb, M, N, K;
@@ -290,7 +304,7 @@ static void gemm_strip(const struct gemm_job *g, int i0, int m, int j0, int n)
 	scale_c(C, g->ldc, m, n, g->beta);
 	if (g->K == 0 || g->alpha == 0)
 		return;
-	if (u && m <= u->small_m &&
+	if (u && small_path(u, g->tb, m) &&
 	    gemm_small(u, g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda, B,
 		       g->ldb, C, g->ldc) == 0)
 		return;
@@ -337,7 +351,7 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
 		parts = work < THREAD_WORK ? 1 : (int)(work / THREAD_WORK);
 	int mr = ops->gemm ? ops->gemm->mr : 1;
 	int nr = ops->gemm ? ops->gemm->nr : 16;
-	g.split_n = (ops->gemm && M <= ops->gemm->small_m) || N >= M;
+	g.split_n = (ops->gemm && small_path(ops->gemm, tb, M)) || N >= M;
 	int dim = g.split_n ? N : M, unit = g.split_n ? nr : mr;
 	int units = (dim + unit - 1) / unit;
 	if (parts > units)

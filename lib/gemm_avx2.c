@@ -85,7 +85,7 @@ const struct gemm_ukr gemm_ukr_avx2 = {
 	.mr = MR, .nr = NR, .mc = 2046, .kc = 512, .nc = 256,
 	.kernel = ukr_6x16,
 	.t8 = gemm_t8_avx2,
-	.small_m = 8,
+	.small_m = 16,
 	.tile = gemm_tile_avx2,
 	.rows = gemm_rows_avx2,
 };
@@ -93,17 +93,19 @@ const struct gemm_ukr gemm_ukr_avx2 = {
 /*
  * The small-M tile (kern_impl.h): V vectors of y times 8 / V rows of x
  * broadcast (eight independent chains of FMAs, enough to hide their
- * latency), accumulated along k in registers.
+ * latency), accumulated along k in registers; full (ny == 8 V) a constant
+ * at each call, so that the loop has no test for the masks.  Beyond 16
+ * rows of C (small_m), eight chains at two FMAs a cycle are too few to
+ * beat packing B.
  */
 static inline __attribute__((always_inline)) void
-tile(int V, int kc, float alpha, const float *const x[], int nx,
+tile(int V, int full, int kc, float alpha, const float *const x[], int nx,
      const float *y, long ys, int ny, float *C, long ldc)
 {
 	enum { R = 8 };
 	__m256 acc[R][2];
 	__m256i m[2] = { mask256(ny < 8 ? ny : 8),
 			 mask256(ny < 8 ? 0 : ny - 8) };
-	int full = ny == 8 * V;
 
 #pragma GCC unroll 8
 	for (int r = 0; r < R / V; r++)
@@ -138,11 +140,17 @@ void gemm_tile_avx2(int kc, float alpha, const float *const x[],
 		    int nx, const float *y, long ys, int ny, float *C, long ldc)
 {
 	if (ny <= 8) {
-		tile(1, kc, alpha, x, nx, y, ys, ny, C, ldc);
+		if (ny == 8)
+			tile(1, 1, kc, alpha, x, nx, y, ys, ny, C, ldc);
+		else
+			tile(1, 0, kc, alpha, x, nx, y, ys, ny, C, ldc);
 		return;
 	}
 	for (int r = 0; r < nx; r += 4)
-		tile(2, kc, alpha, x + r, nx - r, y, ys, ny, C + r, ldc);
+		if (ny == 16)
+			tile(2, 1, kc, alpha, x + r, nx - r, y, ys, ny, C + r, ldc);
+		else
+			tile(2, 0, kc, alpha, x + r, nx - r, y, ys, ny, C + r, ldc);
 }
 
 /*

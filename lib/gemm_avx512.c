@@ -49,6 +49,46 @@ static void ukr_8x32(int kc, float alpha, const float *A, const float *B,
 	}
 }
 
+/*
+ * The small-M tile (kern_impl.h) for B stored [N, K], a decoder step's
+ * weights: one vector across 8 < ny <= 16 rows of C (masked: no cost),
+ * the eight rows of B broadcast, eight independent chains (twice what
+ * hides the latency at one 512-bit FMA a cycle).  Up to 8 rows, half of
+ * the vector would idle: the AVX2 tile does those at the same rate.
+ */
+static void tile_16x8(int kc, float alpha, const float *const x[], int nx,
+		      const float *y, long ys, int ny, float *C, long ldc)
+{
+	enum { R = GEMM_TR };
+	__m512 acc[R];
+	__mmask16 m = ny >= 16 ? 0xffff : (__mmask16)((1u << ny) - 1);
+
+	if (ny <= 8) {
+		gemm_tile_avx2(kc, alpha, x, nx, y, ys, ny, C, ldc);
+		return;
+	}
+#pragma GCC unroll 8
+	for (int r = 0; r < R; r++)
+		acc[r] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+	for (int k = 0; k < kc; k++) {
+		__m512 yv = _mm512_maskz_loadu_ps(m, y + (long)k * ys);
+#pragma GCC unroll 8
+		for (int r = 0; r < R; r++)
+			acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(x[r][k]), yv,
+						 acc[r]);
+	}
+	/* out of the registers by constant indices only */
+	float t[R][16] __attribute__((aligned(64)));
+#pragma GCC unroll 8
+	for (int r = 0; r < R; r++)
+		_mm512_store_ps(t[r], acc[r]);
+	for (int l = 0; l < ny; l++)
+		for (int r = 0; r < nx; r++)
+			C[l * ldc + r] = __builtin_fmaf(alpha, t[r][l],
+							C[l * ldc + r]);
+}
+
 /* KC: K of the models (512) in one pass over C; an A strip of 8 x 512
  * (16 KB) in L1; NC: a B panel of 512 x 256 (512 KB) in L2; MC: the A
  * block (4 MB) in L3. */
@@ -56,7 +96,7 @@ const struct gemm_ukr gemm_ukr_avx512 = {
 	.mr = MR, .nr = NR, .mc = 2048, .kc = 512, .nc = 256,
 	.kernel = ukr_8x32,
 	.t8 = gemm_t8_avx2,
-	.small_m = 8,
-	.tile = gemm_tile_avx2,
+	.small_m = 64,
+	.tile = tile_16x8,
 	.rows = gemm_rows_avx2,
 };
