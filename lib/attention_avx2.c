@@ -25,33 +25,48 @@
 #define QB (4 * QR)             /* query rows per pass over a key block */
 #define KB ATTN_KB              /* keys per block */
 
-/* s [QR][KB] = scale q rows . keys j0 .. j0 + nb, nb rounded up to 16
- * (kt: [dk][sp] transposed keys, zero past the last key) */
+/* s's columns j .. j + 8 n (n 1 or 2 vectors) = scale q rows . keys
+ * (kt: [dk][sp] transposed keys from the first of them, zero past the
+ * last key) */
+static inline __attribute__((always_inline)) void
+scores_cols(float s[QR][KB], const float *const q[QR], const float *k,
+	    long sp, int j, int dk, __m256 vs, int n)
+{
+	__m256 c[QR][2];
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++)
+		c[r][0] = c[r][1] = _mm256_setzero_ps();
+	for (int d = 0; d < dk; d++, k += sp) {
+		__m256 b0 = _mm256_loadu_ps(k);
+		__m256 b1 = n > 1 ? _mm256_loadu_ps(k + 8) : b0;
+#pragma GCC unroll 6
+		for (int r = 0; r < QR; r++) {
+			__m256 a = _mm256_broadcast_ss(q[r] + d);
+			c[r][0] = _mm256_fmadd_ps(a, b0, c[r][0]);
+			if (n > 1)
+				c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
+		}
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++) {
+		_mm256_store_ps(&s[r][j], _mm256_mul_ps(vs, c[r][0]));
+		if (n > 1)
+			_mm256_store_ps(&s[r][j + 8], _mm256_mul_ps(vs, c[r][1]));
+	}
+}
+
+/* s [QR][KB] for keys j0 .. j0 + nb, nb rounded up to 8: 16 keys at a
+ * time, the last 8 alone when no more are left. */
 static void block_scores(float s[QR][KB], const float *const q[QR],
 			 const float *kt, long sp, int j0, int nb, int dk,
 			 float scale)
 {
 	__m256 vs = _mm256_set1_ps(scale);
 	for (int j = 0; j < nb; j += 16) {
-		__m256 c[QR][2];
-#pragma GCC unroll 6
-		for (int r = 0; r < QR; r++)
-			c[r][0] = c[r][1] = _mm256_setzero_ps();
-		const float *k = kt + j0 + j;
-		for (int d = 0; d < dk; d++, k += sp) {
-			__m256 b0 = _mm256_loadu_ps(k), b1 = _mm256_loadu_ps(k + 8);
-#pragma GCC unroll 6
-			for (int r = 0; r < QR; r++) {
-				__m256 a = _mm256_broadcast_ss(q[r] + d);
-				c[r][0] = _mm256_fmadd_ps(a, b0, c[r][0]);
-				c[r][1] = _mm256_fmadd_ps(a, b1, c[r][1]);
-			}
-		}
-#pragma GCC unroll 6
-		for (int r = 0; r < QR; r++) {
-			_mm256_store_ps(&s[r][j], _mm256_mul_ps(vs, c[r][0]));
-			_mm256_store_ps(&s[r][j + 8], _mm256_mul_ps(vs, c[r][1]));
-		}
+		if (nb - j > 8)
+			scores_cols(s, q, kt + j0 + j, sp, j, dk, vs, 2);
+		else
+			scores_cols(s, q, kt + j0 + j, sp, j, dk, vs, 1);
 	}
 }
 
@@ -193,50 +208,60 @@ static struct drop_row drop_row(const struct attn_args *a, int b, int h,
 }
 
 /*
- * The online softmax of one row over the block of keys j0 ..: the first
- * valid (of nb) scores in s are folded into the row's maximum *m and sum
- * *l; s becomes exp(s - m) (zero past valid, up to nb rounded to 8, and
- * where dropped), and the row's accumulator o [dp] is rescaled when the
- * maximum grows.
+ * The online softmax over a block of keys j0 .., in passes over the
+ * block's rows (each row's steps depend on each other, the rows' do not):
+ * the scores' maximum of each row (row_max); the row's running maximum m
+ * moved, with its sum l and accumulator o [dp] rescaled (raise_max), only
+ * when a score passes it by more than LAZY_MAX: an exp of at most
+ * e^LAZY_MAX is as exact, and the rescaling, a scalar exp and a pass over
+ * o, is rare after the first block; then s = exp(s - m), its sum added to
+ * l (row_exp), zero past the valid scores and where dropped.
  */
-static void fold_row(float *s, float *o, long dp, float *m, float *l,
-		     int valid, int nb, const struct drop_row *dr, int j0)
+#define LAZY_MAX 8.0f
+
+/* The largest of the first valid (> 0) scores of s. */
+static inline float row_max(const float *s, int valid)
 {
-	int nv = (nb + 7) / 8 * 8;
-	valid = valid < 0 ? 0 : valid > nb ? nb : valid;
-	if (valid == 0) {
-		memset(s, 0, sizeof(float) * nv);
-		return;
+	__m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
+	int j = 0;
+	for (; j + 16 <= valid; j += 16) {
+		m0 = _mm256_max_ps(m0, _mm256_load_ps(s + j));
+		m1 = _mm256_max_ps(m1, _mm256_load_ps(s + j + 8));
 	}
-	__m256 vmx = _mm256_set1_ps(-INFINITY);
-	for (int j = 0; j < valid; j += 8) {
-		__m256 x = _mm256_load_ps(s + j);
-		if (valid - j < 8)
-			x = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), x,
-					     lanes(valid - j));
-		vmx = _mm256_max_ps(vmx, x);
+	for (; j < valid; j += 8)
+		m0 = _mm256_max_ps(m0, _mm256_blendv_ps(m1, _mm256_load_ps(s + j),
+							lanes(valid - j)));
+	return hmax256(_mm256_max_ps(m0, m1));
+}
+
+static inline void raise_max(float mx, float *m, float *l, float *o, long dp)
+{
+	if (*l > 0) {
+		float c = expf(*m - mx);
+		__m256 vc = _mm256_set1_ps(c);
+		*l *= c;
+		for (int d = 0; d < dp; d += 8)
+			_mm256_store_ps(o + d, _mm256_mul_ps(vc, _mm256_load_ps(o + d)));
 	}
-	float mx = hmax256(vmx);
-	mx = mx > *m ? mx : *m;
-	vmx = _mm256_set1_ps(mx);
-	__m256 sum = _mm256_setzero_ps();
-	for (int j = 0; j < nv; j += 8) {
-		__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(s + j), vmx));
+	*m = mx;
+}
+
+/* s [nb rounded to 8] = exp(s - m) as above; returns the sum. */
+static inline float row_exp(float *s, float m, int valid, int nb,
+			    const struct drop_row *dr, int j0)
+{
+	__m256 vm = _mm256_set1_ps(m), sum = _mm256_setzero_ps();
+	for (int j = 0; j < nb; j += 8) {
+		__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(s + j), vm));
 		if (valid - j < 8)
-			e = _mm256_and_ps(e, lanes(valid - j));
+			e = _mm256_and_ps(e, valid - j > 0 ? lanes(valid - j) :
+					  _mm256_setzero_ps());
 		sum = _mm256_add_ps(sum, e);
 		if (dr->on)
 			e = _mm256_and_ps(e, keep8(dr->rk, j0 + j, dr->cut1));
 		_mm256_store_ps(s + j, e);
 	}
-	float c = expf(*m - mx);
-	*l = *l * c + hsum256(sum);
-	if (c != 1) {
-		__m256 vc = _mm256_set1_ps(c);
-		for (int d = 0; d < dp; d += 8)
-			_mm256_store_ps(o + d, _mm256_mul_ps(vc, _mm256_load_ps(o + d)));
-	}
-	*m = mx;
+	return hsum256(sum);
 }
 
 void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
@@ -252,7 +277,7 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		int n = attn_nkeys(a, b, t);
 		smax = n > smax ? n : smax;
 	}
-	long sp = (smax + 31) / 32 * 32, dp = (dk + 31) / 32 * 32;
+	long sp = (smax + 15) / 16 * 16, dp = (dk + 31) / 32 * 32;
 	float *kt = kern_scratch(3, sizeof(float) * (sp * dk + QB * dp));
 	if (a->weights || !kt) {
 		attn_head_forward_ref(a, b, h);
@@ -283,9 +308,18 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 			for (int g = 0; g < groups; g++)
 				kb->scores(s + g * QR, q + g * QR, kt, sp, j0,
 					   nb, dk, a->scale);
+			float mx[QB];
 			for (int r = 0; r < groups * QR; r++)
-				fold_row(s[r], acc + r * dp, dp, &m[r], &l[r],
-					 nk[r] - j0, nb, &dr[r], j0);
+				mx[r] = nk[r] > j0 ? row_max(s[r], nk[r] - j0 < nb ?
+							     nk[r] - j0 : nb) :
+				       -INFINITY;
+			for (int r = 0; r < groups * QR; r++)
+				if (mx[r] > m[r] + LAZY_MAX)
+					raise_max(mx[r], &m[r], &l[r],
+						  acc + r * dp, dp);
+			for (int r = 0; r < groups * QR; r++)
+				l[r] += row_exp(s[r], m[r], nk[r] - j0, nb,
+						&dr[r], j0);
 			for (int g = 0; g < groups; g++)
 				kb->pv(acc + g * QR * dp, dp, s + g * QR,
 				       v + j0 * a->kv_rs, a->kv_rs, nb, dk);
@@ -321,7 +355,7 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		int c = attn_nkeys(a, b, t);
 		smax = c > smax ? c : smax;
 	}
-	long sp = (smax + 31) / 32 * 32, dp = (n + 31) / 32 * 32;
+	long sp = (smax + 15) / 16 * 16, dp = (n + 31) / 32 * 32;
 	float *kt = kern_scratch(3, sizeof(float) * (2 * sp * n + QB * dp));
 	if (!a->lse || !kt) {
 		attn_head_backward_ref(a, b, h, dout, dq, dk, dv);

@@ -11,31 +11,45 @@
 #define QR ATTN_QR
 #define KB ATTN_KB
 
+/* s's columns j .. j + 16 n (n 1 or 2 vectors) from kt's at k */
+static inline __attribute__((always_inline)) void
+scores_cols_512(float s[QR][KB], const float *const q[QR], const float *k,
+		long sp, int j, int dk, __m512 vs, int n)
+{
+	__m512 c[QR][2];
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++)
+		c[r][0] = c[r][1] = _mm512_setzero_ps();
+	for (int d = 0; d < dk; d++, k += sp) {
+		__m512 b0 = _mm512_loadu_ps(k);
+		__m512 b1 = n > 1 ? _mm512_loadu_ps(k + 16) : b0;
+#pragma GCC unroll 6
+		for (int r = 0; r < QR; r++) {
+			__m512 a = _mm512_set1_ps(q[r][d]);
+			c[r][0] = _mm512_fmadd_ps(a, b0, c[r][0]);
+			if (n > 1)
+				c[r][1] = _mm512_fmadd_ps(a, b1, c[r][1]);
+		}
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < QR; r++) {
+		_mm512_storeu_ps(&s[r][j], _mm512_mul_ps(vs, c[r][0]));
+		if (n > 1)
+			_mm512_storeu_ps(&s[r][j + 16], _mm512_mul_ps(vs, c[r][1]));
+	}
+}
+
+/* 32 keys at a time, the last 16 alone when no more are left. */
 static void scores_512(float s[QR][KB], const float *const q[QR],
 		       const float *kt, long sp, int j0, int nb, int dk,
 		       float scale)
 {
 	__m512 vs = _mm512_set1_ps(scale);
 	for (int j = 0; j < nb; j += 32) {
-		__m512 c[QR][2];
-#pragma GCC unroll 6
-		for (int r = 0; r < QR; r++)
-			c[r][0] = c[r][1] = _mm512_setzero_ps();
-		const float *k = kt + j0 + j;
-		for (int d = 0; d < dk; d++, k += sp) {
-			__m512 b0 = _mm512_loadu_ps(k), b1 = _mm512_loadu_ps(k + 16);
-#pragma GCC unroll 6
-			for (int r = 0; r < QR; r++) {
-				__m512 a = _mm512_set1_ps(q[r][d]);
-				c[r][0] = _mm512_fmadd_ps(a, b0, c[r][0]);
-				c[r][1] = _mm512_fmadd_ps(a, b1, c[r][1]);
-			}
-		}
-#pragma GCC unroll 6
-		for (int r = 0; r < QR; r++) {
-			_mm512_storeu_ps(&s[r][j], _mm512_mul_ps(vs, c[r][0]));
-			_mm512_storeu_ps(&s[r][j + 16], _mm512_mul_ps(vs, c[r][1]));
-		}
+		if (nb - j > 16)
+			scores_cols_512(s, q, kt + j0 + j, sp, j, dk, vs, 2);
+		else
+			scores_cols_512(s, q, kt + j0 + j, sp, j, dk, vs, 1);
 	}
 }
 

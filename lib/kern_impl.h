@@ -214,7 +214,7 @@ void additive_backward_avx2(float *dwq, float *dkeys, float *dva, float *dann,
 /* The register-blocked pieces of the fused attention of attention_avx2.c,
  * which the AVX-512 table replaces: scores s = scale q kt for ATTN_QR query
  * rows and keys j0 .. j0 + nb (kt [dk][sp], zero-padded to sp, a multiple
- * of 32), and o [ATTN_QR][dp] += p v over nk keys (dp a multiple of 32). */
+ * of 16), and o [ATTN_QR][dp] += p v over nk keys (dp a multiple of 32). */
 #define ATTN_QR 6
 #define ATTN_KB 64
 struct attn_blocks {
