@@ -1,30 +1,98 @@
 /*
  * bench_transformer.c: the speed of the Transformer at the sizes of issue
- * 7 (d_model 256, 4 heads, ffn 1024, 3+3 layers, vocabularies of 8000) on
- * one thread: training in target tokens per second on 32 pairs of 22-25
- * tokens (dropout 0.1, label smoothing 0.1), and greedy decoding with the
- * cache of 32 sentences of 22-25 tokens, 25 steps, in output tokens per
- * second (embed, encode and attend included).  The baseline of the same
- * run is sgemm alone: the matrix products of each (counted from the
- * shapes) at the rate sgemm reaches on [800, 256] x [256, 1024] would take
- * the time printed as "sgemm-bound".
+ * 7, on one thread, in CPU time (the machine is shared), best of a few
+ * runs:
+ *   - small (d_model 256, 4 heads, ffn 1024, 3+3 layers, vocabularies of
+ *     8000): training in target tokens per second on 32 pairs of 22-25
+ *     tokens (dropout 0.1, label smoothing 0.1); greedy translation of 32
+ *     sentences of 22-25 tokens, 25 steps, in output tokens per second
+ *     (embed, encode and attend included);
+ *   - base (d_model 512, 8 heads, ffn 2048, 6+6 layers, vocabularies of
+ *     32000): the same translation, greedy and with beams of 4.
+ * Each against the issue's goal: 3 times PyTorch's figures on one core for
+ * greedy, and CTranslate2's per thread (int8) for beam 4.  The baseline of
+ * the same run is sgemm alone: the matrix products of each (counted from
+ * the shapes) at the rate sgemm reaches on [800, 256] x [256, 1024] would
+ * take the time printed as "sgemm-bound".
+ *
+ * The profile line of a translation: a decoder step's time (the search's
+ * time over its steps), and the share of it that a replay of the step's
+ * matrix products and of its attention, with the same weights and shapes
+ * and in the decoder's order, takes.  "other" is the rest: layer norms,
+ * the log-softmax, the search.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "attn_step.h"
 #include "bench.h"
 #include "err.h"
+#include "gemm_packed.h"
 #include "kernels.h"
 #include "model.h"
+#include "search.h"
+#include "transformer.h"
 
-enum { B = 32, LEN = 25, STEPS = 25, V = 8000, D = 256, F = 1024, L = 3 };
+enum { B = 32, LEN = 25, STEPS = 25 };
+
+struct size {
+	const char *name;
+	int V, D, F, H, L;
+	const char *set[7];
+};
+
+static const struct size small = {
+	"small", 8000, 256, 1024, 4, 3,
+	{ "src_vocab=8000", "tgt_vocab=8000", "d_model=256", "heads=4",
+	  "ffn=1024", "enc_layers=3", "dec_layers=3" },
+};
+static const struct size base = {
+	"base", 32000, 512, 2048, 8, 6,
+	{ "src_vocab=32000", "tgt_vocab=32000", "d_model=512", "heads=8",
+	  "ffn=2048", "enc_layers=6", "dec_layers=6" },
+};
 
 static void die(const char *what)
 {
 	fprintf(stderr, "bench_transformer: %s: %s\n", what, err_msg());
 	exit(1);
+}
+
+/* CPU seconds of the process (one thread works). */
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* sgemm's rate in multiply-adds per CPU second on [M, K] x [N, K]^T, best
+ * of a few (bench_sgemm_rate's, by the wall clock, drops with the load). */
+static double sgemm_rate_cpu(int M, int N, int K)
+{
+	float *a = calloc((size_t)M * K, sizeof(float));
+	float *b = calloc((size_t)N * K, sizeof(float));
+	float *c = calloc((size_t)M * N, sizeof(float));
+	double best = 1e30;
+
+	if (!a || !b || !c)
+		die("sgemm_rate_cpu");
+	sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);	/* warm up */
+	for (int r = 0; r < 10; r++) {
+		double t0 = cpu_now();
+		sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
+		t0 = cpu_now() - t0;
+		best = t0 < best ? t0 : best;
+	}
+	free(a);
+	free(b);
+	free(c);
+	return (double)M * N * K / best;
 }
 
 static int ntokens(const struct batch_ids *x)
@@ -36,44 +104,91 @@ static int ntokens(const struct batch_ids *x)
 	return n;
 }
 
-/* Multiply-adds of the forward pass over S source and T target rows. */
-static double fwd_macs(double S, double T)
+/* Multiply-adds of the encoder over S source rows (with the keys and
+ * values of the cross-attention), and of the decoder over T steps. */
+static double enc_macs(const struct size *z, double S)
 {
-	double enc = S * L * (4.0 * D * D + 2.0 * D * F);
-	double dec = T * L * (6.0 * D * D + 2.0 * D * F) + S * L * 2.0 * D * D;
+	double D = z->D, F = z->F;
 
-	return enc + dec + T * (double)D * V;
+	return S * z->L * (4.0 * D * D + 2.0 * D * F + 2.0 * D * D);
+}
+
+static double dec_macs(const struct size *z, double T)
+{
+	double D = z->D, F = z->F;
+
+	return T * (z->L * (6.0 * D * D + 2.0 * D * F) + D * z->V);
+}
+
+static struct model *make_model(const struct size *z, int with_grads)
+{
+	char path[] = "/tmp/bench_transformer.XXXXXX";
+	struct model *m;
+	int fd;
+
+	m = model_create("transformer", z->set, 7, "", "");
+	if (!m)
+		die("model_create");
+	if (!with_grads)
+		return m;
+	/* a model with gradients, as training loads it */
+	fd = mkstemp(path);
+	if (fd < 0 || model_save(m, path, NULL, 0) < 0)
+		die("model_save");
+	close(fd);
+	model_free(m);
+	m = model_load(path, MODEL_LOAD_TRAIN, NULL);
+	unlink(path);
+	if (!m)
+		die("model_load");
+	return m;
 }
 
 static double train_speed(struct model *m, const struct batch_ids *src,
 			  const struct batch_ids *tgt, int reps)
 {
-	double nll, t0;
+	double nll, best = 0;
 	int ntok = 0;
 
+	m->training = 1;
 	/* one batch first: the workspace is then allocated */
 	if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
 		die("train_batch");
-	t0 = bench_now();
-	for (int r = 0; r < reps; r++)
+	for (int r = 0; r < reps; r++) {
+		double t0 = cpu_now();
 		if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
 			die("train_batch");
-	return ntok * reps / (bench_now() - t0);
+		double rate = ntok / (cpu_now() - t0);
+		best = rate > best ? rate : best;
+	}
+	m->training = 0;
+	return best;
 }
 
-static double decode_speed(const struct model *m, const struct batch_ids *src,
-			   int reps)
+struct run {
+	double tok_s;		/* output tokens per CPU second, all stages */
+	double step_s;		/* CPU seconds of a decoder step */
+	double steps;		/* decoder steps per translation */
+	double search;		/* the search's share of the time */
+};
+
+/* Translates src (embed, encode, attend, search with beams of k, at most
+ * STEPS ids) reps times; the best run. */
+static struct run translate(const struct model *m, const struct batch_ids *src,
+			    int k, int reps)
 {
-	struct frame fr[B], *fp[B];
-	float *logp = malloc(sizeof(float) * B * V);
-	double t0 = 0;
+	struct search_opts o;
+	struct run best = { 0 };
 
-	for (int r = 0; r <= reps; r++) {
-		int32_t prev[B];
-		struct decoder *d;
+	search_opts_default(&o);
+	o.k = k;
+	o.len_a = 0;
+	o.len_b = STEPS;
+	for (int r = 0; r < reps; r++) {
+		struct frame fr[B], *fp[B];
+		struct search_result res[B];
+		int ntok = 0, steps = 0;
 
-		if (r == 1)
-			t0 = bench_now();
 		memset(fr, 0, sizeof fr);
 		for (int b = 0; b < B; b++) {
 			struct tensor t;
@@ -86,86 +201,184 @@ static double decode_speed(const struct model *m, const struct batch_ids *src,
 			    !frame_put(&fr[b], &t))
 				die("frame");
 		}
+		double t0 = cpu_now();
 		if (m->arch->embed(m, fp, B) < 0 ||
 		    m->arch->encode(m, fp, B) < 0 ||
 		    m->arch->attend(m, fp, B) < 0)
 			die("encode");
-		d = m->arch->dec_new(m, fp, B, 1);
-		if (!d)
-			die("dec_new");
-		for (int b = 0; b < B; b++)
-			prev[b] = 1;
-		for (int s = 0; s < STEPS; s++) {
-			if (m->arch->dec_step(d, B, prev, logp, NULL) < 0)
-				die("dec_step");
-			for (int b = 0; b < B; b++) {
-				int best = 0;
-
-				for (int k = 1; k < V; k++)
-					if (logp[b * V + k] > logp[b * V + best])
-						best = k;
-				prev[b] = best;
-			}
-		}
-		m->arch->dec_free(d);
-		for (int b = 0; b < B; b++)
+		double t1 = cpu_now();
+		if (search(m, fp, B, &o, res) < 0)
+			die("search");
+		double t2 = cpu_now();
+		for (int b = 0; b < B; b++) {
+			ntok += res[b].hyp[0].len;
+			steps = res[b].hyp[0].len > steps ?
+				res[b].hyp[0].len : steps;
+			search_result_free(&res[b]);
 			frame_free(&fr[b]);
+		}
+		if (ntok / (t2 - t0) > best.tok_s) {
+			best.tok_s = ntok / (t2 - t0);
+			best.step_s = (t2 - t1) / steps;
+			best.steps = steps;
+			best.search = (t2 - t1) / (t2 - t0);
+		}
 	}
-	free(logp);
-	return (double)B * STEPS * reps / (bench_now() - t0);
+	return best;
+}
+
+/*
+ * The replay of a decoder step of M rows at position t over sources of S
+ * positions: *prod and *att get the CPU seconds of its matrix products
+ * (packed as the decoder packs them) and of its attention.
+ */
+static void replay_step(const struct model *m, int M, int S, int t,
+			double *prod, double *att)
+{
+	const struct tf_net *n = m->net;
+	int L = n->dec_layers, d = n->d, reps = 3;
+	struct wpack *w = calloc((size_t)8 * L + 1, sizeof *w);
+	size_t kv = (size_t)M * (S > t ? S : t) * d;
+	float *x = calloc((size_t)M * (d > n->ffn ? d : n->ffn), sizeof(float));
+	float *y = calloc((size_t)M * n->tgt_vocab, sizeof(float));
+	float *mem = calloc(4 * kv * L, sizeof(float));
+	const float **kp = malloc(sizeof(*kp) * M), **vp = malloc(sizeof(*vp) * M);
+	int *ns = malloc(sizeof(int) * M), *nt = malloc(sizeof(int) * M);
+
+	if (!w || !x || !y || !mem || !kp || !vp || !ns || !nt)
+		die("replay");
+	for (int l = 0; l < L; l++) {
+		const struct tf_dec_layer *dl = &n->w.dec[l];
+		const float *W[8] = { dl->self.qW, dl->self.kW, dl->self.vW,
+				      dl->self.oW, dl->cross.qW, dl->cross.oW,
+				      dl->ffn.W1, dl->ffn.W2 };
+		for (int i = 0; i < 8; i++)
+			if (wpack_init(&w[8 * l + i], W[i], i == 6 ? n->ffn : d,
+				       i == 7 ? n->ffn : d, 1) < 0)
+				die("wpack_init");
+	}
+	if (wpack_init(&w[8 * L], n->w.out_W, n->tgt_vocab, d, 1) < 0)
+		die("wpack_init");
+	for (size_t i = 0; i < 4 * kv * L; i++)
+		mem[i] = (float)((i * 7919) % 1000) * 1e-3f;
+	for (int i = 0; i < M; i++) {
+		ns[i] = S;
+		nt[i] = t;
+	}
+	*prod = *att = 1e9;
+	for (int r = 0; r < reps; r++) {
+		double p = 0, a = 0, t0;
+		for (int l = 0; l < L; l++) {
+			const float *self = mem + 4 * kv * l, *cross = self + 2 * kv;
+			struct attn_step as = {
+				.rows = M, .H = n->heads, .dk = n->dk,
+				.scale = 0.125f, .q = x, .qs = d, .k = kp,
+				.v = vp, .ks = d, .vs = d, .out = y, .os = d,
+			};
+			t0 = cpu_now();
+			for (int i = 0; i < 4; i++)
+				linear_packed(y, x, M, &w[8 * l + i], NULL, 0);
+			p += cpu_now() - t0;
+			for (int i = 0; i < M; i++) {
+				kp[i] = self + (size_t)i * t * d;
+				vp[i] = self + kv + (size_t)i * t * d;
+			}
+			as.n = nt;
+			t0 = cpu_now();
+			attn_step(&as);
+			a += cpu_now() - t0;
+			t0 = cpu_now();
+			linear_packed(y, x, M, &w[8 * l + 4], NULL, 0);
+			linear_packed(y, x, M, &w[8 * l + 5], NULL, 0);
+			p += cpu_now() - t0;
+			for (int i = 0; i < M; i++) {
+				/* the rows of a sentence share its memory */
+				kp[i] = cross + (size_t)(i * B / M) * S * d;
+				vp[i] = cross + kv + (size_t)(i * B / M) * S * d;
+			}
+			as.n = ns;
+			t0 = cpu_now();
+			attn_step(&as);
+			a += cpu_now() - t0;
+			t0 = cpu_now();
+			linear_packed(y, x, M, &w[8 * l + 6], NULL, 1);
+			linear_packed(y, x, M, &w[8 * l + 7], NULL, 0);
+			p += cpu_now() - t0;
+		}
+		t0 = cpu_now();
+		linear_packed(y, x, M, &w[8 * L], NULL, 0);
+		p += cpu_now() - t0;
+		*prod = p < *prod ? p : *prod;
+		*att = a < *att ? a : *att;
+	}
+	for (int i = 0; i <= 8 * L; i++)
+		wpack_free(&w[i]);
+	free(w);
+	free(x);
+	free(y);
+	free(mem);
+	free(kp);
+	free(vp);
+	free(ns);
+	free(nt);
+}
+
+static void report(const char *what, const struct model *m,
+		   const struct size *z, const struct batch_ids *src, int k,
+		   double rate, int reps, double goal, const char *against)
+{
+	struct run r = translate(m, src, k, reps);
+	double ts = ntokens(src), prod, att;
+	double bound = B * STEPS / ((enc_macs(z, ts) + k * dec_macs(z, B * STEPS))
+				    / rate);
+
+	printf("%-6s %-9s %7.0f output tok/s  sgemm-bound %7.0f  ratio %.2f"
+	       "  goal %4.0f: %.2f of it (%s)\n", z->name, what, r.tok_s,
+	       bound, r.tok_s / bound, goal, r.tok_s / goal, against);
+	replay_step(m, B * k, LEN - 2, (int)(r.steps / 2) + 1, &prod, &att);
+	printf("       profile: a step %.2f ms: matrix products %2.0f%%, "
+	       "attention %2.0f%%, other %2.0f%%; the search %2.0f%% of the "
+	       "time\n", r.step_s * 1e3, 100 * prod / r.step_s,
+	       100 * att / r.step_s, 100 * (1 - (prod + att) / r.step_s),
+	       100 * r.search);
 }
 
 int main(void)
 {
-	const char *set[] = {
-		"src_vocab=8000", "tgt_vocab=8000", "d_model=256", "heads=4",
-		"ffn=1024", "enc_layers=3", "dec_layers=3", "dropout=0.1",
-		"label_smoothing=0.1",
-	};
-	char path[] = "/tmp/bench_transformer.XXXXXX";
-	struct batch_ids src, tgt;
+	struct batch_ids src, tgt, bsrc;
 	struct model *m;
-	double rate, train, dec, tt, ts;
-	int fd;
+	double rate, train, tt, ts;
 
 	kern_set_threads(1);
-	m = model_create("transformer", set, 9, "", "");
-	if (!m)
-		die("model_create");
-	/* a model with gradients, as training loads it */
-	fd = mkstemp(path);
-	if (fd < 0 || model_save(m, path, NULL, 0) < 0)
-		die("model_save");
-	model_free(m);
-	m = model_load(path, 1, NULL);
-	unlink(path);
-	if (!m)
-		die("model_load");
-	bench_batch(&src, B, LEN, V, 1);
-	bench_batch(&tgt, B, LEN, V, 2);
-	rate = bench_sgemm_rate(B * LEN, F, D);
+	m = make_model(&small, 1);
+	bench_batch(&src, B, LEN, small.V, 1);
+	bench_batch(&tgt, B, LEN, small.V, 2);
+	rate = sgemm_rate_cpu(B * LEN, small.F, small.D);
 	tt = ntokens(&tgt);
 	ts = ntokens(&src);
-	m->training = 1;
 	train = train_speed(m, &src, &tgt, 3);
-	m->training = 0;
-	dec = decode_speed(m, &src, 2);
-	printf("isa %s, 1 thread, sgemm %.1f GFLOP/s\n", kern_isa_name(),
-	       2 * rate * 1e-9);
-	printf("training  %7.0f target tok/s  sgemm-bound %7.0f  ratio %.2f"
-	       "  (PyTorch 1660)\n", train,
-	       tt / (3 * fwd_macs(ts, tt) / rate),
-	       train / (tt / (3 * fwd_macs(ts, tt) / rate)));
-	printf("greedy    %7.0f output tok/s  sgemm-bound %7.0f  ratio %.2f"
-	       "  (PyTorch 2200)\n", dec,
-	       B * STEPS / (fwd_macs(ts, 0) / rate + fwd_macs(0, B * STEPS)
-			    / rate),
-	       dec / (B * STEPS / (fwd_macs(ts, 0) / rate +
-				   fwd_macs(0, B * STEPS) / rate)));
+	printf("isa %s, 1 thread, CPU time, sgemm %.1f GFLOP/s\n",
+	       kern_isa_name(), 2 * rate * 1e-9);
+	double tbound = tt / (3 * (enc_macs(&small, ts) + dec_macs(&small, tt))
+			      / rate);
+	printf("small  training  %7.0f target tok/s  sgemm-bound %7.0f  "
+	       "ratio %.2f  (PyTorch 1660)\n", train, tbound, train / tbound);
+	report("greedy", m, &small, &src, 1, rate, 3, 3 * 2200,
+	       "3x PyTorch 2200");
+	model_free(m);
+
+	m = make_model(&base, 0);
+	bench_batch(&bsrc, B, LEN, base.V, 1);
+	report("greedy", m, &base, &bsrc, 1, rate, 2, 3 * 360,
+	       "3x PyTorch 360");
+	report("beam 4", m, &base, &bsrc, 4, rate, 1, 215,
+	       "CTranslate2 int8, per thread");
+	model_free(m);
 	free(src.ids);
 	free(src.len);
 	free(tgt.ids);
 	free(tgt.len);
-	model_free(m);
+	free(bsrc.ids);
+	free(bsrc.len);
 	return 0;
 }

@@ -13,14 +13,16 @@
  * of the attention kernel.
  *
  * A step multiplies a few dozen rows by every weight matrix, where sgemm
- * spends more time packing a [out, in] matrix (transposing it) than
- * multiplying; so a decoder of more than SMALL_STEP rows keeps its own
- * [in, out] copies of the step's matrices, made once per decoder.
+ * spends more time packing a matrix than multiplying; so a decoder of
+ * more than SMALL_STEP rows packs the step's matrices once
+ * (gemm_packed.h), and each step's products skip the packing.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include "err.h"
+#include "attn_step.h"
+#include "gemm_packed.h"
 #include "kernels.h"
 #include "layers.h"
 #include "transformer.h"
@@ -28,17 +30,16 @@
 /* Up to this many rows, sgemm streams [out, in] weights without packing. */
 #define SMALL_STEP 8
 
-/* The step's matrices, transposed to [in, out]. */
+/* The step's matrices, packed or not. */
 struct dec_wt {
-	float *self_q, *self_k, *self_v, *self_o, *cross_q, *cross_o;
-	float *W1, *W2;
+	struct wpack self_q, self_k, self_v, self_o, cross_q, cross_o;
+	struct wpack W1, W2;
 };
 
 struct tf_decoder {
 	const struct tf_net *n;
-	struct dec_wt *wt;	/* [dec_layers], NULL: use n's weights */
-	float *out_wt;		/* [d, V] */
-	float *wt_mem;
+	struct dec_wt *wt;	/* [dec_layers] */
+	struct wpack out_wt;
 	int nsent, width, cap;	/* sentences, width, cap = nsent * width */
 	int nh;			/* live hypotheses */
 	int t;			/* steps done: the position of the next input */
@@ -49,9 +50,11 @@ struct tf_decoder {
 	float **sk, **sv;	/* per layer [cap, tcap, d]: self-attention */
 	int *slot, *sent;	/* [cap] per hypothesis */
 	int *klen;		/* [cap] source length of each hypothesis */
+	const float **kp, **vp;	/* [cap] each hypothesis' keys and values */
+	int *nkeys;		/* [cap] the positions of the cache */
 	int *tmp_slot, *tmp_sent, *claimed;	/* dec_select's */
 	/* the step's rows, [cap, .] */
-	float *x, *q, *k, *v, *ctx, *h, *logits, *attw;
+	float *x, *q, *k, *v, *ctx, *h, *logits;
 	struct sub_acts sub;
 };
 
@@ -67,16 +70,31 @@ static void dec_release(struct tf_decoder *dc)
 		free(dc->sk[l]);
 		free(dc->sv[l]);
 	}
+	for (l = 0; dc->wt && l < dc->n->dec_layers; l++) {
+		struct dec_wt *t = &dc->wt[l];
+
+		wpack_free(&t->self_q);
+		wpack_free(&t->self_k);
+		wpack_free(&t->self_v);
+		wpack_free(&t->self_o);
+		wpack_free(&t->cross_q);
+		wpack_free(&t->cross_o);
+		wpack_free(&t->W1);
+		wpack_free(&t->W2);
+	}
+	wpack_free(&dc->out_wt);
 	free(dc->ck);
 	free(dc->cv);
 	free(dc->wt);
-	free(dc->wt_mem);
 	free(dc->sk);
 	free(dc->sv);
 	free(dc->srclen);
 	free(dc->slot);
 	free(dc->sent);
 	free(dc->klen);
+	free(dc->kp);
+	free(dc->vp);
+	free(dc->nkeys);
 	free(dc->tmp_slot);
 	free(dc->tmp_sent);
 	free(dc->claimed);
@@ -87,7 +105,6 @@ static void dec_release(struct tf_decoder *dc)
 	free(dc->ctx);
 	free(dc->h);
 	free(dc->logits);
-	free(dc->attw);
 	free(dc->sub.ln);
 	free(dc->sub.mean);
 	free(dc->sub.rstd);
@@ -106,60 +123,32 @@ static void *falloc(size_t n)
 	return malloc(sizeof(float) * (n ? n : 1));
 }
 
-/* dst [cols, rows] = src [rows, cols] transposed */
-static float *transpose(float *dst, const float *src, int rows, int cols)
-{
-	int i, j;
-
-	for (i = 0; i < rows; i++)
-		for (j = 0; j < cols; j++)
-			dst[(size_t)j * rows + i] = src[(size_t)i * cols + j];
-	return dst;
-}
-
-static int transpose_weights(struct tf_decoder *dc)
+/* The step's matrices, packed when the decoder has more than SMALL_STEP
+ * rows. */
+static int pack_weights(struct tf_decoder *dc)
 {
 	const struct tf_net *n = dc->n;
-	size_t dd = (size_t)n->d * n->d, df = (size_t)n->d * n->ffn;
-	float *p;
-	int l;
+	int d = n->d, f = n->ffn, pk = dc->cap > SMALL_STEP, l, rc = 0;
 
-	dc->wt = calloc(n->dec_layers, sizeof(*dc->wt));
-	p = dc->wt_mem = falloc(n->dec_layers * (6 * dd + 2 * df)
-				+ (size_t)n->d * n->tgt_vocab);
-	if (!dc->wt || !p)
+	dc->wt = calloc(n->dec_layers > 0 ? (size_t)n->dec_layers : 1,
+			sizeof(*dc->wt));
+	if (!dc->wt)
 		return -1;
 	for (l = 0; l < n->dec_layers; l++) {
 		const struct tf_dec_layer *w = &n->w.dec[l];
 		struct dec_wt *t = &dc->wt[l];
 
-		t->self_q = transpose(p, w->self.qW, n->d, n->d);
-		t->self_k = transpose(p += dd, w->self.kW, n->d, n->d);
-		t->self_v = transpose(p += dd, w->self.vW, n->d, n->d);
-		t->self_o = transpose(p += dd, w->self.oW, n->d, n->d);
-		t->cross_q = transpose(p += dd, w->cross.qW, n->d, n->d);
-		t->cross_o = transpose(p += dd, w->cross.oW, n->d, n->d);
-		t->W1 = transpose(p += dd, w->ffn.W1, n->ffn, n->d);
-		t->W2 = transpose(p += df, w->ffn.W2, n->d, n->ffn);
-		p += df;
+		rc |= wpack_init(&t->self_q, w->self.qW, d, d, pk);
+		rc |= wpack_init(&t->self_k, w->self.kW, d, d, pk);
+		rc |= wpack_init(&t->self_v, w->self.vW, d, d, pk);
+		rc |= wpack_init(&t->self_o, w->self.oW, d, d, pk);
+		rc |= wpack_init(&t->cross_q, w->cross.qW, d, d, pk);
+		rc |= wpack_init(&t->cross_o, w->cross.oW, d, d, pk);
+		rc |= wpack_init(&t->W1, w->ffn.W1, f, d, pk);
+		rc |= wpack_init(&t->W2, w->ffn.W2, d, f, pk);
 	}
-	dc->out_wt = transpose(p, n->w.out_W, n->tgt_vocab, n->d);
-	return 0;
-}
-
-/*
- * y [N, out] = x [N, in] W^T + b, from W [out, in] or, when the decoder
- * has it, its transpose WT [in, out].
- */
-static void project(float *y, const float *x, const float *W, const float *WT,
-		    const float *b, int N, int in, int out)
-{
-	if (!WT) {
-		linear_forward(y, x, W, b, N, in, out);
-		return;
-	}
-	sgemm(0, 0, N, out, in, 1.0f, x, in, WT, out, 0.0f, y, out);
-	bias_forward(y, b, N, out);
+	rc |= wpack_init(&dc->out_wt, n->w.out_W, n->tgt_vocab, d, pk);
+	return rc ? -1 : 0;
 }
 
 /* Reads att.{l}.k and .v of every frame into dc->ck, dc->cv. */
@@ -234,7 +223,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	} else if (read_memory(dc, f, nf) < 0) {
 		goto fail;
 	}
-	if (cap > SMALL_STEP && transpose_weights(dc) < 0)
+	if (pack_weights(dc) < 0)
 		goto oom;
 	/* room for MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
@@ -247,6 +236,9 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	dc->slot = malloc(sizeof(int) * cap);
 	dc->sent = malloc(sizeof(int) * cap);
 	dc->klen = malloc(sizeof(int) * cap);
+	dc->kp = malloc(sizeof(*dc->kp) * cap);
+	dc->vp = malloc(sizeof(*dc->vp) * cap);
+	dc->nkeys = malloc(sizeof(int) * cap);
 	dc->tmp_slot = malloc(sizeof(int) * cap);
 	dc->tmp_sent = malloc(sizeof(int) * cap);
 	dc->claimed = malloc(sizeof(int) * cap);
@@ -257,15 +249,15 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	dc->ctx = falloc(cap * d);
 	dc->h = falloc(cap * n->ffn);
 	dc->logits = falloc(cap * V);
-	dc->attw = falloc(cap * n->heads * dc->S);
 	dc->sub.ln = falloc(cap * d);
 	dc->sub.mean = falloc(cap);
 	dc->sub.rstd = falloc(cap);
 	dc->sub.fo = falloc(cap * d);
 	dc->sub.sum = falloc(cap * d);
-	if (!dc->slot || !dc->sent || !dc->klen || !dc->tmp_slot ||
+	if (!dc->slot || !dc->sent || !dc->klen || !dc->kp || !dc->vp ||
+	    !dc->nkeys || !dc->tmp_slot ||
 	    !dc->tmp_sent || !dc->claimed || !dc->x || !dc->q || !dc->k ||
-	    !dc->v || !dc->ctx || !dc->h || !dc->logits || !dc->attw ||
+	    !dc->v || !dc->ctx || !dc->h || !dc->logits ||
 	    !dc->sub.ln || !dc->sub.mean || !dc->sub.rstd || !dc->sub.fo ||
 	    !dc->sub.sum)
 		goto oom;
@@ -309,29 +301,11 @@ static int grow_cache(struct tf_decoder *dc)
 	return 0;
 }
 
-/*
- * The length of the run of hypotheses from i whose index (slot or
- * sentence) goes up by a constant 0 or 1, so that one kernel call with
- * batch stride *step (in indices) serves them all.
- */
-static int run_of(const int *idx, int i, int nh, int *step)
-{
-	int r = 1;
-
-	*step = 0;
-	if (i + 1 < nh && (idx[i + 1] - idx[i] == 0 ||
-			   idx[i + 1] - idx[i] == 1))
-		*step = idx[i + 1] - idx[i];
-	while (i + r < nh && idx[i + r] - idx[i + r - 1] == *step)
-		r++;
-	return r;
-}
-
 /* Self-attention of the step's queries (dc->q) over each slot's cache. */
 static void self_attention(struct tf_decoder *dc, int l, int nh)
 {
 	const struct tf_net *n = dc->n;
-	int d = n->d, i, r, step;
+	int d = n->d, i;
 	size_t row = (size_t)dc->tcap * d;
 
 	/* this position's keys and values join the cache */
@@ -340,26 +314,16 @@ static void self_attention(struct tf_decoder *dc, int l, int nh)
 
 		memcpy(dc->sk[l] + o, dc->k + (size_t)i * d, sizeof(float) * d);
 		memcpy(dc->sv[l] + o, dc->v + (size_t)i * d, sizeof(float) * d);
+		dc->kp[i] = dc->sk[l] + dc->slot[i] * row;
+		dc->vp[i] = dc->sv[l] + dc->slot[i] * row;
+		dc->nkeys[i] = dc->t + 1;
 	}
-	for (i = 0; i < nh; i += r) {
-		struct attn_args a = {
-			.H = n->heads, .T = 1, .S = dc->t + 1, .dk = n->dk,
-			.scale = 1.0f / sqrtf((float)n->dk),
-			.q = dc->q + (size_t)i * d, .q_bs = d, .q_rs = d,
-			.kv_rs = d, .o_bs = d, .o_rs = d,
-			.out = dc->ctx + (size_t)i * d,
-		};
-
-		r = run_of(dc->slot, i, nh, &step);
-		/* slots are distinct: a run steps by one slot */
-		if (step == 0)
-			r = 1;
-		a.B = r;
-		a.k = dc->sk[l] + dc->slot[i] * row;
-		a.v = dc->sv[l] + dc->slot[i] * row;
-		a.kv_bs = (long)row;
-		attention_forward(&a);
-	}
+	attn_step(&(struct attn_step){
+		.rows = nh, .H = n->heads, .dk = n->dk,
+		.scale = 1.0f / sqrtf((float)n->dk),
+		.q = dc->q, .qs = d, .k = dc->kp, .v = dc->vp, .ks = d,
+		.vs = d, .n = dc->nkeys, .out = dc->ctx, .os = d,
+	});
 }
 
 /* Cross-attention of dc->q over the sentences' memory; with attw, the
@@ -367,30 +331,21 @@ static void self_attention(struct tf_decoder *dc, int l, int nh)
 static void cross_attention(struct tf_decoder *dc, int l, int nh, float *attw)
 {
 	const struct tf_net *n = dc->n;
-	int d = n->d, H = n->heads, S = dc->S, L = n->dec_layers, i, r, step;
+	int d = n->d, H = n->heads, S = dc->S, i;
 	size_t mem = (size_t)S * d, plane = (size_t)H * S;
 
-	for (i = 0; i < nh; i += r) {
-		r = run_of(dc->sent, i, nh, &step);
-		struct attn_args a = {
-			.B = r, .H = H, .T = 1, .S = S, .dk = n->dk,
-			.scale = 1.0f / sqrtf((float)n->dk),
-			.q = dc->q + (size_t)i * d, .q_bs = d, .q_rs = d,
-			.k = dc->ck[l] + dc->sent[i] * mem,
-			.v = dc->cv[l] + dc->sent[i] * mem,
-			.kv_bs = (long)(step * mem), .kv_rs = d,
-			.out = dc->ctx + (size_t)i * d, .o_bs = d, .o_rs = d,
-			.klen = dc->klen + i,
-			.weights = attw ? dc->attw + (size_t)i * plane : NULL,
-		};
-
-		attention_forward(&a);
+	for (i = 0; i < nh; i++) {
+		dc->kp[i] = dc->ck[l] + dc->sent[i] * mem;
+		dc->vp[i] = dc->cv[l] + dc->sent[i] * mem;
 	}
-	if (!attw)
-		return;
-	for (i = 0; i < nh; i++)
-		memcpy(attw + ((size_t)i * L + l) * plane,
-		       dc->attw + (size_t)i * plane, sizeof(float) * plane);
+	attn_step(&(struct attn_step){
+		.rows = nh, .H = H, .dk = n->dk,
+		.scale = 1.0f / sqrtf((float)n->dk),
+		.q = dc->q, .qs = d, .k = dc->kp, .v = dc->vp, .ks = d,
+		.vs = d, .n = dc->klen, .out = dc->ctx, .os = d,
+		.weights = attw ? attw + l * plane : NULL,
+		.ws = (long)(n->dec_layers * plane), .wn = S,
+	});
 }
 
 /* A sub-layer of the step: out = x + F(x) with F's output in sub.fo. */
@@ -407,10 +362,9 @@ static const float *step_out(struct tf_decoder *dc, const struct ln_w *ln,
 int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		float *attw)
 {
-	static const struct dec_wt no_wt;
 	struct tf_decoder *dc = (struct tf_decoder *)d;
 	const struct tf_net *n = dc->n;
-	int dm = n->d, i, l;
+	int i, l;
 	const float *x = dc->x, *u;
 
 	/* fewer than last time: the last ones were dropped (model.h) */
@@ -431,36 +385,32 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	tf_embed_forward(n, dc->x, prev, nh, 1, dc->t, n->w.tgt_emb);
 	for (l = 0; l < n->dec_layers; l++) {
 		const struct tf_dec_layer *w = &n->w.dec[l];
-		const struct dec_wt *t = dc->wt ? &dc->wt[l] : &no_wt;
+		const struct dec_wt *t = &dc->wt[l];
 
 		u = tf_sub_in(n, &dc->sub, &w->ln1, x, nh);
-		project(dc->q, u, w->self.qW, t->self_q, w->self.qb, nh, dm, dm);
-		project(dc->k, u, w->self.kW, t->self_k, w->self.kb, nh, dm, dm);
-		project(dc->v, u, w->self.vW, t->self_v, w->self.vb, nh, dm, dm);
+		linear_packed(dc->q, u, nh, &t->self_q, w->self.qb, 0);
+		linear_packed(dc->k, u, nh, &t->self_k, w->self.kb, 0);
+		linear_packed(dc->v, u, nh, &t->self_v, w->self.vb, 0);
 		self_attention(dc, l, nh);
-		project(dc->sub.fo, dc->ctx, w->self.oW, t->self_o, w->self.ob,
-			nh, dm, dm);
+		linear_packed(dc->sub.fo, dc->ctx, nh, &t->self_o, w->self.ob,
+			      0);
 		x = step_out(dc, &w->ln1, x, nh);
 
 		u = tf_sub_in(n, &dc->sub, &w->ln2, x, nh);
-		project(dc->q, u, w->cross.qW, t->cross_q, w->cross.qb, nh, dm,
-			dm);
+		linear_packed(dc->q, u, nh, &t->cross_q, w->cross.qb, 0);
 		cross_attention(dc, l, nh, attw);
-		project(dc->sub.fo, dc->ctx, w->cross.oW, t->cross_o,
-			w->cross.ob, nh, dm, dm);
+		linear_packed(dc->sub.fo, dc->ctx, nh, &t->cross_o,
+			      w->cross.ob, 0);
 		x = step_out(dc, &w->ln2, x, nh);
 
-		/* the FFN of ffn.c, on the transposed weights */
+		/* the FFN of ffn.c */
 		u = tf_sub_in(n, &dc->sub, &w->ln3, x, nh);
-		project(dc->h, u, w->ffn.W1, t->W1, w->ffn.b1, nh, dm, n->ffn);
-		relu_forward(dc->h, dc->h, (size_t)nh * n->ffn);
-		project(dc->sub.fo, dc->h, w->ffn.W2, t->W2, w->ffn.b2, nh,
-			n->ffn, dm);
+		linear_packed(dc->h, u, nh, &t->W1, w->ffn.b1, 1);
+		linear_packed(dc->sub.fo, dc->h, nh, &t->W2, w->ffn.b2, 0);
 		x = step_out(dc, &w->ln3, x, nh);
 	}
 	u = tf_sub_in(n, &dc->sub, &n->w.dec_ln, x, nh);
-	project(dc->logits, u, n->w.out_W, dc->out_wt, n->w.out_b, nh, dm,
-		n->tgt_vocab);
+	linear_packed(dc->logits, u, nh, &dc->out_wt, n->w.out_b, 0);
 	log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
 	dc->t++;
 	return 0;

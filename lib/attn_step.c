@@ -1,0 +1,113 @@
+/*
+ * attn_step.c: attention of single query rows (attn_step.h): rows split
+ * over the threads, each by the kernel of the instruction set in force,
+ * in groups of at most ATTN_STEP_HEADS heads; the portable kernel.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "attn_step.h"
+#include "kern_impl.h"
+
+/* Below about this many multiply-adds a second thread costs more than it
+ * saves. */
+#define THREAD_WORK (1L << 16)
+
+void attn_step_row_ref(float *out, float *w, long wn, const float *q,
+		       const float *k, long ks, const float *v, long vs, int n,
+		       int H, int dk, float scale)
+{
+	float s[ATTN_STEP_HEADS][ATTN_STEP_CHUNK];
+	float mx[ATTN_STEP_HEADS], sum[ATTN_STEP_HEADS];
+	int d = H * dk;
+
+	memset(out, 0, sizeof(float) * d);
+	for (int h = 0; h < H; h++) {
+		mx[h] = -INFINITY;
+		sum[h] = 0;
+	}
+	for (int j0 = 0; j0 < n; j0 += ATTN_STEP_CHUNK) {
+		int m = n - j0 < ATTN_STEP_CHUNK ? n - j0 : ATTN_STEP_CHUNK;
+		for (int j = 0; j < m; j++) {
+			const float *kj = k + (j0 + j) * ks;
+			for (int h = 0; h < H; h++) {
+				float dot = 0;
+				for (int c = h * dk; c < (h + 1) * dk; c++)
+					dot += q[c] * kj[c];
+				s[h][j] = dot * scale;
+			}
+		}
+		for (int h = 0; h < H; h++) {
+			float cmx = -INFINITY;
+			if (w)
+				memcpy(w + h * wn + j0, s[h], sizeof(float) * m);
+			for (int j = 0; j < m; j++)
+				cmx = s[h][j] > cmx ? s[h][j] : cmx;
+			if (cmx > mx[h]) {
+				float r = expf(mx[h] - cmx);
+				sum[h] *= r;
+				for (int c = h * dk; c < (h + 1) * dk; c++)
+					out[c] *= r;
+				mx[h] = cmx;
+			}
+			for (int j = 0; j < m; j++)
+				sum[h] += s[h][j] = expf(s[h][j] - mx[h]);
+		}
+		for (int j = 0; j < m; j++) {
+			const float *vj = v + (j0 + j) * vs;
+			for (int c = 0; c < d; c++)
+				out[c] += s[c / dk][j] * vj[c];
+		}
+	}
+	for (int h = 0; h < H && n > 0; h++) {
+		for (int c = h * dk; c < (h + 1) * dk; c++)
+			out[c] /= sum[h];
+		for (int j = 0; w && j < n; j++)
+			w[h * wn + j] = expf(w[h * wn + j] - mx[h]) / sum[h];
+	}
+}
+
+struct job {
+	const struct attn_step *a;
+	void (*row)(float *out, float *w, long wn, const float *q,
+		    const float *k, long ks, const float *v, long vs, int n,
+		    int H, int dk, float scale);
+};
+
+static void rows_task(void *ctx, int64_t lo, int64_t hi)
+{
+	const struct job *jb = ctx;
+	const struct attn_step *a = jb->a;
+
+	for (int64_t i = lo; i < hi; i++) {
+		int n = a->n[i] > 0 ? a->n[i] : 0;
+		for (int h0 = 0; h0 < a->H; h0 += ATTN_STEP_HEADS) {
+			int H = a->H - h0 < ATTN_STEP_HEADS ? a->H - h0 :
+				ATTN_STEP_HEADS;
+			long c0 = (long)h0 * a->dk;
+			float *w = a->weights ? a->weights + i * a->ws +
+				   h0 * (long)a->wn : NULL;
+			jb->row(a->out + i * a->os + c0, w, a->wn,
+				a->q + i * a->qs + c0, a->k[i] + c0, a->ks,
+				a->v[i] + c0, a->vs, n, H, a->dk, a->scale);
+			for (int h = 0; w && h < H; h++)
+				memset(w + (long)h * a->wn + n, 0,
+				       sizeof(float) * (a->wn - n));
+		}
+	}
+}
+
+void attn_step(const struct attn_step *a)
+{
+	struct job jb = { a, attn_step_row_ref };
+	long work = 0;
+
+#ifndef ATTN_NO_SIMD
+	if (kern_isa() != ISA_REFERENCE)
+		jb.row = attn_step_row_avx2;
+#endif
+	for (int i = 0; i < a->rows; i++)
+		work += (long)a->n[i] * a->H * a->dk * 2;
+	kern_parallel_for(a->rows, work > THREAD_WORK ? 1 : a->rows, rows_task,
+			  &jb);
+}

@@ -1,0 +1,50 @@
+/*
+ * attn_step.h: attention of single query rows, a decoder's step: each
+ * hypothesis' one query, per head, over its keys and values as they lie
+ * (the cache of earlier positions, or the source's memory), where the
+ * blocked kernel of attention_forward, made for many rows, spends its
+ * time on transposing keys and on query rows that are not there.
+ *
+ * The result of a row depends on that row's query, keys and values only
+ * (not on the others, their number or the threads).
+ */
+#ifndef ATTN_ATTN_STEP_H
+#define ATTN_ATTN_STEP_H
+
+/*
+ * For row i < rows and head h < H: out_i,h [dk] = softmax_j(scale q_i,h .
+ * k_i,j,h) v_i,j,h over j < n[i] (zeros when n[i] is 0).  q_i,h is at q +
+ * i qs + h dk; k_i,j,h at k[i] + j ks + h dk, v likewise from v[i] with
+ * vs; out_i,h at out + i os + h dk.  With weights, weights + i ws + h wn
+ * [wn] gets the softmax, zero past n[i].
+ */
+struct attn_step {
+	int rows, H, dk;
+	float scale;
+	const float *q; long qs;
+	const float *const *k, *const *v; long ks, vs;
+	const int *n;
+	float *out; long os;
+	float *weights; long ws; int wn;
+};
+void attn_step(const struct attn_step *a);
+
+/*
+ * One row, all its heads, per instruction set (w may be NULL, else head
+ * h's weights at w + h wn).  Keys go by chunks of ATTN_STEP_CHUNK, each
+ * key's row and then each value's read once, whole, for every head (the
+ * keys and values come from memory, not cache: a step's weight matrices
+ * have passed since): scores, their running maximum and sum per head (an
+ * online softmax, as FlashAttention's), the weighted values added up in
+ * out; w gets the scores and at the end their softmax.
+ */
+#define ATTN_STEP_CHUNK 64
+#define ATTN_STEP_HEADS 16	/* heads of the scratch on the stack */
+void attn_step_row_ref(float *out, float *w, long wn, const float *q,
+		       const float *k, long ks, const float *v, long vs, int n,
+		       int H, int dk, float scale);
+void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
+			const float *k, long ks, const float *v, long vs, int n,
+			int H, int dk, float scale);
+
+#endif
