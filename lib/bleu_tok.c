@@ -308,10 +308,12 @@ static inline uint64_t bytes_in(uint64_t v, unsigned lo, unsigned hi)
 PASS size_t skip_plain(const unsigned char *c, size_t n, size_t i, int intl)
 {
 	for (; i + 8 <= n; i += 8) {
-		uint64_t v = 0, plain;
+		uint64_t v, plain;
 
-		for (int b = 0; b < 8; b++)	/* little-endian, one load */
-			v |= (uint64_t)c[i + b] << 8 * b;
+		memcpy(&v, c + i, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		v = __builtin_bswap64(v);	/* c[i] the lowest byte */
+#endif
 		plain = bytes_in(v, '0', '9') | bytes_in(v | 0x2020202020202020ULL, 'a', 'z');
 		if (!intl)
 			plain |= bytes_in(v, '\'', '\'');
@@ -343,8 +345,20 @@ PASS unsigned split_classes(struct bleu_text s, int intl, struct bleu_words *wor
 /* ends the word in progress before c[i] */
 #define END_WORD() do { if (open) add_word(words, c + start, i - start); open = 0; } while (0)
 	while (i < s.n) {
-		unsigned k = class_at(c, s.n, i, intl, &len);
+		unsigned k;
 
+		if (!open) {
+			/* the usual word: plain bytes, then a space */
+			size_t j = skip_plain(c, s.n, i, intl);
+
+			if (j > i && j < s.n && c[j] == ' ') {
+				add_word(words, c + i, j - i);
+				prev = C_SPACE;
+				i = j + 1;
+				continue;
+			}
+		}
+		k = class_at(c, s.n, i, intl, &len);
 		if (!(k & ~C_DIGIT)) {
 			/* letters and digits: the rest of the word eight bytes a
 			 * step while they are plain, else one character a step */
