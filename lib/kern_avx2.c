@@ -18,6 +18,7 @@ const struct kern_ops kern_ops_avx2 = {
 	.softmax_backward = softmax_backward_avx2,
 	.layernorm_forward = layernorm_forward_avx2,
 	.layernorm_backward_dx = layernorm_backward_dx_avx2,
+	.adam_update = adam_update_avx2,
 	.gru_gates_forward = gru_gates_forward_avx2,
 	.gru_state_forward = gru_state_forward_avx2,
 	.gru_state_backward = gru_state_backward_avx2,

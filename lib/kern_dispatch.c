@@ -47,6 +47,7 @@ static void overlay(struct kern_ops *t, const struct kern_ops *over)
 	OVER(bias_forward); OVER(relu_forward); OVER(relu_backward);
 	OVER(softmax_rows); OVER(log_softmax_rows); OVER(softmax_backward);
 	OVER(layernorm_forward); OVER(layernorm_backward_dx);
+	OVER(adam_update);
 	OVER(gru_gates_forward); OVER(gru_state_forward);
 	OVER(gru_state_backward); OVER(gru_gates_backward);
 	OVER(attn_head_forward); OVER(attn_head_backward);
@@ -179,6 +180,26 @@ void relu_backward(float *dx, const float *dy, const float *y, size_t n)
 {
 	struct relu_job j = { dx, dy, y };
 	kern_parallel_for((int64_t)n, GRAIN, relu_backward_task, &j);
+}
+
+struct adam_job {
+	float *w, *m, *v;
+	const float *g;
+	const struct adam_args *a;
+};
+
+static void adam_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct adam_job *j = ctx;
+	kern_ops()->adam_update(j->w + lo, j->m + lo, j->v + lo, j->g + lo,
+				(size_t)(hi - lo), j->a);
+}
+
+void adam_update(float *w, float *m, float *v, const float *g, size_t n,
+		 const struct adam_args *a)
+{
+	struct adam_job j = { w, m, v, g, a };
+	kern_parallel_for((int64_t)n, GRAIN, adam_task, &j);
 }
 
 /* One context for every row-wise kernel: rows [lo, hi) of row length n. */

@@ -96,6 +96,9 @@ struct kern_ops {
 				      const float *mean, const float *rstd,
 				      int rows, int n);
 
+	void (*adam_update)(float *w, float *m, float *v, const float *g,
+			    size_t n, const struct adam_args *a);
+
 	void (*gru_gates_forward)(float *zr, float *rh, const float *pre,
 				  const float *h, int B, int n);
 	void (*gru_state_forward)(float *hnew, float *hh, const float *pre,
@@ -185,6 +188,8 @@ void vsigmoid_avx2(float *y, const float *x, size_t n);
 void bias_forward_avx2(float *x, const float *b, int rows, int n);
 void relu_forward_avx2(float *y, const float *x, size_t n);
 void relu_backward_avx2(float *dx, const float *dy, const float *y, size_t n);
+void adam_update_avx2(float *w, float *m, float *v, const float *g, size_t n,
+		      const struct adam_args *a);
 void softmax_rows_avx2(float *y, const float *x, int rows, int n);
 void log_softmax_rows_avx2(float *y, const float *x, int rows, int n);
 void softmax_backward_avx2(float *dx, const float *dy, const float *y,

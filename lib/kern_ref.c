@@ -225,6 +225,19 @@ static void gru_gates_backward_ref(float *dpre, float *dh, const float *drh,
 	}
 }
 
+/* The order of operations is the AVX2 version's, for the same bits. */
+static void adam_update_ref(float *w, float *m, float *v, const float *g,
+			    size_t n, const struct adam_args *a)
+{
+	for (size_t i = 0; i < n; i++) {
+		float gi = g[i] * a->gscale;
+
+		m[i] = a->b1 * m[i] + (1 - a->b1) * gi;
+		v[i] = a->b2 * v[i] + (1 - a->b2) * gi * gi;
+		w[i] -= a->lr * (m[i] * a->c1) / (sqrtf(v[i] * a->c2) + a->eps);
+	}
+}
+
 const struct kern_ops kern_ops_ref = {
 	.name = "reference",
 	.gemm = NULL,
@@ -239,6 +252,7 @@ const struct kern_ops kern_ops_ref = {
 	.softmax_backward = softmax_backward_ref,
 	.layernorm_forward = layernorm_forward_ref,
 	.layernorm_backward_dx = layernorm_backward_dx_ref,
+	.adam_update = adam_update_ref,
 	.gru_gates_forward = gru_gates_forward_ref,
 	.gru_state_forward = gru_state_forward_ref,
 	.gru_state_backward = gru_state_backward_ref,

@@ -31,6 +31,35 @@ void relu_backward_avx2(float *dx, const float *dy, const float *y, size_t n)
 	}
 }
 
+/* Multiplies and adds apart, never fused, as the reference: the same bits. */
+void adam_update_avx2(float *w, float *m, float *v, const float *g, size_t n,
+		      const struct adam_args *a)
+{
+	__m256 lr = _mm256_set1_ps(a->lr), eps = _mm256_set1_ps(a->eps);
+	__m256 b1 = _mm256_set1_ps(a->b1), b2 = _mm256_set1_ps(a->b2);
+	__m256 nb1 = _mm256_set1_ps(1 - a->b1), nb2 = _mm256_set1_ps(1 - a->b2);
+	__m256 c1 = _mm256_set1_ps(a->c1), c2 = _mm256_set1_ps(a->c2);
+	__m256 gs = _mm256_set1_ps(a->gscale);
+
+	FOR_LANES(i, (long)n, r) {
+		__m256 gi = _mm256_mul_ps(ldr(g + i, r), gs);
+		__m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, ldr(m + i, r)),
+					  _mm256_mul_ps(nb1, gi));
+		__m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, ldr(v + i, r)),
+					  _mm256_mul_ps(_mm256_mul_ps(nb2, gi),
+							gi));
+		__m256 den = _mm256_add_ps(_mm256_sqrt_ps(_mm256_mul_ps(vi, c2)),
+					   eps);
+		__m256 step = _mm256_div_ps(_mm256_mul_ps(lr,
+							  _mm256_mul_ps(mi, c1)),
+					    den);
+
+		str(m + i, r, mi);
+		str(v + i, r, vi);
+		str(w + i, r, _mm256_sub_ps(ldr(w + i, r), step));
+	}
+}
+
 /* The maximum of a row; NaN if it holds one (as the reference). */
 static float row_max(const float *x, long n)
 {

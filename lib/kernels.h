@@ -130,6 +130,20 @@ void gru_state_backward(float *dpre, float *dh, const float *dhnew,
 void gru_gates_backward(float *dpre, float *dh, const float *drh,
 			const float *zr, const float *h, int B, int n);
 
+/* ---- optimiser ---------------------------------------------------------- */
+
+/*
+ * One Adam update of the n parameters w from their gradient g times
+ * gscale: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g g, then
+ * w -= lr (m c1) / (sqrt(v c2) + eps), c1 and c2 the inverse bias
+ * corrections.  The same bits for every instruction set and thread count.
+ */
+struct adam_args {
+	float lr, b1, b2, eps, c1, c2, gscale;
+};
+void adam_update(float *w, float *m, float *v, const float *g, size_t n,
+		 const struct adam_args *a);
+
 /* ---- attention ---------------------------------------------------------- */
 
 /*

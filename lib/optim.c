@@ -176,16 +176,23 @@ double optim_lr(const struct optim *o, long t)
 	return o->lr / sqrt(o->d) * (a < b ? a : b);
 }
 
-/* The sum of squares of chunk k of g [n]. */
+/* The sum of squares of chunk k of g [n], in 8 interleaved partial sums
+ * (no chain of CHUNK dependent additions; vectorised). */
 static double chunk_sumsq(const float *g, size_t n, int64_t k)
 {
 	size_t i = (size_t)k * CHUNK, end = i + CHUNK;
-	double s = 0;
+	double part[8] = { 0 }, s = 0;
+	int j;
 
 	if (end > n)
 		end = n;
+	for (; i + 8 <= end; i += 8)
+		for (j = 0; j < 8; j++)
+			part[j] += (double)g[i + j] * g[i + j];
 	for (; i < end; i++)
 		s += (double)g[i] * g[i];
+	for (j = 0; j < 8; j++)
+		s += part[j];
 	return s;
 }
 
@@ -230,28 +237,7 @@ struct update_ctx {
 	float *w;
 	const float *g;
 	float gscale, lr;
-	float c1, c2;		/* Adam: 1 / bias corrections */
 };
-
-static void adam_chunks(void *arg, int64_t lo, int64_t hi)
-{
-	const struct update_ctx *c = arg;
-	const struct optim *o = c->o;
-	float b1 = o->beta1, b2 = o->beta2, eps = o->adam_eps;
-	float *mv = o->s[0], *vv = o->s[1];
-	size_t i = (size_t)lo * CHUNK, end = (size_t)hi * CHUNK;
-
-	if (end > o->n)
-		end = o->n;
-	for (; i < end; i++) {
-		float g = c->g[i] * c->gscale;
-
-		mv[i] = b1 * mv[i] + (1 - b1) * g;
-		vv[i] = b2 * vv[i] + (1 - b2) * g * g;
-		c->w[i] -= c->lr * (mv[i] * c->c1) /
-			   (sqrtf(vv[i] * c->c2) + eps);
-	}
-}
 
 static void adadelta_chunks(void *arg, int64_t lo, int64_t hi)
 {
@@ -282,10 +268,14 @@ double optim_update(struct optim *o, struct model *m, double gscale)
 	};
 
 	if (o->kind == OPTIM_ADAM) {
-		c.c1 = 1.0 / (1.0 - pow(o->beta1, t));
-		c.c2 = 1.0 / (1.0 - pow(o->beta2, t));
-		kern_parallel_for((o->n + CHUNK - 1) / CHUNK, 1, adam_chunks,
-				  &c);
+		struct adam_args a = {
+			.lr = lr, .b1 = o->beta1, .b2 = o->beta2,
+			.eps = o->adam_eps, .gscale = gscale,
+			.c1 = 1.0 / (1.0 - pow(o->beta1, t)),
+			.c2 = 1.0 / (1.0 - pow(o->beta2, t)),
+		};
+
+		adam_update(m->w, o->s[0], o->s[1], m->g, o->n, &a);
 	} else {
 		kern_parallel_for((o->n + CHUNK - 1) / CHUNK, 1,
 				  adadelta_chunks, &c);

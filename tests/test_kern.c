@@ -493,6 +493,70 @@ START_TEST(test_layernorm)
 }
 END_TEST
 
+/* ---- Adam --------------------------------------------------------------- */
+
+/* One update against the formula in double, then the same bits from every
+ * instruction set and thread count. */
+START_TEST(test_adam)
+{
+	const struct adam_args a = {
+		.lr = 0.01f, .b1 = 0.9f, .b2 = 0.98f, .eps = 1e-9f,
+		.c1 = 1.0f / (1 - 0.9f * 0.9f), .c2 = 1.0f / (1 - 0.98f * 0.98f),
+		.gscale = 0.5f,
+	};
+	int isa[3], ni = kt_isas(isa);
+	kt_seed(11);
+	for (int s = 0; s < NSIZES; s++) {
+		size_t n = (size_t)sizes[s] * 97;	/* past one thread's grain */
+		float *w0 = kt_rand(n, -1, 1), *g = kt_rand(n, -2, 2);
+		float *m0 = kt_rand(n, -0.5, 0.5), *v0 = kt_rand(n, 0, 0.3);
+		float *ref = NULL;
+		double *want = kt_dzeros(3 * n), *tol = kt_dzeros(3 * n);
+		for (size_t i = 0; i < n; i++) {
+			double gi = (double)g[i] * a.gscale;
+			double mi = a.b1 * (double)m0[i] + (1 - (double)a.b1) * gi;
+			double vi = a.b2 * (double)v0[i] +
+				    (1 - (double)a.b2) * gi * gi;
+			double step = a.lr * (mi * a.c1) /
+				      (sqrt(vi * a.c2) + a.eps);
+			want[i] = w0[i] - step;
+			want[n + i] = mi;
+			want[2 * n + i] = vi;
+			/* a few roundings of each term */
+			tol[n + i] = 4 * KT_U * (fabs(a.b1 * m0[i]) + fabs(gi));
+			tol[2 * n + i] = 4 * KT_U * (a.b2 * v0[i] + gi * gi);
+			tol[i] = KT_U * fabs(want[i]) + 2 * KT_U * fabs(step) +
+				 fabs(step) * (tol[n + i] / fabs(mi) +
+					       tol[2 * n + i] / vi);
+		}
+		for (int ii = 0; ii < ni; ii++) {
+			kern_set_isa(isa[ii]);
+			for (int t = 1; t <= 2; t++) {
+				float *x = kt_zeros(3 * n);
+				memcpy(x, w0, n * sizeof(float));
+				memcpy(x + n, m0, n * sizeof(float));
+				memcpy(x + 2 * n, v0, n * sizeof(float));
+				kern_set_threads(t);
+				adam_update(x, x + n, x + 2 * n, g, n, &a);
+				kt_check("adam_update", x, want, tol, 0, 3 * n);
+				if (!ref) {
+					ref = x;
+					continue;
+				}
+				ck_assert_msg(!memcmp(x, ref,
+						      3 * n * sizeof(float)),
+					      "adam_update: other bits from "
+					      "isa %d, %d threads", isa[ii], t);
+				free(x);
+			}
+		}
+		free(ref);
+		free(w0); free(g); free(m0); free(v0); free(want); free(tol);
+	}
+	kern_set_threads(2);
+}
+END_TEST
+
 /* ---- maxout, embedding -------------------------------------------------- */
 
 START_TEST(test_maxout)
@@ -732,6 +796,7 @@ int main(void)
 	tcase_add_test(tc, test_bias_relu);
 	tcase_add_test(tc, test_softmax);
 	tcase_add_test(tc, test_layernorm);
+	tcase_add_test(tc, test_adam);
 	tcase_add_test(tc, test_maxout);
 	tcase_add_test(tc, test_embedding);
 	tcase_add_test(tc, test_gru);
