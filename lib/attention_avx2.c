@@ -191,19 +191,13 @@ static inline __m256 keep8(__m256i rk, int j, __m256i cut1)
 						      cut1));
 }
 
-/* A row's dropout: on, its key, the cut less one. */
-struct drop_row {
-	int on;
-	__m256i rk, cut1;
-};
-
-static struct drop_row drop_row(const struct attn_args *a, int b, int h,
-				int t)
+static struct attn_drop drop_row(const struct attn_args *a, int b, int h,
+				 int t)
 {
-	return (struct drop_row){
+	return (struct attn_drop){
 		.on = a->dropout > 0,
-		.rk = _mm256_set1_epi32((int)attn_drop_row(a, b, h, t)),
-		.cut1 = _mm256_set1_epi32(attn_drop_cut(a) - 1),
+		.rk = attn_drop_row(a, b, h, t),
+		.cut = attn_drop_cut(a),
 	};
 }
 
@@ -215,7 +209,8 @@ static struct drop_row drop_row(const struct attn_args *a, int b, int h,
  * when a score passes it by more than LAZY_MAX: an exp of at most
  * e^LAZY_MAX is as exact, and the rescaling, a scalar exp and a pass over
  * o, is rare after the first block; then s = exp(s - m), its sum added to
- * l (row_exp), zero past the valid scores and where dropped.
+ * l (exp_row of the blocks), zero past the valid scores and where
+ * dropped.
  */
 #define LAZY_MAX 8.0f
 
@@ -246,19 +241,20 @@ static inline void raise_max(float mx, float *m, float *l, float *o, long dp)
 	*m = mx;
 }
 
-/* s [nb rounded to 8] = exp(s - m) as above; returns the sum. */
-static inline float row_exp(float *s, float m, int valid, int nb,
-			    const struct drop_row *dr, int j0)
+float attn_exp_row_avx2(float *s, float m, int valid, int nb,
+			const struct attn_drop *d, int j0)
 {
 	__m256 vm = _mm256_set1_ps(m), sum = _mm256_setzero_ps();
+	__m256i rk = _mm256_set1_epi32((int)d->rk);
+	__m256i cut1 = _mm256_set1_epi32(d->cut - 1);
 	for (int j = 0; j < nb; j += 8) {
 		__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(s + j), vm));
 		if (valid - j < 8)
 			e = _mm256_and_ps(e, valid - j > 0 ? lanes(valid - j) :
 					  _mm256_setzero_ps());
 		sum = _mm256_add_ps(sum, e);
-		if (dr->on)
-			e = _mm256_and_ps(e, keep8(dr->rk, j0 + j, dr->cut1));
+		if (d->on)
+			e = _mm256_and_ps(e, keep8(rk, j0 + j, cut1));
 		_mm256_store_ps(s + j, e);
 	}
 	return hsum256(sum);
@@ -292,7 +288,7 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		int groups = (rows + QR - 1) / QR;
 		const float *q[QB];
 		float m[QB], l[QB], s[QB][KB] __attribute__((aligned(32)));
-		struct drop_row dr[QB];
+		struct attn_drop dr[QB];
 		for (int r = 0; r < QB; r++) {
 			int t = t0 + (r < rows ? r : 0);
 			q[r] = a->q + b * a->q_bs + t * a->q_rs + h * dk;
@@ -318,8 +314,8 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 					raise_max(mx[r], &m[r], &l[r],
 						  acc + r * dp, dp);
 			for (int r = 0; r < groups * QR; r++)
-				l[r] += row_exp(s[r], m[r], nk[r] - j0, nb,
-						&dr[r], j0);
+				l[r] += kb->exp_row(s[r], m[r], nk[r] - j0,
+						    nb, &dr[r], j0);
 			for (int g = 0; g < groups; g++)
 				kb->pv(acc + g * QR * dp, dp, s + g * QR,
 				       v + j0 * a->kv_rs, a->kv_rs, nb, dk);
@@ -373,7 +369,7 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		float lse[QB], D[QB];
 		float p[QB][KB] __attribute__((aligned(32)));
 		float ds[QB][KB] __attribute__((aligned(32)));
-		struct drop_row dr[QB];
+		struct attn_drop dr[QB];
 		for (int r = 0; r < QB; r++) {
 			int t = t0 + (r < rows ? r : 0);
 			long oo = b * a->o_bs + t * a->o_rs + h * n;
@@ -411,7 +407,8 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 							lanes(valid - j) : _mm256_setzero_ps());
 					if (dr[r].on) {
 						__m256 z = _mm256_and_ps(vz,
-							keep8(dr[r].rk, j0 + j, dr[r].cut1));
+							keep8(_mm256_set1_epi32((int)dr[r].rk), j0 + j,
+							      _mm256_set1_epi32(dr[r].cut - 1)));
 						dp = _mm256_mul_ps(dp, z);
 						_mm256_store_ps(&p[r][j], _mm256_mul_ps(e, z));
 					} else {
@@ -440,7 +437,9 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 	}
 }
 
-static const struct attn_blocks blocks_avx2 = { block_scores, block_pv };
+static const struct attn_blocks blocks_avx2 = {
+	block_scores, block_pv, attn_exp_row_avx2
+};
 
 void attn_head_forward_avx2(const struct attn_args *a, int b, int h)
 {

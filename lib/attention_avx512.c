@@ -100,7 +100,72 @@ static void pv_512(float *o, long dp, float p[QR][KB], const float *v,
 	}
 }
 
-static const struct attn_blocks blocks_avx512 = { scores_512, pv_512 };
+/*
+ * e^x for x <= 88 as exp256 (vmath_avx2.h) computes it, the scaling by
+ * 2^n one vscalefps, which is right down to the subnormals; NaN stays
+ * NaN, -inf gives 0.
+ */
+static inline __m512 exp512(__m512 x)
+{
+	const __m512 log2e = _mm512_set1_ps(1.44269504088896341f);
+	const __m512 ln2_hi = _mm512_set1_ps(0.693359375f);
+	const __m512 ln2_lo = _mm512_set1_ps(-2.12194440e-4f);
+
+	x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
+	__m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, log2e),
+					_MM_FROUND_TO_NEAREST_INT |
+					_MM_FROUND_NO_EXC);
+	__m512 r = _mm512_fnmadd_ps(n, ln2_hi, x);
+	r = _mm512_fnmadd_ps(n, ln2_lo, r);
+	__m512 p = _mm512_set1_ps(1.9875691500e-4f);
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+	p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);
+	return _mm512_scalef_ps(_mm512_add_ps(p, _mm512_set1_ps(1.0f)), n);
+}
+
+/* The lanes of keys j .. j + 15 that the row of dropout key rk keeps
+ * (cut1: attn_drop_cut - 1): attn_drop_hash, 16 lanes. */
+static inline __mmask16 keep16(__m512i rk, int j, __m512i cut1)
+{
+	__m512i x = _mm512_add_epi32(_mm512_set1_epi32(j),
+		_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+				  13, 14, 15));
+	x = _mm512_xor_si512(rk, _mm512_mullo_epi32(x,
+			     _mm512_set1_epi32((int)ATTN_DROP_GOLD)));
+	x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
+	x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)ATTN_DROP_M1));
+	x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 15));
+	x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)ATTN_DROP_M2));
+	x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
+	return _mm512_cmpgt_epi32_mask(_mm512_srli_epi32(x, 8), cut1);
+}
+
+static float exp_row_512(float *s, float m, int valid, int nb,
+			 const struct attn_drop *d, int j0)
+{
+	__m512 vm = _mm512_set1_ps(m), sum = _mm512_setzero_ps();
+	__m512i rk = _mm512_set1_epi32((int)d->rk);
+	__m512i cut1 = _mm512_set1_epi32(d->cut - 1);
+	for (int j = 0; j < nb; j += 16) {
+		__m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(s + j), vm));
+		if (valid - j < 16)
+			e = _mm512_maskz_mov_ps(valid - j > 0 ? (__mmask16)
+						((1u << (valid - j)) - 1) : 0, e);
+		sum = _mm512_add_ps(sum, e);
+		if (d->on)
+			e = _mm512_maskz_mov_ps(keep16(rk, j0 + j, cut1), e);
+		_mm512_storeu_ps(s + j, e);
+	}
+	return _mm512_reduce_add_ps(sum);
+}
+
+static const struct attn_blocks blocks_avx512 = {
+	scores_512, pv_512, exp_row_512
+};
 
 void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
 {

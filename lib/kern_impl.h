@@ -222,13 +222,25 @@ void additive_backward_avx2(float *dwq, float *dkeys, float *dva, float *dann,
  * of 16), and o [ATTN_QR][dp] += p v over nk keys (dp a multiple of 32). */
 #define ATTN_QR 6
 #define ATTN_KB 64
+struct attn_drop {              /* a query row's dropout */
+	int on;
+	uint32_t rk;            /* attn_drop_row */
+	int32_t cut;            /* attn_drop_cut */
+};
 struct attn_blocks {
 	void (*scores)(float s[ATTN_QR][ATTN_KB],
 		       const float *const q[ATTN_QR], const float *kt, long sp,
 		       int j0, int nb, int dk, float scale);
 	void (*pv)(float *o, long dp, float p[ATTN_QR][ATTN_KB],
 		   const float *v, long vs, int nk, int dk);
+	/* s = exp(s - m) for keys j0 .. j0 + nb (nb rounded up to 16),
+	 * zero past the first valid and where dropped; returns the sum of
+	 * the first valid before dropout.  s - m <= 88. */
+	float (*exp_row)(float *s, float m, int valid, int nb,
+			 const struct attn_drop *d, int j0);
 };
+float attn_exp_row_avx2(float *s, float m, int valid, int nb,
+			const struct attn_drop *d, int j0);
 void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 			      const struct attn_blocks *k);
 void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
