@@ -8,15 +8,17 @@
  * Every hypothesis has a cache slot, [tcap, d] rows per layer for K and
  * for V.  dec_select hands a slot to the first child of each surviving
  * hypothesis and copies it only for the others, so greedy search never
- * copies and beam search copies only where a hypothesis branches.
- * Hypotheses whose slots (or sentences) follow each other share one call
- * of the attention kernel.
+ * copies and beam search copies only where a hypothesis branches.  The
+ * attention of a step is that of single query rows (attn_step.h).
  *
  * A step multiplies a few dozen rows by every weight matrix, where sgemm
- * spends more time packing a matrix than multiplying; so a decoder of
- * more than SMALL_STEP rows packs the step's matrices once
- * (gemm_packed.h), and each step's products skip the packing.
+ * spends more time packing a matrix than multiplying; so the step's
+ * matrices are packed (gemm_packed.h), once for all the live decoders of
+ * a model: the first decoder of more than SMALL_STEP rows packs them, the
+ * last decoder of the model frees them.  A program that keeps a decoder
+ * of its model alive (translate.c) thus packs once for all its batches.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -30,16 +32,31 @@
 /* Up to this many rows, sgemm streams [out, in] weights without packing. */
 #define SMALL_STEP 8
 
-/* The step's matrices, packed or not. */
+/* A layer's matrices, packed or not. */
 struct dec_wt {
 	struct wpack self_q, self_k, self_v, self_o, cross_q, cross_o;
 	struct wpack W1, W2;
 };
 
+/* The step's matrices of a model, shared by its live decoders. */
+struct dec_pack {
+	const struct tf_net *n;
+	int refs;		/* live decoders of n */
+	struct dec_wt *wt;	/* [dec_layers], packed; NULL: not yet */
+	struct wpack out;
+	struct dec_pack *next;
+};
+
+static struct dec_pack *packs;
+static pthread_mutex_t packs_lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct tf_decoder {
 	const struct tf_net *n;
-	struct dec_wt *wt;	/* [dec_layers] */
-	struct wpack out_wt;
+	struct dec_pack *pack;	/* n's, one reference */
+	struct dec_wt *plain;	/* [dec_layers] unpacked, when pack has none */
+	struct wpack plain_out;
+	const struct dec_wt *wt;	/* [dec_layers] plain or pack's */
+	const struct wpack *out_wt;
 	int nsent, width, cap;	/* sentences, width, cap = nsent * width */
 	int nh;			/* live hypotheses */
 	int t;			/* steps done: the position of the next input */
@@ -58,6 +75,119 @@ struct tf_decoder {
 	struct sub_acts sub;
 };
 
+/* wt [L] and out: n's matrices, packed or (pack 0) only wrapped. */
+static int wrap_weights(const struct tf_net *n, struct dec_wt *wt,
+			struct wpack *out, int pack)
+{
+	int d = n->d, f = n->ffn, l, rc = 0;
+
+	for (l = 0; l < n->dec_layers; l++) {
+		const struct tf_dec_layer *w = &n->w.dec[l];
+		struct dec_wt *t = &wt[l];
+
+		rc |= wpack_init(&t->self_q, w->self.qW, d, d, pack);
+		rc |= wpack_init(&t->self_k, w->self.kW, d, d, pack);
+		rc |= wpack_init(&t->self_v, w->self.vW, d, d, pack);
+		rc |= wpack_init(&t->self_o, w->self.oW, d, d, pack);
+		rc |= wpack_init(&t->cross_q, w->cross.qW, d, d, pack);
+		rc |= wpack_init(&t->cross_o, w->cross.oW, d, d, pack);
+		rc |= wpack_init(&t->W1, w->ffn.W1, f, d, pack);
+		rc |= wpack_init(&t->W2, w->ffn.W2, d, f, pack);
+	}
+	rc |= wpack_init(out, n->w.out_W, n->tgt_vocab, d, pack);
+	return rc ? -1 : 0;
+}
+
+static void free_weights(const struct tf_net *n, struct dec_wt *wt,
+			 struct wpack *out)
+{
+	int l;
+
+	for (l = 0; wt && l < n->dec_layers; l++) {
+		wpack_free(&wt[l].self_q);
+		wpack_free(&wt[l].self_k);
+		wpack_free(&wt[l].self_v);
+		wpack_free(&wt[l].self_o);
+		wpack_free(&wt[l].cross_q);
+		wpack_free(&wt[l].cross_o);
+		wpack_free(&wt[l].W1);
+		wpack_free(&wt[l].W2);
+	}
+	wpack_free(out);
+	free(wt);
+}
+
+static struct dec_wt *alloc_wt(const struct tf_net *n)
+{
+	return calloc(n->dec_layers > 0 ? (size_t)n->dec_layers : 1,
+		      sizeof(struct dec_wt));
+}
+
+/* A reference to n's packed matrices, packed now when want and not yet
+ * (only the entry, without them, when that runs out of memory). */
+static struct dec_pack *pack_get(const struct tf_net *n, int want)
+{
+	struct dec_pack *p;
+
+	pthread_mutex_lock(&packs_lock);
+	for (p = packs; p && p->n != n; p = p->next)
+		;
+	if (!p && (p = calloc(1, sizeof(*p)))) {
+		p->n = n;
+		p->next = packs;
+		packs = p;
+	}
+	if (p) {
+		p->refs++;
+		if (want && !p->wt && (p->wt = alloc_wt(n)) &&
+		    wrap_weights(n, p->wt, &p->out, 1) < 0) {
+			free_weights(n, p->wt, &p->out);
+			p->wt = NULL;
+		}
+	}
+	pthread_mutex_unlock(&packs_lock);
+	return p;
+}
+
+static void pack_put(struct dec_pack *p)
+{
+	struct dec_pack **pp;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&packs_lock);
+	if (--p->refs == 0) {
+		for (pp = &packs; *pp != p; pp = &(*pp)->next)
+			;
+		*pp = p->next;
+		free_weights(p->n, p->wt, &p->out);
+		free(p);
+	}
+	pthread_mutex_unlock(&packs_lock);
+}
+
+/* The step's matrices: n's packed ones, packed now for a decoder of more
+ * than SMALL_STEP rows, else wrapped as they are. */
+static int decoder_weights(struct tf_decoder *dc)
+{
+	const struct tf_net *n = dc->n;
+
+	dc->pack = pack_get(n, dc->cap > SMALL_STEP);
+	if (!dc->pack)
+		return -1;
+	if (dc->pack->wt) {
+		dc->wt = dc->pack->wt;
+		dc->out_wt = &dc->pack->out;
+		return 0;
+	}
+	dc->plain = alloc_wt(n);
+	if (!dc->plain || wrap_weights(n, dc->plain, &dc->plain_out, 0) < 0)
+		return -1;
+	dc->wt = dc->plain;
+	dc->out_wt = &dc->plain_out;
+	return 0;
+}
+
 static void dec_release(struct tf_decoder *dc)
 {
 	int l;
@@ -70,22 +200,10 @@ static void dec_release(struct tf_decoder *dc)
 		free(dc->sk[l]);
 		free(dc->sv[l]);
 	}
-	for (l = 0; dc->wt && l < dc->n->dec_layers; l++) {
-		struct dec_wt *t = &dc->wt[l];
-
-		wpack_free(&t->self_q);
-		wpack_free(&t->self_k);
-		wpack_free(&t->self_v);
-		wpack_free(&t->self_o);
-		wpack_free(&t->cross_q);
-		wpack_free(&t->cross_o);
-		wpack_free(&t->W1);
-		wpack_free(&t->W2);
-	}
-	wpack_free(&dc->out_wt);
+	pack_put(dc->pack);
+	free(dc->plain);
 	free(dc->ck);
 	free(dc->cv);
-	free(dc->wt);
 	free(dc->sk);
 	free(dc->sv);
 	free(dc->srclen);
@@ -121,34 +239,6 @@ void tf_dec_free(struct decoder *d)
 static void *falloc(size_t n)
 {
 	return malloc(sizeof(float) * (n ? n : 1));
-}
-
-/* The step's matrices, packed when the decoder has more than SMALL_STEP
- * rows. */
-static int pack_weights(struct tf_decoder *dc)
-{
-	const struct tf_net *n = dc->n;
-	int d = n->d, f = n->ffn, pk = dc->cap > SMALL_STEP, l, rc = 0;
-
-	dc->wt = calloc(n->dec_layers > 0 ? (size_t)n->dec_layers : 1,
-			sizeof(*dc->wt));
-	if (!dc->wt)
-		return -1;
-	for (l = 0; l < n->dec_layers; l++) {
-		const struct tf_dec_layer *w = &n->w.dec[l];
-		struct dec_wt *t = &dc->wt[l];
-
-		rc |= wpack_init(&t->self_q, w->self.qW, d, d, pk);
-		rc |= wpack_init(&t->self_k, w->self.kW, d, d, pk);
-		rc |= wpack_init(&t->self_v, w->self.vW, d, d, pk);
-		rc |= wpack_init(&t->self_o, w->self.oW, d, d, pk);
-		rc |= wpack_init(&t->cross_q, w->cross.qW, d, d, pk);
-		rc |= wpack_init(&t->cross_o, w->cross.oW, d, d, pk);
-		rc |= wpack_init(&t->W1, w->ffn.W1, f, d, pk);
-		rc |= wpack_init(&t->W2, w->ffn.W2, d, f, pk);
-	}
-	rc |= wpack_init(&dc->out_wt, n->w.out_W, n->tgt_vocab, d, pk);
-	return rc ? -1 : 0;
 }
 
 /* Reads att.{l}.k and .v of every frame into dc->ck, dc->cv. */
@@ -223,7 +313,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	} else if (read_memory(dc, f, nf) < 0) {
 		goto fail;
 	}
-	if (pack_weights(dc) < 0)
+	if (decoder_weights(dc) < 0)
 		goto oom;
 	/* room for MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
@@ -410,7 +500,7 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		x = step_out(dc, &w->ln3, x, nh);
 	}
 	u = tf_sub_in(n, &dc->sub, &n->w.dec_ln, x, nh);
-	linear_packed(dc->logits, u, nh, &dc->out_wt, n->w.out_b, 0);
+	linear_packed(dc->logits, u, nh, dc->out_wt, n->w.out_b, 0);
 	log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
 	dc->t++;
 	return 0;

@@ -21,6 +21,10 @@ struct tctx {
 	struct hyp *tmph;		/* [batch] */
 	unsigned long long line;	/* sentences written */
 	struct bpe_text text;
+	/* a decoder kept for the whole run, so that what an architecture
+	 * makes once for all the decoders of a model (the Transformer's
+	 * packed weights) lasts from batch to batch */
+	struct decoder *keep;
 };
 
 static int want_attw(const struct translate_opts *o)
@@ -33,6 +37,8 @@ static int process(void *arg, struct frame **f, const int *slot, int n)
 	struct tctx *c = arg;
 	int i;
 
+	if (!c->keep)	/* on failure, the search says why */
+		c->keep = c->m->arch->dec_new(c->m, f, 1, 1);
 	if (c->scoring) {
 		if (search_force(c->m, f, n, "tgt.ids", want_attw(c->o),
 				 c->tmph) < 0)
@@ -195,6 +201,8 @@ static int run(const struct translate_opts *o, int scoring)
 		rc = -1;
 	}
 out:
+	if (c.keep)
+		c.m->arch->dec_free(c.keep);
 	if (c.w)
 		tsr_writer_close(c.w);
 	tsr_reader_free(r);
