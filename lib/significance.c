@@ -49,6 +49,57 @@ void sig_estimate_ci(double *scores, int n, double *mean, double *ci)
 	*ci = 0.5 * (scores[hi] - scores[lo]);
 }
 
+/*
+ * Draws below one n, each the number rng_below(r, n) gives, without its
+ * two 64-bit divisions (most of a resample's time): the rejection limit
+ * once, and x % n as Lemire's direct remainder, the top 64 bits of
+ * (M x mod 2^128) n with M = ceil(2^128 / n), exact for every 64-bit x
+ * and n (M wraps to 0 for n = 1, and gives 0).
+ */
+struct below {
+	uint64_t n, limit;
+	unsigned __int128 m;
+};
+
+static void below_init(struct below *b, uint64_t n)
+{
+	b->n = n;
+	b->limit = UINT64_MAX - UINT64_MAX % n;
+	b->m = ~(unsigned __int128)0 / n + 1;
+}
+
+static inline uint64_t below_draw(struct rng *r, const struct below *b)
+{
+	unsigned __int128 low;
+	uint64_t x;
+
+	do
+		x = rng_next(r);
+	while (x >= b->limit);
+	low = b->m * x;
+	return ((low >> 64) * b->n + ((unsigned __int128)(uint64_t)low * b->n >> 64)) >> 64;
+}
+
+/* acc += row: two at a time (the compiler does not vectorise a loop of
+ * unknown length at -O2) */
+typedef int64_t pair __attribute__((vector_size(16)));
+
+static inline void add_row(int64_t *restrict acc, const int64_t *restrict row, int n)
+{
+	int k = 0;
+
+	for (; k + 2 <= n; k += 2) {
+		pair a, b;
+
+		memcpy(&a, acc + k, sizeof a);
+		memcpy(&b, row + k, sizeof b);
+		a += b;
+		memcpy(acc + k, &a, sizeof a);
+	}
+	if (k < n)
+		acc[k] += row[k];
+}
+
 static void sum_rows(const int64_t *rows, size_t n, int nstats, int64_t *sum)
 {
 	memset(sum, 0, nstats * sizeof *sum);
@@ -64,27 +115,31 @@ int sig_paired_bs(const struct metric *m, const int64_t *bl, const int64_t *sys,
 	int ns = m->nstats;
 	double *sb = malloc(3 * n_samples * sizeof *sb), *ss, *diff;
 	int64_t *acc = malloc(2 * ns * sizeof *acc);
+	/* both systems' rows side by side: one place to read a draw from */
+	int64_t *both = malloc(2 * ns * n * sizeof *both);
 	double real, mean = 0;
+	struct below below;
 	struct rng r;
 
-	if (!sb || !acc || n == 0 || n_samples < 1) {
+	if (!sb || !acc || !both || n == 0 || n_samples < 1) {
 		free(sb);
 		free(acc);
+		free(both);
 		err_set(n == 0 ? "no segments to resample" : "out of memory");
 		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy(both + 2 * ns * i, bl + ns * i, ns * sizeof *both);
+		memcpy(both + 2 * ns * i + ns, sys + ns * i, ns * sizeof *both);
 	}
 	ss = sb + n_samples;
 	diff = ss + n_samples;
 	rng_seed(&r, seed);
+	below_init(&below, n);
 	for (int s = 0; s < n_samples; s++) {
 		memset(acc, 0, 2 * ns * sizeof *acc);
 		for (size_t i = 0; i < n; i++) {
-			size_t j = rng_below(&r, n);
-
-			for (int k = 0; k < ns; k++) {
-				acc[k] += bl[j * ns + k];
-				acc[ns + k] += sys[j * ns + k];
-			}
+			add_row(acc, both + 2 * ns * below_draw(&r, &below), 2 * ns);
 		}
 		sb[s] = metric_score(m, acc);
 		ss[s] = metric_score(m, acc + ns);
@@ -107,6 +162,7 @@ int sig_paired_bs(const struct metric *m, const int64_t *bl, const int64_t *sys,
 	}
 	free(sb);
 	free(acc);
+	free(both);
 	return 0;
 }
 
@@ -146,8 +202,7 @@ int sig_paired_ar(const struct metric *m, const int64_t *bl, const int64_t *sys,
 			if (i % 64 == 0)
 				bits = rng_next(&r);
 			if (bits >> (i % 64) & 1)
-				for (int k = 0; k < ns; k++)
-					a[k] += delta[i * ns + k];
+				add_row(a, delta + i * ns, ns);
 		}
 		for (int k = 0; k < ns; k++)
 			b[k] = tb[k] + ts[k] - a[k];
