@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bleu.h"
+#include "rng.h"
 #include "run_suite.h"
 #include "unicode_cat.h"
 
@@ -852,6 +853,40 @@ START_TEST(test_paired_tests)
 }
 END_TEST
 
+/* The bootstrap's resamples are rng_below's draws: a plain reimplementation
+ * gives the same mean and interval, to the bit. */
+START_TEST(test_bootstrap_draws)
+{
+	enum { N = 37, S = 40 };
+	int64_t a[N * BLEU_NSTATS], b[N * BLEU_NSTATS], acc[BLEU_NSTATS];
+	double scores[S], mean, ci;
+	struct sig_result bl, sys;
+	struct metric m;
+	struct rng r;
+
+	ck_assert_int_eq(metric_init(&m, METRIC_BLEU, &bleu_default, NULL), 0);
+	make_stats(a, b, N);
+	for (int i = 0; i < N; i++)	/* segments that differ */
+		b[i * BLEU_NSTATS + 2 + i % 4] -= i % 3 == 0;
+	ck_assert_int_eq(sig_paired_bs(&m, a, b, N, S, 777, &bl, &sys), 0);
+	rng_seed(&r, 777);
+	for (int s = 0; s < S; s++) {
+		memset(acc, 0, sizeof acc);
+		for (int i = 0; i < N; i++) {
+			uint64_t j = rng_below(&r, N);
+
+			for (int k = 0; k < BLEU_NSTATS; k++)
+				acc[k] += b[j * BLEU_NSTATS + k];
+		}
+		scores[s] = metric_score(&m, acc);
+	}
+	sig_estimate_ci(scores, S, &mean, &ci);
+	ck_assert_double_eq(sys.mean, mean);
+	ck_assert_double_eq(sys.ci, ci);
+	metric_free(&m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("bleu");
@@ -885,6 +920,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_signatures);
 	tcase_add_test(t, test_p_value_and_ci);
 	tcase_add_test(t, test_paired_tests);
+	tcase_add_test(t, test_bootstrap_draws);
 	suite_add_tcase(s, t);
 	return s;
 }
