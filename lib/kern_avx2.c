@@ -16,6 +16,7 @@ const struct kern_ops kern_ops_avx2 = {
 	.softmax_rows = softmax_rows_avx2,
 	.log_softmax_rows = log_softmax_rows_avx2,
 	.softmax_backward = softmax_backward_avx2,
+	.softmax_xent_row = softmax_xent_row_avx2,
 	.layernorm_forward = layernorm_forward_avx2,
 	.layernorm_backward_dx = layernorm_backward_dx_avx2,
 	.adam_update = adam_update_avx2,

@@ -46,6 +46,7 @@ static void overlay(struct kern_ops *t, const struct kern_ops *over)
 	OVER(vexp); OVER(vtanh); OVER(vsigmoid);
 	OVER(bias_forward); OVER(relu_forward); OVER(relu_backward);
 	OVER(softmax_rows); OVER(log_softmax_rows); OVER(softmax_backward);
+	OVER(softmax_xent_row);
 	OVER(layernorm_forward); OVER(layernorm_backward_dx);
 	OVER(adam_update);
 	OVER(gru_gates_forward); OVER(gru_state_forward);
@@ -233,6 +234,13 @@ void softmax_rows(float *y, const float *x, int rows, int n)
 {
 	struct row_job j = { .y = y, .x = x, .n = n };
 	kern_parallel_for(rows, row_grain(n), softmax_task, &j);
+}
+
+/* One row: the callers split their rows over the threads. */
+float softmax_xent_row(float *y, const float *z, int n, float a, float c,
+		       float *zsum)
+{
+	return kern_ops()->softmax_xent_row(y, z, n, a, c, zsum);
 }
 
 static void log_softmax_task(void *ctx, int64_t lo, int64_t hi)

@@ -86,6 +86,8 @@ struct kern_ops {
 	void (*log_softmax_rows)(float *y, const float *x, int rows, int n);
 	void (*softmax_backward)(float *dx, const float *dy, const float *y,
 				 int rows, int n);
+	float (*softmax_xent_row)(float *y, const float *z, int n, float a,
+				  float c, float *zsum);
 
 	void (*layernorm_forward)(float *y, float *mean, float *rstd,
 				  const float *x, const float *g,
@@ -188,6 +190,8 @@ void vsigmoid_avx2(float *y, const float *x, size_t n);
 void bias_forward_avx2(float *x, const float *b, int rows, int n);
 void relu_forward_avx2(float *y, const float *x, size_t n);
 void relu_backward_avx2(float *dx, const float *dy, const float *y, size_t n);
+float softmax_xent_row_avx2(float *y, const float *z, int n, float a,
+			    float c, float *zsum);
 void adam_update_avx2(float *w, float *m, float *v, const float *g, size_t n,
 		      const struct adam_args *a);
 void softmax_rows_avx2(float *y, const float *x, int rows, int n);

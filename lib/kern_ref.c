@@ -103,6 +103,24 @@ static void log_softmax_rows_ref(float *y, const float *x, int rows, int n)
 	}
 }
 
+static float softmax_xent_row_ref(float *y, const float *z, int n, float a,
+				  float c, float *zsum)
+{
+	float m = row_max(z, n), sum = 0, s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += z[i];
+	for (int i = 0; i < n; i++) {
+		y[i] = expf(z[i] - m);
+		sum += y[i];
+	}
+	float r = a / sum;
+	for (int i = 0; i < n; i++)
+		y[i] = y[i] * r - c;
+	*zsum = s;
+	return m + logf(sum);
+}
+
 static void softmax_backward_ref(float *dx, const float *dy, const float *y,
 				 int rows, int n)
 {
@@ -250,6 +268,7 @@ const struct kern_ops kern_ops_ref = {
 	.softmax_rows = softmax_rows_ref,
 	.log_softmax_rows = log_softmax_rows_ref,
 	.softmax_backward = softmax_backward_ref,
+	.softmax_xent_row = softmax_xent_row_ref,
 	.layernorm_forward = layernorm_forward_ref,
 	.layernorm_backward_dx = layernorm_backward_dx_ref,
 	.adam_update = adam_update_ref,

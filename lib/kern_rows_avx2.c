@@ -122,6 +122,31 @@ void log_softmax_rows_avx2(float *y, const float *x, int rows, int n)
 	}
 }
 
+/* Three passes: the maximum and sum, the exponentials, the scaling. */
+float softmax_xent_row_avx2(float *y, const float *z, int n, float a,
+			    float c, float *zsum)
+{
+	__m256 mx = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps();
+	__m256 s = _mm256_setzero_ps();
+
+	FOR_LANES(i, (long)n, m) {
+		__m256 v = ldr(z + i, m);	/* zero past the end */
+
+		s = _mm256_add_ps(s, v);
+		mx = _mm256_max_ps(mx, _mm256_blendv_ps(_mm256_set1_ps(-INFINITY),
+							v, lanes(m)));
+		bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+	}
+	*zsum = hsum256(s);
+	float top = _mm256_movemask_ps(bad) ? NAN : hmax256(mx);
+	float sum = exp_row(y, z, n, top);
+	__m256 r = _mm256_set1_ps(a / sum), vc = _mm256_set1_ps(c);
+
+	FOR_LANES(i, (long)n, m)
+		str(y + i, m, _mm256_fmsub_ps(ldr(y + i, m), r, vc));
+	return top + logf(sum);
+}
+
 static float dot_row(const float *x, const float *y, long n)
 {
 	__m256 s = _mm256_setzero_ps();

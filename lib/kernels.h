@@ -75,6 +75,14 @@ void relu_backward(float *dx, const float *dy, const float *y, size_t n);
  * only (every entry masked) gives zeros (log-softmax: -inf). */
 void softmax_rows(float *y, const float *x, int rows, int n);
 void log_softmax_rows(float *y, const float *x, int rows, int n);
+/*
+ * The pieces of a softmax cross-entropy over one row z [n] of finite
+ * logits, with one exponential each: returns log sum_j exp(z_j) (NaN if z
+ * holds one), sets *zsum to sum_j z_j, and y [n] (may equal z) to
+ * a softmax(z) - c.
+ */
+float softmax_xent_row(float *y, const float *z, int n, float a, float c,
+		       float *zsum);
 /* dx += y * (dy - sum(dy * y)) row by row, y the softmax output */
 void softmax_backward(float *dx, const float *dy, const float *y, int rows, int n);
 

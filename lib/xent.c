@@ -1,7 +1,7 @@
 /*
  * xent.c: cross-entropy with label smoothing; see layers.h.  Rows are
- * split over the thread pool; each row's log-softmax and exponentials are
- * the vector kernels, and the rows' losses are summed in row order so the
+ * split over the thread pool; each row takes one pass of exponentials
+ * (softmax_xent_row), and the rows' losses are summed in row order so the
  * result does not depend on the threads.
  */
 #include <stdlib.h>
@@ -19,27 +19,10 @@ struct xent_ctx {
 	double *loss, *nll;	/* [N] per row */
 };
 
-/* The sum of x [n] in 8 interleaved partial sums: a fixed order, and no
- * chain of n dependent additions. */
-static float row_sum(const float *x, int n)
-{
-	float part[8] = { 0 }, s = 0;
-	int v, k;
-
-	for (v = 0; v + 8 <= n; v += 8)
-		for (k = 0; k < 8; k++)
-			part[k] += x[v + k];
-	for (; v < n; v++)
-		s += x[v];
-	for (k = 0; k < 8; k++)
-		s += part[k];
-	return s;
-}
-
 static void xent_rows(void *arg, int64_t lo, int64_t hi)
 {
 	const struct xent_ctx *c = arg;
-	int V = c->V, v, k;
+	int V = c->V;
 	float eps = c->eps, scale = c->scale, floor = scale * eps / V;
 	float *tmp = c->dlogits ? NULL : malloc(V * sizeof(float));
 	int64_t i;
@@ -48,30 +31,26 @@ static void xent_rows(void *arg, int64_t lo, int64_t hi)
 		abort();	/* V floats: nothing sensible to do without */
 	for (i = lo; i < hi; i++) {
 		const float *z = c->logits + (size_t)i * V;
-		float *lp = c->dlogits ? c->dlogits + (size_t)i * V : tmp;
+		float *p = c->dlogits ? c->dlogits + (size_t)i * V : tmp;
 		int32_t t = c->tgt[i];
+		float zt, zsum;
+		double lse;
 
 		c->loss[i] = c->nll[i] = 0;
 		if (t == 0) {
 			if (c->dlogits)
-				memset(lp, 0, sizeof(float) * V);
+				memset(p, 0, sizeof(float) * V);
 			continue;
 		}
-		/* -sum_v q_v log p_v, q = (1 - eps) onehot(t) + eps / V */
-		log_softmax_rows(lp, z, 1, V);
-		c->loss[i] = -(1.0 - eps) * lp[t] -
-			     (double)eps / V * row_sum(lp, V);
-		c->nll[i] = -lp[t];
-		if (!c->dlogits)
-			continue;
-		/* scale (p - q) */
-		vexp(lp, lp, V);
-		for (v = 0; v + 8 <= V; v += 8)	/* in eights: vectorised */
-			for (k = 0; k < 8; k++)
-				lp[v + k] = scale * lp[v + k] - floor;
-		for (; v < V; v++)
-			lp[v] = scale * lp[v] - floor;
-		lp[t] -= scale * (1.0f - eps);
+		/* -sum_v q_v log p_v, q = (1 - eps) onehot(t) + eps / V, with
+		 * log p_v = z_v - lse; p overwrites z: z_t first */
+		zt = z[t];
+		lse = softmax_xent_row(p, z, V, scale, floor, &zsum);
+		c->loss[i] = -(1.0 - eps) * (zt - lse) -
+			     (double)eps / V * (zsum - V * lse);
+		c->nll[i] = lse - zt;
+		/* p = scale (softmax - eps / V): now minus scale (1 - eps) at t */
+		p[t] -= scale * (1.0f - eps);
 	}
 	free(tmp);
 }

@@ -493,6 +493,59 @@ START_TEST(test_layernorm)
 }
 END_TEST
 
+/*
+ * The fused pieces of a softmax cross-entropy, in place and not, against
+ * softmax_d: the log-sum-exp (n additions, an exp and a log: absolute
+ * (n + 8) u + EXP_REL times |lse| + 1), the sum (n roundings of partial
+ * sums: n u sum |z|) and a softmax - c (the softmax's bound times a, plus
+ * two roundings).
+ */
+START_TEST(test_softmax_xent_row)
+{
+	int isa[3], ni = kt_isas(isa);
+	const float a = 0.7f, c = 0.01f;
+	kt_seed(12);
+	for (int ii = 0; ii < ni; ii++) {
+		kern_set_isa(isa[ii]);
+		for (int s = 0; s < NSIZES; s++) {
+			int n = sizes[s];
+			float *z = kt_rand(n, -8, 8), *y = kt_zeros(n);
+			double *want = kt_dzeros(n), *tol = kt_dzeros(n);
+			double zd[300], yd[300], mx = -INFINITY, se = 0, sz = 0;
+			double az = 0, lse;
+			float zsum;
+			for (int i = 0; i < n; i++) {
+				zd[i] = z[i];
+				mx = fmax(mx, zd[i]);
+				sz += zd[i];
+				az += fabs(zd[i]);
+			}
+			for (int i = 0; i < n; i++)
+				se += exp(zd[i] - mx);
+			lse = mx + log(se);
+			softmax_d(yd, zd, n, 0);
+			for (int i = 0; i < n; i++) {
+				want[i] = a * yd[i] - c;
+				tol[i] = a * ((n + 8) * KT_U + EXP_REL) * yd[i] +
+					 2 * KT_U * (a * yd[i] + c);
+			}
+			for (int inplace = 0; inplace < 2; inplace++) {
+				float *out = inplace ? z : y, got;
+				got = softmax_xent_row(out, z, n, a, c, &zsum);
+				ck_assert_msg(fabs(got - lse) <= ((n + 8) * KT_U +
+					      EXP_REL) * (fabs(lse) + 1),
+					      "lse %g, want %g (n %d)", got, lse, n);
+				ck_assert_msg(fabs(zsum - sz) <= n * KT_U * az,
+					      "zsum %g, want %g (n %d)", zsum, sz,
+					      n);
+				kt_check("softmax_xent_row", out, want, tol, 0, n);
+			}
+			free(z); free(y); free(want); free(tol);
+		}
+	}
+}
+END_TEST
+
 /* ---- Adam --------------------------------------------------------------- */
 
 /* One update against the formula in double, then the same bits from every
@@ -796,6 +849,7 @@ int main(void)
 	tcase_add_test(tc, test_bias_relu);
 	tcase_add_test(tc, test_softmax);
 	tcase_add_test(tc, test_layernorm);
+	tcase_add_test(tc, test_softmax_xent_row);
 	tcase_add_test(tc, test_adam);
 	tcase_add_test(tc, test_maxout);
 	tcase_add_test(tc, test_embedding);
