@@ -73,13 +73,13 @@ static void block_scores(float s[QR][KB], const float *const q[QR],
 /* The column block of block_pv: o's columns d .. d + 16 (cut to w <= 16,
  * whole vectors when w is 16: the test outside the loop over keys). */
 static inline void pv_cols(float *o, long dp, float p[QR][KB], const float *v,
-			   long vs, int nk, int w)
+			   long vs, int nk, int w, int first)
 {
 	__m256 c[QR][2];
 #pragma GCC unroll 6
 	for (int r = 0; r < QR; r++) {
-		c[r][0] = _mm256_load_ps(o + r * dp);
-		c[r][1] = _mm256_load_ps(o + r * dp + 8);
+		c[r][0] = first ? _mm256_setzero_ps() : _mm256_load_ps(o + r * dp);
+		c[r][1] = first ? _mm256_setzero_ps() : _mm256_load_ps(o + r * dp + 8);
 	}
 	for (int j = 0; j < nk; j++, v += vs) {
 		__m256 b0, b1;
@@ -104,15 +104,16 @@ static inline void pv_cols(float *o, long dp, float p[QR][KB], const float *v,
 	}
 }
 
-/* o [QR][dp] += p [QR][KB] (first nk columns) v (rows j0.., stride vs) */
+/* o [QR][dp] += p [QR][KB] (first nk columns) v (rows j0.., stride vs);
+ * first: o = p v, whatever o held */
 static void block_pv(float *o, long dp, float p[QR][KB], const float *v,
-		     long vs, int nk, int dk)
+		     long vs, int nk, int dk, int first)
 {
 	for (int d = 0; d < dk; d += 16) {
 		if (dk - d >= 16)
-			pv_cols(o + d, dp, p, v + d, vs, nk, 16);
+			pv_cols(o + d, dp, p, v + d, vs, nk, 16, first);
 		else
-			pv_cols(o + d, dp, p, v + d, vs, nk, dk - d);
+			pv_cols(o + d, dp, p, v + d, vs, nk, dk - d, first);
 	}
 }
 
@@ -191,14 +192,13 @@ static inline __m256 keep8(__m256i rk, int j, __m256i cut1)
 						      cut1));
 }
 
-static struct attn_drop drop_row(const struct attn_args *a, int b, int h,
-				 int t)
+static inline struct attn_drop drop_row(const struct attn_args *a, int b,
+					int h, int t)
 {
-	return (struct attn_drop){
-		.on = a->dropout > 0,
-		.rk = attn_drop_row(a, b, h, t),
-		.cut = attn_drop_cut(a),
-	};
+	if (!(a->dropout > 0))
+		return (struct attn_drop){ 0, 0, 0 };
+	return (struct attn_drop){ 1, attn_drop_row(a, b, h, t),
+				   attn_drop_cut(a) };
 }
 
 /*
@@ -298,7 +298,8 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 			m[r] = -INFINITY;
 			l[r] = 0;
 		}
-		memset(acc, 0, sizeof(float) * groups * QR * dp);
+		if (kmax == 0)  /* no block to set acc */
+			memset(acc, 0, sizeof(float) * groups * QR * dp);
 		for (int j0 = 0; j0 < kmax; j0 += KB) {
 			int nb = kmax - j0 < KB ? kmax - j0 : KB;
 			for (int g = 0; g < groups; g++)
@@ -318,7 +319,8 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 						    nb, &dr[r], j0);
 			for (int g = 0; g < groups; g++)
 				kb->pv(acc + g * QR * dp, dp, s + g * QR,
-				       v + j0 * a->kv_rs, a->kv_rs, nb, dk);
+				       v + j0 * a->kv_rs, a->kv_rs, nb, dk,
+				       j0 == 0);
 		}
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
@@ -385,7 +387,8 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 						    ldr(a->out + oo + d, rem), s);
 			D[r] = hsum256(s);
 		}
-		memset(gq, 0, sizeof(float) * nr * dp);
+		if (kmax == 0)
+			memset(gq, 0, sizeof(float) * nr * dp);
 		for (int j0 = 0; j0 < kmax; j0 += KB) {
 			int nb = kmax - j0 < KB ? kmax - j0 : KB;
 			for (int gr = 0; gr < groups; gr++) {
@@ -426,7 +429,8 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 					   rows, nb, n);
 			for (int gr = 0; dq && gr < groups; gr++)
 				kb->pv(gq + gr * QR * dp, dp, ds + gr * QR,
-				       k + j0 * a->kv_rs, a->kv_rs, nb, n);
+				       k + j0 * a->kv_rs, a->kv_rs, nb, n,
+				       j0 == 0);
 		}
 		for (int r = 0; dq && r < rows; r++) {
 			float *o = dq + b * a->q_bs + (t0 + r) * a->q_rs + h * n;

@@ -53,9 +53,11 @@ static void scores_512(float s[QR][KB], const float *const q[QR],
 	}
 }
 
-/* o's columns 0 .. w (w <= 32; whole vectors when w is 32) += p v */
+/* o's columns 0 .. w (w <= 32; whole vectors when w is 32) += p v, or
+ * = p v when first */
 static inline void pv_cols_512(float *o, long dp, float p[QR][KB],
-			       const float *v, long vs, int nk, int w)
+			       const float *v, long vs, int nk, int w,
+			       int first)
 {
 	__mmask16 m0 = w >= 16 ? 0xffff : (__mmask16)((1u << w) - 1);
 	__mmask16 m1 = w >= 32 ? 0xffff :
@@ -63,8 +65,9 @@ static inline void pv_cols_512(float *o, long dp, float p[QR][KB],
 	__m512 c[QR][2];
 #pragma GCC unroll 6
 	for (int r = 0; r < QR; r++) {
-		c[r][0] = _mm512_loadu_ps(o + r * dp);
-		c[r][1] = _mm512_loadu_ps(o + r * dp + 16);
+		c[r][0] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(o + r * dp);
+		c[r][1] = first ? _mm512_setzero_ps() :
+			  _mm512_loadu_ps(o + r * dp + 16);
 	}
 	for (int j = 0; j < nk; j++, v += vs) {
 		__m512 b0, b1;
@@ -90,13 +93,13 @@ static inline void pv_cols_512(float *o, long dp, float p[QR][KB],
 }
 
 static void pv_512(float *o, long dp, float p[QR][KB], const float *v,
-		   long vs, int nk, int dk)
+		   long vs, int nk, int dk, int first)
 {
 	for (int d = 0; d < dk; d += 32) {
 		if (dk - d >= 32)
-			pv_cols_512(o + d, dp, p, v + d, vs, nk, 32);
+			pv_cols_512(o + d, dp, p, v + d, vs, nk, 32, first);
 		else
-			pv_cols_512(o + d, dp, p, v + d, vs, nk, dk - d);
+			pv_cols_512(o + d, dp, p, v + d, vs, nk, dk - d, first);
 	}
 }
 

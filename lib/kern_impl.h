@@ -223,7 +223,8 @@ void additive_backward_avx2(float *dwq, float *dkeys, float *dva, float *dann,
 /* The register-blocked pieces of the fused attention of attention_avx2.c,
  * which the AVX-512 table replaces: scores s = scale q kt for ATTN_QR query
  * rows and keys j0 .. j0 + nb (kt [dk][sp], zero-padded to sp, a multiple
- * of 16), and o [ATTN_QR][dp] += p v over nk keys (dp a multiple of 32). */
+ * of 16), and o [ATTN_QR][dp] += p v over nk keys (dp a multiple of 32;
+ * first: o = p v). */
 #define ATTN_QR 6
 #define ATTN_KB 64
 struct attn_drop {              /* a query row's dropout */
@@ -236,7 +237,7 @@ struct attn_blocks {
 		       const float *const q[ATTN_QR], const float *kt, long sp,
 		       int j0, int nb, int dk, float scale);
 	void (*pv)(float *o, long dp, float p[ATTN_QR][ATTN_KB],
-		   const float *v, long vs, int nk, int dk);
+		   const float *v, long vs, int nk, int dk, int first);
 	/* s = exp(s - m) for keys j0 .. j0 + nb (nb rounded up to 16),
 	 * zero past the first valid and where dropped; returns the sum of
 	 * the first valid before dropout.  s - m <= 88. */
