@@ -134,9 +134,22 @@ static void pack_b(const struct gemm_ukr *u, int tb, int k, int n,
 		pack_rows(u->nr, k, n, B, ldb, Bp);
 }
 
+/* Fetches into L2 the floats [p, p + n) below end, a line at a time;
+ * returns where it stopped. */
+static const float *fetch_l2(const float *p, size_t n, const float *end)
+{
+	size_t len = (size_t)(end - p) < n ? (size_t)(end - p) : n;
+
+	for (size_t q = 0; q < len; q += 16)
+		__builtin_prefetch(p + q, 0, 2);
+	return p + len;
+}
+
 /*
  * C [m, n] = fma(alpha, Ap Bp, C) over packed panels of k: a strip of mr
  * rows of A stays in L1 while the strips of B (in L2) stream past it.
+ * A's block is in L3: each tile fetches a part of the next strip into L2,
+ * which its first tile would otherwise wait for.
  */
 static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
 			 float alpha, const float *Ap, const float *Bp,
@@ -144,14 +157,19 @@ static void macro_kernel(const struct gemm_ukr *u, int m, int n, int k,
 {
 	int mr = u->mr, nr = u->nr;
 	float tile[MAX_TILE] __attribute__((aligned(64)));
+	int tiles = (n + nr - 1) / nr;
+	size_t part = ((size_t)mr * k / tiles + 16) / 16 * 16;
 
 	for (int i = 0; i < m; i += mr) {
 		const float *a = Ap + (size_t)i * k;
+		const float *next = a + (size_t)mr * k;
+		const float *end = i + mr < m ? next + (size_t)mr * k : next;
 		int rows = m - i < mr ? m - i : mr;
 		for (int j = 0; j < n; j += nr) {
 			const float *b = Bp + (size_t)j * k;
 			int cols = n - j < nr ? n - j : nr;
 			float *c = C + (long)i * ldc + j;
+			next = fetch_l2(next, part, end);
 			if (rows == mr && cols == nr) {
 				u->kernel(k, alpha, a, b, c, ldc);
 				continue;
