@@ -1,8 +1,14 @@
 /*
- * rnn_decoder.c: the decoder of the recurrent models (MODELS.md): one step
- * of attention, GRU and deep output, shared by training (rnn_train.c), and
- * the step-wise decoder of model.h for greedy search, beam search and
- * scoring, batched over every live hypothesis.
+ * rnn_decoder.c: the step-wise decoder of the recurrent models (MODELS.md)
+ * for greedy search, beam search and scoring, batched over every live
+ * hypothesis; and the output layer, which training shares.
+ *
+ * The step-wise decoder never forms the context c_i: the context enters a
+ * step only through C c_i and Co c_i, and as c_i = sum_j a_ij h_j these
+ * are sum_j a_ij (C h_j) and sum_j a_ij (Co h_j).  It projects every
+ * annotation once per sentence (rnnencdec: its one context), and a step
+ * then weighs S rows of 3n + 2l instead of multiplying [3n + 2l, 2n]
+ * matrices: at batch 1 the step no longer reads C and Co at all.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,77 +17,6 @@
 #include "kernels.h"
 #include "layers.h"
 #include "rnnsearch.h"
-
-/* Attention of rows whose sentences are given by mem->row: the sentences'
- * memories are not in row order, so each row is its own batch of one. */
-struct row_attention {
-	const struct rnn_net *net;
-	const struct rnn_mem *mem;
-	float *ctx, *a;
-	const float *wq;
-};
-
-static void row_attention_task(void *arg, int64_t lo, int64_t hi)
-{
-	const struct row_attention *r = arg;
-	const struct rnn_mem *mem = r->mem;
-	size_t S = mem->S, na = r->net->na, dc = r->net->dc;
-
-	for (int64_t b = lo; b < hi; b++) {
-		size_t k = mem->row[b];
-
-		additive_attention_forward(r->ctx + b * dc, r->a + b * S,
-					   r->wq + b * na, mem->keys + k * S * na,
-					   r->net->w.att_v, mem->ann + k * S * dc,
-					   mem->len + k, 1, (int)S, (int)na,
-					   (int)dc);
-	}
-}
-
-void rnn_step_forward(const struct rnn_net *net, const struct rnn_mem *mem,
-		      int B, const float *s, float *pre, float *wq, float *a,
-		      float *ctx, float *zr, float *rh, float *hh, float *snew)
-{
-	const struct rnn_params *w = &net->w;
-	int n = net->n, dc = net->dc;
-
-	if (net->attention) {
-		/* wq [B, n'] = s Wa^T; e, a and c_i by the fused kernel */
-		sgemm(0, 1, B, net->na, n, 1.0f, s, n, w->att_W, n, 0.0f, wq,
-		      net->na);
-		if (mem->row) {
-			struct row_attention r = { net, mem, ctx, a, wq };
-			kern_parallel_for(B, 1, row_attention_task, &r);
-		} else {
-			additive_attention_forward(ctx, a, wq, mem->keys,
-						   w->att_v, mem->ann, mem->len,
-						   B, mem->S, net->na, dc);
-		}
-	} else {
-		for (int b = 0; b < B; b++)
-			memcpy(ctx + (size_t)b * dc,
-			       mem->ctx + (size_t)(mem->row ? mem->row[b] : b) * dc,
-			       dc * sizeof(float));
-	}
-	/* pre [B, 3n] += ctx [B, dc] . C^T */
-	sgemm(0, 1, B, 3 * n, dc, 1.0f, ctx, dc, w->dec_C, dc, 1.0f, pre,
-	      3 * n);
-	gru_step_forward(snew, pre, zr, rh, hh, s, w->dec_U, B, n);
-}
-
-void rnn_deep_forward(const struct rnn_net *net, int N, const float *s,
-		      const float *y, const float *ctx, float *tt, float *t)
-{
-	const struct rnn_params *w = &net->w;
-	int l2 = 2 * net->l;
-
-	linear_forward(tt, s, w->out_U, w->out_b, N, net->n, l2);
-	sgemm(0, 1, N, l2, net->m, 1.0f, y, net->m, w->out_V, net->m, 1.0f,
-	      tt, l2);
-	sgemm(0, 1, N, l2, net->dc, 1.0f, ctx, net->dc, w->out_C, net->dc,
-	      1.0f, tt, l2);
-	maxout_forward(t, tt, N, net->l);
-}
 
 void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,
 			float *logits)
@@ -95,39 +30,51 @@ void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,
 struct decoder {
 	const struct rnn_net *net;
 	int nsent, cap, nh;	/* sentences, rows (nsent * width), live */
-	struct rnn_mem mem;	/* row: the live hypotheses' sentences */
-	int *len, *row, *row_next;
+	int S, P;		/* the longest source; 3n + 2l */
+	int Sp;			/* projected rows per sentence: S, or 1 */
+	int *len, *row, *row_next;	/* row: the live hypotheses' sentences */
 	struct arena arena;
-	float *keys, *ann, *ctx0;	/* [nsent, S, n'], [nsent, S, 2n]; [nsent, n] */
+	/* per sentence: keys [nsent, S, n'] (rnnsearch); proj [nsent, S, P],
+	 * each annotation (rnnencdec: the context) times [C; Co]^T */
+	float *keys, *proj;
 	float *s, *s_next;		/* [cap, n] */
-	/* one step's values, [cap, ...] */
-	float *y, *pre, *wq, *a, *ctx, *zr, *rh, *hh, *tt, *t;
+	/* one step's values, [cap, ...]; pctx [cap, P] = [C c_i; Co c_i] */
+	float *y, *pre, *wq, *a, *pctx, *zr, *rh, *hh, *tt, *t;
 };
 
 static void decoder_layout(struct decoder *d)
 {
 	const struct rnn_net *net = d->net;
 	struct arena *A = &d->arena;
-	size_t cap = d->cap, ns = d->nsent, S = d->mem.S, n = net->n;
+	size_t cap = d->cap, ns = d->nsent, S = d->S, n = net->n;
 
-	if (net->attention) {
+	if (net->attention)
 		d->keys = arena_take(A, ns * S * net->na);
-		d->ann = arena_take(A, ns * S * net->da);
-	} else {
-		d->ctx0 = arena_take(A, ns * net->dc);
-	}
+	d->proj = arena_take(A, ns * d->Sp * d->P);
 	d->s = arena_take(A, cap * n);
 	d->s_next = arena_take(A, cap * n);
 	d->y = arena_take(A, cap * net->m);
 	d->pre = arena_take(A, cap * 3 * n);
 	d->wq = arena_take(A, cap * net->na);
 	d->a = arena_take(A, cap * S);
-	d->ctx = arena_take(A, cap * net->dc);
+	d->pctx = arena_take(A, cap * d->P);
 	d->zr = arena_take(A, cap * 2 * n);
 	d->rh = arena_take(A, cap * n);
 	d->hh = arena_take(A, cap * n);
 	d->tt = arena_take(A, cap * 2 * net->l);
 	d->t = arena_take(A, cap * net->l);
+}
+
+/* proj [rows, P] = h [rows, dc] [C; Co]^T */
+static void project(const struct rnn_net *net, float *proj, const float *h,
+		    int rows, int P)
+{
+	int n3 = 3 * net->n, l2 = 2 * net->l, dc = net->dc;
+
+	sgemm(0, 1, rows, n3, dc, 1.0f, h, dc, net->w.dec_C, dc, 0.0f, proj,
+	      P);
+	sgemm(0, 1, rows, l2, dc, 1.0f, h, dc, net->w.out_C, dc, 0.0f,
+	      proj + n3, P);
 }
 
 /* The frame's source length, and its memory checked against the model. */
@@ -172,50 +119,99 @@ struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
 	d->net = net;
 	d->nsent = d->nh = n;
 	d->cap = n * width;
+	d->P = 3 * net->n + 2 * net->l;
 	for (int b = 0; b < n; b++) {
 		if (frame_memory(net, f[b], &d->len[b]) < 0)
 			goto fail;
-		if (d->len[b] > d->mem.S)
-			d->mem.S = d->len[b];
+		if (d->len[b] > d->S)
+			d->S = d->len[b];
 	}
+	d->Sp = net->attention ? d->S : 1;
 	decoder_layout(d);
 	if (arena_alloc(&d->arena) < 0)
 		goto fail;
 	decoder_layout(d);
+	/* the sentences' annotations (rnnencdec: contexts), padded with
+	 * zeros, go through [C; Co] in one product */
+	size_t S = d->S, rows = (size_t)n * d->Sp;
+	float *h = calloc(rows * net->dc, sizeof(float));
+	if (!h) {
+		err_set("out of memory");
+		goto fail;
+	}
 	for (int b = 0; b < n; b++) {
-		size_t S = d->mem.S, len = d->len[b];
-
 		d->row[b] = b;
 		memcpy(d->s + b * nn, frame_find(f[b], "att.init")->data,
 		       nn * sizeof(float));
 		if (!net->attention) {
-			memcpy(d->ctx0 + b * nn,
-			       frame_find(f[b], "att.ctx")->data,
+			memcpy(h + b * nn, frame_find(f[b], "att.ctx")->data,
 			       nn * sizeof(float));
 			continue;
 		}
 		memcpy(d->keys + b * S * net->na,
 		       frame_find(f[b], "att.keys")->data,
-		       len * net->na * sizeof(float));
-		memcpy(d->ann + b * S * net->da,
-		       frame_find(f[b], "enc.out")->data,
-		       len * net->da * sizeof(float));
+		       d->len[b] * net->na * sizeof(float));
+		memcpy(h + b * S * net->dc, frame_find(f[b], "enc.out")->data,
+		       d->len[b] * net->dc * sizeof(float));
 	}
-	d->mem.keys = d->keys;
-	d->mem.ann = d->ann;
-	d->mem.ctx = d->ctx0;
-	d->mem.len = d->len;
-	d->mem.row = d->row;
+	project(net, d->proj, h, (int)rows, d->P);
+	free(h);
 	return d;
 fail:
 	rnn_dec_free(d);
 	return NULL;
 }
 
+/* x [n] += y [n] */
+static void vadd(float *x, const float *y, int n)
+{
+	for (int k = 0; k < n; k++)
+		x[k] += y[k];
+}
+
+/* The attention of live hypotheses, whose sentences (d->row) are not in
+ * row order: each row is its own batch of one. */
+static void attend_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const struct decoder *d = arg;
+	const struct rnn_net *net = d->net;
+	size_t S = d->S, na = net->na, P = d->P;
+
+	for (int64_t i = lo; i < hi; i++) {
+		size_t b = d->row[i];
+
+		additive_attention_forward(d->pctx + i * P, d->a + i * S,
+					   d->wq + i * na, d->keys + b * S * na,
+					   net->w.att_v, d->proj + b * S * P,
+					   d->len + b, 1, (int)S, (int)na,
+					   (int)P);
+	}
+}
+
+/* pctx [nh, P] = [C c_i; Co c_i] of the nh live hypotheses from s_{i-1}:
+ * with attention, the weights a [nh, S] of the projected annotations. */
+static void dec_context(struct decoder *d, int nh)
+{
+	const struct rnn_net *net = d->net;
+
+	if (!net->attention) {
+		for (int i = 0; i < nh; i++)
+			memcpy(d->pctx + (size_t)i * d->P,
+			       d->proj + (size_t)d->row[i] * d->P,
+			       d->P * sizeof(float));
+		return;
+	}
+	/* wq [nh, n'] = s Wa^T */
+	sgemm(0, 1, nh, net->na, net->n, 1.0f, d->s, net->n, net->w.att_W,
+	      net->n, 0.0f, d->wq, net->na);
+	kern_parallel_for(nh, 1, attend_rows, d);
+}
+
 int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		 float *attw)
 {
 	const struct rnn_net *net = d->net;
+	int l2 = 2 * net->l;
 	float *swap;
 
 	if (nh < 0 || nh > d->nh) {
@@ -235,15 +231,25 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	embedding_forward(d->y, prev, nh, net->w.tgt_emb, net->m);
 	linear_forward(d->pre, d->y, net->w.dec_W, net->w.dec_b, nh, net->m,
 		       3 * net->n);
-	rnn_step_forward(net, &d->mem, nh, d->s, d->pre, d->wq, d->a, d->ctx,
-			 d->zr, d->rh, d->hh, d->s_next);
-	/* p(y_i) from s_{i-1}, y_{i-1} and c_i */
-	rnn_deep_forward(net, nh, d->s, d->y, d->ctx, d->tt, d->t);
+	dec_context(d, nh);
+	for (int i = 0; i < nh; i++)
+		vadd(d->pre + (size_t)i * 3 * net->n, d->pctx + (size_t)i * d->P,
+		     3 * net->n);
+	gru_step_forward(d->s_next, d->pre, d->zr, d->rh, d->hh, d->s,
+			 net->w.dec_U, nh, net->n);
+	/* p(y_i) from s_{i-1}, y_{i-1} and c_i: the deep output */
+	linear_forward(d->tt, d->s, net->w.out_U, net->w.out_b, nh, net->n, l2);
+	sgemm(0, 1, nh, l2, net->m, 1.0f, d->y, net->m, net->w.out_V, net->m,
+	      1.0f, d->tt, l2);
+	for (int i = 0; i < nh; i++)
+		vadd(d->tt + (size_t)i * l2,
+		     d->pctx + (size_t)i * d->P + 3 * net->n, l2);
+	maxout_forward(d->t, d->tt, nh, net->l);
 	rnn_logits_forward(net, nh, d->t, logp);
 	log_softmax_rows(logp, logp, nh, net->Vt);
 	if (attw) {
 		/* [nh, 1, S]; the model without attention has no weights */
-		size_t size = (size_t)nh * d->mem.S * sizeof(float);
+		size_t size = (size_t)nh * d->S * sizeof(float);
 
 		if (net->attention)
 			memcpy(attw, d->a, size);
@@ -282,7 +288,6 @@ int rnn_dec_select(struct decoder *d, int nh, const int *parent)
 	rswap = d->row;
 	d->row = d->row_next;
 	d->row_next = rswap;
-	d->mem.row = d->row;
 	d->nh = nh;
 	return 0;
 }

@@ -159,6 +159,66 @@ static void arrange_ids(struct pass *p, const struct batch_ids *src,
 	}
 }
 
+/*
+ * What a decoder step reads of the source, for B sentences: rnnsearch:
+ * keys [B, S, n'] (att.keys), ann [B, S, 2n] (enc.out) and len [B];
+ * rnnencdec: ctx [B, n], the fixed context c.
+ */
+struct rnn_mem {
+	const float *keys, *ann, *ctx;
+	const int *len;
+	int S;
+};
+
+/*
+ * One decoder step for B rows.  On entry pre [B, 3n] holds W y + b (y the
+ * embedding of the previous token); from s [B, n] = s_{i-1} it computes
+ * wq [B, n'] = Wa s and the attention weights a [B, S] (rnnsearch; unused
+ * otherwise), the context ctx [B, dc], the complete pre-activations, the
+ * GRU's zr [B, 2n], rh, hh [B, n] and the new state snew [B, n] = s_i.
+ */
+static void step_forward(const struct rnn_net *net, const struct rnn_mem *mem,
+			 int B, const float *s, float *pre, float *wq,
+			 float *a, float *ctx, float *zr, float *rh,
+			 float *hh, float *snew)
+{
+	const struct rnn_params *w = &net->w;
+	int n = net->n, dc = net->dc;
+
+	if (net->attention) {
+		/* wq [B, n'] = s Wa^T; e, a and c_i by the fused kernel */
+		sgemm(0, 1, B, net->na, n, 1.0f, s, n, w->att_W, n, 0.0f, wq,
+		      net->na);
+		additive_attention_forward(ctx, a, wq, mem->keys, w->att_v,
+					   mem->ann, mem->len, B, mem->S,
+					   net->na, dc);
+	} else {
+		memcpy(ctx, mem->ctx, (size_t)B * dc * sizeof(float));
+	}
+	/* pre [B, 3n] += ctx [B, dc] . C^T */
+	sgemm(0, 1, B, 3 * n, dc, 1.0f, ctx, dc, w->dec_C, dc, 1.0f, pre,
+	      3 * n);
+	gru_step_forward(snew, pre, zr, rh, hh, s, w->dec_U, B, n);
+}
+
+/*
+ * The deep output of N rows, from s [N, n] = s_{i-1}, y [N, m] and
+ * ctx [N, dc]: tt [N, 2l] = Uo s + Vo y + Co ctx + bo, t [N, l] its maxout.
+ */
+static void deep_forward(const struct rnn_net *net, int N, const float *s,
+			 const float *y, const float *ctx, float *tt, float *t)
+{
+	const struct rnn_params *w = &net->w;
+	int l2 = 2 * net->l;
+
+	linear_forward(tt, s, w->out_U, w->out_b, N, net->n, l2);
+	sgemm(0, 1, N, l2, net->m, 1.0f, y, net->m, w->out_V, net->m, 1.0f,
+	      tt, l2);
+	sgemm(0, 1, N, l2, net->dc, 1.0f, ctx, net->dc, w->out_C, net->dc,
+	      1.0f, tt, l2);
+	maxout_forward(t, tt, N, net->l);
+}
+
 static void forward(const struct rnn_net *net, struct pass *p,
 		    const int *srclen)
 {
@@ -182,14 +242,13 @@ static void forward(const struct rnn_net *net, struct pass *p,
 	embedding_forward(p->y, p->yin, TB, w->tgt_emb, net->m);
 	linear_forward(p->pre, p->y, w->dec_W, w->dec_b, TB, net->m, 3 * n);
 	for (int i = 0; i < T; i++)
-		rnn_step_forward(net, &mem, B, p->s + i * bn,
-				 p->pre + i * 3 * bn,
-				 p->wq + (size_t)i * B * net->na,
-				 p->a + (size_t)i * B * S,
-				 p->ctx + (size_t)i * B * net->dc,
-				 p->zr + i * 2 * bn, p->rh + i * bn,
-				 p->hh + i * bn, p->s + (i + 1) * bn);
-	rnn_deep_forward(net, TB, p->s, p->y, p->ctx, p->tt, p->t);
+		step_forward(net, &mem, B, p->s + i * bn, p->pre + i * 3 * bn,
+			     p->wq + (size_t)i * B * net->na,
+			     p->a + (size_t)i * B * S,
+			     p->ctx + (size_t)i * B * net->dc,
+			     p->zr + i * 2 * bn, p->rh + i * bn, p->hh + i * bn,
+			     p->s + (i + 1) * bn);
+	deep_forward(net, TB, p->s, p->y, p->ctx, p->tt, p->t);
 }
 
 /* The output layer and the loss, OUT_ROWS rows at a time, with their

@@ -64,36 +64,8 @@ size_t rnn_init_offset(const struct rnn_net *net, int len);
 void rnn_init_forward(const struct rnn_net *net, float *s0, float *c,
 		      const float *h, int B);
 
-/*
- * What a decoder step reads of the source, for B rows: row b belongs to
- * sentence row[b] (row NULL: sentence b).  rnnsearch: keys [*, S, n']
- * (att.keys), ann [*, S, 2n] (enc.out) and len [*]; rnnencdec: ctx [*, n],
- * the fixed context c.
- */
-struct rnn_mem {
-	const float *keys, *ann, *ctx;
-	const int *len;
-	int S;
-	const int *row;
-};
-
-/*
- * One decoder step for B rows.  On entry pre [B, 3n] holds W y + b (y the
- * embedding of the previous token); from s [B, n] = s_{i-1} it computes
- * wq [B, n'] = Wa s and the attention weights a [B, S] (rnnsearch; unused
- * otherwise), the context ctx [B, dc], the complete pre-activations, the
- * GRU's zr [B, 2n], rh, hh [B, n] and the new state snew [B, n] = s_i.
- */
-void rnn_step_forward(const struct rnn_net *net, const struct rnn_mem *mem,
-		      int B, const float *s, float *pre, float *wq, float *a,
-		      float *ctx, float *zr, float *rh, float *hh, float *snew);
-/*
- * The deep output of N rows, from s [N, n] = s_{i-1}, y [N, m] and
- * ctx [N, dc]: tt [N, 2l] = Uo s + Vo y + Co ctx + bo, t [N, l] its maxout,
- * logits [N, tgt_vocab] = Wo t + bw.
- */
-void rnn_deep_forward(const struct rnn_net *net, int N, const float *s,
-		      const float *y, const float *ctx, float *tt, float *t);
+/* The output layer of N rows: logits [N, tgt_vocab] = Wo t + bw from
+ * t [N, l], the deep output's maxout. */
 void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,
 			float *logits);
 
@@ -128,7 +100,7 @@ const float *rnn_need_rows(const struct frame *f, const char *name, int width,
 const float *rnn_need_vector(const struct frame *f, const char *name, int n,
 			     const char *stage);
 
-/* The decoder of model.h. */
+/* The step-wise decoder of model.h (rnn_decoder.c). */
 struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
 			    int width);
 int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
