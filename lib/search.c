@@ -128,6 +128,50 @@ static void finish(struct beam *b, int s, int t, int e, double score)
 	f->norm = score / length_penalty(b->o->alpha, t);
 }
 
+/* The largest of lp [n] that is not NaN (-inf when none). */
+static float row_max(const float *lp, int n)
+{
+	float m[8] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+		       -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+	int y = 0, i;
+
+	/* eight independent maxima, not one chain of compares */
+	for (; y + 8 <= n; y += 8)
+		for (i = 0; i < 8; i++)
+			m[i] = lp[y + i] > m[i] ? lp[y + i] : m[i];
+	for (; y < n; y++)
+		m[0] = lp[y] > m[0] ? lp[y] : m[0];
+	for (i = 1; i < 8; i++)
+		m[0] = m[i] > m[0] ? m[i] : m[0];
+	return m[0];
+}
+
+/*
+ * select_top for one row r and need 1, the step of greedy search: the
+ * scan's choice, the first id with the highest score, found from the
+ * row's largest log-probability (base + lp is monotonic in lp) and then
+ * the first id that reaches it.  0 when the scan must decide (a NaN
+ * first, or no id reaching it).
+ */
+static int select_best(struct beam *b, int r)
+{
+	const float *lp = b->logp + (size_t)r * b->V;
+	double base = b->cur.score[r], best;
+	int y;
+
+	if (isnan(base + lp[0]))
+		return 0;
+	best = base + row_max(lp, b->V);
+	for (y = 0; y < b->V; y++)
+		if (base + lp[y] == best) {
+			b->cand[0].score = best;
+			b->cand[0].row = r;
+			b->cand[0].tok = y;
+			return 1;
+		}
+	return 0;
+}
+
 /*
  * The best `need` candidates of rows lo .. hi-1 into b->cand, best first:
  * by score, then the earlier row, then the lower id (the scan order, so a
@@ -138,6 +182,8 @@ static int select_top(struct beam *b, int lo, int hi, int need)
 	struct cand *c = b->cand;
 	int r, y, i, have = 0;
 
+	if (need == 1 && hi - lo == 1 && select_best(b, lo))
+		return 1;
 	for (r = lo; r < hi; r++) {
 		const float *lp = b->logp + (size_t)r * b->V;
 		double base = b->cur.score[r];
