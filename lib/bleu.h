@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "unicode_cat.h"
 #include "utf8.h"
 
@@ -84,6 +85,24 @@ static inline size_t bleu_utf8_next(const char *s, size_t n, size_t i, uint32_t 
 	}
 	k = utf8_decode(u, n - i, cp);
 	return k ? (size_t)k : 1;
+}
+/* The eight bytes at s, s[0] the lowest. */
+static inline uint64_t bleu_load8(const void *s)
+{
+	uint64_t v;
+
+	memcpy(&v, s, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+/* The bytes of v in [lo, hi], of those below 0x80: their top bits. */
+static inline uint64_t bleu_bytes_in(uint64_t v, unsigned lo, unsigned hi)
+{
+	const uint64_t ones = 0x0101010101010101ULL, x = v & 0x7f * ones;
+
+	return (x + (0x80 - lo) * ones) & ~(x + (0x7f - hi) * ones) & ~v & 0x80 * ones;
 }
 /* Python's str.isspace(). */
 static inline int bleu_isspace(uint32_t c)

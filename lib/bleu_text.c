@@ -66,10 +66,7 @@ void bleu_bytes_free(struct bleu_bytes *b)
 /* Whether the eight bytes at s are ASCII. */
 static inline int ascii8(const unsigned char *s)
 {
-	uint64_t v;
-
-	memcpy(&v, s, 8);
-	return !(v & 0x8080808080808080ULL);
+	return !(bleu_load8(s) & 0x8080808080808080ULL);
 }
 
 int bleu_utf8_decode(const char *str, size_t len, struct bleu_buf *out, size_t *bad)
@@ -242,8 +239,19 @@ int bleu_lower_utf8(struct bleu_text s, struct bleu_buf *cps, struct bleu_buf *l
 	out->n = 0;
 	if (bleu_bytes_reserve(out, s.n) < 0)
 		return -1;
-	/* ASCII lines a byte at a time, as bleu_lower does */
-	for (i = 0; i < s.n && (unsigned char)s.s[i] < 0x80; i++)
+	/* ASCII lines as bleu_lower does, eight bytes a step */
+	for (i = 0; i + 8 <= s.n; i += 8) {
+		uint64_t v = bleu_load8(s.s + i);
+
+		if (v & 0x8080808080808080ULL)
+			break;
+		v |= bleu_bytes_in(v, 'A', 'Z') >> 2;	/* 0x80 >> 2: 0x20 */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		v = __builtin_bswap64(v);	/* back as it came */
+#endif
+		memcpy(out->s + i, &v, 8);
+	}
+	for (; i < s.n && (unsigned char)s.s[i] < 0x80; i++)
 		out->s[i] = s.s[i] >= 'A' && s.s[i] <= 'Z' ? s.s[i] + 32 : s.s[i];
 	out->n = i;
 	if (i == s.n)

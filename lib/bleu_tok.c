@@ -291,15 +291,6 @@ PASS unsigned class_at(const unsigned char *c, size_t n, size_t i, int intl, siz
 	return class_of(cp, intl);
 }
 
-/* Bytes 0..7 of v that are in [lo, hi] (of those below 0x80): their top bits. */
-static inline uint64_t bytes_in(uint64_t v, unsigned lo, unsigned hi)
-{
-	const uint64_t ones = 0x0101010101010101ULL, low7 = 0x7f * ones;
-	uint64_t x = v & low7;
-
-	return ((x + (0x80 - lo) * ones) & ~(x + (0x7f - hi) * ones) & ~v) & 0x80 * ones;
-}
-
 /*
  * The offset of the first byte from c[i] on that is not plain, eight bytes
  * a step (a short rest is left to the caller).  Plain bytes are ASCII
@@ -308,15 +299,12 @@ static inline uint64_t bytes_in(uint64_t v, unsigned lo, unsigned hi)
 PASS size_t skip_plain(const unsigned char *c, size_t n, size_t i, int intl)
 {
 	for (; i + 8 <= n; i += 8) {
-		uint64_t v, plain;
+		uint64_t v = bleu_load8(c + i), plain;
 
-		memcpy(&v, c + i, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		v = __builtin_bswap64(v);	/* c[i] the lowest byte */
-#endif
-		plain = bytes_in(v, '0', '9') | bytes_in(v | 0x2020202020202020ULL, 'a', 'z');
+		plain = bleu_bytes_in(v, '0', '9') |
+			bleu_bytes_in(v | 0x2020202020202020ULL, 'a', 'z');
 		if (!intl)
-			plain |= bytes_in(v, '\'', '\'');
+			plain |= bleu_bytes_in(v, '\'', '\'');
 		if (~plain & 0x8080808080808080ULL)
 			return i + __builtin_ctzll(~plain & 0x8080808080808080ULL) / 8;
 	}
