@@ -27,15 +27,18 @@
  * in the encoder), with their gradients. */
 struct pass {
 	int B, S, T;
+	int parts;			/* of the batch's rows, one per thread */
 	int32_t *src_ids, *yin, *ytgt;	/* [S*B], [T*B], [T*B] */
 	struct arena arena;
+	size_t grads;		/* floats of the arena before the gradients */
 	/* forward */
 	float *xs, *encmem, *ann, *keys, *h0, *c;
 	struct rnn_encoder enc;
 	float *y, *pre, *zr, *rh, *hh, *s, *wq, *a, *ctx, *tt, *t, *logits;
 	/* backward */
 	float *ds, *dpre, *dwq, *dctx, *dy, *dtt, *dt, *drh, *dann, *dkeys;
-	float *dhs[2], *dencpre, *dxs, *dh0, *dc;
+	float *dva;			/* [parts, n'] */
+	float *dhs[2], *dencpre[2], *dxs[2], *encdrh[2], *dh0, *dc;
 };
 
 static void pass_layout(const struct rnn_net *net, struct pass *p)
@@ -62,6 +65,9 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	p->t = arena_take(A, TB * net->l);
 	p->logits = arena_take(A, (size_t)OUT_ROWS * net->Vt);
 
+	/* the gradients, which the backward pass adds into, last: only
+	 * they need zeroing (every forward array is written before read) */
+	p->grads = A->used;
 	p->ds = arena_take(A, (T + 1) * B * n);
 	p->dpre = arena_take(A, TB * 3 * n);
 	p->dwq = arena_take(A, TB * net->na);
@@ -72,10 +78,13 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	p->drh = arena_take(A, B * n);
 	p->dann = arena_take(A, B * S * net->da);
 	p->dkeys = arena_take(A, B * S * net->na);
-	p->dhs[0] = arena_take(A, (S + 1) * B * n);
-	p->dhs[1] = arena_take(A, (S + 1) * B * n);
-	p->dencpre = arena_take(A, S * B * 3 * n);
-	p->dxs = arena_take(A, S * B * net->m);
+	p->dva = arena_take(A, (size_t)p->parts * net->na);
+	for (int d = 0; d < (net->attention ? 2 : 1); d++) {
+		p->dhs[d] = arena_take(A, (S + 1) * B * n);
+		p->dencpre[d] = arena_take(A, S * B * 3 * n);
+		p->dxs[d] = arena_take(A, S * B * net->m);
+		p->encdrh[d] = arena_take(A, B * n);
+	}
 	p->dh0 = arena_take(A, B * n);
 	p->dc = arena_take(A, B * n);
 }
@@ -89,8 +98,9 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 static _Thread_local float *kept;
 static _Thread_local size_t kept_floats;
 
-/* Memory for what a measuring pass of pass_layout took, zeroed. */
-static int pass_memory(struct arena *A)
+/* Memory for what a measuring pass of pass_layout took, zeroed from
+ * float `from` on. */
+static int pass_memory(struct arena *A, size_t from)
 {
 	size_t need = A->used ? A->used : 16;
 
@@ -105,7 +115,7 @@ static int pass_memory(struct arena *A)
 		}
 		kept_floats = need;
 	}
-	memset(kept, 0, need * sizeof(float));
+	memset(kept + from, 0, (need - from) * sizeof(float));
 	A->base = kept;
 	A->used = 0;
 	return 0;
@@ -219,14 +229,100 @@ static void deep_forward(const struct rnn_net *net, int N, const float *s,
 	maxout_forward(t, tt, N, net->l);
 }
 
+/*
+ * The decoder's recurrence runs on the batch's rows split into parts, one
+ * per thread: each step's products have only B rows, too few to split
+ * well, and the rows never meet (a sentence is its own recurrence; sgemm
+ * gives an entry the same bits whatever the rows).  Part q is rows
+ * [*b0, *b0 + *nb).
+ */
+struct rows_job {
+	const struct rnn_net *net;
+	struct pass *p;
+	const int *len;
+};
+
+static void part_rows(const struct pass *p, int64_t q, int *b0, int *nb)
+{
+	*b0 = (int)(q * p->B / p->parts);
+	*nb = (int)((q + 1) * p->B / p->parts) - *b0;
+}
+
+static void forward_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const struct rows_job *j = arg;
+	const struct rnn_net *net = j->net;
+	struct pass *p = j->p;
+	size_t B = p->B, S = p->S, n = net->n, na = net->na, dc = net->dc;
+
+	for (int64_t q = lo; q < hi; q++) {
+		int b0, nb;
+
+		part_rows(p, q, &b0, &nb);
+		struct rnn_mem mem = { .keys = p->keys + b0 * S * na,
+				       .ann = p->ann + b0 * S * net->da,
+				       .ctx = p->c + b0 * n,
+				       .len = j->len + b0, .S = p->S };
+		for (int i = 0; i < p->T; i++) {
+			size_t r = i * B + b0;	/* the part's first row */
+
+			step_forward(net, &mem, nb, p->s + r * n,
+				     p->pre + r * 3 * n, p->wq + r * na,
+				     p->a + r * S, p->ctx + r * dc,
+				     p->zr + r * 2 * n, p->rh + r * n,
+				     p->hh + r * n, p->s + (r + B) * n);
+		}
+	}
+}
+
+/* The decoder's steps in reverse: ds of s_{i+1} is complete once step
+ * i+1 has been undone.  Part q adds va's gradient into p->dva[q]. */
+static void backward_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const struct rows_job *j = arg;
+	const struct rnn_net *net = j->net;
+	const struct rnn_params *w = &net->w;
+	struct pass *p = j->p;
+	size_t B = p->B, S = p->S, n = net->n, na = net->na, dc = net->dc;
+	size_t da = net->da;
+
+	for (int64_t q = lo; q < hi; q++) {
+		int b0, nb;
+
+		part_rows(p, q, &b0, &nb);
+		for (int i = p->T - 1; i >= 0; i--) {
+			size_t r = i * B + b0;
+			float *dpre = p->dpre + r * 3 * n, *ds = p->ds + r * n;
+			float *dctx = p->dctx + r * dc, *dwq = p->dwq + r * na;
+
+			gru_step_backward(dpre, ds, p->drh + b0 * n,
+					  p->ds + (r + B) * n, p->zr + r * 2 * n,
+					  p->hh + r * n, p->s + r * n, w->dec_U,
+					  nb, n);
+			/* dctx [nb, dc] += dpre [nb, 3n] . C [3n, dc] */
+			sgemm(0, 0, nb, dc, 3 * n, 1.0f, dpre, 3 * n, w->dec_C,
+			      dc, 1.0f, dctx, dc);
+			if (!net->attention)
+				continue;
+			additive_attention_backward(
+				dwq, p->dkeys + b0 * S * na, p->dva + q * na,
+				p->dann + b0 * S * da, dctx, p->a + r * S,
+				p->wq + r * na, p->keys + b0 * S * na, w->att_v,
+				p->ann + b0 * S * da, j->len + b0, nb, p->S,
+				net->na, net->da);
+			/* ds [nb, n] += dwq [nb, n'] . Wa [n', n] */
+			sgemm(0, 0, nb, n, na, 1.0f, dwq, na, w->att_W, n, 1.0f,
+			      ds, n);
+		}
+	}
+}
+
 static void forward(const struct rnn_net *net, struct pass *p,
 		    const int *srclen)
 {
 	const struct rnn_params *w = &net->w;
 	int B = p->B, S = p->S, T = p->T, n = net->n, TB = T * B;
-	size_t bn = (size_t)B * n;
-	struct rnn_mem mem = { .keys = p->keys, .ann = p->ann, .ctx = p->c,
-			       .len = srclen, .S = S };
+	struct rows_job j = { net, p, srclen };
 
 	embedding_forward(p->xs, p->src_ids, S * B, w->src_emb, net->m);
 	rnn_encoder_bind(net, &p->enc, p->encmem, S, B);
@@ -241,13 +337,7 @@ static void forward(const struct rnn_net *net, struct pass *p,
 
 	embedding_forward(p->y, p->yin, TB, w->tgt_emb, net->m);
 	linear_forward(p->pre, p->y, w->dec_W, w->dec_b, TB, net->m, 3 * n);
-	for (int i = 0; i < T; i++)
-		step_forward(net, &mem, B, p->s + i * bn, p->pre + i * 3 * bn,
-			     p->wq + (size_t)i * B * net->na,
-			     p->a + (size_t)i * B * S,
-			     p->ctx + (size_t)i * B * net->dc,
-			     p->zr + i * 2 * bn, p->rh + i * bn, p->hh + i * bn,
-			     p->s + (i + 1) * bn);
+	kern_parallel_for(p->parts, 1, forward_rows, &j);
 	deep_forward(net, TB, p->s, p->y, p->ctx, p->tt, p->t);
 }
 
@@ -279,6 +369,28 @@ static double output_layer(const struct rnn_net *net, struct pass *p,
 	return loss;
 }
 
+struct encode_job {
+	const struct rnn_net *net;
+	struct pass *p;
+	const int *len;
+};
+
+/* The backward pass of encoder directions lo .. hi-1 (0 forwards). */
+static void encoder_backward(void *arg, int64_t lo, int64_t hi)
+{
+	const struct encode_job *j = arg;
+	const struct rnn_params *w = &j->net->w, *g = &j->net->g;
+	struct pass *p = j->p;
+
+	for (int64_t d = lo; d < hi; d++)
+		gru_backward(p->dxs[d], d ? g->bwd_W : g->fwd_W,
+			     d ? g->bwd_U : g->fwd_U, d ? g->bwd_b : g->fwd_b,
+			     p->dhs[d], p->dencpre[d], p->encdrh[d],
+			     p->enc.hs[d], &p->enc.c[d], p->xs,
+			     d ? w->bwd_W : w->fwd_W, d ? w->bwd_U : w->fwd_U,
+			     j->len, p->S, p->B, j->net->m, j->net->n, (int)d);
+}
+
 static void backward(const struct rnn_net *net, struct pass *p,
 		     const int *srclen)
 {
@@ -286,6 +398,7 @@ static void backward(const struct rnn_net *net, struct pass *p,
 	int B = p->B, S = p->S, T = p->T, n = net->n, TB = T * B;
 	int m = net->m, na = net->na, dc = net->dc, da = net->da, l2 = 2 * net->l;
 	size_t bn = (size_t)B * n;
+	struct encode_job j = { net, p, srclen };
 
 	/* the deep output: t~ = Uo s_{i-1} + Vo y + Co c_i + bo */
 	maxout_backward(p->dtt, p->dt, p->tt, TB, net->l);
@@ -296,29 +409,13 @@ static void backward(const struct rnn_net *net, struct pass *p,
 	linear_backward(p->dctx, g->out_C, NULL, p->dtt, p->ctx, w->out_C, TB,
 			dc, l2);
 
-	/* the decoder's steps in reverse: ds of s_{i+1} is complete once
-	 * step i+1 has been undone */
-	for (int i = T - 1; i >= 0; i--) {
-		float *dpre = p->dpre + i * 3 * bn, *ds = p->ds + i * bn;
-		float *dctx = p->dctx + (size_t)i * B * dc;
-
-		gru_step_backward(dpre, ds, p->drh, p->ds + (i + 1) * bn,
-				  p->zr + i * 2 * bn, p->hh + i * bn,
-				  p->s + i * bn, w->dec_U, B, n);
-		/* dctx [B, dc] += dpre [B, 3n] . C [3n, dc] */
-		sgemm(0, 0, B, dc, 3 * n, 1.0f, dpre, 3 * n, w->dec_C, dc, 1.0f,
-		      dctx, dc);
-		if (!net->attention)
-			continue;
-		float *dwq = p->dwq + (size_t)i * B * na;
-		additive_attention_backward(dwq, p->dkeys, g->att_v, p->dann,
-					    dctx, p->a + (size_t)i * B * S,
-					    p->wq + (size_t)i * B * na, p->keys,
-					    w->att_v, p->ann, srclen, B, S, na,
-					    da);
-		/* ds [B, n] += dwq [B, n'] . Wa [n', n] */
-		sgemm(0, 0, B, n, na, 1.0f, dwq, na, w->att_W, n, 1.0f, ds, n);
-	}
+	/* the decoder's steps in reverse, each part of the rows on its own;
+	 * va's gradient summed over the parts in their order */
+	struct rows_job rj = { net, p, srclen };
+	kern_parallel_for(p->parts, 1, backward_rows, &rj);
+	for (int q = 0; q < p->parts; q++)
+		for (int k = 0; k < na; k++)
+			g->att_v[k] += p->dva[(size_t)q * na + k];
 	/* the decoder's weights over every step at once */
 	gru_dU(g->dec_U, p->dpre, p->s, p->rh, TB, n);
 	linear_backward(p->dy, g->dec_W, g->dec_b, p->dpre, p->y, w->dec_W, TB,
@@ -353,7 +450,8 @@ static void backward(const struct rnn_net *net, struct pass *p,
 		linear_backward(p->dann, g->att_U, g->att_b, p->dkeys, p->ann,
 				w->att_U, B * S, da, na);
 
-	/* the encoder: annotations back to each direction's states */
+	/* the encoder: annotations back to each direction's states, the
+	 * two directions on two threads, each into its own dxs */
 	for (int b = 0; b < B; b++)
 		for (int t = 0; t < S; t++) {
 			const float *d = p->dann + ((size_t)b * S + t) * da;
@@ -365,14 +463,9 @@ static void backward(const struct rnn_net *net, struct pass *p,
 				memcpy(p->dhs[1] + t * bn + o, d + n,
 				       n * sizeof(float));
 		}
-	gru_backward(p->dxs, g->fwd_W, g->fwd_U, g->fwd_b, p->dhs[0],
-		     p->dencpre, p->drh, p->enc.hs[0], &p->enc.c[0], p->xs,
-		     w->fwd_W, w->fwd_U, srclen, S, B, m, n, 0);
-	if (net->attention)
-		gru_backward(p->dxs, g->bwd_W, g->bwd_U, g->bwd_b, p->dhs[1],
-			     p->dencpre, p->drh, p->enc.hs[1], &p->enc.c[1],
-			     p->xs, w->bwd_W, w->bwd_U, srclen, S, B, m, n, 1);
-	embedding_backward(g->src_emb, p->src_ids, S * B, p->dxs, m);
+	kern_parallel_for(net->attention ? 2 : 1, 1, encoder_backward, &j);
+	for (int d = 0; d < (net->attention ? 2 : 1); d++)
+		embedding_backward(g->src_emb, p->src_ids, S * B, p->dxs[d], m);
 }
 
 double rnn_train_batch(struct model *m, const struct batch_ids *src,
@@ -407,6 +500,7 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 	p.B = src->B;
 	p.S = src->S;
 	p.T = tgt->S;
+	p.parts = kern_threads() < p.B ? kern_threads() : p.B;
 	p.src_ids = malloc((size_t)p.S * p.B * sizeof(int32_t));
 	p.yin = malloc((size_t)p.T * p.B * sizeof(int32_t));
 	p.ytgt = malloc((size_t)p.T * p.B * sizeof(int32_t));
@@ -415,7 +509,7 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 		goto out;
 	}
 	pass_layout(net, &p);
-	if (pass_memory(&p.arena) < 0)
+	if (pass_memory(&p.arena, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
 	arrange_ids(&p, src, tgt);

@@ -289,18 +289,36 @@ void rnn_encoder_bind(const struct rnn_net *net, struct rnn_encoder *e,
 	}
 }
 
+struct encode_job {
+	const struct rnn_net *net;
+	struct rnn_encoder *e;
+	const float *x;
+	const int *len;
+	int S, B;
+};
+
+/* Directions lo .. hi-1 (0 forwards, 1 backwards), one per thread: a
+ * step's products are too small to split well, a direction is not. */
+static void encode_directions(void *arg, int64_t lo, int64_t hi)
+{
+	const struct encode_job *j = arg;
+	const struct rnn_params *w = &j->net->w;
+
+	for (int64_t d = lo; d < hi; d++)
+		gru_forward(j->e->hs[d], &j->e->c[d], j->x,
+			    d ? w->bwd_W : w->fwd_W, d ? w->bwd_U : w->fwd_U,
+			    d ? w->bwd_b : w->fwd_b, j->len, j->S, j->B,
+			    j->net->m, j->net->n, (int)d);
+}
+
 void rnn_encoder_forward(const struct rnn_net *net, struct rnn_encoder *e,
 			 float *ann, const float *x, const int *len, int S,
 			 int B)
 {
-	const struct rnn_params *w = &net->w;
+	struct encode_job j = { net, e, x, len, S, B };
 	int n = net->n, da = net->da;
 
-	gru_forward(e->hs[0], &e->c[0], x, w->fwd_W, w->fwd_U, w->fwd_b, len,
-		    S, B, net->m, n, 0);
-	if (net->attention)
-		gru_forward(e->hs[1], &e->c[1], x, w->bwd_W, w->bwd_U,
-			    w->bwd_b, len, S, B, net->m, n, 1);
+	kern_parallel_for(net->attention ? 2 : 1, 1, encode_directions, &j);
 	/* ann [B, S, da]: row (b, t) = [fwd state after t; bwd state after t] */
 	for (int b = 0; b < B; b++)
 		for (int t = 0; t < S; t++) {
