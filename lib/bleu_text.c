@@ -282,6 +282,16 @@ int bleu_split(struct bleu_text s, struct bleu_words *words)
 		if (i == s.n)
 			return 0;
 		start = i;
+		/* printable ASCII (no space) eight bytes a step, then the rest */
+		for (; i + 8 <= s.n; i += 8) {
+			uint64_t other = ~bleu_bytes_in(bleu_load8(s.s + i), 0x21, 0x7e) &
+					 0x8080808080808080ULL;
+
+			if (other) {
+				i += __builtin_ctzll(other) / 8;
+				break;
+			}
+		}
 		while (i < s.n && (k = bleu_utf8_next(s.s, s.n, i, &c), !bleu_isspace(c)))
 			i += k;
 		words->w[words->n++] = (struct bleu_text){ s.s + start, i - start };
