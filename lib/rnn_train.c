@@ -306,7 +306,7 @@ static void backward_rows(void *arg, int64_t lo, int64_t hi)
 				continue;
 			additive_attention_backward(
 				dwq, p->dkeys + b0 * S * na, p->dva + q * na,
-				p->dann + b0 * S * da, dctx, p->a + r * S,
+				NULL, dctx, p->a + r * S,
 				p->wq + r * na, p->keys + b0 * S * na, w->att_v,
 				p->ann + b0 * S * da, j->len + b0, nb, p->S,
 				net->na, net->da);
@@ -314,6 +314,13 @@ static void backward_rows(void *arg, int64_t lo, int64_t hi)
 			sgemm(0, 0, nb, n, na, 1.0f, dwq, na, w->att_W, n, 1.0f,
 			      ds, n);
 		}
+		/* the annotations' part of c_i = sum_j a_ij h_j over every
+		 * step at once, sentence by sentence: dann_b [S, da] +=
+		 * a_b^T [S, T] . dctx_b [T, da] */
+		for (int b = b0; net->attention && b < b0 + nb; b++)
+			sgemm(1, 0, p->S, net->da, p->T, 1.0f, p->a + b * S,
+			      (int)(B * S), p->dctx + b * dc, (int)(B * dc),
+			      1.0f, p->dann + b * S * da, net->da);
 	}
 }
 
