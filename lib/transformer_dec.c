@@ -16,7 +16,9 @@
  * matrices are packed (gemm_packed.h), once for all the live decoders of
  * a model: the first decoder of more than SMALL_STEP rows packs them, the
  * last decoder of the model frees them.  A program that keeps a decoder
- * of its model alive (translate.c) thus packs once for all its batches.
+ * of its model alive (translate.c) thus packs once for all its batches;
+ * the model's weights must then not change while it does (nor while any
+ * decoder lives: it holds copies).
  */
 #include <pthread.h>
 #include <stdlib.h>
