@@ -117,30 +117,53 @@ static void block_pv(float *o, long dp, float p[QR][KB], const float *v,
 	}
 }
 
-/* dst row j (stride ds) += sum over r < nr of c[r][j] src[r], for j < nb:
- * the rank-nr updates of dk and dv, 64 columns at a time in registers. */
+/* dst rows j .. j + nj (nj <= 2), columns d0 .. d0 + 32 += sum over r
+ * of c[r][j..] src[r]: each load of src serves nj keys, so that the
+ * multiply-adds, not the loads, set the pace. */
+static inline __attribute__((always_inline)) void
+rank_keys(float *dst, long ds, float c[][KB], const float *const src[],
+	  int nr, int j, int d0, int nj)
+{
+	__m256 acc[2][4];
+#pragma GCC unroll 2
+	for (int i = 0; i < nj; i++)
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+			acc[i][u] = _mm256_loadu_ps(dst + i * ds + d0 + 8 * u);
+	for (int r = 0; r < nr; r++) {
+		__m256 x[4];
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+			x[u] = _mm256_loadu_ps(src[r] + d0 + 8 * u);
+#pragma GCC unroll 2
+		for (int i = 0; i < nj; i++) {
+			__m256 w = _mm256_broadcast_ss(&c[r][j + i]);
+#pragma GCC unroll 4
+			for (int u = 0; u < 4; u++)
+				acc[i][u] = _mm256_fmadd_ps(w, x[u], acc[i][u]);
+		}
+	}
+#pragma GCC unroll 2
+	for (int i = 0; i < nj; i++)
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+			_mm256_storeu_ps(dst + i * ds + d0 + 8 * u, acc[i][u]);
+}
+
+/* The blocks' rank (kern_impl.h): two keys by 32 columns in registers,
+ * the columns past the last 32 a vector at a time. */
 static void block_rank(float *dst, long ds, float c[][KB],
 		       const float *const src[], int nr, int nb, int dk)
 {
-	for (int j = 0; j < nb; j++, dst += ds) {
-		int d0 = 0;
-		for (; d0 + 64 <= dk; d0 += 64) {
-			__m256 acc[8];
-#pragma GCC unroll 8
-			for (int u = 0; u < 8; u++)
-				acc[u] = _mm256_loadu_ps(dst + d0 + 8 * u);
-			for (int r = 0; r < nr; r++) {
-				__m256 w = _mm256_broadcast_ss(&c[r][j]);
-				const float *x = src[r] + d0;
-#pragma GCC unroll 8
-				for (int u = 0; u < 8; u++)
-					acc[u] = _mm256_fmadd_ps(w, _mm256_loadu_ps(x + 8 * u),
-								 acc[u]);
-			}
-#pragma GCC unroll 8
-			for (int u = 0; u < 8; u++)
-				_mm256_storeu_ps(dst + d0 + 8 * u, acc[u]);
-		}
+	int d0 = 0;
+	for (; d0 + 32 <= dk; d0 += 32) {
+		int j = 0;
+		for (; j + 2 <= nb; j += 2)
+			rank_keys(dst + j * ds, ds, c, src, nr, j, d0, 2);
+		if (j < nb)
+			rank_keys(dst + j * ds, ds, c, src, nr, j, d0, 1);
+	}
+	for (int j = 0; d0 < dk && j < nb; j++, dst += ds)
 		FOR_LANES(d, dk - d0, rem) {
 			__m256 acc = ldr(dst + d0 + d, rem);
 			for (int r = 0; r < nr; r++)
@@ -148,7 +171,6 @@ static void block_rank(float *dst, long ds, float c[][KB],
 						      ldr(src[r] + d0 + d, rem), acc);
 			str(dst + d0 + d, rem, acc);
 		}
-	}
 }
 
 /* xt [dk][sp] = x^T for rows 0 .. n-1 of x (stride xs), zero to sp. */
@@ -360,7 +382,7 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		return;
 	}
 	float *vt = kt + sp * n, *gq = vt + sp * n;
-	__m256 vz = _mm256_set1_ps(a->dropout > 0 ? attn_drop_scale(a) : 1);
+	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	transpose_rows(kt, sp, k, a->kv_rs, smax, n);
 	transpose_rows(vt, sp, v, a->kv_rs, smax, n);
 
@@ -397,36 +419,15 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 				kb->scores(ds + gr * QR, g + gr * QR, vt, sp, j0,
 					   nb, n, 1);
 			}
-			for (int r = 0; r < nr; r++) {
-				int valid = nk[r] - j0;
-				__m256 vl = _mm256_set1_ps(lse[r]);
-				__m256 vd = _mm256_set1_ps(D[r]);
-				__m256 sc = _mm256_set1_ps(a->scale);
-				for (int j = 0; j < nb; j += 8) {
-					__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(&p[r][j]), vl));
-					__m256 dp = _mm256_load_ps(&ds[r][j]);
-					if (valid - j < 8)
-						e = _mm256_and_ps(e, valid - j > 0 ?
-							lanes(valid - j) : _mm256_setzero_ps());
-					if (dr[r].on) {
-						__m256 z = _mm256_and_ps(vz,
-							keep8(_mm256_set1_epi32((int)dr[r].rk), j0 + j,
-							      _mm256_set1_epi32(dr[r].cut - 1)));
-						dp = _mm256_mul_ps(dp, z);
-						_mm256_store_ps(&p[r][j], _mm256_mul_ps(e, z));
-					} else {
-						_mm256_store_ps(&p[r][j], e);
-					}
-					_mm256_store_ps(&ds[r][j],
-						_mm256_mul_ps(_mm256_mul_ps(e, _mm256_sub_ps(dp, vd)), sc));
-				}
-			}
+			for (int r = 0; r < nr; r++)
+				kb->grad_row(p[r], ds[r], nk[r] - j0, nb, &dr[r],
+					     j0, lse[r], D[r], a->scale, zs);
 			if (dv)
-				block_rank(dv + ko + j0 * a->kv_rs, a->kv_rs, p, g,
-					   rows, nb, n);
+				kb->rank(dv + ko + j0 * a->kv_rs, a->kv_rs, p, g,
+					 rows, nb, n);
 			if (dk)
-				block_rank(dk + ko + j0 * a->kv_rs, a->kv_rs, ds, q,
-					   rows, nb, n);
+				kb->rank(dk + ko + j0 * a->kv_rs, a->kv_rs, ds, q,
+					 rows, nb, n);
 			for (int gr = 0; dq && gr < groups; gr++)
 				kb->pv(gq + gr * QR * dp, dp, ds + gr * QR,
 				       k + j0 * a->kv_rs, a->kv_rs, nb, n,
@@ -441,8 +442,34 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 	}
 }
 
+static void grad_row(float *p, float *ds, int valid, int nb,
+		     const struct attn_drop *d, int j0, float lse, float D,
+		     float scale, float zs)
+{
+	__m256 vl = _mm256_set1_ps(lse), vd = _mm256_set1_ps(D);
+	__m256 sc = _mm256_set1_ps(scale), vz = _mm256_set1_ps(zs);
+	__m256i rk = _mm256_set1_epi32((int)d->rk);
+	__m256i cut1 = _mm256_set1_epi32(d->cut - 1);
+	for (int j = 0; j < nb; j += 8) {
+		__m256 e = exp256(_mm256_sub_ps(_mm256_load_ps(p + j), vl));
+		__m256 dp = _mm256_load_ps(ds + j);
+		if (valid - j < 8)
+			e = _mm256_and_ps(e, valid - j > 0 ? lanes(valid - j) :
+					  _mm256_setzero_ps());
+		if (d->on) {
+			__m256 z = _mm256_and_ps(vz, keep8(rk, j0 + j, cut1));
+			dp = _mm256_mul_ps(dp, z);
+			_mm256_store_ps(p + j, _mm256_mul_ps(e, z));
+		} else {
+			_mm256_store_ps(p + j, e);
+		}
+		_mm256_store_ps(ds + j, _mm256_mul_ps(_mm256_mul_ps(e,
+				_mm256_sub_ps(dp, vd)), sc));
+	}
+}
+
 static const struct attn_blocks blocks_avx2 = {
-	block_scores, block_pv, attn_exp_row_avx2
+	block_scores, block_pv, attn_exp_row_avx2, block_rank, grad_row
 };
 
 void attn_head_forward_avx2(const struct attn_args *a, int b, int h)

@@ -166,8 +166,86 @@ static float exp_row_512(float *s, float m, int valid, int nb,
 	return _mm512_reduce_add_ps(sum);
 }
 
+/* dst rows j .. j + nj (nj <= 4), columns d0 .. d0 + 64 (masks m: those
+ * below dk) += sum over r of c[r][j..] src[r]: each load of src serves
+ * nj keys, so that the multiply-adds, not the loads, set the pace. */
+static inline __attribute__((always_inline)) void
+rank_keys_512(float *dst, long ds, float c[][KB], const float *const src[],
+	      int nr, int j, int d0, const __mmask16 m[4], int nj)
+{
+	__m512 acc[4][4];
+#pragma GCC unroll 4
+	for (int i = 0; i < nj; i++)
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+			acc[i][u] = _mm512_maskz_loadu_ps(m[u], dst + i * ds + d0 + 16 * u);
+	for (int r = 0; r < nr; r++) {
+		__m512 x[4];
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+			x[u] = _mm512_maskz_loadu_ps(m[u], src[r] + d0 + 16 * u);
+#pragma GCC unroll 4
+		for (int i = 0; i < nj; i++) {
+			__m512 w = _mm512_set1_ps(c[r][j + i]);
+#pragma GCC unroll 4
+			for (int u = 0; u < 4; u++)
+				acc[i][u] = _mm512_fmadd_ps(w, x[u], acc[i][u]);
+		}
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < nj; i++)
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+			_mm512_mask_storeu_ps(dst + i * ds + d0 + 16 * u, m[u], acc[i][u]);
+}
+
+static void rank_512(float *dst, long ds, float c[][KB],
+		     const float *const src[], int nr, int nb, int dk)
+{
+	for (int d0 = 0; d0 < dk; d0 += 64) {
+		__mmask16 m[4];
+		for (int u = 0; u < 4; u++) {
+			int w = dk - d0 - 16 * u;
+			m[u] = w >= 16 ? 0xffff : w <= 0 ? 0 :
+			       (__mmask16)((1u << w) - 1);
+		}
+		int j = 0;
+		for (; j + 4 <= nb; j += 4)
+			rank_keys_512(dst + j * ds, ds, c, src, nr, j, d0, m, 4);
+		for (; j < nb; j++)
+			rank_keys_512(dst + j * ds, ds, c, src, nr, j, d0, m, 1);
+	}
+}
+
+static void grad_row_512(float *p, float *ds, int valid, int nb,
+			 const struct attn_drop *d, int j0, float lse, float D,
+			 float scale, float zs)
+{
+	__m512 vl = _mm512_set1_ps(lse), vd = _mm512_set1_ps(D);
+	__m512 sc = _mm512_set1_ps(scale), vz = _mm512_set1_ps(zs);
+	__m512i rk = _mm512_set1_epi32((int)d->rk);
+	__m512i cut1 = _mm512_set1_epi32(d->cut - 1);
+	for (int j = 0; j < nb; j += 16) {
+		__m512 e = exp512(_mm512_sub_ps(_mm512_loadu_ps(p + j), vl));
+		__m512 dp = _mm512_loadu_ps(ds + j);
+		if (valid - j < 16)
+			e = _mm512_maskz_mov_ps(valid - j > 0 ? (__mmask16)
+						((1u << (valid - j)) - 1) : 0, e);
+		if (d->on) {
+			__m512 z = _mm512_maskz_mov_ps(keep16(rk, j0 + j, cut1),
+						       vz);
+			dp = _mm512_mul_ps(dp, z);
+			_mm512_storeu_ps(p + j, _mm512_mul_ps(e, z));
+		} else {
+			_mm512_storeu_ps(p + j, e);
+		}
+		_mm512_storeu_ps(ds + j, _mm512_mul_ps(_mm512_mul_ps(e,
+				 _mm512_sub_ps(dp, vd)), sc));
+	}
+}
+
 static const struct attn_blocks blocks_avx512 = {
-	scores_512, pv_512, exp_row_512
+	scores_512, pv_512, exp_row_512, rank_512, grad_row_512
 };
 
 void attn_head_forward_avx512(const struct attn_args *a, int b, int h)

@@ -243,6 +243,16 @@ struct attn_blocks {
 	 * the first valid before dropout.  s - m <= 88. */
 	float (*exp_row)(float *s, float m, int valid, int nb,
 			 const struct attn_drop *d, int j0);
+	/* dst row j (stride ds) += sum over r < nr of c[r][j] src[r] [dk],
+	 * for j < nb: the backward pass's dk and dv */
+	void (*rank)(float *dst, long ds, float c[][ATTN_KB],
+		     const float *const src[], int nr, int nb, int dk);
+	/* The backward pass's row of a block: with e = exp(p - lse), zero
+	 * past valid, and z the dropout's factors (0 or zs; 1 without),
+	 * p = e z and ds = e (z ds - D) scale (nb rounded up to 16). */
+	void (*grad_row)(float *p, float *ds, int valid, int nb,
+			 const struct attn_drop *d, int j0, float lse, float D,
+			 float scale, float zs);
 };
 float attn_exp_row_avx2(float *s, float m, int valid, int nb,
 			const struct attn_drop *d, int j0);
