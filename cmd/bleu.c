@@ -377,6 +377,8 @@ static void sentence_level(struct metric *m, const struct args *a,
 {
 	int64_t *stats = malloc(hyp->n * m->nstats * sizeof *stats);
 	struct sig_info si = { 0, NULL, 0, NULL, sig_version };
+	char head[1024];
+	int head_nrefs = -1;	/* what head was made for */
 
 	if (!stats)
 		die("out of memory");
@@ -389,7 +391,11 @@ static void sentence_level(struct metric *m, const struct args *a,
 		si.nrefs = 0;
 		for (int r = 0; r < nref; r++)
 			si.nrefs += bleu_line(&refs[r], i).n > 0;
-		bleu_report_sentence(stdout, &a->out, m, stats + i * m->nstats, &si);
+		if (si.nrefs != head_nrefs) {
+			bleu_sentence_head(&a->out, m, &si, head, sizeof head);
+			head_nrefs = si.nrefs;
+		}
+		bleu_report_sentence(stdout, &a->out, m, stats + i * m->nstats, head);
 	}
 	free(stats);
 }

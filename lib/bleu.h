@@ -352,10 +352,15 @@ struct bleu_report {
 void bleu_report_single(FILE *f, const struct bleu_report *o,
 			const struct metric *ms, int nm, int64_t *const *sums,
 			const struct sig_info *si);
-/* One segment's score (sentence level): always a text line. */
+/*
+ * One segment's score (sentence level): always a text line, after head,
+ * what bleu_sentence_head gives for the segment (the same for every
+ * segment with as many references: made once, not once a line).
+ */
+void bleu_sentence_head(const struct bleu_report *o, const struct metric *m,
+			const struct sig_info *si, char *buf, size_t size);
 void bleu_report_sentence(FILE *f, const struct bleu_report *o,
-			  const struct metric *m, const int64_t *stats,
-			  const struct sig_info *si);
+			  const struct metric *m, const int64_t *stats, const char *head);
 
 /* Several systems: res[s * nm + k] is system s's result for metric k. */
 struct bleu_systems {

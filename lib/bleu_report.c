@@ -105,21 +105,28 @@ static void score_text(char *buf, size_t size, int width, double score)
 	snprintf(buf, size, "%.*f", width, score);
 }
 
-void bleu_report_sentence(FILE *f, const struct bleu_report *o,
-			  const struct metric *m, const int64_t *stats,
-			  const struct sig_info *si)
+void bleu_sentence_head(const struct bleu_report *o, const struct metric *m,
+			const struct sig_info *si, char *buf, size_t size)
 {
-	char name[NAME_MAX_], sig[SIG_MAX], verbose[256], sc[64];
+	char name[NAME_MAX_], sig[SIG_MAX];
+
+	metric_name(m, name, sizeof name);
+	metric_signature(m, si, o->short_sig, sig, sizeof sig);
+	snprintf(buf, size, "%s|%s", name, sig);
+}
+
+void bleu_report_sentence(FILE *f, const struct bleu_report *o,
+			  const struct metric *m, const int64_t *stats, const char *head)
+{
+	char verbose[256], sc[64];
 
 	score_text(sc, sizeof sc, o->width, metric_score(m, stats));
 	if (o->score_only) {
 		fprintf(f, "%s\n", sc);
 		return;
 	}
-	metric_name(m, name, sizeof name);
-	metric_signature(m, si, o->short_sig, sig, sizeof sig);
 	metric_verbose(m, stats, verbose, sizeof verbose);
-	fprintf(f, "%s|%s = %s%s%s\n", name, sig, sc, *verbose ? " " : "", verbose);
+	fprintf(f, "%s = %s%s%s\n", head, sc, *verbose ? " " : "", verbose);
 }
 
 static void json_single(FILE *f, const struct bleu_report *o, const struct metric *m,
