@@ -246,14 +246,6 @@ static inline uint64_t load32(const char *p)
 	return v;
 }
 
-static inline uint64_t load64(const char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /*
  * A word's key.  Most words are up to eight bytes long: they are their own
  * key (first and last four bytes, or for a short word its first, middle and
@@ -273,8 +265,8 @@ static inline uint64_t word_key(struct bleu_text w)
 		return w.n ? u[0] | u[w.n / 2] << 8 | u[w.n - 1] << 16 : 0;
 	x = w.n * 0x9e3779b97f4a7c15ULL;
 	for (i = 0; i + 8 < w.n; i += 8)
-		x = (x ^ load64(w.s + i)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ load64(w.s + w.n - 8)) * 0xbf58476d1ce4e5b9ULL;
+		x = (x ^ bleu_load8(w.s + i)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ bleu_load8(w.s + w.n - 8)) * 0xbf58476d1ce4e5b9ULL;
 	return x ^ x >> 29;
 }
 
