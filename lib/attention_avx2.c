@@ -6,14 +6,17 @@
  * rows at a time): each block's scores [QR, KB] come from a register-
  * blocked product, an online softmax folds them into the running maximum
  * and sum of each row, rescaling the row's output accumulator when the
- * maximum grows, and the accumulator [QR, dk] gains P V by a second
- * register-blocked product.  No [T, S] matrix.  When weights are asked
- * for, the reference does the head.  Dropout zeroes the dropped weights
- * in the product with V only (the sums are the whole softmax's) and
- * scales the output by 1 / (1 - p) at the end.
+ * maximum grows by more than LAZY_MAX, and the accumulator [QR, dk] gains
+ * P V by a second register-blocked product.  No [T, S] matrix.  When
+ * weights are asked for, the reference does the head.  Dropout zeroes the
+ * dropped weights in the product with V only (the sums are the whole
+ * softmax's) and scales the output by 1 / (1 - p) at the end.
  *
  * The backward pass recomputes the probabilities from the saved lse, and
- * the dropout mask from the seed, by the same blocks.
+ * the dropout mask from the seed, by the same blocks.  The pieces inside
+ * a block (struct attn_blocks: the two products, a row's exp pass, the
+ * rank updates and a row's gradient pass) come from a table, which
+ * attention_avx512.c replaces.
  */
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,10 @@
 /*
- * attention_avx512.c: the register-blocked pieces of the fused attention
- * (kern_impl.h, struct attn_blocks) with 512-bit vectors: 6 query rows by
- * 32 keys or 32 columns, 12 accumulators, half the loads and broadcasts
- * per multiply-add of the AVX2 pieces.  The rest is attention_avx2.c's.
+ * attention_avx512.c: the pieces of the fused attention's blocks
+ * (kern_impl.h, struct attn_blocks) with 512-bit vectors: the products 6
+ * query rows by 32 keys or 32 columns, 12 accumulators, half the loads
+ * and broadcasts per multiply-add of the AVX2 pieces; the backward's rank
+ * updates 4 keys by 64 columns; the exp and gradient passes of a row 16
+ * lanes at a time.  The rest is attention_avx2.c's.
  */
 #include <immintrin.h>
 
