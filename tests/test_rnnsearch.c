@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "kernels.h"
 #include "model.h"
 #include "rng.h"
 #include "run_suite.h"
@@ -716,6 +717,66 @@ END_TEST
  * give the same log-probabilities as one another, and as a decoder that
  * never selected.
  */
+/*
+ * Training splits the batch's rows over the threads (and runs the
+ * encoder's directions side by side): the loss and every gradient have
+ * the same bits on 1, 2 and 3 threads, but for att.v's, which sums the
+ * parts' shares in another order.
+ */
+static void threads_case(const char *arch)
+{
+	static const int slen[] = { 4, 2, 3, 5 }, tlen[] = { 3, 5, 1, 4 };
+	struct model *m = make_model(arch, NULL);
+	struct batch src, tgt;
+	float *want = malloc(m->nw * sizeof(float));
+	int threads = kern_threads();
+	double loss1 = 0, nll;
+
+	ck_assert_ptr_nonnull(want);
+	make_batch(&src, 4, slen, VS, 11);
+	make_batch(&tgt, 4, tlen, VT, 12);
+	grads_on(m);
+	for (int nt = 1; nt <= 3; nt++) {
+		kern_set_threads(nt);
+		memset(m->g, 0, m->nw * sizeof(float));
+		double loss = train(m, &src, &tgt, 1.0f, &nll);
+		if (nt == 1) {
+			loss1 = loss;
+			memcpy(want, m->g, m->nw * sizeof(float));
+			continue;
+		}
+		ck_assert_msg(loss == loss1, "%s: loss %.17g on %d threads, "
+			      "%.17g on 1", arch, loss, nt, loss1);
+		for (int i = 0; i < m->nparam; i++) {
+			const struct param *p = &m->param[i];
+			const float *w1 = want + (p->g - m->g);
+
+			if (strcmp(p->name, "att.v") == 0) {
+				assert_close(p->g, w1, p->n, 1e-6, p->name);
+				continue;
+			}
+			ck_assert_msg(memcmp(p->g, w1, p->n * sizeof(float)) == 0,
+				      "%s: %s's gradient on %d threads differs "
+				      "from 1", arch, p->name, nt);
+		}
+	}
+	kern_set_threads(threads);
+	free(want);
+	model_free(m);
+}
+
+START_TEST(threads_rnnsearch)
+{
+	threads_case("rnnsearch");
+}
+END_TEST
+
+START_TEST(threads_rnnencdec)
+{
+	threads_case("rnnencdec");
+}
+END_TEST
+
 START_TEST(select_duplicates)
 {
 	const char *arch[] = { "rnnsearch", "rnnencdec" };
@@ -939,6 +1000,8 @@ static Suite *suite(void)
 	tcase_add_test(t, padding_rnnsearch);
 	tcase_add_test(t, padding_rnnencdec);
 	tcase_add_test(t, padding_in_training);
+	tcase_add_test(t, threads_rnnsearch);
+	tcase_add_test(t, threads_rnnencdec);
 	tcase_add_test(t, select_duplicates);
 	tcase_add_test(t, paper_initialisation);
 	tcase_add_test(t, parameter_tables);
