@@ -32,15 +32,6 @@
 
 enum { B = 64, LEN = 25, STEPS = 30, V = 8000, REPS = 4 };
 
-/* Seconds of CPU time of the process, every thread. */
-static double cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* The best of REPS runs of fn, by the wall clock and by CPU time. */
 struct best {
 	double wall, cpu;
@@ -50,12 +41,12 @@ static int time_best(struct best *b, int (*fn)(void *), void *arg)
 {
 	b->wall = b->cpu = 1e30;
 	for (int r = 0; r < REPS; r++) {
-		double w = bench_now(), c = cpu_now();
+		double w = bench_now(), c = bench_cpu_now();
 
 		if (fn(arg) < 0)
 			return -1;
 		w = bench_now() - w;
-		c = cpu_now() - c;
+		c = bench_cpu_now() - c;
 		if (w < b->wall)
 			b->wall = w;
 		if (c < b->cpu)

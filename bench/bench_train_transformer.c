@@ -38,14 +38,6 @@ static void die(const char *what)
 	exit(1);
 }
 
-static double cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* Multiply-adds of the forward pass over S source and T target positions
  * of each of B sentences. */
 static double fwd_macs(double S, double T)
@@ -71,11 +63,11 @@ static double sgemm_rate(int M, int N, int K)
 	for (size_t i = 0; i < (size_t)N * K; i++)
 		b[i] = (float)(i % 5) * 0.1f;
 	for (int r = 0; r < 20; r++) {
-		double t0 = cpu_now();
+		double t0 = bench_cpu_now();
 
 		sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
-		if (r && cpu_now() - t0 < best)
-			best = cpu_now() - t0;
+		if (r && bench_cpu_now() - t0 < best)
+			best = bench_cpu_now() - t0;
 	}
 	free(a);
 	free(b);
@@ -116,14 +108,14 @@ int main(int argc, char **argv)
 	bench_batch(&tgt, B, LEN, V, 2);
 	m->training = 1;
 	for (int r = 0; r <= reps; r++) {
-		double t0 = cpu_now(), t1, t2;
+		double t0 = bench_cpu_now(), t1, t2;
 
 		if (m->arch->train_batch(m, &src, &tgt, 1e-3f, &nll, &ntok) < 0)
 			die("train_batch");
-		t1 = cpu_now();
+		t1 = bench_cpu_now();
 		optim_update(&o, m, clip_factor(&o, grad_norm(m->g, m->nw)));
 		memset(m->g, 0, m->nw * sizeof *m->g);
-		t2 = cpu_now();
+		t2 = bench_cpu_now();
 		if (r && t1 - t0 < step)	/* the first allocates */
 			step = t1 - t0;
 		if (r && t2 - t1 < upd)

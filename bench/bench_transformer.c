@@ -64,39 +64,6 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* CPU seconds of the process (one thread works). */
-static double cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* sgemm's rate in multiply-adds per CPU second on [M, K] x [N, K]^T, best
- * of a few (bench_sgemm_rate's, by the wall clock, drops with the load). */
-static double sgemm_rate_cpu(int M, int N, int K)
-{
-	float *a = calloc((size_t)M * K, sizeof(float));
-	float *b = calloc((size_t)N * K, sizeof(float));
-	float *c = calloc((size_t)M * N, sizeof(float));
-	double best = 1e30;
-
-	if (!a || !b || !c)
-		die("sgemm_rate_cpu");
-	sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);	/* warm up */
-	for (int r = 0; r < 10; r++) {
-		double t0 = cpu_now();
-		sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
-		t0 = cpu_now() - t0;
-		best = t0 < best ? t0 : best;
-	}
-	free(a);
-	free(b);
-	free(c);
-	return (double)M * N * K / best;
-}
-
 static int ntokens(const struct batch_ids *x)
 {
 	int n = 0;
@@ -157,10 +124,10 @@ static double train_speed(struct model *m, const struct batch_ids *src,
 	if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
 		die("train_batch");
 	for (int r = 0; r < reps; r++) {
-		double t0 = cpu_now();
+		double t0 = bench_cpu_now();
 		if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
 			die("train_batch");
-		double rate = ntok / (cpu_now() - t0);
+		double rate = ntok / (bench_cpu_now() - t0);
 		best = rate > best ? rate : best;
 	}
 	m->training = 0;
@@ -205,7 +172,7 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 			    !frame_put(&fr[b], &t))
 				die("frame");
 		}
-		double t0 = cpu_now();
+		double t0 = bench_cpu_now();
 		if (m->arch->embed(m, fp, B) < 0 ||
 		    m->arch->encode(m, fp, B) < 0 ||
 		    m->arch->attend(m, fp, B) < 0)
@@ -214,10 +181,10 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 		 * serve the next ones */
 		if (!keep && !(keep = m->arch->dec_new(m, fp, 1, 1)))
 			die("dec_new");
-		double t1 = cpu_now();
+		double t1 = bench_cpu_now();
 		if (search(m, fp, B, &o, res) < 0)
 			die("search");
-		double t2 = cpu_now();
+		double t2 = bench_cpu_now();
 		for (int b = 0; b < B; b++) {
 			ntok += res[b].hyp[0].len;
 			steps = res[b].hyp[0].len > steps ?
@@ -284,39 +251,39 @@ static void replay_step(const struct model *m, int M, int S, int t,
 				.scale = 0.125f, .q = x, .qs = d, .k = kp,
 				.v = vp, .ks = d, .vs = d, .out = y, .os = d,
 			};
-			t0 = cpu_now();
+			t0 = bench_cpu_now();
 			for (int i = 0; i < 4; i++)
 				linear_packed(y, x, M, &w[8 * l + i], NULL, 0);
-			p += cpu_now() - t0;
+			p += bench_cpu_now() - t0;
 			for (int i = 0; i < M; i++) {
 				kp[i] = self + (size_t)i * t * d;
 				vp[i] = self + kv + (size_t)i * t * d;
 			}
 			as.n = nt;
-			t0 = cpu_now();
+			t0 = bench_cpu_now();
 			attn_step(&as);
-			a += cpu_now() - t0;
-			t0 = cpu_now();
+			a += bench_cpu_now() - t0;
+			t0 = bench_cpu_now();
 			linear_packed(y, x, M, &w[8 * l + 4], NULL, 0);
 			linear_packed(y, x, M, &w[8 * l + 5], NULL, 0);
-			p += cpu_now() - t0;
+			p += bench_cpu_now() - t0;
 			for (int i = 0; i < M; i++) {
 				/* the rows of a sentence share its memory */
 				kp[i] = cross + (size_t)(i * B / M) * S * d;
 				vp[i] = cross + kv + (size_t)(i * B / M) * S * d;
 			}
 			as.n = ns;
-			t0 = cpu_now();
+			t0 = bench_cpu_now();
 			attn_step(&as);
-			a += cpu_now() - t0;
-			t0 = cpu_now();
+			a += bench_cpu_now() - t0;
+			t0 = bench_cpu_now();
 			linear_packed(y, x, M, &w[8 * l + 6], NULL, 1);
 			linear_packed(y, x, M, &w[8 * l + 7], NULL, 0);
-			p += cpu_now() - t0;
+			p += bench_cpu_now() - t0;
 		}
-		t0 = cpu_now();
+		t0 = bench_cpu_now();
 		linear_packed(y, x, M, &w[8 * L], NULL, 0);
-		p += cpu_now() - t0;
+		p += bench_cpu_now() - t0;
 		*prod = p < *prod ? p : *prod;
 		*att = a < *att ? a : *att;
 	}
@@ -362,7 +329,7 @@ int main(void)
 	m = make_model(&small, 1);
 	bench_batch(&src, B, LEN, small.V, 1);
 	bench_batch(&tgt, B, LEN, small.V, 2);
-	rate = sgemm_rate_cpu(B * LEN, small.F, small.D);
+	rate = bench_sgemm_rate(B * LEN, small.F, small.D);
 	tt = ntokens(&tgt);
 	ts = ntokens(&src);
 	train = train_speed(m, &src, &tgt, 3);
