@@ -5,9 +5,13 @@
  * symbol: one 64-bit key for any order, compared in one step.  So the
  * n-grams starting at one position are found order by order, and a
  * reference's stop at the first the hypothesis lacks (no longer one can be
- * there).  Word ids are small and dense: their unigrams are an array.  The
- * table is reused from segment to segment: a slot is in use when it bears
- * the current generation.  Symbols are code points (chrF) or word ids.
+ * there).  Word ids are small and dense: their unigrams are an array, and
+ * an n-gram's slot is found with no hashing at all, in an array of the
+ * children of every prefix by last word (when that fits in CHILD_MAX
+ * entries: the prefixes are the unigrams and at most len n-grams an order).
+ * The tables are reused from segment to segment: an entry is in use when
+ * it bears the current generation.  Symbols are code points (chrF) or word
+ * ids.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +28,18 @@ struct slot {
 	int32_t max;		/* largest count in a reference so far */
 };
 
+/* Entries of the children array at most: a slot in CHILD_BITS bits, its
+ * generation in the others (32-bit entries: half the cache of 64). */
+#define CHILD_BITS 18
+#define CHILD_MAX (1 << CHILD_BITS)
+#define CHILD_GEN_MAX ((1u << (32 - CHILD_BITS)) - 1)
+
 /*
  * The prefix of an n-gram's key: 0 for none, 1 + symbol for a dense
- * unigram, 1 + nsym + slot for the others.
+ * unigram, 1 + nsym + slot for the others.  With children, the slots are
+ * s[0..nused), in order, and the n-gram of prefix p (a unigram's symbol, or
+ * nsym + a slot) and last word x is child[p * nsym + x]: its slot, below
+ * its generation (<< CHILD_BITS).
  */
 struct ngram_table {
 	struct slot *s;
@@ -39,6 +52,10 @@ struct ngram_table {
 	uint32_t nsym, uni_cap;
 	int max_order;
 	uint32_t stamp;
+	int dense;		/* n-grams found among children, not hashed */
+	uint32_t *child;
+	size_t child_cap;
+	uint32_t child_gen;
 };
 
 struct ngram_table *ngram_new(void)
@@ -56,6 +73,7 @@ void ngram_free(struct ngram_table *t)
 		free(t->s);
 		free(t->used);
 		free(t->uni);
+		free(t->child);
 		free(t);
 	}
 }
@@ -115,6 +133,39 @@ static int reserve(struct ngram_table *t, size_t count, uint32_t nsym)
 	return 0;
 }
 
+/*
+ * Room in the children array for the n-grams of len word ids, nsym
+ * distinct, to max_order, and a new generation: dense is set, unless they
+ * would not fit in CHILD_MAX (they are hashed then).
+ */
+static int reserve_children(struct ngram_table *t, size_t len, uint32_t nsym, int max_order)
+{
+	/* the prefixes: unigrams, and any slot (they are numbered across
+	 * orders) */
+	size_t need = max_order > 1 ? (max_order - 1) * len : 0;
+
+	t->dense = 0;
+	if (!nsym || max_order < 2 || need + nsym > CHILD_MAX / nsym)
+		return 0;
+	need = (need + nsym) * nsym;
+	if (need > t->child_cap || t->child_gen == CHILD_GEN_MAX) {
+		size_t cap = need > t->child_cap ? need : t->child_cap;
+		uint32_t *c = calloc(cap, sizeof *c);
+
+		if (!c) {
+			err_set("out of memory for %zu n-grams", need);
+			return -1;
+		}
+		free(t->child);
+		t->child = c;
+		t->child_cap = cap;
+		t->child_gen = 0;
+	}
+	t->child_gen++;
+	t->dense = 1;
+	return 0;
+}
+
 /* One more of g in the current reference; match gets it if within the
  * hypothesis' count.  No branches: which way they go is anyone's guess. */
 static inline void count_ref(struct ngram_table *t, struct slot *g, int64_t *match)
@@ -125,6 +176,22 @@ static inline void count_ref(struct ngram_table *t, struct slot *g, int64_t *mat
 	g->max = g->cur > g->max ? g->cur : g->max;
 }
 
+/* The slot of the n-gram of prefix p and last word x among the children:
+ * made (of order n) when make, else NULL when the hypothesis lacks it. */
+static inline struct slot *child(struct ngram_table *t, size_t p, uint32_t x,
+				 int make, int n)
+{
+	uint32_t *c = &t->child[p * t->nsym + x];
+
+	if (*c >> CHILD_BITS == t->child_gen)
+		return &t->s[*c & (CHILD_MAX - 1)];
+	if (!make)
+		return NULL;
+	t->s[t->nused] = (struct slot){ .order = n };
+	*c = t->child_gen << CHILD_BITS | t->nused;
+	return &t->s[t->nused++];
+}
+
 int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 	       uint32_t nsym, int max_order, int64_t *total)
 {
@@ -133,7 +200,8 @@ int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 		err_set("%zu symbols in one segment: too many", len);
 		return -1;
 	}
-	if (reserve(t, len * max_order, nsym) < 0)
+	if (reserve(t, len * max_order, nsym) < 0 ||
+	    reserve_children(t, len, nsym, max_order) < 0)
 		return -1;
 	t->nused = 0;
 	t->nsym = nsym;
@@ -152,6 +220,17 @@ int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 			t->uni[hyp[i]].hyp++;
 			prefix = 1 + hyp[i];
 			n++;
+		}
+		if (t->dense) {
+			size_t p = hyp[i];
+
+			for (; n <= m; n++) {
+				struct slot *s = child(t, p, hyp[i + n - 1], 1, n);
+
+				s->hyp++;
+				p = nsym + (s - t->s);
+			}
+			continue;
 		}
 		for (; n <= m; n++) {
 			uint64_t key = prefix << 32 | hyp[i + n - 1];
@@ -192,6 +271,19 @@ void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 			prefix = 1 + ref[i];
 			n++;
 		}
+		if (t->dense) {
+			size_t p = ref[i];
+
+			for (; n <= m && ref[i + n - 1] < t->nsym; n++) {
+				struct slot *s = child(t, p, ref[i + n - 1], 0, n);
+
+				if (!s)
+					break;
+				count_ref(t, s, &match[n - 1]);
+				p = t->nsym + (s - t->s);
+			}
+			continue;
+		}
 		for (; n <= m; n++) {
 			struct slot *s = find(t, prefix << 32 | ref[i + n - 1]);
 
@@ -215,7 +307,7 @@ void ngram_clipped(const struct ngram_table *t, int64_t *correct)
 	for (uint32_t k = 0; k < t->nsym; k++)
 		correct[0] += clipped(&t->uni[k]);
 	for (size_t k = 0; k < t->nused; k++) {
-		const struct slot *g = &t->s[t->used[k]];
+		const struct slot *g = &t->s[t->dense ? k : t->used[k]];
 
 		correct[g->order - 1] += clipped(g);
 	}

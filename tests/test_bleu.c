@@ -245,6 +245,96 @@ START_TEST(test_ngram_statistics)
 }
 END_TEST
 
+/* The count of the n-gram at a[i..i+n) in b[0..len). */
+static int64_t naive_count(const uint32_t *a, size_t i, int n, const uint32_t *b, size_t len)
+{
+	int64_t c = 0;
+
+	for (size_t j = 0; j + n <= len; j++)
+		c += memcmp(a + i, b + j, n * sizeof *a) == 0;
+	return c;
+}
+
+/*
+ * The n-gram table against counting by hand, segment after segment in one
+ * table: short segments of few words (their n-grams found among children),
+ * long ones of many (hashed), and code points (nsym 0, hashed).
+ */
+START_TEST(test_ngram_table_naive)
+{
+	enum { NREF = 2, ORDER = 4 };
+	static uint32_t hyp[500], ref[NREF][500];
+	struct ngram_table *t = ngram_new();
+	struct rng r;
+
+	ck_assert_ptr_nonnull(t);
+	rng_seed(&r, 11);
+	for (int seg = 0; seg < 40; seg++) {
+		int big = seg % 5 == 4, cps = seg % 7 == 6;
+		size_t len = big ? 400 + rng_below(&r, 100) : rng_below(&r, 40);
+		uint32_t nsym = big ? 300 : 1 + rng_below(&r, 8);
+		size_t rlen[NREF];
+		int64_t total[ORDER], match[ORDER], rtotal[ORDER], correct[ORDER];
+		int64_t want_match[NREF][ORDER], want_correct[ORDER] = { 0 };
+		int ok = 1;
+
+		/* hypothesis ids 0..nsym-1 each used (as word_ids gives them),
+		 * references of those and unknown words */
+		for (size_t i = 0; i < len; i++)
+			hyp[i] = i < nsym ? i : rng_below(&r, nsym);
+		if (len < nsym)
+			nsym = len;
+		for (int k = 0; k < NREF; k++) {
+			rlen[k] = big ? 400 : rng_below(&r, 40);
+			for (size_t i = 0; i < rlen[k]; i++)
+				ref[k][i] = rng_below(&r, 8) == 0 ? WORD_UNKNOWN :
+					    nsym ? (uint32_t)rng_below(&r, nsym) : 0;
+			if (big)	/* long shared runs */
+				memcpy(ref[k] + 50, hyp + 100, 200 * sizeof *hyp);
+		}
+		if (cps)	/* code points: any values */
+			for (size_t i = 0; i < len; i++)
+				hyp[i] += 0x10000;
+		for (int k = 0; k < NREF && cps; k++)
+			for (size_t i = 0; i < rlen[k]; i++)
+				ref[k][i] += 0x10000;
+		for (int n = 1; n <= ORDER; n++) {
+			for (int k = 0; k < NREF; k++)
+				want_match[k][n - 1] = 0;
+			for (size_t i = 0; i + n <= len; i++) {
+				int64_t h = naive_count(hyp, i, n, hyp, len), mx = 0;
+
+				/* each distinct n-gram once: at its first place */
+				if (naive_count(hyp, i, n, hyp, i + n - 1) > 0)
+					continue;
+				for (int k = 0; k < NREF; k++) {
+					int64_t c = naive_count(hyp, i, n, ref[k], rlen[k]);
+
+					want_match[k][n - 1] += c < h ? c : h;
+					mx = c > mx ? c : mx;
+				}
+				want_correct[n - 1] += mx < h ? mx : h;
+			}
+		}
+		ck_assert_int_eq(ngram_load(t, hyp, len, cps ? 0 : nsym, ORDER, total), 0);
+		for (int k = 0; k < NREF; k++) {
+			ngram_match(t, ref[k], rlen[k], match, rtotal);
+			for (int n = 1; n <= ORDER; n++)
+				ok &= match[n - 1] == want_match[k][n - 1] &&
+				      rtotal[n - 1] == (rlen[k] >= (size_t)n ? (int64_t)(rlen[k] - n + 1) : 0);
+		}
+		ngram_clipped(t, correct);
+		for (int n = 1; n <= ORDER; n++)
+			ok &= correct[n - 1] == want_correct[n - 1] &&
+			      total[n - 1] == (len >= (size_t)n ? (int64_t)(len - n + 1) : 0);
+		if (!ok)
+			ck_abort_msg("segment %d (%zu symbols, %u distinct): counts differ",
+				     seg, len, nsym);
+	}
+	ngram_free(t);
+}
+END_TEST
+
 /* Word ids: equal words share one, others differ, whatever their length. */
 START_TEST(test_word_ids)
 {
@@ -900,6 +990,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_brevity_penalty);
 	tcase_add_test(t, test_closest_ref_len);
 	tcase_add_test(t, test_ngram_statistics);
+	tcase_add_test(t, test_ngram_table_naive);
 	tcase_add_test(t, test_word_ids);
 	tcase_add_test(t, test_multi_reference_clipping);
 	tcase_add_test(t, test_degenerate_segments);
