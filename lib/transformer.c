@@ -402,16 +402,11 @@ static void plan_sub(struct sub_acts *s, struct arena *a, const struct fwd *f,
 static void plan_mha(struct mha_acts *m, struct arena *a, const struct fwd *f,
 		     int H, size_t Tq, size_t Tk, int d)
 {
-	size_t np = (size_t)f->B * H * Tq * Tk;
-
 	m->q = TAKEF(a, f->B * Tq * d);
 	m->k = TAKEF(a, f->B * Tk * d);
 	m->v = TAKEF(a, f->B * Tk * d);
 	m->ctx = TAKEF(a, f->B * Tq * d);
 	m->lse = TAKEF(a, (size_t)f->B * H * Tq);
-	m->p = f->drop > 0 ? TAKEF(a, np) : NULL;
-	m->pd = f->drop > 0 ? TAKEF(a, np) : NULL;
-	m->pmask = f->drop > 0 ? TAKEB(a, np) : NULL;
 }
 
 static size_t maxz(size_t a, size_t b)

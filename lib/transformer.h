@@ -109,10 +109,8 @@ struct mha_acts {
 	float *q, *k, *v;	/* [B*Tq, d], [B*Tk, d], [B*Tk, d] */
 	float *ctx;		/* [B*Tq, d] heads side by side, before Wo */
 	float *lse;		/* [B, H, Tq] */
-	uint64_t seed;		/* of the attention dropout's mask */
-	/* unused (the kernel makes the dropout mask again from the seed): */
-	float *p, *pd;
-	uint8_t *pmask;
+	uint64_t seed;		/* of the attention dropout's mask, which
+				   the backward kernel makes again */
 };
 
 struct mha_dims {
