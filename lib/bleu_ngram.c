@@ -22,7 +22,6 @@ struct slot {
 	uint64_t key;		/* prefix << 32 | last symbol */
 	uint32_t gen;		/* in use when equal to the table's gen */
 	uint32_t stamp;		/* cur counts in the reference of this stamp */
-	int32_t order;
 	int32_t hyp;		/* count in the hypothesis */
 	int32_t cur;		/* count in the current reference */
 	int32_t max;		/* largest count in a reference so far */
@@ -46,12 +45,12 @@ struct ngram_table {
 	size_t cap;		/* a power of two */
 	int shift;		/* 64 - log2(cap) */
 	uint32_t gen;
-	uint32_t *used;		/* the slots in use, for ngram_clipped */
-	size_t nused;
+	size_t nused;		/* slots made among children: s[0..nused) */
 	struct slot *uni;	/* by symbol when they are dense (nsym > 0) */
 	uint32_t nsym, uni_cap;
 	int max_order;
 	uint32_t stamp;
+	int64_t correct[NGRAM_MAX_ORDER];	/* clipped matches so far */
 	int dense;		/* n-grams found among children, not hashed */
 	uint32_t *child;
 	size_t child_cap;
@@ -71,7 +70,6 @@ void ngram_free(struct ngram_table *t)
 {
 	if (t) {
 		free(t->s);
-		free(t->used);
 		free(t->uni);
 		free(t->child);
 		free(t);
@@ -103,18 +101,14 @@ static int reserve(struct ngram_table *t, size_t count, uint32_t nsym)
 	}
 	if (cap > t->cap || ++t->gen == 0) {
 		struct slot *s = calloc(cap > t->cap ? cap : t->cap, sizeof *s);
-		uint32_t *used = cap > t->cap ? malloc(cap / 2 * sizeof *used) : NULL;
 
-		if (!s || (cap > t->cap && !used)) {
-			free(s);
+		if (!s) {
 			err_set("out of memory for %zu n-grams", count);
 			return -1;
 		}
 		free(t->s);
 		t->s = s;
 		if (cap > t->cap) {
-			free(t->used);
-			t->used = used;
 			t->cap = cap;
 			t->shift = 64 - bits;
 		}
@@ -166,20 +160,24 @@ static int reserve_children(struct ngram_table *t, size_t len, uint32_t nsym, in
 	return 0;
 }
 
-/* One more of g in the current reference; match gets it if within the
- * hypothesis' count.  No branches: which way they go is anyone's guess. */
-static inline void count_ref(struct ngram_table *t, struct slot *g, int64_t *match)
+/*
+ * One more of g (of order n) in the current reference; match gets it if
+ * within the hypothesis' count, and the clipped matches when it is also
+ * past the largest count of the references before (the largest count rises
+ * a step at a time).  No branches: which way they go is anyone's guess.
+ */
+static inline void count_ref(struct ngram_table *t, struct slot *g, int n, int64_t *match)
 {
 	g->cur = (g->stamp == t->stamp ? g->cur : 0) + 1;
 	g->stamp = t->stamp;
 	*match += g->cur <= g->hyp;
+	t->correct[n - 1] += (g->cur > g->max) & (g->cur <= g->hyp);
 	g->max = g->cur > g->max ? g->cur : g->max;
 }
 
 /* The slot of the n-gram of prefix p and last word x among the children:
- * made (of order n) when make, else NULL when the hypothesis lacks it. */
-static inline struct slot *child(struct ngram_table *t, size_t p, uint32_t x,
-				 int make, int n)
+ * made when make, else NULL when the hypothesis lacks it. */
+static inline struct slot *child(struct ngram_table *t, size_t p, uint32_t x, int make)
 {
 	uint32_t *c = &t->child[p * t->nsym + x];
 
@@ -187,7 +185,7 @@ static inline struct slot *child(struct ngram_table *t, size_t p, uint32_t x,
 		return &t->s[*c & (CHILD_MAX - 1)];
 	if (!make)
 		return NULL;
-	t->s[t->nused] = (struct slot){ .order = n };
+	t->s[t->nused] = (struct slot){ 0 };
 	*c = t->child_gen << CHILD_BITS | t->nused;
 	return &t->s[t->nused++];
 }
@@ -207,10 +205,11 @@ int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 	t->nsym = nsym;
 	t->max_order = max_order;
 	t->stamp = 0;
-	for (uint32_t k = 0; k < nsym; k++)
-		t->uni[k] = (struct slot){ .order = 1 };
-	for (int n = 1; n <= max_order; n++)
+	memset(t->uni, 0, nsym * sizeof *t->uni);
+	for (int n = 1; n <= max_order; n++) {
 		total[n - 1] = len >= (size_t)n ? len - n + 1 : 0;
+		t->correct[n - 1] = 0;
+	}
 	for (size_t i = 0; i < len; i++) {
 		int m = len - i < (size_t)max_order ? (int)(len - i) : max_order;
 		uint64_t prefix = 0;
@@ -225,7 +224,7 @@ int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 			size_t p = hyp[i];
 
 			for (; n <= m; n++) {
-				struct slot *s = child(t, p, hyp[i + n - 1], 1, n);
+				struct slot *s = child(t, p, hyp[i + n - 1], 1);
 
 				s->hyp++;
 				p = nsym + (s - t->s);
@@ -237,8 +236,7 @@ int ngram_load(struct ngram_table *t, const uint32_t *hyp, size_t len,
 			struct slot *s = find(t, key);
 
 			if (s->gen != t->gen) {
-				*s = (struct slot){ .key = key, .gen = t->gen, .order = n };
-				t->used[t->nused++] = s - t->s;
+				*s = (struct slot){ .key = key, .gen = t->gen };
 			}
 			s->hyp++;
 			prefix = 1 + nsym + (s - t->s);
@@ -267,7 +265,7 @@ void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 		if (t->nsym) {
 			if (ref[i] >= t->nsym)
 				continue;
-			count_ref(t, &t->uni[ref[i]], &match[0]);
+			count_ref(t, &t->uni[ref[i]], 1, &match[0]);
 			prefix = 1 + ref[i];
 			n++;
 		}
@@ -275,11 +273,11 @@ void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 			size_t p = ref[i];
 
 			for (; n <= m && ref[i + n - 1] < t->nsym; n++) {
-				struct slot *s = child(t, p, ref[i + n - 1], 0, n);
+				struct slot *s = child(t, p, ref[i + n - 1], 0);
 
 				if (!s)
 					break;
-				count_ref(t, s, &match[n - 1]);
+				count_ref(t, s, n, &match[n - 1]);
 				p = t->nsym + (s - t->s);
 			}
 			continue;
@@ -289,28 +287,15 @@ void ngram_match(struct ngram_table *t, const uint32_t *ref, size_t len,
 
 			if (s->gen != t->gen)
 				break;
-			count_ref(t, s, &match[n - 1]);
+			count_ref(t, s, n, &match[n - 1]);
 			prefix = 1 + t->nsym + (s - t->s);
 		}
 	}
 }
 
-static inline int64_t clipped(const struct slot *g)
-{
-	return g->hyp < g->max ? g->hyp : g->max;
-}
-
 void ngram_clipped(const struct ngram_table *t, int64_t *correct)
 {
-	for (int n = 0; n < t->max_order; n++)
-		correct[n] = 0;
-	for (uint32_t k = 0; k < t->nsym; k++)
-		correct[0] += clipped(&t->uni[k]);
-	for (size_t k = 0; k < t->nused; k++) {
-		const struct slot *g = &t->s[t->dense ? k : t->used[k]];
-
-		correct[g->order - 1] += clipped(g);
-	}
+	memcpy(correct, t->correct, t->max_order * sizeof *correct);
 }
 
 /* ---- word ids ---- */
