@@ -200,6 +200,15 @@ int word_ids_lookup(const struct word_ids *w, const struct bleu_words *ref, stru
 /* The number of distinct words of the hypothesis: its ids are below it. */
 uint32_t word_ids_count(const struct word_ids *w);
 
+/* The same for code points (any Unicode scalar value): chrF's characters. */
+struct char_ids;
+
+struct char_ids *char_ids_new(void);
+void char_ids_free(struct char_ids *c);
+int char_ids_load(struct char_ids *c, const uint32_t *cps, size_t n, struct bleu_buf *ids);
+int char_ids_lookup(const struct char_ids *c, const uint32_t *cps, size_t n, struct bleu_buf *ids);
+uint32_t char_ids_count(const struct char_ids *c);
+
 /* ---- metrics (bleu.c, chrf.c, bleu_metric.c) ---- */
 
 #define BLEU_ORDER 4

@@ -17,6 +17,7 @@
 /* The processed form of one side (hypothesis or reference). */
 struct side {
 	struct bleu_buf cps, low, chars, ids;	/* code points, lowercased */
+	struct bleu_buf char_ids;
 	struct bleu_bytes text, tok;		/* lowercased; 13a's unescaped */
 	struct bleu_words words, split;
 };
@@ -24,6 +25,7 @@ struct side {
 struct metric_work {
 	struct side hyp, ref;
 	struct word_ids *ids;
+	struct char_ids *char_ids;
 	struct ngram_table *chars, *words;
 	int64_t *ref_lens;
 	int64_t *cand;		/* chrF: statistics against one reference */
@@ -36,6 +38,7 @@ static void side_free(struct side *s)
 	bleu_buf_free(&s->low);
 	bleu_buf_free(&s->chars);
 	bleu_buf_free(&s->ids);
+	bleu_buf_free(&s->char_ids);
 	bleu_bytes_free(&s->text);
 	bleu_bytes_free(&s->tok);
 	bleu_words_free(&s->words);
@@ -64,7 +67,9 @@ int metric_init(struct metric *m, enum metric_kind kind,
 		m->nstats = 3 * (chrf->char_order + chrf->word_order);
 	}
 	w = m->work = calloc(1, sizeof *w);
-	if (!w || !(w->ids = word_ids_new()) || !(w->chars = ngram_new()) ||
+	if (!w || !(w->ids = word_ids_new()) ||
+	    (kind == METRIC_CHRF && !(w->char_ids = char_ids_new())) ||
+	    !(w->chars = ngram_new()) ||
 	    !(w->words = ngram_new()) ||
 	    !(w->cand = malloc(m->nstats * sizeof *w->cand))) {
 		metric_free(m);
@@ -83,6 +88,7 @@ void metric_free(struct metric *m)
 	side_free(&w->hyp);
 	side_free(&w->ref);
 	word_ids_free(w->ids);
+	char_ids_free(w->char_ids);
 	ngram_free(w->chars);
 	ngram_free(w->words);
 	free(w->ref_lens);
@@ -186,8 +192,11 @@ static int chrf_segment(struct metric *m, struct bleu_text hyp,
 	int64_t match[2 * NGRAM_MAX_ORDER];
 	double best = -1.0;
 
+	/* characters as small ids: their n-grams are found among children */
 	if (chrf_side(m, hyp, &w->hyp) < 0 ||
-	    ngram_load(w->chars, w->hyp.chars.c, w->hyp.chars.n, 0, nc, hyp_total) < 0)
+	    char_ids_load(w->char_ids, w->hyp.chars.c, w->hyp.chars.n, &w->hyp.char_ids) < 0 ||
+	    ngram_load(w->chars, w->hyp.char_ids.c, w->hyp.char_ids.n,
+		       char_ids_count(w->char_ids), nc, hyp_total) < 0)
 		return -1;
 	if (nw && (word_ids_load(w->ids, &w->hyp.split, &w->hyp.ids) < 0 ||
 		   ngram_load(w->words, w->hyp.ids.c, w->hyp.ids.n,
@@ -198,7 +207,10 @@ static int chrf_segment(struct metric *m, struct bleu_text hyp,
 
 		if (chrf_side(m, refs[r], &w->ref) < 0)
 			return -1;
-		ngram_match(w->chars, w->ref.chars.c, w->ref.chars.n, match, ref_total);
+		if (char_ids_lookup(w->char_ids, w->ref.chars.c, w->ref.chars.n,
+				    &w->ref.char_ids) < 0)
+			return -1;
+		ngram_match(w->chars, w->ref.char_ids.c, w->ref.char_ids.n, match, ref_total);
 		if (nw) {
 			if (word_ids_lookup(w->ids, &w->ref.split, &w->ref.ids) < 0)
 				return -1;

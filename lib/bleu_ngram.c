@@ -5,13 +5,13 @@
  * symbol: one 64-bit key for any order, compared in one step.  So the
  * n-grams starting at one position are found order by order, and a
  * reference's stop at the first the hypothesis lacks (no longer one can be
- * there).  Word ids are small and dense: their unigrams are an array, and
- * an n-gram's slot is found with no hashing at all, in an array of the
- * children of every prefix by last word (when that fits in CHILD_MAX
+ * there).  Symbols are ids, small and dense (of words, or of chrF's
+ * characters, given below), or any 32-bit values.  Ids' unigrams are an
+ * array, and an n-gram's slot is found with no hashing at all, in an array
+ * of the children of every prefix by last id (when that fits in CHILD_MAX
  * entries: the prefixes are the unigrams and at most len n-grams an order).
  * The tables are reused from segment to segment: an entry is in use when
- * it bears the current generation.  Symbols are code points (chrF) or word
- * ids.
+ * it bears the current generation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -436,4 +436,74 @@ int word_ids_lookup(const struct word_ids *w, const struct bleu_words *ref, stru
 uint32_t word_ids_count(const struct word_ids *w)
 {
 	return w->count;
+}
+
+/* ---- character ids ---- */
+
+#define CHAR_LIMIT 0x110000	/* code points are below it */
+
+/* A code point's id, below its generation (<< 32), in an array by code
+ * point: untouched pages of it (most) cost nothing. */
+struct char_ids {
+	uint64_t *id;
+	uint32_t gen, count;
+};
+
+struct char_ids *char_ids_new(void)
+{
+	struct char_ids *c = calloc(1, sizeof *c);
+
+	if (!c || !(c->id = calloc(CHAR_LIMIT, sizeof *c->id))) {
+		free(c);
+		err_set("out of memory");
+		return NULL;
+	}
+	return c;
+}
+
+void char_ids_free(struct char_ids *c)
+{
+	if (c) {
+		free(c->id);
+		free(c);
+	}
+}
+
+int char_ids_load(struct char_ids *c, const uint32_t *cps, size_t n, struct bleu_buf *ids)
+{
+	ids->n = 0;
+	if (bleu_buf_reserve(ids, n) < 0)
+		return -1;
+	/* a new generation forgets the previous hypothesis */
+	if (++c->gen == 0) {
+		memset(c->id, 0, CHAR_LIMIT * sizeof *c->id);
+		c->gen = 1;
+	}
+	c->count = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *e = &c->id[cps[i]];
+
+		if (*e >> 32 != c->gen)
+			*e = (uint64_t)c->gen << 32 | c->count++;
+		ids->c[ids->n++] = (uint32_t)*e;
+	}
+	return 0;
+}
+
+int char_ids_lookup(const struct char_ids *c, const uint32_t *cps, size_t n, struct bleu_buf *ids)
+{
+	ids->n = 0;
+	if (bleu_buf_reserve(ids, n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = c->id[cps[i]];
+
+		ids->c[ids->n++] = e >> 32 == c->gen ? (uint32_t)e : WORD_UNKNOWN;
+	}
+	return 0;
+}
+
+uint32_t char_ids_count(const struct char_ids *c)
+{
+	return c->count;
 }

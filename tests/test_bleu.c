@@ -394,6 +394,36 @@ START_TEST(test_word_ids)
 }
 END_TEST
 
+/* Character ids: in order of first appearance, over all of Unicode; a
+ * reference's characters the hypothesis lacks are unknown. */
+START_TEST(test_char_ids)
+{
+	const uint32_t hyp[] = { 'a', 0x10FFFF, 'a', 0, 0x4E2D, 0x10FFFF };
+	const uint32_t want[] = { 0, 1, 0, 2, 3, 1 };
+	const uint32_t ref[] = { 0x4E2D, 'b', 0, 0x10FFFE, 'a' };
+	const uint32_t rwant[] = { 3, WORD_UNKNOWN, 2, WORD_UNKNOWN, 0 };
+	struct char_ids *c = char_ids_new();
+	struct bleu_buf ids = { 0 };
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(char_ids_load(c, hyp, 6, &ids), 0);
+	ck_assert_int_eq(char_ids_count(c), 4);
+	ck_assert_uint_eq(ids.n, 6);
+	ck_assert_mem_eq(ids.c, want, sizeof want);
+	ck_assert_int_eq(char_ids_lookup(c, ref, 5, &ids), 0);
+	ck_assert_uint_eq(ids.n, 5);
+	ck_assert_mem_eq(ids.c, rwant, sizeof rwant);
+	/* the next hypothesis forgets this one */
+	ck_assert_int_eq(char_ids_load(c, ref, 2, &ids), 0);
+	ck_assert_int_eq(char_ids_count(c), 2);
+	ck_assert_int_eq(char_ids_lookup(c, hyp, 2, &ids), 0);
+	ck_assert_uint_eq(ids.c[0], WORD_UNKNOWN);
+	ck_assert_uint_eq(ids.c[1], WORD_UNKNOWN);
+	char_ids_free(c);
+	bleu_buf_free(&ids);
+}
+END_TEST
+
 START_TEST(test_multi_reference_clipping)
 {
 	/* "the" x4: one reference has it twice, the other once: clip at 2;
@@ -992,6 +1022,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_ngram_statistics);
 	tcase_add_test(t, test_ngram_table_naive);
 	tcase_add_test(t, test_word_ids);
+	tcase_add_test(t, test_char_ids);
 	tcase_add_test(t, test_multi_reference_clipping);
 	tcase_add_test(t, test_degenerate_segments);
 	tcase_add_test(t, test_readme_corpus);
