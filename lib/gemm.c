@@ -227,27 +227,32 @@ static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
 /*
  * The small-M path, by blocks of kc as the blocked one, through kernels
  * that vectorise along the wide side, never along k: with B stored [K, N],
- * across j (rows of B scaled and added); with B stored [N, K], across i,
- * from op(A) transposed (copied when A is stored [M, K]: it is small), with
- * entries of B's rows broadcast, each row of B read once per GEMM_TL rows
- * of C.
+ * across j (rows of B scaled and added); with B stored [N, K] and up to
+ * COLS_M rows, across j too (blocks of B's rows transposed in registers);
+ * beyond, across i, from op(A) transposed (copied when A is stored [M, K]:
+ * it is small), with entries of B's rows broadcast, each row of B read
+ * once per GEMM_TL rows of C.
  */
+#define COLS_M GEMM_CM
+
 static int gemm_small(const struct gemm_ukr *u, int ta, int tb, int M,
 		      int N, int K, float alpha, const float *A, long lda,
 		      const float *B, long ldb, float *C, long ldc)
 {
-	float *t = kern_scratch(2, sizeof(float) * M *
-				(tb ? u->kc : GEMM_NB));
+	int across_j = !tb || M <= COLS_M;
+	float *t = kern_scratch(2, sizeof(float) * (!tb ? M * GEMM_NB :
+				across_j ? (GEMM_CM + 8) * u->kc : M * u->kc));
 	const float *x[GEMM_TR];
 
 	if (!t)
 		return -1;
 	for (int pc = 0; pc < K; pc += u->kc) {
 		int kc = K - pc < u->kc ? K - pc : u->kc;
-		if (!tb) {
-			u->rows(M, N, kc, alpha, at_a(ta, A, lda, 0, pc),
-				ta ? 1 : lda, ta ? lda : 1,
-				B + (long)pc * ldb, ldb, C, ldc, t);
+		if (across_j) {
+			(tb ? u->cols : u->rows)(M, N, kc, alpha,
+				at_a(ta, A, lda, 0, pc), ta ? 1 : lda,
+				ta ? lda : 1, at_b(tb, B, ldb, pc, 0), ldb, C,
+				ldc, t);
 			continue;
 		}
 		const float *y = A + (long)pc * lda;

@@ -88,6 +88,7 @@ const struct gemm_ukr gemm_ukr_avx2 = {
 	.small_m = 16,
 	.tile = gemm_tile_avx2,
 	.rows = gemm_rows_avx2,
+	.cols = gemm_cols_avx2,
 };
 
 /*
@@ -203,5 +204,209 @@ void gemm_rows_avx2(int M, int N, int kc, float alpha, const float *A,
 				str(c + j, rem, _mm256_fmadd_ps(al, ldr(s + j, rem),
 								ldr(c + j, rem)));
 		}
+	}
+}
+
+/*
+ * Four steps of k of eight rows of B (at p, row stride ldb), transposed:
+ * out[q] holds the entries at k + q of rows 0..7.  Rows c and c + 4 are
+ * loaded into the two halves of one register, so that the transpose needs
+ * no lane crossing: two unpacks and two shuffles per output.
+ */
+static inline __attribute__((always_inline)) void
+cols_t4(const float *p, long ldb, __m256 out[4])
+{
+	__m256 u[4];
+
+#pragma GCC unroll 4
+	for (int c = 0; c < 4; c++)
+		u[c] = _mm256_loadu2_m128(p + (c + 4) * ldb, p + c * ldb);
+	__m256 t0 = _mm256_unpacklo_ps(u[0], u[1]);
+	__m256 t1 = _mm256_unpackhi_ps(u[0], u[1]);
+	__m256 t2 = _mm256_unpacklo_ps(u[2], u[3]);
+	__m256 t3 = _mm256_unpackhi_ps(u[2], u[3]);
+	out[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+	out[1] = _mm256_shuffle_ps(t0, t2, 0xee);
+	out[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+	out[3] = _mm256_shuffle_ps(t1, t3, 0xee);
+}
+
+/*
+ * Four steps of k (k + 4 <= kc) of cols_block, on its block v of rows;
+ * pf: whether to fetch the line COLS_AHEAD floats ahead in each of them.
+ */
+#define COLS_AHEAD 128
+
+static inline __attribute__((always_inline)) void
+cols_step(int MB, int v, const float *a, const float *b, long ldb, long k,
+	  int pf, __m256 acc[][4])
+{
+	__m256 t[4];
+	const float *p = b + 8 * v * ldb + k;
+
+	/* one pointer per block of rows, not one per row (32 would not fit
+	 * in the registers), and a's entries broadcast again for each block
+	 * (16 kept from the last would not fit either) */
+	__asm__("" : "+r"(p), "+r"(a));
+	if (pf)
+#pragma GCC unroll 8
+		for (int c = 0; c < 8; c++)
+			_mm_prefetch((const char *)(p + c * ldb + COLS_AHEAD),
+				     _MM_HINT_T1);
+	cols_t4(p, ldb, t);
+#pragma GCC unroll 4
+	for (int q = 0; q < 4; q++)
+#pragma GCC unroll 4
+		for (int i = 0; i < MB; i++)
+			acc[i][v] = _mm256_fmadd_ps(_mm256_broadcast_ss(a +
+						    (k + q) * MB + i), t[q],
+						    acc[i][v]);
+}
+
+/*
+ * Round n of cols_block's skewed loop: block v of rows takes its k from
+ * 16 (n - v) (all: every block has one), four steps of k of each block in
+ * turn, so that JB chains run side by side.
+ */
+static inline __attribute__((always_inline)) void
+cols_round(int MB, int JB, int all, const float *a, const float *b,
+	   long ldb, long n, long nb, int kc, __m256 acc[][4])
+{
+#pragma GCC unroll 4
+	for (int s = 0; s < 16; s += 4)
+#pragma GCC unroll 4
+		for (int v = 0; v < JB; v++) {
+			long kv = (n - v) * 16;
+			if (all || (kv >= 0 && kv < nb * 16))
+				cols_step(MB, v, a, b, ldb, kv + s, s == 0 &&
+					  kv + COLS_AHEAD < kc, acc);
+		}
+}
+
+/*
+ * MB (constant) rows of C by 8 JB (constant) rows of B at b: acc across
+ * j, one chain per row of C and block of 8 (MB JB chains, to hide the
+ * FMA's latency), fed four steps of k at a time by the transpose.  Each
+ * block of rows takes a whole cache line (16 steps) in turn: rows a power
+ * of two apart share a few sets of L1, too few to hold a line of every
+ * row.  More rows than the hardware prefetcher follows: each is fetched
+ * COLS_AHEAD floats ahead.  a: op(A) packed [kc, MB].  C: nj columns.
+ */
+static inline __attribute__((always_inline)) void
+cols_block(int MB, int JB, int kc, float alpha, const float *a,
+	   const float *b, long ldb, int nj, float *C, long ldc)
+{
+	__m256 acc[4][4];
+	long k = 0;
+
+#pragma GCC unroll 4
+	for (int i = 0; i < MB; i++)
+#pragma GCC unroll 4
+		for (int v = 0; v < JB; v++)
+			acc[i][v] = _mm256_setzero_ps();
+	long nb = kc / 16, n = 0;
+	for (; n < JB - 1; n++)
+		cols_round(MB, JB, 0, a, b, ldb, n, nb, kc, acc);
+	for (; n < nb; n++)
+		cols_round(MB, JB, 1, a, b, ldb, n, nb, kc, acc);
+	for (; n < nb + JB - 1; n++)
+		cols_round(MB, JB, 0, a, b, ldb, n, nb, kc, acc);
+	k = nb * 16;
+	for (; k + 4 <= kc; k += 4)
+#pragma GCC unroll 4
+		for (int v = 0; v < JB; v++)
+			cols_step(MB, v, a, b, ldb, k, 0, acc);
+	for (; k < kc; k++)
+#pragma GCC unroll 4
+		for (int v = 0; v < JB; v++) {
+			const float *x = b + 8 * v * ldb + k;
+			__m256 bk = _mm256_setr_ps(x[0], x[ldb], x[2 * ldb],
+						   x[3 * ldb], x[4 * ldb],
+						   x[5 * ldb], x[6 * ldb],
+						   x[7 * ldb]);
+#pragma GCC unroll 4
+			for (int i = 0; i < MB; i++)
+				acc[i][v] = _mm256_fmadd_ps(_mm256_broadcast_ss(
+						a + k * MB + i), bk, acc[i][v]);
+		}
+	__m256 al = _mm256_set1_ps(alpha);
+#pragma GCC unroll 4
+	for (int i = 0; i < MB; i++)
+#pragma GCC unroll 4
+		for (int v = 0; v < JB; v++) {
+			float *c = C + i * ldc + 8 * v;
+			long rem = nj - 8 * v;
+			if (rem > 0)
+				str(c, rem, _mm256_fmadd_ps(al, acc[i][v],
+							    ldr(c, rem)));
+		}
+}
+
+/* cols_block for MB rows (1 to 4), JB as large as the registers allow. */
+static void cols_rows(int MB, int wide, int kc, float alpha, const float *a,
+		      const float *b, long ldb, int nj, float *C,
+		      long ldc)
+{
+	switch (MB * 2 + wide) {
+	case 3:
+		cols_block(1, 4, kc, alpha, a, b, ldb, nj, C, ldc);
+		break;
+	case 5:
+		cols_block(2, 2, kc, alpha, a, b, ldb, nj, C, ldc);
+		break;
+	case 7:
+		cols_block(3, 2, kc, alpha, a, b, ldb, nj, C, ldc);
+		break;
+	case 9:
+		cols_block(4, 2, kc, alpha, a, b, ldb, nj, C, ldc);
+		break;
+	case 2:
+		cols_block(1, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+		break;
+	case 4:
+		cols_block(2, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+		break;
+	case 6:
+		cols_block(3, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+		break;
+	default:
+		cols_block(4, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+	}
+}
+
+/*
+ * The small-M kernel for B stored [N, K] (kern_impl.h), vectorised across
+ * j: blocks of up to 4 rows of C (op(A) packed into acc), each over wide
+ * blocks of rows of B, then blocks of 8, then the last few rows copied
+ * into acc as a block of 8 (rows past N: zeros, not stored).
+ */
+void gemm_cols_avx2(int M, int N, int kc, float alpha, const float *A,
+		    long ars, long acs, const float *B, long ldb, float *C,
+		    long ldc, float *acc)
+{
+	float *e = acc + (size_t)4 * kc;
+
+	for (int i0 = 0; i0 < M; i0 += 4) {
+		int mb = M - i0 < 4 ? M - i0 : 4;
+		int jw = mb == 1 ? 32 : 16, j0 = 0;
+		float *c = C + (long)i0 * ldc;
+		for (int k = 0; k < kc; k++)
+			for (int i = 0; i < mb; i++)
+				acc[k * mb + i] = A[(i0 + i) * ars + k * acs];
+		for (; j0 + jw <= N; j0 += jw) {
+			const float *b = B + j0 * ldb;
+			cols_rows(mb, 1, kc, alpha, acc, b, ldb, jw, c + j0,
+				  ldc);
+		}
+		for (; j0 + 8 <= N; j0 += 8)
+			cols_rows(mb, 0, kc, alpha, acc, B + j0 * ldb, ldb, 8,
+				  c + j0, ldc);
+		if (j0 == N)
+			continue;
+		memset(e, 0, sizeof(float) * 8 * kc);
+		for (int j = j0; j < N; j++)
+			memcpy(e + (size_t)(j - j0) * kc, B + j * ldb,
+			       sizeof(float) * kc);
+		cols_rows(mb, 0, kc, alpha, acc, e, kc, N - j0, c + j0, ldc);
 	}
 }

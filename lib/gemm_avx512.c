@@ -99,4 +99,5 @@ const struct gemm_ukr gemm_ukr_avx512 = {
 	.small_m = 64,
 	.tile = tile_16x8,
 	.rows = gemm_rows_avx2,
+	.cols = gemm_cols_avx2,
 };

@@ -42,11 +42,13 @@ typedef void (*gemm_t8_fn)(const float *const rows[8], long p, float *out,
  * fma(alpha, acc, C): x holds GEMM_TR rows of B (the caller repeats one
  * past nx), y is op(A) transposed.  rows, for B stored [K, N]: C [M, N] =
  * fma(alpha, acc, C), acc = A [M, kc] B [kc, N] (a_ik at A[i ars + k acs]),
- * in acc [M, GEMM_NB] (scratch).
+ * in acc [M, GEMM_NB] (scratch).  cols, for B stored [N, K] and M up
+ * to GEMM_CM: the same with b_kj at B[j ldb + k], in acc [GEMM_CM + 8, kc].
  */
 #define GEMM_TR 8
 #define GEMM_TL 16
 #define GEMM_NB 256
+#define GEMM_CM 4
 typedef void (*gemm_tile_fn)(int kc, float alpha, const float *const x[],
 			     int nx, const float *y, long ys, int ny,
 			     float *C, long ldc);
@@ -65,6 +67,7 @@ struct gemm_ukr {
 	int small_m;
 	gemm_tile_fn tile;
 	gemm_rows_fn rows;
+	gemm_rows_fn cols;
 };
 
 struct kern_ops {
@@ -182,6 +185,9 @@ void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);
 void gemm_tile_avx2(int kc, float alpha, const float *const x[],
 		    int nx, const float *y, long ys, int ny, float *C, long ldc);
 void gemm_rows_avx2(int M, int N, int kc, float alpha, const float *A,
+		    long ars, long acs, const float *B, long ldb, float *C,
+		    long ldc, float *acc);
+void gemm_cols_avx2(int M, int N, int kc, float alpha, const float *A,
 		    long ars, long acs, const float *B, long ldb, float *C,
 		    long ldc, float *acc);
 void vexp_avx2(float *y, const float *x, size_t n);

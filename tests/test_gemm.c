@@ -102,7 +102,8 @@ START_TEST(test_large)
 	static const int shapes[][3] = {
 		{ 129, 67, 520 }, { 300, 33, 17 }, { 47, 301, 260 },
 		{ 1, 700, 300 }, { 5, 1030, 129 }, { 8, 96, 64 },
-		{ 33, 1025, 31 }, { 2100, 37, 9 },
+		{ 33, 1025, 31 }, { 2100, 37, 9 }, { 2, 77, 36 },
+		{ 3, 41, 1000 }, { 4, 100, 19 },
 	};
 	int isa[3], n = kt_isas(isa);
 	kt_seed(2);
@@ -163,10 +164,12 @@ static void same_bits(int ta, int tb, int M, int N, int K, float alpha,
 
 	block_product(ta, tb, 0, M, 0, N, K, alpha, A, lda, B, ldb, beta, C0,
 		      C, ldc);
-	for (int r = 0; r < M + 12; r++) {
-		/* each row alone, then blocks of rows and columns */
-		int i0 = r < M ? r : kt_int(0, M - 1);
-		int m = r < M ? 1 : kt_int(1, M - i0);
+	for (int r = 0; r < M + 20; r++) {
+		/* each row alone, then blocks of 1 to 8 rows (the few-row
+		 * kernels), then blocks of rows and columns */
+		int few = r - M + 1 <= 8 ? r - M + 1 : 0;
+		int i0 = r < M ? r : kt_int(0, M - (few ? few : 1));
+		int m = r < M ? 1 : few ? few : kt_int(1, M - i0);
 		int j0 = r < M ? 0 : kt_int(0, N - 1);
 		int n = r < M ? N : kt_int(1, N - j0);
 		block_product(ta, tb, i0, m, j0, n, K, alpha, A, lda, B, ldb,
@@ -189,8 +192,10 @@ static void same_bits(int ta, int tb, int M, int N, int K, float alpha,
 	free(D);
 }
 
-/* Ks past the cache block (KC 512) and off the vector width; the shapes
- * are large enough to be split over two threads; and rows past MC. */
+/* Ks past the cache block (KC 512) and off the vector width and a cache
+ * line (16); Ns past the few-row kernels' blocks of rows of B (up to 64)
+ * and off them; the shapes are large enough to be split over two threads;
+ * and rows past MC. */
 START_TEST(test_batch_independent)
 {
 	static const int ks[] = { 1, 13, 100, 301, 517 };
@@ -204,7 +209,7 @@ START_TEST(test_batch_independent)
 				for (int ta = 0; ta < 2; ta++)
 					for (int tb = 0; tb < 2; tb++)
 						same_bits(ta, tb, kt_int(20, 40),
-							  kt_int(30, 70), ks[k],
+							  kt_int(30, 110), ks[k],
 							  alphas[kt_int(0, 2)],
 							  betas[kt_int(0, 2)]);
 			same_bits(0, 1, 2100, 35, 21, 1, 0);
