@@ -394,6 +394,58 @@ START_TEST(test_word_ids)
 }
 END_TEST
 
+/*
+ * Word ids of words ending at a page's end (read byte by byte) and of the
+ * same words amid other bytes (read eight at a time): the same ids; words
+ * that differ by trailing NUL bytes (a length apart) differ.
+ */
+START_TEST(test_word_ids_page_end)
+{
+	static const char words[][8] = { "a", "ab", "abcdefg", "abcdefgh", "x" };
+	static const size_t len[] = { 1, 2, 7, 8, 1 };
+	enum { NW = sizeof len / sizeof len[0] };
+	char *page = aligned_alloc(4096, (NW + 1) * 4096);
+	char *mid = page + NW * 4096 + 100;
+	struct word_ids *w = word_ids_new();
+	struct bleu_words hw = { 0 }, rw = { 0 };
+	struct bleu_buf hid = { 0 }, rid = { 0 };
+
+	ck_assert_ptr_nonnull(page);
+	ck_assert_ptr_nonnull(w);
+	memset(page, 'z', (NW + 1) * 4096);
+	for (int i = 0; i < NW; i++) {
+		char *end = page + (i + 1) * 4096 - len[i];
+
+		memcpy(end, words[i], len[i]);
+		memcpy(mid + 16 * i, words[i], len[i]);
+		ck_assert_int_eq(bleu_words_push(&hw, (struct bleu_text){ end, len[i] }), 0);
+		ck_assert_int_eq(bleu_words_push(&rw, (struct bleu_text){ mid + 16 * i, len[i] }), 0);
+	}
+	ck_assert_int_eq(word_ids_load(w, &hw, &hid), 0);
+	ck_assert_int_eq(word_ids_count(w), NW);
+	ck_assert_int_eq(word_ids_lookup(w, &rw, &rid), 0);
+	for (int i = 0; i < NW; i++)
+		ck_assert_uint_eq(rid.c[i], hid.c[i]);
+	/* "a\0" is not "a" (first page's end) nor "a" followed by 'z' */
+	mid[1000] = 'a';
+	mid[1001] = 0;
+	rw.n = 0;
+	ck_assert_int_eq(bleu_words_push(&rw, (struct bleu_text){ mid + 1000, 2 }), 0);
+	ck_assert_int_eq(bleu_words_push(&rw, (struct bleu_text){ mid + 1000, 1 }), 0);
+	ck_assert_int_eq(bleu_words_push(&rw, (struct bleu_text){ page + 4096 - 1, 1 }), 0);
+	ck_assert_int_eq(word_ids_lookup(w, &rw, &rid), 0);
+	ck_assert_uint_eq(rid.c[0], WORD_UNKNOWN);
+	ck_assert_uint_eq(rid.c[1], hid.c[0]);
+	ck_assert_uint_eq(rid.c[2], hid.c[0]);
+	word_ids_free(w);
+	bleu_words_free(&hw);
+	bleu_words_free(&rw);
+	bleu_buf_free(&hid);
+	bleu_buf_free(&rid);
+	free(page);
+}
+END_TEST
+
 /* Character ids: in order of first appearance, over all of Unicode; a
  * reference's characters the hypothesis lacks are unknown. */
 START_TEST(test_char_ids)
@@ -1023,6 +1075,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_ngram_table_naive);
 	tcase_add_test(t, test_word_ids);
 	tcase_add_test(t, test_char_ids);
+	tcase_add_test(t, test_word_ids_page_end);
 	tcase_add_test(t, test_multi_reference_clipping);
 	tcase_add_test(t, test_degenerate_segments);
 	tcase_add_test(t, test_readme_corpus);
