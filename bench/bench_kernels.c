@@ -6,7 +6,8 @@
  *   - sgemm: 512^3 and the shapes of a translation model (rows = batch x
  *     length in {64, 512, 4096} times 512x512, 512x2048, 2048x512 and a
  *     512 x 8000 vocabulary; weights stored [out, in] as the models do),
- *     and decoder steps ([B, 1000] x [3000, 1000]^T);
+ *     decoder steps ([B, 1000] x [3000, 1000]^T), and few rows (M = 1 to
+ *     8) in every transposition, B in L2 and from memory;
  *   - fused attention (8 heads of 64, batch 32, lengths 16..512) against
  *     an unfused matmul-softmax-matmul built from the same sgemm;
  *   - additive attention, one step at B=32, S=50, na=1000, dv=2000.
@@ -154,24 +155,65 @@ static double peak(int isa)
 
 /* ---- sgemm -------------------------------------------------------------- */
 
-struct gemm_case { int M, N, K; float *A, *B, *C; };
+/* C [M, N] = op(A) op(B); copies of B taken in turn (copies > 1: more
+ * than the last-level cache, so that B comes from memory). */
+struct gemm_case {
+	int ta, tb, M, N, K, copies, turn;
+	float *A, *B, *C;
+};
 
 static void gemm_run(void *ctx)
 {
 	struct gemm_case *g = ctx;
-	/* C = A W^T, W [N, K] as a model's Linear */
-	sgemm(0, 1, g->M, g->N, g->K, 1, g->A, g->K, g->B, g->K, 0, g->C, g->N);
+	const float *B = g->B + (size_t)g->turn * g->N * g->K;
+
+	g->turn = (g->turn + 1) % g->copies;
+	sgemm(g->ta, g->tb, g->M, g->N, g->K, 1, g->A, g->ta ? g->M : g->K,
+	      B, g->tb ? g->K : g->N, 0, g->C, g->N);
 }
 
-static double gemm_gflops(int M, int N, int K)
+static double gemm_gflops_of(int ta, int tb, int M, int N, int K, int copies)
 {
-	struct gemm_case g = { M, N, K, randv((size_t)M * K),
-			       randv((size_t)N * K), randv((size_t)M * N) };
+	struct gemm_case g = { ta, tb, M, N, K, copies, 0,
+			       randv((size_t)M * K),
+			       randv((size_t)N * K * copies),
+			       randv((size_t)M * N) };
 	double t = timeit(gemm_run, &g);
 	free(g.A);
 	free(g.B);
 	free(g.C);
 	return 2.0 * M * N * K / t * 1e-9;
+}
+
+/* C = A W^T, W [N, K] as a model's Linear */
+static double gemm_gflops(int M, int N, int K)
+{
+	return gemm_gflops_of(0, 1, M, N, K, 1);
+}
+
+/*
+ * Few rows (decoder steps at batch 1 and small beams), every transposition
+ * (ta, tb: op(A) = A^T, op(B) = B^T), B in L2 ([768, 256]) and from memory
+ * ([3000, 1000] in turns of 8 copies, 96 MB).
+ */
+static void bench_few_rows(int quick)
+{
+	static const int shapes[][3] = { { 768, 256, 1 }, { 3000, 1000, 8 } };
+
+	for (int s = 0; s < 2; s++) {
+		int N = shapes[s][0], K = shapes[s][1], copies = shapes[s][2];
+		for (int v = 0; v < 4; v++) {
+			if (quick && v != 1)
+				continue;
+			printf("  few rows ta=%d tb=%d B [%d,%d] %s: M = 1, 2, "
+			       "4, 8:", v >> 1, v & 1, v & 1 ? N : K,
+			       v & 1 ? K : N, copies > 1 ? "memory" : "L2   ");
+			for (int M = 1; M <= 8; M *= 2)
+				printf(" %5.1f", gemm_gflops_of(v >> 1, v & 1,
+						M, N, K, copies));
+			printf(" GFLOP/s\n");
+		}
+	}
 }
 
 static void bench_gemm(int quick, double pk)
@@ -198,6 +240,7 @@ static void bench_gemm(int quick, double pk)
 		printf("  decoder step [%2d,1000] x [3000,1000]^T  %7.1f "
 		       "GFLOP/s  %.2f of peak\n", B, g, g / pk);
 	}
+	bench_few_rows(quick);
 }
 
 /* ---- attention ---------------------------------------------------------- */
