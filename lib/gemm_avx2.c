@@ -233,13 +233,13 @@ cols_t4(const float *p, long ldb, __m256 out[4])
 
 /*
  * Four steps of k (k + 4 <= kc) of cols_block, on its block v of rows;
- * pf: whether to fetch the line COLS_AHEAD floats ahead in each of them.
+ * pf: if not 0, where to fetch a line in each of them (pf floats on).
  */
 #define COLS_AHEAD 128
 
 static inline __attribute__((always_inline)) void
 cols_step(int MB, int v, const float *a, const float *b, long ldb, long k,
-	  int pf, __m256 acc[][4])
+	  long pf, __m256 acc[][4])
 {
 	__m256 t[4];
 	const float *p = b + 8 * v * ldb + k;
@@ -251,7 +251,7 @@ cols_step(int MB, int v, const float *a, const float *b, long ldb, long k,
 	if (pf)
 #pragma GCC unroll 8
 		for (int c = 0; c < 8; c++)
-			_mm_prefetch((const char *)(p + c * ldb + COLS_AHEAD),
+			_mm_prefetch((const char *)(p + c * ldb + pf),
 				     _MM_HINT_T1);
 	cols_t4(p, ldb, t);
 #pragma GCC unroll 4
@@ -266,20 +266,26 @@ cols_step(int MB, int v, const float *a, const float *b, long ldb, long k,
 /*
  * Round n of cols_block's skewed loop: block v of rows takes its k from
  * 16 (n - v) (all: every block has one), four steps of k of each block in
- * turn, so that JB chains run side by side.
+ * turn, so that JB chains run side by side.  The lines COLS_AHEAD floats
+ * on are fetched, past the end of the rows in those of the next block
+ * (next: if there is one).
  */
 static inline __attribute__((always_inline)) void
 cols_round(int MB, int JB, int all, const float *a, const float *b,
-	   long ldb, long n, long nb, int kc, __m256 acc[][4])
+	   long ldb, long n, long nb, int kc, int next, __m256 acc[][4])
 {
 #pragma GCC unroll 4
 	for (int s = 0; s < 16; s += 4)
 #pragma GCC unroll 4
 		for (int v = 0; v < JB; v++) {
-			long kv = (n - v) * 16;
-			if (all || (kv >= 0 && kv < nb * 16))
-				cols_step(MB, v, a, b, ldb, kv + s, s == 0 &&
-					  kv + COLS_AHEAD < kc, acc);
+			long kv = (n - v) * 16, pf = 0;
+			if (!all && (kv < 0 || kv >= nb * 16))
+				continue;
+			if (s == 0 && kv + COLS_AHEAD < kc)
+				pf = COLS_AHEAD;
+			else if (s == 0 && next && kv + COLS_AHEAD < 2 * kc)
+				pf = 8 * JB * ldb + COLS_AHEAD - kc;
+			cols_step(MB, v, a, b, ldb, kv + s, pf, acc);
 		}
 }
 
@@ -290,11 +296,12 @@ cols_round(int MB, int JB, int all, const float *a, const float *b,
  * block of rows takes a whole cache line (16 steps) in turn: rows a power
  * of two apart share a few sets of L1, too few to hold a line of every
  * row.  More rows than the hardware prefetcher follows: each is fetched
- * COLS_AHEAD floats ahead.  a: op(A) packed [kc, MB].  C: nj columns.
+ * COLS_AHEAD floats ahead.  a: op(A) packed [kc, MB].  next: whether
+ * the next 8 JB rows of B exist.  C: nj columns.
  */
 static inline __attribute__((always_inline)) void
 cols_block(int MB, int JB, int kc, float alpha, const float *a,
-	   const float *b, long ldb, int nj, float *C, long ldc)
+	   const float *b, long ldb, int next, int nj, float *C, long ldc)
 {
 	__m256 acc[4][4];
 	long k = 0;
@@ -306,11 +313,11 @@ cols_block(int MB, int JB, int kc, float alpha, const float *a,
 			acc[i][v] = _mm256_setzero_ps();
 	long nb = kc / 16, n = 0;
 	for (; n < JB - 1; n++)
-		cols_round(MB, JB, 0, a, b, ldb, n, nb, kc, acc);
+		cols_round(MB, JB, 0, a, b, ldb, n, nb, kc, next, acc);
 	for (; n < nb; n++)
-		cols_round(MB, JB, 1, a, b, ldb, n, nb, kc, acc);
+		cols_round(MB, JB, 1, a, b, ldb, n, nb, kc, next, acc);
 	for (; n < nb + JB - 1; n++)
-		cols_round(MB, JB, 0, a, b, ldb, n, nb, kc, acc);
+		cols_round(MB, JB, 0, a, b, ldb, n, nb, kc, next, acc);
 	k = nb * 16;
 	for (; k + 4 <= kc; k += 4)
 #pragma GCC unroll 4
@@ -344,33 +351,33 @@ cols_block(int MB, int JB, int kc, float alpha, const float *a,
 
 /* cols_block for MB rows (1 to 4), JB as large as the registers allow. */
 static void cols_rows(int MB, int wide, int kc, float alpha, const float *a,
-		      const float *b, long ldb, int nj, float *C,
+		      const float *b, long ldb, int next, int nj, float *C,
 		      long ldc)
 {
 	switch (MB * 2 + wide) {
 	case 3:
-		cols_block(1, 4, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(1, 4, kc, alpha, a, b, ldb, next, nj, C, ldc);
 		break;
 	case 5:
-		cols_block(2, 2, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(2, 2, kc, alpha, a, b, ldb, next, nj, C, ldc);
 		break;
 	case 7:
-		cols_block(3, 2, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(3, 2, kc, alpha, a, b, ldb, next, nj, C, ldc);
 		break;
 	case 9:
-		cols_block(4, 2, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(4, 2, kc, alpha, a, b, ldb, next, nj, C, ldc);
 		break;
 	case 2:
-		cols_block(1, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(1, 1, kc, alpha, a, b, ldb, next, nj, C, ldc);
 		break;
 	case 4:
-		cols_block(2, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(2, 1, kc, alpha, a, b, ldb, next, nj, C, ldc);
 		break;
 	case 6:
-		cols_block(3, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(3, 1, kc, alpha, a, b, ldb, next, nj, C, ldc);
 		break;
 	default:
-		cols_block(4, 1, kc, alpha, a, b, ldb, nj, C, ldc);
+		cols_block(4, 1, kc, alpha, a, b, ldb, next, nj, C, ldc);
 	}
 }
 
@@ -395,18 +402,18 @@ void gemm_cols_avx2(int M, int N, int kc, float alpha, const float *A,
 				acc[k * mb + i] = A[(i0 + i) * ars + k * acs];
 		for (; j0 + jw <= N; j0 += jw) {
 			const float *b = B + j0 * ldb;
-			cols_rows(mb, 1, kc, alpha, acc, b, ldb, jw, c + j0,
-				  ldc);
+			cols_rows(mb, 1, kc, alpha, acc, b, ldb,
+				  j0 + 2 * jw <= N, jw, c + j0, ldc);
 		}
 		for (; j0 + 8 <= N; j0 += 8)
-			cols_rows(mb, 0, kc, alpha, acc, B + j0 * ldb, ldb, 8,
-				  c + j0, ldc);
+			cols_rows(mb, 0, kc, alpha, acc, B + j0 * ldb, ldb,
+				  j0 + 16 <= N, 8, c + j0, ldc);
 		if (j0 == N)
 			continue;
 		memset(e, 0, sizeof(float) * 8 * kc);
 		for (int j = j0; j < N; j++)
 			memcpy(e + (size_t)(j - j0) * kc, B + j * ldb,
 			       sizeof(float) * kc);
-		cols_rows(mb, 0, kc, alpha, acc, e, kc, N - j0, c + j0, ldc);
+		cols_rows(mb, 0, kc, alpha, acc, e, kc, 0, N - j0, c + j0, ldc);
 	}
 }
