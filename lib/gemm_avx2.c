@@ -1,7 +1,9 @@
 /*
  * gemm_avx2.c: the AVX2+FMA pieces of sgemm (gemm.c): a 6x16 register-
  * blocked micro-kernel (12 accumulators of 8, two loads of B and six
- * broadcasts of A per step of k), and the small-M tile that streams B.
+ * broadcasts of A per step of k), and the small-M kernels that stream B:
+ * the tile (across i), rows and cols (across j, B stored [K, N] and
+ * [N, K]).
  */
 #include <immintrin.h>
 #include <string.h>

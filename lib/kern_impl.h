@@ -62,8 +62,8 @@ struct gemm_ukr {
 	int mc, kc, nc;         /* cache blocks: mc % mr == 0, nc % nr == 0 */
 	gemm_ukr_fn kernel;
 	gemm_t8_fn t8;          /* for packing transposed panels, or NULL */
-	/* Blocks of C of at most small_m rows take the tile kernel (decoder
-	 * steps: B streamed as stored, never packed). */
+	/* Blocks of C of at most small_m rows take the tile kernel, or cols
+	 * up to GEMM_CM (decoder steps: B streamed as stored, never packed). */
 	int small_m;
 	gemm_tile_fn tile;
 	gemm_rows_fn rows;
