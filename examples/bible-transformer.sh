@@ -15,10 +15,9 @@
 # TRAIN_TIME (seconds of training, 2100: 35 minutes), STEPS (instead, stop
 # after this many updates in all: the repository's model is STEPS=1692,
 # made by 2100 seconds and 1680 more on a shared machine, with the kernels
-# before the speed work of 30 November: later ones give other
-# bits), SAVE (updates
-# between saves, each kept as model.tsr.ckpt.STEP), THREADS (1), OUT (the
-# export, WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model;
+# from before the speed work of 30 November: today's give other bits),
+# SAVE (updates between saves, each kept as model.tsr.ckpt.STEP), THREADS
+# (1), OUT (the export, WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model;
 # running it again resumes training where it stopped, and a resumed run
 # gives the model an unbroken one gives (with the same THREADS).
 set -eu
