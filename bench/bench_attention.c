@@ -16,20 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "kernels.h"
 
 enum { B = 32, H = 8, DK = 64 };
 #define DROPOUT 0.1f
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static float *randv(size_t n)
 {
@@ -94,12 +86,12 @@ static void unfused(struct step *c)
 static double run_once(void (*fn)(struct step *), struct step *c)
 {
 	int n = 0;
-	double t0 = now(), t;
+	double t0 = bench_cpu_now(), t;
 
 	do {
 		fn(c);
 		n++;
-	} while ((t = now() - t0) < 0.05);
+	} while ((t = bench_cpu_now() - t0) < 0.05);
 	return t / n;
 }
 
