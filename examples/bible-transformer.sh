@@ -13,9 +13,8 @@
 # VOCAB (8000), NORM (pre), LR (noam's factor), WARMUP, BATCH (target
 # tokens a batch), DROPOUT (0.1), SMOOTH (label smoothing, 0.1), SEED (1),
 # TRAIN_TIME (seconds of training, 2100: 35 minutes), STEPS (instead, stop
-# after this many updates in all: the repository's model is STEPS=1692,
-# made by 2100 seconds and 1680 more on a shared machine, with the kernels
-# from before the speed work of 30 November: today's give other bits),
+# after this many updates in all: the repository's model is the default
+# 2100 seconds, which made 1864 updates; STEPS=1864 makes as many),
 # SAVE (updates between saves, each kept as model.tsr.ckpt.STEP), THREADS
 # (1), OUT (the export, WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model;
 # running it again resumes training where it stopped, and a resumed run
