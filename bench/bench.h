@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include "kernels.h"
 #include "model.h"
 
@@ -54,6 +55,34 @@ static inline void bench_batch(struct batch_ids *x, int B, int len, int V,
 			x->ids[b * len + t] = t == x->len[b] - 1 ? 2 :
 					      4 + rand() % (V - 4);
 	}
+}
+
+/* A fresh model of arch with n settings, with gradients as training loads
+ * it (saved and loaded again, as train-step does); NULL on error
+ * (err_msg()). */
+static inline struct model *bench_training_model(const char *arch,
+						 const char *const *set, int n)
+{
+	char path[] = "/tmp/attn-bench.XXXXXX";
+	struct model *m = model_create(arch, set, n, "", "");
+	int fd;
+
+	if (!m)
+		return NULL;
+	fd = mkstemp(path);
+	if (fd < 0 || model_save(m, path, NULL, 0) < 0) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		model_free(m);
+		return NULL;
+	}
+	close(fd);
+	model_free(m);
+	m = model_load(path, MODEL_LOAD_TRAIN, NULL);
+	unlink(path);
+	return m;
 }
 
 /* sgemm's rate in multiply-adds per second on [M, K] x [N, K]^T, the best

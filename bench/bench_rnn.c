@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 	const char *set[] = { "src_vocab=8000", "tgt_vocab=8000", "emb=256",
 			      "hidden=256", "maxout=128", "att=256" };
 	int search = strcmp(arch, "rnnsearch") == 0;
-	struct model *m = model_create(arch, set, search ? 6 : 5, "", "");
+	struct model *m = bench_training_model(arch, set, search ? 6 : 5);
 	struct batch_ids src, tgt;
 	struct best train, decode;
 	double rate, flops, step[2], gru[2];
@@ -237,12 +237,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_rnn: %s\n", err_msg());
 		return 1;
 	}
-	/* gradients, as model_load makes them for training */
-	m->g = calloc(m->nw, sizeof(float));
-	for (int i = 0; i < m->nparam; i++)
-		m->param[i].g = m->g + (m->param[i].w - m->w);
-	if (!m->g || m->arch->bind(m) < 0)
-		return 1;
 	bench_batch(&src, B, LEN, V, 1);
 	bench_batch(&tgt, B, LEN, V, 2);
 	for (int b = 0; b < B; b++) {

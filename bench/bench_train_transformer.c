@@ -50,31 +50,6 @@ static double fwd_macs(double S, double T)
 	return enc + dec + M * (double)D * V;
 }
 
-/* sgemm's best rate in multiply-adds per CPU second on [M, K] x [N, K]^T. */
-static double sgemm_rate(int M, int N, int K)
-{
-	float *a = calloc((size_t)M * K, sizeof(float));
-	float *b = calloc((size_t)N * K, sizeof(float));
-	float *c = calloc((size_t)M * N, sizeof(float));
-	double best = 1e30;
-
-	for (size_t i = 0; i < (size_t)M * K; i++)
-		a[i] = (float)(i % 7) * 0.1f;
-	for (size_t i = 0; i < (size_t)N * K; i++)
-		b[i] = (float)(i % 5) * 0.1f;
-	for (int r = 0; r < 20; r++) {
-		double t0 = bench_cpu_now();
-
-		sgemm(0, 1, M, N, K, 1.0f, a, K, b, K, 0.0f, c, N);
-		if (r && bench_cpu_now() - t0 < best)
-			best = bench_cpu_now() - t0;
-	}
-	free(a);
-	free(b);
-	free(c);
-	return (double)M * N * K / best;
-}
-
 int main(int argc, char **argv)
 {
 	const char *set[] = {
@@ -84,24 +59,14 @@ int main(int argc, char **argv)
 	};
 	int reps = argc > 1 ? atoi(argv[1]) : 5;
 	double peak = argc > 2 ? atof(argv[2]) : 117;
-	char path[] = "/tmp/bench_train_transformer.XXXXXX";
 	struct batch_ids src, tgt;
 	struct optim o;
 	struct model *m;
 	double flops, step = 1e30, upd = 1e30, rate, nll;
-	int fd, ntok = 0;
+	int ntok = 0;
 
 	kern_set_threads(1);
-	m = model_create("transformer", set, 9, "", "");
-	if (!m)
-		die("model_create");
-	fd = mkstemp(path);
-	if (fd < 0 || model_save(m, path, NULL, 0) < 0)
-		die("model_save");
-	close(fd);
-	model_free(m);
-	m = model_load(path, 1, NULL);
-	unlink(path);
+	m = bench_training_model("transformer", set, 9);
 	if (!m || optim_init(&o, m) < 0)
 		die("model_load");
 	bench_batch(&src, B, LEN, V, 1);
@@ -121,7 +86,7 @@ int main(int argc, char **argv)
 		if (r && t2 - t1 < upd)
 			upd = t2 - t1;
 	}
-	rate = sgemm_rate(B * LEN, F, D);
+	rate = bench_sgemm_rate(B * LEN, F, D);
 	flops = 6 * fwd_macs(LEN, LEN);
 	printf("%d target tokens, %.1f GFLOP a padded step (%.1f MFLOP a token); "
 	       "peak %.0f GFLOP/s bounds %.0f tok/s\n", ntok, flops * 1e-9,

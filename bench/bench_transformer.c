@@ -92,25 +92,12 @@ static double dec_macs(const struct size *z, double T)
 
 static struct model *make_model(const struct size *z, int with_grads)
 {
-	char path[] = "/tmp/bench_transformer.XXXXXX";
-	struct model *m;
-	int fd;
+	struct model *m = with_grads ?
+		bench_training_model("transformer", z->set, 7) :
+		model_create("transformer", z->set, 7, "", "");
 
-	m = model_create("transformer", z->set, 7, "", "");
 	if (!m)
-		die("model_create");
-	if (!with_grads)
-		return m;
-	/* a model with gradients, as training loads it */
-	fd = mkstemp(path);
-	if (fd < 0 || model_save(m, path, NULL, 0) < 0)
-		die("model_save");
-	close(fd);
-	model_free(m);
-	m = model_load(path, MODEL_LOAD_TRAIN, NULL);
-	unlink(path);
-	if (!m)
-		die("model_load");
+		die("model");
 	return m;
 }
 
