@@ -21,7 +21,8 @@
  * The profile line of a translation: a decoder step's time (the search's
  * time over its steps), and the share of it that a replay of the step's
  * matrix products and of its attention, with the same weights and shapes
- * and in the decoder's order, takes.  "other" is the rest: layer norms,
+ * and in the decoder's order, takes.  The replay has the step's average
+ * number of rows: a sentence leaves the batch when it ends.  "other" is the rest: layer norms,
  * the log-softmax, the search.
  */
 #include <math.h>
@@ -127,6 +128,7 @@ struct run {
 	double step_s;		/* CPU seconds of a decoder step */
 	double steps;		/* decoder steps per translation */
 	double search;		/* the search's share of the time */
+	double rows;		/* live rows of a step, on average */
 };
 
 /* Translates src (embed, encode, attend, search with beams of k, at most
@@ -185,6 +187,9 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 			best.step_s = (t2 - t1) / steps;
 			best.steps = steps;
 			best.search = (t2 - t1) / (t2 - t0);
+			/* a sentence's rows live until its best hypothesis
+			 * ends (beams: about so) */
+			best.rows = (double)k * ntok / steps;
 		}
 	}
 	m->arch->dec_free(keep);
@@ -303,7 +308,8 @@ static void report(const char *what, const struct model *m,
 	printf("%-6s %-9s %7.0f output tok/s  the decoding stage alone  "
 	       "goal %4.0f: %.2f of it\n", "", "", r.tok_s / r.search, goal,
 	       r.tok_s / r.search / goal);
-	replay_step(m, B * k, LEN - 2, (int)(r.steps / 2) + 1, &prod, &att);
+	replay_step(m, (int)(r.rows + 0.5), LEN - 2, (int)(r.steps / 2) + 1,
+		    &prod, &att);
 	printf("       profile: a step %.2f ms: matrix products %2.0f%%, "
 	       "attention %2.0f%%, other %2.0f%%; the search %2.0f%% of the "
 	       "time\n", r.step_s * 1e3, 100 * prod / r.step_s,
