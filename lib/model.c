@@ -617,10 +617,28 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 	return 0;
 }
 
+void *model_scratch(struct model *m, size_t bytes)
+{
+	if (bytes > m->scratch_size) {
+		/* a multiple of the alignment, as aligned_alloc wants */
+		size_t size = bytes < SIZE_MAX - 63 ? (bytes + 63) / 64 * 64 : 0;
+		free(m->scratch);
+		m->scratch_size = 0;
+		if (!size || !(m->scratch = aligned_alloc(64, size))) {
+			m->scratch = NULL;
+			err_set("out of memory (%zu bytes of scratch)", bytes);
+			return NULL;
+		}
+		m->scratch_size = size;
+	}
+	return m->scratch;
+}
+
 void model_free(struct model *m)
 {
 	if (!m)
 		return;
+	free(m->scratch);
 	config_free(&m->cfg);
 	free(m->vocab_src);
 	free(m->vocab_tgt);

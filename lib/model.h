@@ -45,6 +45,8 @@ struct model {
 	void *net;			/* the architecture's named pointers */
 	int training;			/* dropout on */
 	struct rng rng;			/* the run's one generator */
+	void *scratch;			/* model_scratch()'s block */
+	size_t scratch_size;
 };
 
 /* ---- batches -------------------------------------------------------------- */
@@ -145,6 +147,15 @@ const struct arch *arch_find(const char *name);
 int arch_register(const struct arch *a);
 
 /* ---- making, loading and saving models ------------------------------------ */
+
+/*
+ * A block of at least bytes (64-byte aligned, contents undefined) that the
+ * model keeps from call to call and model_free() frees: a training batch's
+ * activations, tens to hundreds of megabytes, which would cost a page
+ * fault per 4 KiB if mapped afresh for every batch.  It moves when it
+ * grows.  NULL with err_msg() set when out of memory.
+ */
+void *model_scratch(struct model *m, size_t bytes);
 
 /* Declares a parameter (during arch->declare). */
 int model_add_param(struct model *m, const char *name, int rank, int d0,

@@ -89,34 +89,15 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	p->dc = arena_take(A, B * n);
 }
 
-/*
- * The scratch of the last batch, kept for the next: a trainer's batches
- * are alike in size, and fresh memory (a hundred megabytes at the sizes
- * of issue 6) costs a tenth of a batch in page faults.  One per thread,
- * held until the process exits.
- */
-static _Thread_local float *kept;
-static _Thread_local size_t kept_floats;
-
 /* Memory for what a measuring pass of pass_layout took, zeroed from
- * float `from` on. */
-static int pass_memory(struct arena *A, size_t from)
+ * float `from` on: the model's scratch, kept from batch to batch. */
+static int pass_memory(struct model *m, struct arena *A, size_t from)
 {
 	size_t need = A->used ? A->used : 16;
 
-	if (need > kept_floats) {
-		free(kept);
-		kept_floats = 0;
-		kept = aligned_alloc(64, need * sizeof(float));
-		if (!kept) {
-			err_set("out of memory (%zu bytes of scratch)",
-				need * sizeof(float));
-			return -1;
-		}
-		kept_floats = need;
-	}
-	memset(kept + from, 0, (need - from) * sizeof(float));
-	A->base = kept;
+	if (!(A->base = model_scratch(m, need * sizeof(float))))
+		return -1;
+	memset(A->base + from, 0, (need - from) * sizeof(float));
 	A->used = 0;
 	return 0;
 }
@@ -516,7 +497,7 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 		goto out;
 	}
 	pass_layout(net, &p);
-	if (pass_memory(&p.arena, p.grads) < 0)
+	if (pass_memory(m, &p.arena, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
 	arrange_ids(&p, src, tgt);
