@@ -11,8 +11,8 @@
 # Every file is found by wildcard: a new lib/*.c joins the library, a new
 # cmd/NAME.c is the program NAME, tests/test_*.c a unit test, tests/cli_*.sh
 # a command-line test, bench/bench_*.c a benchmark.  Files named *_avx2.c,
-# *_avx512.c and *_pclmul.c are compiled for those instruction sets and are
-# only called after a run-time check of the CPU.
+# *_avx512.c, *_avx512bf16.c and *_pclmul.c are compiled for those
+# instruction sets and are only called after a run-time check of the CPU.
 
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
@@ -65,6 +65,10 @@ $(BUILD)/lib/%_avx2.o: lib/%_avx2.c $(HEADERS)
 $(BUILD)/lib/%_avx512.o: lib/%_avx512.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -c $< -o $@
+
+$(BUILD)/lib/%_avx512bf16.o: lib/%_avx512bf16.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512bf16 -mavx2 -mfma -c $< -o $@
 
 $(BUILD)/lib/%_pclmul.o: lib/%_pclmul.c $(HEADERS)
 	@mkdir -p $(@D)

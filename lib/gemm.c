@@ -14,6 +14,8 @@
  * The two vector paths take the same steps for every entry of C (the
  * sequence of kern_impl.h, same KC), so a row of C has the same bits
  * whatever the number of rows, its place among them and the threads.
+ * In bf16 precision (kernels.h), calls of KERN_BF16_MIN_M rows or more
+ * take gemm_bf16.c's blocked path instead.
  */
 #include <string.h>
 
@@ -26,17 +28,6 @@
 /* The largest register block (mr or nr) of any table, and tile. */
 #define MAX_REG 32
 #define MAX_TILE (MAX_REG * MAX_REG)
-
-/* op(A) at row i, column k; op(B) at row k, column j. */
-static const float *at_a(int ta, const float *A, long lda, long i, long k)
-{
-	return ta ? A + k * lda + i : A + i * lda + k;
-}
-
-static const float *at_b(int tb, const float *B, long ldb, long k, long j)
-{
-	return tb ? B + j * ldb + k : B + k * ldb + j;
-}
 
 /*
  * Packs x [k, n], stored row by row (row stride ld) into strips of w
@@ -212,10 +203,11 @@ static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
 		int mc = M - ic < mcb ? M - ic : mcb;
 		for (int pc = 0; pc < K; pc += u->kc) {
 			int kc = K - pc < u->kc ? K - pc : u->kc;
-			pack_a(u, ta, mc, kc, at_a(ta, A, lda, ic, pc), lda, Ap);
+			pack_a(u, ta, mc, kc, gemm_at_a(ta, A, lda, ic, pc),
+			       lda, Ap);
 			for (int jc = 0; jc < N; jc += u->nc) {
 				int nc = N - jc < u->nc ? N - jc : u->nc;
-				pack_b(u, tb, kc, nc, at_b(tb, B, ldb, pc, jc),
+				pack_b(u, tb, kc, nc, gemm_at_b(tb, B, ldb, pc, jc),
 				       ldb, Bp);
 				macro_kernel(u, mc, nc, kc, alpha, Ap, Bp,
 					     C + (long)ic * ldc + jc, ldc);
@@ -250,8 +242,8 @@ static int gemm_small(const struct gemm_ukr *u, int ta, int tb, int M,
 		int kc = K - pc < u->kc ? K - pc : u->kc;
 		if (across_j) {
 			(tb ? u->cols : u->rows)(M, N, kc, alpha,
-				at_a(ta, A, lda, 0, pc), ta ? 1 : lda,
-				ta ? lda : 1, at_b(tb, B, ldb, pc, 0), ldb, C,
+				gemm_at_a(ta, A, lda, 0, pc), ta ? 1 : lda,
+				ta ? lda : 1, gemm_at_b(tb, B, ldb, pc, 0), ldb, C,
 				ldc, t);
 			continue;
 		}
@@ -294,6 +286,7 @@ static int small_path(const struct gemm_ukr *u, int tb, int m)
 
 struct gemm_job {
 	const struct kern_ops *ops;
+	const struct gemm_bf16 *bf16;   /* bf16 precision, else NULL */
 	int ta, tb, M, N, K;
 	float alpha, beta;
 	const float *A, *B;
@@ -320,12 +313,16 @@ static void scale_c(float *C, long ldc, int m, int n, float beta)
 static void gemm_strip(const struct gemm_job *g, int i0, int m, int j0, int n)
 {
 	const struct gemm_ukr *u = g->ops->gemm;
-	const float *A = at_a(g->ta, g->A, g->lda, i0, 0);
-	const float *B = at_b(g->tb, g->B, g->ldb, 0, j0);
+	const float *A = gemm_at_a(g->ta, g->A, g->lda, i0, 0);
+	const float *B = gemm_at_b(g->tb, g->B, g->ldb, 0, j0);
 	float *C = g->C + (long)i0 * g->ldc + j0;
 
 	scale_c(C, g->ldc, m, n, g->beta);
 	if (g->K == 0 || g->alpha == 0)
+		return;
+	if (g->bf16 && gemm_bf16_blocked(g->bf16, g->ta, g->tb, m, n, g->K,
+					 g->alpha, A, g->lda, B, g->ldb, C,
+					 g->ldc) == 0)
 		return;
 	if (u && small_path(u, g->tb, m) &&
 	    gemm_small(u, g->ta, g->tb, m, n, g->K, g->alpha, A, g->lda, B,
@@ -363,7 +360,9 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
 	if (K < 0)
 		K = 0;
 	const struct kern_ops *ops = kern_ops();
-	struct gemm_job g = { ops, ta, tb, M, N, K, alpha, beta, A, B, C,
+	const struct gemm_bf16 *bf = M >= KERN_BF16_MIN_M ? kern_gemm_bf16() :
+				     NULL;
+	struct gemm_job g = { ops, bf, ta, tb, M, N, K, alpha, beta, A, B, C,
 			      lda, ldb, ldc, 0, 0 };
 
 	/* Strips of whole register blocks, one per thread, along the longer
@@ -372,9 +371,10 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
 	int parts = kern_threads();
 	if (work / THREAD_WORK < parts)
 		parts = work < THREAD_WORK ? 1 : (int)(work / THREAD_WORK);
-	int mr = ops->gemm ? ops->gemm->mr : 1;
-	int nr = ops->gemm ? ops->gemm->nr : 16;
-	g.split_n = (ops->gemm && small_path(ops->gemm, tb, M)) || N >= M;
+	int mr = bf ? bf->mr : ops->gemm ? ops->gemm->mr : 1;
+	int nr = bf ? bf->nr : ops->gemm ? ops->gemm->nr : 16;
+	g.split_n = (!bf && ops->gemm && small_path(ops->gemm, tb, M)) ||
+		    N >= M;
 	int dim = g.split_n ? N : M, unit = g.split_n ? nr : mr;
 	int units = (dim + unit - 1) / unit;
 	if (parts > units)

@@ -14,11 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "kern_impl.h"
 
 static struct kern_ops tables[3];
 static _Atomic(const struct kern_ops *) current;
 static int current_isa;
+/* sgemm's bf16 kernels when its precision is bf16, else NULL */
+static _Atomic(const struct gemm_bf16 *) matmul_bf16;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 int kern_cpu_isa(void)
@@ -112,7 +115,47 @@ int kern_set_isa(int isa)
 		isa = ISA_REFERENCE;
 	current_isa = isa;
 	atomic_store(&current, &tables[isa]);
+	if (isa < ISA_AVX512)
+		atomic_store(&matmul_bf16, NULL);
 	return isa;
+}
+
+/* ---- sgemm's precision ------------------------------------------------- */
+
+int kern_set_matmul(int precision)
+{
+	const struct gemm_bf16 *u = NULL;
+
+	if (precision != KERN_MATMUL_F32 && precision != KERN_MATMUL_BF16) {
+		err_set("no matrix product precision %d", precision);
+		return -1;
+	}
+	kern_init();
+	if (precision == KERN_MATMUL_BF16) {
+#ifndef ATTN_NO_SIMD
+		if (current_isa == ISA_AVX512 &&
+		    __builtin_cpu_supports("avx512bf16"))
+			u = &gemm_bf16_avx512bf16;
+#endif
+		if (!u) {
+			err_set("bf16 matrix products need the AVX-512 kernels "
+				"and a CPU with AVX512_BF16 (kernels in use: %s)",
+				kern_isa_name());
+			return -1;
+		}
+	}
+	atomic_store(&matmul_bf16, u);
+	return 0;
+}
+
+int kern_matmul(void)
+{
+	return kern_gemm_bf16() ? KERN_MATMUL_BF16 : KERN_MATMUL_F32;
+}
+
+const struct gemm_bf16 *kern_gemm_bf16(void)
+{
+	return atomic_load_explicit(&matmul_bf16, memory_order_acquire);
 }
 
 /* ---- threading of the element-wise and row-wise kernels ------------------ */

@@ -57,6 +57,19 @@ typedef void (*gemm_rows_fn)(int M, int N, int kc, float alpha,
 			     const float *B, long ldb, float *C, long ldc,
 			     float *acc);
 
+/* op(A) at row i, column k; op(B) at row k, column j (sgemm's ta, tb). */
+static inline const float *gemm_at_a(int ta, const float *A, long lda, long i,
+				     long k)
+{
+	return ta ? A + k * lda + i : A + i * lda + k;
+}
+
+static inline const float *gemm_at_b(int tb, const float *B, long ldb, long k,
+				     long j)
+{
+	return tb ? B + j * ldb + k : B + k * ldb + j;
+}
+
 struct gemm_ukr {
 	int mr, nr;             /* register block */
 	int mc, kc, nc;         /* cache blocks: mc % mr == 0, nc % nr == 0 */
@@ -69,6 +82,35 @@ struct gemm_ukr {
 	gemm_rows_fn rows;
 	gemm_rows_fn cols;
 };
+
+/*
+ * sgemm in bf16 (kernels.h, gemm_bf16.c): the same blocking on panels of
+ * bf16 pairs along k, one uint32_t each (k even in the low half, k odd in
+ * the high half, zero past k), kc even.  Ap: strips of mr rows of op(A),
+ * Ap[p * mr + i] the pair p of row i; Bp: strips of nr columns of op(B),
+ * Bp[p * nr + j] the pair p of column j.  The kernel: C [mr, nr] (row
+ * stride ldc) = fma(alpha, Ap Bp, C) over kp pairs.  The packers convert
+ * x [k, n] stored row by row (pack_rows) or transposed (pack_cols: x
+ * [n, k]), row stride ld, into strips of w columns, zero-padded.
+ */
+typedef void (*gemm_bf16_ukr_fn)(int kp, float alpha, const uint32_t *Ap,
+				 const uint32_t *Bp, float *C, long ldc);
+typedef void (*gemm_bf16_pack_fn)(int w, int k, int n, const float *x,
+				  long ld, uint32_t *d);
+struct gemm_bf16 {
+	int mr, nr;
+	int mc, kc, nc;         /* mc % mr == 0, nc % nr == 0, kc even */
+	gemm_bf16_ukr_fn kernel;
+	gemm_bf16_pack_fn pack_rows, pack_cols;
+};
+
+/* The bf16 kernels while sgemm's precision is bf16, else NULL. */
+const struct gemm_bf16 *kern_gemm_bf16(void);
+/* C [M, N] = fma(alpha, op(A) op(B), C) in bf16 (C already scaled by
+ * beta), on one thread; -1 when out of memory for its panels. */
+int gemm_bf16_blocked(const struct gemm_bf16 *u, int ta, int tb, int M,
+		       int N, int K, float alpha, const float *A, long lda,
+		       const float *B, long ldb, float *C, long ldc);
 
 struct kern_ops {
 	const char *name;
@@ -181,6 +223,8 @@ void additive_backward_ref(float *dwq, float *dkeys, float *dva, float *dann,
 /* The vector kernels, gathered into their tables by kern_avx2.c and
  * kern_avx512.c. */
 extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
+/* With AVX512_BF16 (gemm_bf16_avx512bf16.c). */
+extern const struct gemm_bf16 gemm_bf16_avx512bf16;
 void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);
 void gemm_tile_avx2(int kc, float alpha, const float *const x[],
 		    int nx, const float *y, long ys, int ny, float *C, long ldc);

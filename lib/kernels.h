@@ -54,6 +54,31 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
 	   const float *A, int lda, const float *B, int ldb,
 	   float beta, float *C, int ldc);
 
+/*
+ * sgemm's precision, for the whole process (every thread): KERN_MATMUL_F32,
+ * the default, exact float as above; KERN_MATMUL_BF16 (as PyTorch's
+ * set_float32_matmul_precision("medium")), where calls with M >=
+ * KERN_BF16_MIN_M round every entry of op(A) and op(B) to bf16 (to
+ * nearest, ties to even, as f32_to_bf16 of tensor.h; NaN stays NaN) and
+ * sum their products in float: each product of two bf16 is exact, the
+ * sums of K of them and alpha, beta and C are as in f32, within the
+ * bound of test_gemm.c.  So C differs from f32's by what rounding the
+ * inputs to 8 significant bits does (about 2^-9 relative per entry),
+ * and entries below 2^-126 (inputs and products) count as zero.  Calls
+ * with fewer rows (decoder steps) stay exact f32: the mode is meant for
+ * training, whose products are all large; it promises no batch
+ * independence across that line, hence no environment variable for it.
+ *
+ * kern_set_matmul returns 0, or -1 with err_set when the kernels in force
+ * cannot do it (bf16 needs the AVX-512 set and a CPU with AVX512_BF16),
+ * leaving the precision as it was.  kern_set_isa to a set below AVX-512
+ * returns it to f32.  kern_matmul: the precision in force.
+ */
+enum { KERN_MATMUL_F32, KERN_MATMUL_BF16 };
+#define KERN_BF16_MIN_M 16
+int kern_set_matmul(int precision);
+int kern_matmul(void);
+
 /* ---- element-wise and row-wise ----------------------------------------- */
 
 /* y = f(x), n elements; y may equal x.  Max errors: doc/kernels.md

@@ -1,0 +1,164 @@
+/*
+ * gemm_bf16_avx512bf16.c: the AVX512_BF16 kernels of sgemm's bf16
+ * precision (gemm_bf16.c): packers that round floats to bf16 pairs along
+ * k, and a 14x32 micro-kernel of vdpbf16ps, which adds two products of
+ * bf16 pairs into each float lane at the rate of one float FMA: twice the
+ * multiply-adds.  28 accumulators (of 32 registers) hide its latency; per
+ * pair of k, two loads of B and 14 broadcasts of A's pairs.
+ */
+#include <immintrin.h>
+
+#include "kern_impl.h"
+
+#define MR 14
+#define NR 32
+
+static __mmask16 first(int n)
+{
+	return n >= 16 ? 0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
+}
+
+/* x rounded to bf16 in the upper 16 bits of each lane (the lower 16 are
+ * rubbish), as f32_to_bf16 of tensor.h: to nearest, ties to even, by
+ * adding 0x7fff and the lowest kept bit; NaN quieted, never rounded. */
+static inline __m512i bf16_hi(__m512 x)
+{
+	__m512i v = _mm512_castps_si512(x);
+	__m512i odd = _mm512_and_si512(_mm512_srli_epi32(v, 16),
+				       _mm512_set1_epi32(1));
+	__m512i r = _mm512_add_epi32(v, _mm512_add_epi32(odd,
+				     _mm512_set1_epi32(0x7fff)));
+	__mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+
+	return _mm512_mask_or_epi32(r, nan, v, _mm512_set1_epi32(0x400000));
+}
+
+/* Lane j: x0[j] in bf16 in the low half, x1[j] in the high half. */
+static inline __m512i pairs_across(__m512 x0, __m512 x1)
+{
+	return _mm512_mask_blend_epi16(0xaaaaaaaa,
+				       _mm512_srli_epi32(bf16_hi(x0), 16),
+				       bf16_hi(x1));
+}
+
+/* Lane j: x[2j] in bf16 in the low half, x[2j + 1] in the high half, for
+ * the 32 floats x = lo, hi. */
+static inline __m512i pairs_along(__m512 lo, __m512 hi)
+{
+	static const short odd[32] __attribute__((aligned(64))) = {
+		1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31,
+		33, 35, 37, 39, 41, 43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63,
+	};
+	return _mm512_permutex2var_epi16(bf16_hi(lo),
+					 _mm512_load_si512(odd), bf16_hi(hi));
+}
+
+/* x [k, n] by rows: a pair of rows at a time, each read once,
+ * sequentially, 16 columns converted at once. */
+static void pack_rows(int w, int k, int n, const float *x, long ld,
+		      uint32_t *d)
+{
+	int kp = (k + 1) / 2;
+	size_t strip = (size_t)w * kp;
+
+	for (int p = 0; p < kp; p++) {
+		const float *r0 = x + 2L * p * ld;
+		const float *r1 = 2 * p + 1 < k ? r0 + ld : NULL;
+		uint32_t *o = d + (size_t)p * w;
+		for (int j0 = 0; j0 < n; j0 += w, o += strip) {
+			for (int c = 0; c < w; c += 16) {
+				__mmask16 lm = first(n - j0 - c);
+				__m512 v0 = _mm512_maskz_loadu_ps(lm, r0 + j0 + c);
+				__m512 v1 = r1 ? _mm512_maskz_loadu_ps(lm,
+							r1 + j0 + c) :
+						 _mm512_setzero_ps();
+				_mm512_mask_storeu_epi32(o + c, first(w - c),
+						pairs_across(v0, v1));
+			}
+		}
+	}
+}
+
+/* x [n, k] (op(x) [k, n] transposed): for each strip, 16 of its rows
+ * read side by side, 32 entries (16 pairs) each, and the pairs transposed
+ * through t. */
+static void pack_cols(int w, int k, int n, const float *x, long ld,
+		      uint32_t *d)
+{
+	uint32_t t[16][16] __attribute__((aligned(64)));
+	int kp = (k + 1) / 2;
+	size_t strip = (size_t)w * kp;
+
+	for (int j0 = 0; j0 < n; j0 += w, d += strip) {
+		int cols = n - j0 < w ? n - j0 : w;
+		for (int k0 = 0; k0 < k; k0 += 32) {
+			__mmask16 m0 = first(k - k0), m1 = first(k - k0 - 16);
+			int pc = k - k0 >= 32 ? 16 : (k - k0 + 1) / 2;
+			uint32_t *o = d + (size_t)(k0 / 2) * w;
+			for (int c0 = 0; c0 < w; c0 += 16) {
+				int cnt = w - c0 < 16 ? w - c0 : 16;
+				for (int c = 0; c < cnt; c++) {
+					__m512i v = _mm512_setzero_si512();
+					if (c0 + c < cols) {
+						const float *r = x + (long)(j0 + c0 + c) * ld + k0;
+						/* more rows than the hardware
+						 * prefetcher follows */
+						__builtin_prefetch(r + 64);
+						__builtin_prefetch(r + 80);
+						v = pairs_along(_mm512_maskz_loadu_ps(m0, r),
+							_mm512_maskz_loadu_ps(m1, r + 16));
+					}
+					_mm512_store_si512(t[c], v);
+				}
+				for (int q = 0; q < pc; q++)
+					for (int c = 0; c < cnt; c++)
+						o[(size_t)q * w + c0 + c] = t[c][q];
+			}
+		}
+	}
+}
+
+static void ukr_14x32(int kp, float alpha, const uint32_t *A,
+		      const uint32_t *B, float *C, long ldc)
+{
+	__m512 c[MR][2];
+
+#pragma GCC unroll 16
+	for (int r = 0; r < MR; r++) {
+		c[r][0] = c[r][1] = _mm512_setzero_ps();
+		/* C is far (L3 or memory) and wanted only at the end */
+		_mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
+		_mm_prefetch((const char *)(C + r * ldc + NR - 1), _MM_HINT_T0);
+	}
+	for (int p = 0; p < kp; p++) {
+		__m512bh b0 = (__m512bh)_mm512_loadu_si512(B);
+		__m512bh b1 = (__m512bh)_mm512_loadu_si512(B + 16);
+#pragma GCC unroll 16
+		for (int r = 0; r < MR; r++) {
+			__m512bh a = (__m512bh)_mm512_set1_epi32((int)A[r]);
+			c[r][0] = _mm512_dpbf16_ps(c[r][0], a, b0);
+			c[r][1] = _mm512_dpbf16_ps(c[r][1], a, b1);
+		}
+		A += MR;
+		B += NR;
+	}
+	__m512 al = _mm512_set1_ps(alpha);
+#pragma GCC unroll 16
+	for (int r = 0; r < MR; r++) {
+		float *cr = C + r * ldc;
+		_mm512_storeu_ps(cr, _mm512_fmadd_ps(al, c[r][0],
+						     _mm512_loadu_ps(cr)));
+		_mm512_storeu_ps(cr + 16, _mm512_fmadd_ps(al, c[r][1],
+						_mm512_loadu_ps(cr + 16)));
+	}
+}
+
+/* KC: K of the models (512) in one pass over C, an A strip of 14 x 512
+ * (14 KB) in L1; NC: a B panel of 512 x 512 (512 KB) in L2; MC: the A
+ * block (2 MB) in L3. */
+const struct gemm_bf16 gemm_bf16_avx512bf16 = {
+	.mr = MR, .nr = NR, .mc = 2044, .kc = 512, .nc = 512,
+	.kernel = ukr_14x32,
+	.pack_rows = pack_rows,
+	.pack_cols = pack_cols,
+};
