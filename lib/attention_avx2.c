@@ -120,60 +120,73 @@ static void block_pv(float *o, long dp, float p[QR][KB], const float *v,
 	}
 }
 
-/* dst rows j .. j + nj (nj <= 2), columns d0 .. d0 + 32 += sum over r
- * of c[r][j..] src[r]: each load of src serves nj keys, so that the
- * multiply-adds, not the loads, set the pace. */
+/* dt's rows d .. d + nd (dims, nd <= 6), columns j .. j + 8 nv (keys, nv
+ * 1 or 2 vectors) += sum over r of src[r][d + i] c[r][j ..]: the scores'
+ * product with the roles of its operands swapped, each row r one load of
+ * c and nd broadcasts from src[r]. */
 static inline __attribute__((always_inline)) void
-rank_keys(float *dst, long ds, float c[][KB], const float *const src[],
-	  int nr, int j, int d0, int nj)
+rank_tile(float *dt, long sp, float c[][KB], const float *const src[],
+	  int nr, int j, int d, int nd, int nv)
 {
-	__m256 acc[2][4];
-#pragma GCC unroll 2
-	for (int i = 0; i < nj; i++)
-#pragma GCC unroll 4
-		for (int u = 0; u < 4; u++)
-			acc[i][u] = _mm256_loadu_ps(dst + i * ds + d0 + 8 * u);
+	__m256 acc[6][2];
+#pragma GCC unroll 6
+	for (int i = 0; i < nd; i++) {
+		acc[i][0] = _mm256_loadu_ps(dt + (d + i) * sp + j);
+		acc[i][1] = nv > 1 ? _mm256_loadu_ps(dt + (d + i) * sp + j + 8) :
+			    acc[i][0];
+	}
 	for (int r = 0; r < nr; r++) {
-		__m256 x[4];
-#pragma GCC unroll 4
-		for (int u = 0; u < 4; u++)
-			x[u] = _mm256_loadu_ps(src[r] + d0 + 8 * u);
-#pragma GCC unroll 2
-		for (int i = 0; i < nj; i++) {
-			__m256 w = _mm256_broadcast_ss(&c[r][j + i]);
-#pragma GCC unroll 4
-			for (int u = 0; u < 4; u++)
-				acc[i][u] = _mm256_fmadd_ps(w, x[u], acc[i][u]);
+		__m256 b0 = _mm256_load_ps(&c[r][j]);
+		__m256 b1 = nv > 1 ? _mm256_load_ps(&c[r][j + 8]) : b0;
+		const float *x = src[r] + d;
+#pragma GCC unroll 6
+		for (int i = 0; i < nd; i++) {
+			__m256 a = _mm256_broadcast_ss(x + i);
+			acc[i][0] = _mm256_fmadd_ps(a, b0, acc[i][0]);
+			if (nv > 1)
+				acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
 		}
 	}
-#pragma GCC unroll 2
-	for (int i = 0; i < nj; i++)
-#pragma GCC unroll 4
-		for (int u = 0; u < 4; u++)
-			_mm256_storeu_ps(dst + i * ds + d0 + 8 * u, acc[i][u]);
+#pragma GCC unroll 6
+	for (int i = 0; i < nd; i++) {
+		_mm256_storeu_ps(dt + (d + i) * sp + j, acc[i][0]);
+		if (nv > 1)
+			_mm256_storeu_ps(dt + (d + i) * sp + j + 8, acc[i][1]);
+	}
 }
 
-/* The blocks' rank (kern_impl.h): two keys by 32 columns in registers,
- * the columns past the last 32 a vector at a time. */
-static void block_rank(float *dst, long ds, float c[][KB],
+/* rank_tile with nv constant: 6 dims at a time, then the rest by 4, 2,
+ * 1. */
+static inline __attribute__((always_inline)) void
+rank_cols(float *dt, long sp, float c[][KB], const float *const src[],
+	  int nr, int j, int dk, int nv)
+{
+	int d = 0;
+	for (; d + 6 <= dk; d += 6)
+		rank_tile(dt, sp, c, src, nr, j, d, 6, nv);
+	if (d + 4 <= dk) {
+		rank_tile(dt, sp, c, src, nr, j, d, 4, nv);
+		d += 4;
+	}
+	if (d + 2 <= dk) {
+		rank_tile(dt, sp, c, src, nr, j, d, 2, nv);
+		d += 2;
+	}
+	if (d < dk)
+		rank_tile(dt, sp, c, src, nr, j, d, 1, nv);
+}
+
+/* The blocks' rank (kern_impl.h), into dt [dk][sp] transposed: 6 dims by
+ * 16 keys in registers, the last 8 keys alone when no more are left. */
+static void block_rank(float *dt, long sp, float c[][KB],
 		       const float *const src[], int nr, int nb, int dk)
 {
-	int d0 = 0;
-	for (; d0 + 32 <= dk; d0 += 32) {
-		int j = 0;
-		for (; j + 2 <= nb; j += 2)
-			rank_keys(dst + j * ds, ds, c, src, nr, j, d0, 2);
-		if (j < nb)
-			rank_keys(dst + j * ds, ds, c, src, nr, j, d0, 1);
+	for (int j = 0; j < nb; j += 16) {
+		if (nb - j > 8)
+			rank_cols(dt, sp, c, src, nr, j, dk, 2);
+		else
+			rank_cols(dt, sp, c, src, nr, j, dk, 1);
 	}
-	for (int j = 0; d0 < dk && j < nb; j++, dst += ds)
-		FOR_LANES(d, dk - d0, rem) {
-			__m256 acc = ldr(dst + d0 + d, rem);
-			for (int r = 0; r < nr; r++)
-				acc = _mm256_fmadd_ps(_mm256_broadcast_ss(&c[r][j]),
-						      ldr(src[r] + d0 + d, rem), acc);
-			str(dst + d0 + d, rem, acc);
-		}
 }
 
 /* xt [dk][sp] = x^T for rows 0 .. n-1 of x (stride xs), zero to sp. */
@@ -198,6 +211,35 @@ static void transpose_rows(float *xt, long sp, const float *x, long xs,
 			o[i] = x[i * xs + d];
 		memset(o + n, 0, sizeof(float) * (sp - n));
 	}
+}
+
+/* x rows 0 .. n-1 (stride xs) += xt^T, xt [dk][sp]: transpose_rows'
+ * inverse, adding. */
+static void add_transposed(float *x, long xs, const float *xt, long sp,
+			   int n, int dk)
+{
+	float t[8][8] __attribute__((aligned(32)));
+	int d = 0;
+	for (; d + 8 <= dk; d += 8) {
+		const float *rows[8];
+		for (int i = 0; i < 8; i++)
+			rows[i] = xt + (d + i) * sp;
+		int j = 0;
+		for (; j + 8 <= n; j += 8) {
+			gemm_t8_avx2(rows, j, t[0], 8);
+			for (int i = 0; i < 8; i++) {
+				float *o = x + (j + i) * xs + d;
+				_mm256_storeu_ps(o, _mm256_add_ps(_mm256_loadu_ps(o),
+						 _mm256_load_ps(t[i])));
+			}
+		}
+		for (; j < n; j++)
+			for (int i = 0; i < 8; i++)
+				x[j * xs + d + i] += rows[i][j];
+	}
+	for (; d < dk; d++)
+		for (int j = 0; j < n; j++)
+			x[j * xs + d] += xt[d * sp + j];
 }
 
 /* All ones in the lanes of keys j .. j + 7 that the row of dropout key
@@ -379,15 +421,17 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		smax = c > smax ? c : smax;
 	}
 	long sp = (smax + 15) / 16 * 16, dp = (n + 31) / 32 * 32;
-	float *kt = kern_scratch(3, sizeof(float) * (2 * sp * n + QB * dp));
+	float *kt = kern_scratch(3, sizeof(float) * (4 * sp * n + QB * dp));
 	if (!a->lse || !kt) {
 		attn_head_backward_ref(a, b, h, dout, dq, dk, dv);
 		return;
 	}
-	float *vt = kt + sp * n, *gq = vt + sp * n;
+	float *vt = kt + sp * n, *gkt = vt + sp * n, *gvt = gkt + sp * n;
+	float *gq = gvt + sp * n;
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	transpose_rows(kt, sp, k, a->kv_rs, smax, n);
 	transpose_rows(vt, sp, v, a->kv_rs, smax, n);
+	memset(gkt, 0, sizeof(float) * 2 * sp * n);
 
 	for (int t0 = 0; t0 < a->T; t0 += QB) {
 		int rows = a->T - t0 < QB ? a->T - t0 : QB, nk[QB], kmax = 0;
@@ -426,11 +470,9 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 				kb->grad_row(p[r], ds[r], nk[r] - j0, nb, &dr[r],
 					     j0, lse[r], D[r], a->scale, zs);
 			if (dv)
-				kb->rank(dv + ko + j0 * a->kv_rs, a->kv_rs, p, g,
-					 rows, nb, n);
+				kb->rank(gvt + j0, sp, p, g, rows, nb, n);
 			if (dk)
-				kb->rank(dk + ko + j0 * a->kv_rs, a->kv_rs, ds, q,
-					 rows, nb, n);
+				kb->rank(gkt + j0, sp, ds, q, rows, nb, n);
 			for (int gr = 0; dq && gr < groups; gr++)
 				kb->pv(gq + gr * QR * dp, dp, ds + gr * QR,
 				       k + j0 * a->kv_rs, a->kv_rs, nb, n,
@@ -443,6 +485,10 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 							      _mm256_load_ps(gq + r * dp + d)));
 		}
 	}
+	if (dv)
+		add_transposed(dv + ko, a->kv_rs, gvt, sp, smax, n);
+	if (dk)
+		add_transposed(dk + ko, a->kv_rs, gkt, sp, smax, n);
 }
 
 static void grad_row(float *p, float *ds, int valid, int nb,

@@ -168,54 +168,69 @@ static float exp_row_512(float *s, float m, int valid, int nb,
 	return _mm512_reduce_add_ps(sum);
 }
 
-/* dst rows j .. j + nj (nj <= 4), columns d0 .. d0 + 64 (masks m: those
- * below dk) += sum over r of c[r][j..] src[r]: each load of src serves
- * nj keys, so that the multiply-adds, not the loads, set the pace. */
+/* dt's rows d .. d + nd (dims, nd <= 8), columns j .. j + 16 nv (keys,
+ * nv 1 or 2 vectors) += sum over r of src[r][d + i] c[r][j ..]. */
 static inline __attribute__((always_inline)) void
-rank_keys_512(float *dst, long ds, float c[][KB], const float *const src[],
-	      int nr, int j, int d0, const __mmask16 m[4], int nj)
+rank_tile_512(float *dt, long sp, float c[][KB], const float *const src[],
+	      int nr, int j, int d, int nd, int nv)
 {
-	__m512 acc[4][4];
-#pragma GCC unroll 4
-	for (int i = 0; i < nj; i++)
-#pragma GCC unroll 4
-		for (int u = 0; u < 4; u++)
-			acc[i][u] = _mm512_maskz_loadu_ps(m[u], dst + i * ds + d0 + 16 * u);
+	__m512 acc[8][2];
+#pragma GCC unroll 8
+	for (int i = 0; i < nd; i++) {
+		acc[i][0] = _mm512_loadu_ps(dt + (d + i) * sp + j);
+		acc[i][1] = nv > 1 ? _mm512_loadu_ps(dt + (d + i) * sp + j + 16) :
+			    acc[i][0];
+	}
 	for (int r = 0; r < nr; r++) {
-		__m512 x[4];
-#pragma GCC unroll 4
-		for (int u = 0; u < 4; u++)
-			x[u] = _mm512_maskz_loadu_ps(m[u], src[r] + d0 + 16 * u);
-#pragma GCC unroll 4
-		for (int i = 0; i < nj; i++) {
-			__m512 w = _mm512_set1_ps(c[r][j + i]);
-#pragma GCC unroll 4
-			for (int u = 0; u < 4; u++)
-				acc[i][u] = _mm512_fmadd_ps(w, x[u], acc[i][u]);
+		__m512 b0 = _mm512_loadu_ps(&c[r][j]);
+		__m512 b1 = nv > 1 ? _mm512_loadu_ps(&c[r][j + 16]) : b0;
+		const float *x = src[r] + d;
+#pragma GCC unroll 8
+		for (int i = 0; i < nd; i++) {
+			__m512 a = _mm512_set1_ps(x[i]);
+			acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+			if (nv > 1)
+				acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
 		}
 	}
-#pragma GCC unroll 4
-	for (int i = 0; i < nj; i++)
-#pragma GCC unroll 4
-		for (int u = 0; u < 4; u++)
-			_mm512_mask_storeu_ps(dst + i * ds + d0 + 16 * u, m[u], acc[i][u]);
+#pragma GCC unroll 8
+	for (int i = 0; i < nd; i++) {
+		_mm512_storeu_ps(dt + (d + i) * sp + j, acc[i][0]);
+		if (nv > 1)
+			_mm512_storeu_ps(dt + (d + i) * sp + j + 16, acc[i][1]);
+	}
 }
 
-static void rank_512(float *dst, long ds, float c[][KB],
+/* rank_tile_512 with nv constant: 8 dims at a time, then the rest by
+ * 4, 2, 1. */
+static inline __attribute__((always_inline)) void
+rank_cols_512(float *dt, long sp, float c[][KB], const float *const src[],
+	      int nr, int j, int dk, int nv)
+{
+	int d = 0;
+	for (; d + 8 <= dk; d += 8)
+		rank_tile_512(dt, sp, c, src, nr, j, d, 8, nv);
+	if (d + 4 <= dk) {
+		rank_tile_512(dt, sp, c, src, nr, j, d, 4, nv);
+		d += 4;
+	}
+	if (d + 2 <= dk) {
+		rank_tile_512(dt, sp, c, src, nr, j, d, 2, nv);
+		d += 2;
+	}
+	if (d < dk)
+		rank_tile_512(dt, sp, c, src, nr, j, d, 1, nv);
+}
+
+/* 32 keys at a time, the last 16 alone when no more are left. */
+static void rank_512(float *dt, long sp, float c[][KB],
 		     const float *const src[], int nr, int nb, int dk)
 {
-	for (int d0 = 0; d0 < dk; d0 += 64) {
-		__mmask16 m[4];
-		for (int u = 0; u < 4; u++) {
-			int w = dk - d0 - 16 * u;
-			m[u] = w >= 16 ? 0xffff : w <= 0 ? 0 :
-			       (__mmask16)((1u << w) - 1);
-		}
-		int j = 0;
-		for (; j + 4 <= nb; j += 4)
-			rank_keys_512(dst + j * ds, ds, c, src, nr, j, d0, m, 4);
-		for (; j < nb; j++)
-			rank_keys_512(dst + j * ds, ds, c, src, nr, j, d0, m, 1);
+	for (int j = 0; j < nb; j += 32) {
+		if (nb - j > 16)
+			rank_cols_512(dt, sp, c, src, nr, j, dk, 2);
+		else
+			rank_cols_512(dt, sp, c, src, nr, j, dk, 1);
 	}
 }
 
