@@ -540,6 +540,63 @@ END_TEST
 
 /* ---- dropout ------------------------------------------------------------- */
 
+/*
+ * dropout_forward and dropout_backward against one element at a time as
+ * transformer.h words it: 16 bits of rng_next per element, low bits first,
+ * kept when at least p 65536 (rounded); the same draws, masks and bits,
+ * on sizes around the vector's eight, rates 0 to all but 1.
+ */
+START_TEST(dropout_matches_one_at_a_time)
+{
+	size_t sizes[] = { 1, 3, 4, 7, 8, 9, 13, 16, 23, 1001 }, nmax = 1001;
+	float rates[] = { 0.0f, 0.1f, 0.5f, 0.99999f, 0.999999f };
+	float *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y);
+	float *dx = malloc(nmax * sizeof *dx), *want = malloc(nmax * 4);
+	uint8_t *mask = malloc(nmax), keep;
+	size_t si, ri, i;
+
+	for (i = 0; i < nmax; i++)
+		x[i] = (float)(sin(i * 0.7) * 3);
+	for (si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (ri = 0; ri < sizeof rates / sizeof *rates; ri++) {
+			size_t n = sizes[si];
+			float p = rates[ri], s = 1.0f / (1.0f - p);
+			uint32_t thresh = (uint32_t)(p * 65536.0f + 0.5f);
+			struct rng r, r2;
+			uint64_t bits = 0;
+
+			rng_seed(&r, 11 + si);
+			r2 = r;
+			dropout_forward(y, mask, x, n, p, &r);
+			for (i = 0; i < n; i++) {
+				if (i % 4 == 0)
+					bits = rng_next(&r2);
+				keep = (bits & 0xffff) >= thresh;
+				bits >>= 16;
+				ck_assert_int_eq(mask[i], keep);
+				want[i] = keep ? x[i] * s : 0.0f;
+				ck_assert_msg(!memcmp(&y[i], &want[i], 4),
+					      "n %zu p %g: y[%zu] %g, not %g",
+					      n, p, i, y[i], want[i]);
+			}
+			ck_assert(rng_next(&r) == rng_next(&r2));
+			for (i = 0; i < n; i++)
+				dx[i] = want[i] = (float)cos(i * 0.3) + 2;
+			dropout_backward(dx, x, mask, n, p);
+			for (i = 0; i < n; i++) {
+				if (mask[i])
+					want[i] += x[i] * s;
+				ck_assert(!memcmp(&dx[i], &want[i], 4));
+			}
+		}
+	free(x);
+	free(y);
+	free(dx);
+	free(want);
+	free(mask);
+}
+END_TEST
+
 START_TEST(dropout_is_reproducible_and_off_at_inference)
 {
 	const char *extra[] = { "dropout=0.3" };
@@ -705,6 +762,7 @@ int main(void)
 	tcase_add_test(tc, gradients_with_dropout);
 	tcase_add_test(tc, decoder_cache_matches_full_forward);
 	tcase_add_test(tc, padding_changes_nothing);
+	tcase_add_test(tc, dropout_matches_one_at_a_time);
 	tcase_add_test(tc, dropout_is_reproducible_and_off_at_inference);
 	tcase_add_test(tc, position_table_is_the_formula);
 	tcase_add_test(tc, learns_to_copy);
