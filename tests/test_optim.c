@@ -174,6 +174,58 @@ START_TEST(clipping)
 }
 END_TEST
 
+/*
+ * The norm is the square root of a sum of squares in double taken in a
+ * fixed order: chunks of 16384 elements, each summed in 8 interleaved
+ * partial sums (element i into sum i % 8), the tail on its own, then the
+ * tail's sum and the 8 partial sums added, then the chunks in order.
+ * Here that order by hand, one element at a time, on sizes around the
+ * chunk's and the eight's edges: the same bits.
+ */
+static double norm_by_hand(const float *g, size_t n)
+{
+	double total = 0;
+
+	for (size_t c = 0; c < n; c += 16384) {
+		size_t end = c + 16384 < n ? c + 16384 : n, i;
+		double p[8] = { 0 }, s = 0;
+
+		for (i = c; i + 8 <= end; i += 8)
+			for (int k = 0; k < 8; k++)
+				p[k] += (double)g[i + k] * g[i + k];
+		for (; i < end; i++)
+			s += (double)g[i] * g[i];
+		for (int k = 0; k < 8; k++)
+			s += p[k];
+		total += s;
+	}
+	return sqrt(total);
+}
+
+START_TEST(norm_in_its_order)
+{
+	size_t sizes[] = { 1, 3, 7, 8, 9, 15, 17, 31, 16383, 16384, 16385,
+			   16384 * 3 + 13 };
+	size_t nmax = 16384 * 3 + 13, i, k;
+	float *g = malloc(nmax * sizeof *g);
+
+	for (i = 0; i < nmax; i++)
+		g[i] = (float)ldexp(sin(i * 0.61), (int)(i * 7 % 41) - 20);
+	for (k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		double want = norm_by_hand(g, sizes[k]);
+
+		kern_set_threads(1);
+		ck_assert_msg(grad_norm(g, sizes[k]) == want, "n %zu: %.17g "
+			      "for %.17g", sizes[k], grad_norm(g, sizes[k]),
+			      want);
+		kern_set_threads(2);
+		ck_assert(grad_norm(g, sizes[k]) == want);
+	}
+	kern_set_threads(1);
+	free(g);
+}
+END_TEST
+
 START_TEST(state_through_model_file)
 {
 	struct model *m = make("optim=adam", NULL), *l;
@@ -245,6 +297,7 @@ int main(void)
 	tcase_add_test(tc, adadelta_matches_hand_values);
 	tcase_add_test(tc, noam_schedule);
 	tcase_add_test(tc, clipping);
+	tcase_add_test(tc, norm_in_its_order);
 	tcase_add_test(tc, state_through_model_file);
 	tcase_add_test(tc, refuses_bad_settings);
 	suite_add_tcase(s, tc);
