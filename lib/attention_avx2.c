@@ -209,7 +209,8 @@ static void transpose_rows(float *xt, long sp, const float *x, long xs,
 		float *o = xt + d * sp;
 		for (int i = j; i < n; i++)
 			o[i] = x[i * xs + d];
-		memset(o + n, 0, sizeof(float) * (sp - n));
+		if (sp > n)
+			memset(o + n, 0, sizeof(float) * (sp - n));
 	}
 }
 
