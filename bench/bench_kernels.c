@@ -2,12 +2,15 @@
  * bench_kernels.c: speed of the kernels against the machine's own FMA peak
  * measured in the same run, for every instruction set of the machine, on
  * one thread and on all of them:
- *   - peak: independent FMAs in registers (AVX2 and AVX-512);
+ *   - peak: independent FMAs in registers (AVX2 and AVX-512), and with
+ *     AVX512_BF16 the bf16 dot products of vdpbf16ps;
  *   - sgemm: 512^3 and the shapes of a translation model (rows = batch x
  *     length in {64, 512, 4096} times 512x512, 512x2048, 2048x512 and a
  *     512 x 8000 vocabulary; weights stored [out, in] as the models do),
  *     decoder steps ([B, 1000] x [3000, 1000]^T), and few rows (M = 1 to
  *     8) in every transposition, B in L2 and from memory;
+ *   - with AVX512_BF16, sgemm in bf16 precision (kern_set_matmul) on the
+ *     model's shapes, against the bf16 peak and f32 sgemm just before;
  *   - fused attention (8 heads of 64, batch 32, lengths 16..512) against
  *     an unfused matmul-softmax-matmul built from the same sgemm;
  *   - additive attention, one step at B=32, S=50, na=1000, dv=2000.
@@ -130,14 +133,37 @@ static float fma_loop_avx512(long n)
 	return _mm512_reduce_add_ps(c[0]);
 }
 
+/* The same with vdpbf16ps: c += two products of bf16 pairs a b per lane
+ * (4 flops); c grows by 2e-6 an iteration. */
+__attribute__((target("avx512f,avx512bf16")))
+static float dpbf16_loop(long n)
+{
+	__m512 c[12];
+	__m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.001f),
+					 _mm512_set1_ps(0.001f));
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm512_set1_ps((float)i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm512_dpbf16_ps(c[i], a, a);
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm512_add_ps(c[0], c[i]);
+	return _mm512_reduce_add_ps(c[0]);
+}
+
+/* The kinds of peak: an instruction set's FMA, or bf16 dot products. */
+enum { PEAK_BF16 = ISA_AVX512 + 1 };
+
 static volatile float sink;
 
 static void peak_task(void *ctx, int64_t lo, int64_t hi)
 {
-	int isa = *(int *)ctx;
+	int kind = *(int *)ctx;
 	for (int64_t i = lo; i < hi; i++)
-		sink = isa == ISA_AVX512 ? fma_loop_avx512(PEAK_ITERS) :
-					   fma_loop_avx2(PEAK_ITERS);
+		sink = kind == PEAK_BF16 ? dpbf16_loop(PEAK_ITERS) :
+		       kind == ISA_AVX512 ? fma_loop_avx512(PEAK_ITERS) :
+					    fma_loop_avx2(PEAK_ITERS);
 }
 
 static void peak_run(void *ctx)
@@ -145,12 +171,13 @@ static void peak_run(void *ctx)
 	kern_parallel_for(kern_threads(), 1, peak_task, ctx);
 }
 
-/* GFLOP/s of the FMA loop on every thread in use. */
-static double peak(int isa)
+/* GFLOP/s of the loop of that kind on every thread in use. */
+static double peak(int kind)
 {
-	int lanes = isa == ISA_AVX512 ? 16 : 8;
-	double t = timeit(peak_run, &isa);
-	return kern_threads() * PEAK_ITERS * 12.0 * lanes * 2 / t * 1e-9;
+	double flops = kind == PEAK_BF16 ? 16 * 4 : kind == ISA_AVX512 ?
+		       16 * 2 : 8 * 2;
+	double t = timeit(peak_run, &kind);
+	return kern_threads() * PEAK_ITERS * 12.0 * flops / t * 1e-9;
 }
 
 /* ---- sgemm -------------------------------------------------------------- */
@@ -216,7 +243,18 @@ static void bench_few_rows(int quick)
 	}
 }
 
-static void bench_gemm(int quick, double pk)
+/* Prints bf16 sgemm's rate on a shape beside f32's, g. */
+static void bench_bf16(int M, int N, int K, double g, double pkbf)
+{
+	kern_set_matmul(KERN_MATMUL_BF16);
+	double b = gemm_gflops(M, N, K);
+	kern_set_matmul(KERN_MATMUL_F32);
+	printf("  bf16  [%4d,%4d] x [%4d,%4d]^T %7.1f GFLOP/s  %.2f of bf16 "
+	       "peak, %.2f x f32\n", M, K, N, K, b, b / pkbf, b / g);
+}
+
+/* pkbf: the bf16 peak, 0 without bf16 sgemm. */
+static void bench_gemm(int quick, double pk, double pkbf)
 {
 	static const int rows[] = { 64, 512, 4096 };
 	static const int kn[][2] = { { 512, 512 }, { 512, 2048 },
@@ -234,6 +272,8 @@ static void bench_gemm(int quick, double pk)
 			g = gemm_gflops(M, N, K);
 			printf("  sgemm [%4d,%4d] x [%4d,%4d]^T %7.1f GFLOP/s  "
 			       "%.2f of peak\n", M, K, N, K, g, g / pk);
+			if (pkbf)
+				bench_bf16(M, N, K, g, pkbf);
 		}
 	for (int B = 1; B <= 64; B *= quick ? 64 : 4) {
 		g = gemm_gflops(B, 3000, 1000);
@@ -373,7 +413,15 @@ int main(int argc, char **argv)
 						      ISA_AVX512 : ISA_AVX2) : 0;
 			printf("%s, %d thread%s: FMA peak %.1f GFLOP/s\n",
 			       kern_isa_name(), t, t > 1 ? "s" : "", pk);
-			bench_gemm(quick || isa == ISA_REFERENCE, pk);
+			double pkbf = 0;
+			if (kern_set_matmul(KERN_MATMUL_BF16) == 0) {
+				kern_set_matmul(KERN_MATMUL_F32);
+				pkbf = peak(PEAK_BF16);
+				printf("%s, %d thread%s: bf16 dot product peak "
+				       "%.1f GFLOP/s\n", kern_isa_name(), t,
+				       t > 1 ? "s" : "", pkbf);
+			}
+			bench_gemm(quick || isa == ISA_REFERENCE, pk, pkbf);
 			if (isa == ISA_REFERENCE && t > 1)
 				continue;
 			bench_attention(quick || isa == ISA_REFERENCE, pk);

@@ -1,16 +1,18 @@
 /*
  * gemm_bf16_avx512bf16.c: the AVX512_BF16 kernels of sgemm's bf16
  * precision (gemm_bf16.c): packers that round floats to bf16 pairs along
- * k, and a 14x32 micro-kernel of vdpbf16ps, which adds two products of
+ * k, and a 12x32 micro-kernel of vdpbf16ps, which adds two products of
  * bf16 pairs into each float lane at the rate of one float FMA: twice the
- * multiply-adds.  28 accumulators (of 32 registers) hide its latency; per
- * pair of k, two loads of B and 14 broadcasts of A's pairs.
+ * multiply-adds.  24 accumulators hide its latency; per pair of k, two
+ * loads of B and 12 broadcasts of A's pairs.  (14 rows, 28 accumulators,
+ * leave gcc too few registers: it spills one of B's in the loop, and
+ * measured no faster.)
  */
 #include <immintrin.h>
 
 #include "kern_impl.h"
 
-#define MR 14
+#define MR 12
 #define NR 32
 
 static __mmask16 first(int n)
@@ -79,13 +81,45 @@ static void pack_rows(int w, int k, int n, const float *x, long ld,
 	}
 }
 
+/* The 16 x 16 dwords r[i][j] transposed in place: unpacking pairs of rows
+ * by dwords, then by pairs of dwords, leaves each 128-bit lane holding
+ * four rows of one column; two shuffles of lanes gather them. */
+static inline void transpose16(__m512i r[16])
+{
+	__m512i a[16], b[16];
+
+#pragma GCC unroll 8
+	for (int i = 0; i < 16; i += 2) {
+		a[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+		a[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < 16; i += 4) {
+		b[i] = _mm512_unpacklo_epi64(a[i], a[i + 2]);
+		b[i + 1] = _mm512_unpackhi_epi64(a[i], a[i + 2]);
+		b[i + 2] = _mm512_unpacklo_epi64(a[i + 1], a[i + 3]);
+		b[i + 3] = _mm512_unpackhi_epi64(a[i + 1], a[i + 3]);
+	}
+	/* b[4g + m], lane l: rows 4g .. 4g + 3 of column 4l + m */
+#pragma GCC unroll 4
+	for (int m = 0; m < 4; m++) {
+		__m512i c0 = _mm512_shuffle_i32x4(b[m], b[4 + m], 0x44);
+		__m512i c1 = _mm512_shuffle_i32x4(b[m], b[4 + m], 0xee);
+		__m512i d0 = _mm512_shuffle_i32x4(b[8 + m], b[12 + m], 0x44);
+		__m512i d1 = _mm512_shuffle_i32x4(b[8 + m], b[12 + m], 0xee);
+		r[m] = _mm512_shuffle_i32x4(c0, d0, 0x88);
+		r[4 + m] = _mm512_shuffle_i32x4(c0, d0, 0xdd);
+		r[8 + m] = _mm512_shuffle_i32x4(c1, d1, 0x88);
+		r[12 + m] = _mm512_shuffle_i32x4(c1, d1, 0xdd);
+	}
+}
+
 /* x [n, k] (op(x) [k, n] transposed): for each strip, 16 of its rows
- * read side by side, 32 entries (16 pairs) each, and the pairs transposed
- * through t. */
+ * read side by side, 32 entries (16 pairs) each, and the 16 x 16 pairs
+ * transposed. */
 static void pack_cols(int w, int k, int n, const float *x, long ld,
 		      uint32_t *d)
 {
-	uint32_t t[16][16] __attribute__((aligned(64)));
 	int kp = (k + 1) / 2;
 	size_t strip = (size_t)w * kp;
 
@@ -96,69 +130,75 @@ static void pack_cols(int w, int k, int n, const float *x, long ld,
 			int pc = k - k0 >= 32 ? 16 : (k - k0 + 1) / 2;
 			uint32_t *o = d + (size_t)(k0 / 2) * w;
 			for (int c0 = 0; c0 < w; c0 += 16) {
-				int cnt = w - c0 < 16 ? w - c0 : 16;
-				for (int c = 0; c < cnt; c++) {
-					__m512i v = _mm512_setzero_si512();
-					if (c0 + c < cols) {
-						const float *r = x + (long)(j0 + c0 + c) * ld + k0;
-						/* more rows than the hardware
-						 * prefetcher follows */
-						__builtin_prefetch(r + 64);
-						__builtin_prefetch(r + 80);
-						v = pairs_along(_mm512_maskz_loadu_ps(m0, r),
-							_mm512_maskz_loadu_ps(m1, r + 16));
-					}
-					_mm512_store_si512(t[c], v);
+				__m512i v[16];
+#pragma GCC unroll 16
+				for (int c = 0; c < 16; c++) {
+					v[c] = _mm512_setzero_si512();
+					if (c0 + c >= cols || c0 + c >= w)
+						continue;
+					const float *r = x + (long)(j0 + c0 + c) * ld + k0;
+					/* more rows than the hardware
+					 * prefetcher follows */
+					__builtin_prefetch(r + 128);
+					__builtin_prefetch(r + 144);
+					v[c] = pairs_along(_mm512_maskz_loadu_ps(m0, r),
+						_mm512_maskz_loadu_ps(m1, r + 16));
 				}
+				transpose16(v);
+				__mmask16 sm = first(w - c0);
 				for (int q = 0; q < pc; q++)
-					for (int c = 0; c < cnt; c++)
-						o[(size_t)q * w + c0 + c] = t[c][q];
+					_mm512_mask_storeu_epi32(o + (size_t)q * w + c0,
+								 sm, v[q]);
 			}
 		}
 	}
 }
 
-static void ukr_14x32(int kp, float alpha, const uint32_t *A,
+static void ukr_12x32(int kp, float alpha, const uint32_t *A,
 		      const uint32_t *B, float *C, long ldc)
 {
 	__m512 c[MR][2];
 
+	const float *cp = C;
 #pragma GCC unroll 16
-	for (int r = 0; r < MR; r++) {
+	for (int r = 0; r < MR; r++, cp += ldc) {
 		c[r][0] = c[r][1] = _mm512_setzero_ps();
 		/* C is far (L3 or memory) and wanted only at the end */
-		_mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
-		_mm_prefetch((const char *)(C + r * ldc + NR - 1), _MM_HINT_T0);
+		_mm_prefetch((const char *)cp, _MM_HINT_T0);
+		_mm_prefetch((const char *)(cp + NR - 1), _MM_HINT_T0);
 	}
 	for (int p = 0; p < kp; p++) {
-		__m512bh b0 = (__m512bh)_mm512_loadu_si512(B);
-		__m512bh b1 = (__m512bh)_mm512_loadu_si512(B + 16);
+		__m512i b0 = _mm512_loadu_si512(B);
+		__m512i b1 = _mm512_loadu_si512(B + 16);
 #pragma GCC unroll 16
 		for (int r = 0; r < MR; r++) {
-			__m512bh a = (__m512bh)_mm512_set1_epi32((int)A[r]);
-			c[r][0] = _mm512_dpbf16_ps(c[r][0], a, b0);
-			c[r][1] = _mm512_dpbf16_ps(c[r][1], a, b1);
+			__m512i a = _mm512_set1_epi32((int)A[r]);
+			c[r][0] = _mm512_dpbf16_ps(c[r][0], (__m512bh)a,
+						   (__m512bh)b0);
+			c[r][1] = _mm512_dpbf16_ps(c[r][1], (__m512bh)a,
+						   (__m512bh)b1);
 		}
 		A += MR;
 		B += NR;
 	}
 	__m512 al = _mm512_set1_ps(alpha);
 #pragma GCC unroll 16
-	for (int r = 0; r < MR; r++) {
-		float *cr = C + r * ldc;
-		_mm512_storeu_ps(cr, _mm512_fmadd_ps(al, c[r][0],
-						     _mm512_loadu_ps(cr)));
-		_mm512_storeu_ps(cr + 16, _mm512_fmadd_ps(al, c[r][1],
-						_mm512_loadu_ps(cr + 16)));
+	for (int r = 0; r < MR; r++, C += ldc) {
+		_mm512_storeu_ps(C, _mm512_fmadd_ps(al, c[r][0],
+						    _mm512_loadu_ps(C)));
+		_mm512_storeu_ps(C + 16, _mm512_fmadd_ps(al, c[r][1],
+						_mm512_loadu_ps(C + 16)));
 	}
 }
 
-/* KC: K of the models (512) in one pass over C, an A strip of 14 x 512
- * (14 KB) in L1; NC: a B panel of 512 x 512 (512 KB) in L2; MC: the A
- * block (2 MB) in L3. */
+/* KC: K of the models (512) in one pass over C, an A strip of 12 x 512
+ * (12 KB) in L1; NC: a B panel of 512 x 512 (512 KB) in L2; MC: the A
+ * block (2 MB) in L3.  On Zen 4 (32 KB L1d, 1 MB L2), KC 512 to 1024, NC
+ * 256 to 1024 and MC 2040 or 4092 measured the same, to the noise (5%)
+ * of a shared machine: the kernel, not the caches, sets the pace. */
 const struct gemm_bf16 gemm_bf16_avx512bf16 = {
-	.mr = MR, .nr = NR, .mc = 2044, .kc = 512, .nc = 512,
-	.kernel = ukr_14x32,
+	.mr = MR, .nr = NR, .mc = 2040, .kc = 512, .nc = 512,
+	.kernel = ukr_12x32,
 	.pack_rows = pack_rows,
 	.pack_cols = pack_cols,
 };

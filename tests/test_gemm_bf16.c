@@ -3,7 +3,7 @@
  * against a double-precision product of the inputs rounded to bf16 by
  * tensor.h's f32_to_bf16, for the four transpositions, strides,
  * alpha/beta, and shapes from one column and one k up past the register
- * and cache blocks (MR 14, NR 32, KC 512, NC 512, MC 2044), on one thread
+ * and cache blocks (MR 12, NR 32, KC 512, NC 512, MC 2040), on one thread
  * and two.  Then the rounding itself (ties, NaN, inf, overflow, either
  * half of a pair), that it happens, that f32 comes back bit for bit, that
  * few-row calls stay f32, and the refusal where there is no bf16.
