@@ -683,6 +683,63 @@ START_TEST(test_embedding)
 }
 END_TEST
 
+/*
+ * The column sums of the bias and layer-norm gradients and the embedding's
+ * scatter-add take their rows one at a time, in order, on any thread
+ * count: the same bits as that loop in float, on sizes around the vectors'
+ * four rows and four columns.
+ */
+START_TEST(test_sums_in_row_order)
+{
+	int rows_[] = { 1, 3, 4, 5, 8, 11 }, n_[] = { 1, 3, 4, 7, 13, 37 };
+
+	for (int t = 1; t <= 2; t++) {
+		kern_set_threads(t);
+		for (int a = 0; a < 6; a++)
+			for (int c = 0; c < 6; c++) {
+				int rows = rows_[a], n = n_[c];
+				size_t N = (size_t)rows * n;
+				float *dy = kt_rand(N, -1, 1), *x = kt_rand(N, -2, 3);
+				float *m = kt_rand(rows, -1, 1), *s = kt_rand(rows, 0.5, 2);
+				float *g = kt_rand(n, 0.5, 1.5), *dx = kt_zeros(N);
+				float *db = kt_rand(n, -1, 1), *dg = kt_rand(n, -1, 1);
+				float *wb = malloc(n * sizeof *wb), *wg = malloc(n * sizeof *wg);
+				int32_t *ids = malloc(rows * sizeof *ids);
+
+				for (int i = 0; i < n; i++) {
+					wb[i] = db[i];
+					wg[i] = dg[i];
+					for (int r = 0; r < rows; r++) {
+						float y = dy[r * n + i];
+						wb[i] += y;
+						wg[i] += y * (x[r * n + i] - m[r]) * s[r];
+					}
+				}
+				bias_backward(db, dy, rows, n);
+				ck_assert(!memcmp(db, wb, n * sizeof *db));
+				layernorm_backward(dx, dg, db, dy, x, g, m, s, rows, n);
+				ck_assert(!memcmp(dg, wg, n * sizeof *dg));
+				/* the embedding: rows 0, 1, 0, 1, ... of a table [2, n] */
+				float *tab = kt_zeros(2 * (size_t)n);
+				float *want = kt_zeros(2 * (size_t)n);
+
+				for (int r = 0; r < rows; r++) {
+					ids[r] = r % 2;
+					for (int i = 0; i < n; i++)
+						want[(r % 2) * n + i] += dy[r * n + i];
+				}
+				embedding_backward(tab, ids, rows, dy, n);
+				ck_assert(!memcmp(tab, want, 2 * n * sizeof *tab));
+				free(tab);
+				free(want);
+				free(dy); free(x); free(m); free(s); free(g); free(dx);
+				free(db); free(dg); free(wb); free(wg); free(ids);
+			}
+	}
+	kern_set_threads(1);
+}
+END_TEST
+
 /* ---- GRU ---------------------------------------------------------------- */
 
 /*
@@ -853,6 +910,7 @@ int main(void)
 	tcase_add_test(tc, test_adam);
 	tcase_add_test(tc, test_maxout);
 	tcase_add_test(tc, test_embedding);
+	tcase_add_test(tc, test_sums_in_row_order);
 	tcase_add_test(tc, test_gru);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
