@@ -60,13 +60,14 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
  * set_float32_matmul_precision("medium")), where calls with M >=
  * KERN_BF16_MIN_M round every entry of op(A) and op(B) to bf16 (to
  * nearest, ties to even, as f32_to_bf16 of tensor.h; NaN stays NaN) and
- * sum their products in float: each product of two bf16 is exact, the
- * sums of K of them and alpha, beta and C are as in f32, within the
- * bound of test_gemm.c.  So C differs from f32's by what rounding the
- * inputs to 8 significant bits does (about 2^-9 relative per entry),
- * and entries below 2^-126 (inputs and products) count as zero.  Calls
- * with fewer rows (decoder steps) stay exact f32: the mode is meant for
- * training, whose products are all large; it promises no batch
+ * sum their products in float: each product of two bf16 is exact, and
+ * the sums of K of them, alpha, beta and C are rounded in float as in
+ * f32 (the bound: test_gemm_bf16.c).  So C differs from f32's by what
+ * rounding the inputs to 8 significant bits does (up to 2^-8 relative
+ * per product), and inputs and products below 2^-126 in magnitude count
+ * as zero.  Calls with fewer rows (decoder steps, where packing would
+ * cost more than bf16 saves) stay exact f32: the mode is meant for
+ * training, whose products are all large.  It promises no batch
  * independence across that line, hence no environment variable for it.
  *
  * kern_set_matmul returns 0, or -1 with err_set when the kernels in force
@@ -75,7 +76,7 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
  * returns it to f32.  kern_matmul: the precision in force.
  */
 enum { KERN_MATMUL_F32, KERN_MATMUL_BF16 };
-#define KERN_BF16_MIN_M 16
+#define KERN_BF16_MIN_M 24
 int kern_set_matmul(int precision);
 int kern_matmul(void);
 
