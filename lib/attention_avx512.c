@@ -7,6 +7,7 @@
  * lanes at a time.  The rest is attention_avx2.c's.
  */
 #include <immintrin.h>
+#include <math.h>
 
 #include "kern_impl.h"
 
@@ -265,8 +266,135 @@ static const struct attn_blocks blocks_avx512 = {
 	scores_512, pv_512, exp_row_512, rank_512, grad_row_512
 };
 
+/*
+ * A head of at most 16 query rows, 16 keys and 64 columns (T = S = 16 in
+ * training), whole: the blocks' overheads (the online softmax's
+ * bookkeeping, rows padded to 6, calls per piece) are most of its time.
+ * The head's rows of Q are copied to qb [16][64] and K transposed to kt
+ * [64][16], so that every operand is at a constant offset from one
+ * pointer; a row's 16 scores are one register, NR rows side by side (8
+ * or 16: the head's rows rounded up); the softmax is done in those
+ * registers; then out = P V by 8 rows times 32 columns, scaled by each
+ * row's 1 / sum as it is stored.
+ */
+#define SMALL 16
+#define SMALL_DK 64
+
+static inline __attribute__((always_inline)) void
+forward_small_rows(const struct attn_args *a, int b, int h, int nr)
+{
+	int dk = a->dk, T = a->T;
+	const float *k = a->k + b * a->kv_bs + h * dk;
+	const float *v = a->v + b * a->kv_bs + h * dk;
+	float qb[SMALL][SMALL_DK] __attribute__((aligned(64)));
+	float kt[SMALL_DK][SMALL] __attribute__((aligned(64)));
+	float p[SMALL][SMALL] __attribute__((aligned(64))), inv[SMALL];
+	int nk[SMALL], smax = 0;
+	__mmask16 dm[4];
+
+	for (int u = 0; u < 4; u++) {
+		int w = dk - 16 * u;
+		dm[u] = w >= 16 ? 0xffff : w <= 0 ? 0 : (__mmask16)((1u << w) - 1);
+	}
+	for (int t = 0; t < nr; t++) {
+		nk[t] = t < T ? attn_nkeys(a, b, t) : 0;
+		smax = nk[t] > smax ? nk[t] : smax;
+		const float *qt = a->q + b * a->q_bs + (t < T ? t : 0) * a->q_rs +
+				  h * dk;
+		for (int u = 0; u < 4; u++)
+			_mm512_store_ps(qb[t] + 16 * u,
+					_mm512_maskz_loadu_ps(dm[u], qt + 16 * u));
+	}
+	/* rows past the last key: row 0 again, their scores masked */
+	const float *rows[SMALL];
+	for (int j = 0; j < SMALL; j++)
+		rows[j] = k + (j < smax ? j : 0) * a->kv_rs;
+	int d = 0;
+	for (; d + 8 <= dk; d += 8) {
+		gemm_t8_avx2(rows, d, kt[d], SMALL);
+		gemm_t8_avx2(rows + 8, d, kt[d] + 8, SMALL);
+	}
+	for (; d < dk; d++)
+		for (int j = 0; j < SMALL; j++)
+			kt[d][j] = rows[j][d];
+
+	__m512 acc[SMALL];
+#pragma GCC unroll 16
+	for (int t = 0; t < nr; t++)
+		acc[t] = _mm512_setzero_ps();
+	for (d = 0; d < dk; d++) {
+		__m512 kc = _mm512_load_ps(kt[d]);
+#pragma GCC unroll 16
+		for (int t = 0; t < nr; t++)
+			acc[t] = _mm512_fmadd_ps(_mm512_set1_ps(qb[t][d]), kc,
+						 acc[t]);
+	}
+
+	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
+	__m512 vs = _mm512_set1_ps(a->scale);
+	__m512i cut1 = _mm512_set1_epi32(attn_drop_cut(a) - 1);
+#pragma GCC unroll 16
+	for (int t = 0; t < nr; t++) {
+		__mmask16 valid = (__mmask16)((1u << nk[t]) - 1);
+		__m512 sc = _mm512_mask_mul_ps(_mm512_set1_ps(-INFINITY), valid,
+					       acc[t], vs);
+		float m = _mm512_reduce_max_ps(sc);
+		__m512 e = _mm512_maskz_mov_ps(valid, exp512(_mm512_sub_ps(sc,
+						_mm512_set1_ps(m))));
+		float l = _mm512_reduce_add_ps(e);
+		if (a->dropout > 0 && t < T)
+			e = _mm512_maskz_mov_ps(keep16(_mm512_set1_epi32((int)
+				attn_drop_row(a, b, h, t)), 0, cut1), e);
+		_mm512_store_ps(p[t], e);
+		inv[t] = nk[t] ? zs / l : 0;
+		if (a->lse && t < T)
+			a->lse[((size_t)b * a->H + h) * T + t] =
+				nk[t] ? m + logf(l) : -INFINITY;
+	}
+
+	for (int t0 = 0; t0 < nr; t0 += 8)
+		for (d = 0; d < dk; d += 32) {
+			__m512 o[8][2];
+#pragma GCC unroll 8
+			for (int t = 0; t < 8; t++)
+				o[t][0] = o[t][1] = _mm512_setzero_ps();
+			for (int j = 0; j < smax; j++) {
+				const float *vj = v + j * a->kv_rs + d;
+				__m512 b0 = _mm512_maskz_loadu_ps(dm[d / 16], vj);
+				__m512 b1 = _mm512_maskz_loadu_ps(dm[d / 16 + 1],
+								  vj + 16);
+#pragma GCC unroll 8
+				for (int t = 0; t < 8; t++) {
+					__m512 x = _mm512_set1_ps(p[t0 + t][j]);
+					o[t][0] = _mm512_fmadd_ps(x, b0, o[t][0]);
+					o[t][1] = _mm512_fmadd_ps(x, b1, o[t][1]);
+				}
+			}
+#pragma GCC unroll 8
+			for (int t = 0; t < 8; t++) {
+				if (t0 + t >= T)
+					break;
+				float *ot = a->out + b * a->o_bs +
+					    (t0 + t) * a->o_rs + h * dk + d;
+				__m512 vi = _mm512_set1_ps(inv[t0 + t]);
+				_mm512_mask_storeu_ps(ot, dm[d / 16],
+						      _mm512_mul_ps(vi, o[t][0]));
+				_mm512_mask_storeu_ps(ot + 16, dm[d / 16 + 1],
+						      _mm512_mul_ps(vi, o[t][1]));
+			}
+		}
+}
+
 void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
 {
+	if (a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK &&
+	    !a->weights) {
+		if (a->T <= 8)
+			forward_small_rows(a, b, h, 8);
+		else
+			forward_small_rows(a, b, h, SMALL);
+		return;
+	}
 	attn_head_forward_blocks(a, b, h, &blocks_avx512);
 }
 

@@ -277,13 +277,21 @@ END_TEST
 /* Shapes past any block of keys or queries, and vector tails. */
 START_TEST(test_attention_large)
 {
-	int klen[2] = { 131, 77 };
+	int klen[2] = { 131, 77 }, klen2[2] = { 16, 11 };
 	struct prob probs[] = {
 		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0 },
 		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0, 0 },
 		{ 2, 1, 19, 100, 17, 1, 81, NULL, 0, 0 },
 		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0.1f },
 		{ 1, 2, 67, 67, 33, 1, 0, NULL, 0, 0.3f },
+		/* AVX-512's whole-head path (T, S <= 16, dk <= 64) and
+		 * just past it */
+		{ 2, 2, 16, 16, 64, 0, 0, NULL, 0, 0.1f },
+		{ 2, 2, 16, 16, 64, 1, 0, klen2, 0, 0 },
+		{ 2, 2, 8, 16, 64, 0, 0, klen2, 0, 0.2f },
+		{ 1, 2, 17, 16, 64, 1, 0, NULL, 0, 0.1f },
+		{ 1, 2, 16, 17, 64, 0, 0, NULL, 0, 0 },
+		{ 1, 2, 16, 16, 65, 0, 0, NULL, 0, 0.1f },
 	};
 	int isa[3], ni = kt_isas(isa);
 	kt_seed(11);
