@@ -518,21 +518,7 @@ static void maybe_dropout(float *x, uint8_t *mask, size_t n, float p,
 			  struct rng *r)
 {
 	if (p > 0)
-		dropout_forward(x, mask, x, n, p, r);
-}
-
-/* y [n] = a + b, in eights that the compiler vectorises. */
-static void residual_add(float *restrict y, const float *restrict a,
-			 const float *restrict b, size_t n)
-{
-	size_t i;
-	int k;
-
-	for (i = 0; i + 8 <= n; i += 8)
-		for (k = 0; k < 8; k++)
-			y[i + k] = a[i + k] + b[i + k];
-	for (; i < n; i++)
-		y[i] = a[i] + b[i];
+		dropout_forward(x, mask, NULL, x, n, p, r);
 }
 
 const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,
@@ -551,8 +537,7 @@ const float *tf_sub_out(const struct tf_net *n, struct sub_acts *s,
 {
 	size_t k = (size_t)N * n->d;
 
-	maybe_dropout(s->fo, s->mask, k, drop, r);
-	residual_add(s->sum, x, s->fo, k);
+	dropout_forward(s->sum, s->mask, x, s->fo, k, drop, r);
 	if (n->pre)
 		return s->sum;
 	layernorm_forward(s->ln, s->mean, s->rstd, s->sum, ln->g, ln->b, N,

@@ -80,12 +80,14 @@ void tf_embed_backward(const struct tf_net *n, float *demb,
 		       const int32_t *ids, int rows, float *dx);
 
 /*
- * Inverted dropout with rate p: y = x * keep / (1 - p), keep drawn from r
- * into mask [n] (16 bits of rng_next per element).  y may equal x.
+ * Inverted dropout with rate p, and the residual sum after it: y = a +
+ * x * keep / (1 - p) (a NULL: without a), keep drawn from r into mask [n]
+ * (16 bits of rng_next per element).  p 0: y = a + x, and no draws, no
+ * mask.  y may equal x or a.
  * dropout_backward: dx += dy * keep / (1 - p).
  */
-void dropout_forward(float *y, uint8_t *mask, const float *x, size_t n,
-		     float p, struct rng *r);
+void dropout_forward(float *y, uint8_t *mask, const float *a, const float *x,
+		     size_t n, float p, struct rng *r);
 void dropout_backward(float *dx, const float *dy, const uint8_t *mask,
 		      size_t n, float p);
 
@@ -140,7 +142,7 @@ size_t mha_scratch_floats(const struct mha_dims *dm);
 /* One residual sub-layer (self-attention, cross-attention or FFN). */
 struct sub_acts {
 	float *ln, *mean, *rstd;	/* its layer norm [N, d], [N], [N] */
-	float *fo;			/* the function's output, dropped out */
+	float *fo;			/* the function's output */
 	float *sum;			/* input + fo */
 	uint8_t *mask;			/* dropout of fo (NULL: none) */
 };
@@ -148,8 +150,9 @@ struct sub_acts {
 /* Before a sub-layer's function: its input, layer-normed in pre-norm. */
 const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,
 		       const struct ln_w *ln, const float *x, int N);
-/* After it (output in s->fo): dropout, residual, and post-norm's layer
- * norm; returns the sub-layer's output (s->ln or s->sum). */
+/* After it (output in s->fo): dropout and the residual sum in one pass,
+ * and post-norm's layer norm; returns the sub-layer's output (s->ln or
+ * s->sum). */
 const float *tf_sub_out(const struct tf_net *n, struct sub_acts *s,
 			const struct ln_w *ln, const float *x, int N,
 			float drop, struct rng *r);

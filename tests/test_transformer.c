@@ -543,38 +543,47 @@ END_TEST
 /*
  * dropout_forward and dropout_backward against one element at a time as
  * transformer.h words it: 16 bits of rng_next per element, low bits first,
- * kept when at least p 65536 (rounded); the same draws, masks and bits,
- * on sizes around the vector's eight, rates 0 to all but 1.
+ * kept when at least p 65536 (rounded), then the residual's a added; the
+ * same draws, masks and bits, on sizes around the vector's eight, rates 0
+ * (no draws: a + x) to all but 1, with a residual and without.
  */
 START_TEST(dropout_matches_one_at_a_time)
 {
 	size_t sizes[] = { 1, 3, 4, 7, 8, 9, 13, 16, 23, 1001 }, nmax = 1001;
 	float rates[] = { 0.0f, 0.1f, 0.5f, 0.99999f, 0.999999f };
 	float *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y);
-	float *dx = malloc(nmax * sizeof *dx), *want = malloc(nmax * 4);
+	float *a = malloc(nmax * sizeof *a), *dx = malloc(nmax * sizeof *dx);
+	float *want = malloc(nmax * sizeof *want);
 	uint8_t *mask = malloc(nmax), keep;
 	size_t si, ri, i;
 
-	for (i = 0; i < nmax; i++)
+	for (i = 0; i < nmax; i++) {
 		x[i] = (float)(sin(i * 0.7) * 3);
+		a[i] = (float)(cos(i * 0.9) * 5);
+	}
 	for (si = 0; si < sizeof sizes / sizeof *sizes; si++)
-		for (ri = 0; ri < sizeof rates / sizeof *rates; ri++) {
+		for (ri = 0; ri < 2 * sizeof rates / sizeof *rates; ri++) {
 			size_t n = sizes[si];
-			float p = rates[ri], s = 1.0f / (1.0f - p);
+			float p = rates[ri / 2], s = 1.0f / (1.0f - p);
+			const float *res = ri % 2 ? a : NULL;
 			uint32_t thresh = (uint32_t)(p * 65536.0f + 0.5f);
 			struct rng r, r2;
 			uint64_t bits = 0;
 
 			rng_seed(&r, 11 + si);
 			r2 = r;
-			dropout_forward(y, mask, x, n, p, &r);
+			memset(mask, 1, nmax);
+			dropout_forward(y, mask, res, x, n, p, &r);
 			for (i = 0; i < n; i++) {
-				if (i % 4 == 0)
+				if (p > 0 && i % 4 == 0)
 					bits = rng_next(&r2);
 				keep = (bits & 0xffff) >= thresh;
 				bits >>= 16;
-				ck_assert_int_eq(mask[i], keep);
+				if (p > 0)
+					ck_assert_int_eq(mask[i], keep);
 				want[i] = keep ? x[i] * s : 0.0f;
+				if (res)
+					want[i] = res[i] + want[i];
 				ck_assert_msg(!memcmp(&y[i], &want[i], 4),
 					      "n %zu p %g: y[%zu] %g, not %g",
 					      n, p, i, y[i], want[i]);
@@ -591,6 +600,7 @@ START_TEST(dropout_matches_one_at_a_time)
 		}
 	free(x);
 	free(y);
+	free(a);
 	free(dx);
 	free(want);
 	free(mask);
