@@ -336,7 +336,17 @@ int main(void)
 	double tbound = tt / (3 * (enc_macs(&small, ts) + dec_macs(&small, tt))
 			      / rate);
 	printf("small  training  %7.0f target tok/s  sgemm-bound %7.0f  "
-	       "ratio %.2f  (PyTorch 1660)\n", train, tbound, train / tbound);
+	       "ratio %.2f  %.2fx PyTorch 1660\n", train, tbound,
+	       train / tbound, train / 1660);
+	/* train-step --matmul bf16, where the CPU has it */
+	if (kern_set_matmul(KERN_MATMUL_BF16) == 0) {
+		double r16 = bench_sgemm_rate(B * LEN, small.F, small.D);
+		double t16 = train_speed(m, &src, &tgt, 3);
+		kern_set_matmul(KERN_MATMUL_F32);
+		printf("       bf16 products %7.0f target tok/s  sgemm %.1f "
+		       "GFLOP/s  %.2fx f32  %.2fx PyTorch 1660\n", t16,
+		       2 * r16 * 1e-9, t16 / train, t16 / 1660);
+	}
 	report("greedy", m, &small, &src, 1, rate, 4, 3 * 2200,
 	       "3x PyTorch 2200");
 	model_free(m);

@@ -15,10 +15,11 @@
 #include "bpe.h"
 #include "err.h"
 #include "filter.h"
+#include "kernels.h"
 #include "prog.h"
 #include "train.h"
 
-enum { OPT_DTYPE = 256 };	/* long options without a letter */
+enum { OPT_DTYPE = 256, OPT_MATMUL };	/* long options without a letter */
 
 static void usage(void)
 {
@@ -27,7 +28,7 @@ static void usage(void)
 	       "       %s -m MODEL [--steps N] [--epochs N] [--time SECONDS] "
 	       "[--save-every N]\n"
 	       "          [--keep K] [--log-every N] [--dev FILE] "
-	       "[--dev-every N] [-q] [PAIRS]\n"
+	       "[--dev-every N] [--matmul f32|bf16] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16]\n"
 	       "Makes, trains, averages or exports a translation model.\n\n"
@@ -51,6 +52,10 @@ static void usage(void)
 	       "as saves)\n"
 	       "  -b, --batch=N          sentences per batch of the dev loss "
 	       "(default 32)\n"
+	       "      --matmul=PREC      f32 (default) or bf16: the matrix "
+	       "products' inputs\n"
+	       "                         rounded to bfloat16, their sums in "
+	       "f32 (AVX512_BF16)\n"
 	       "  -A, --average=K        average the last K checkpoints (or "
 	       "the MODELs given)\n"
 	       "  -o, --output=FILE      where --average writes\n"
@@ -204,6 +209,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "export", required_argument, NULL, 'x' },
 		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -214,7 +220,7 @@ int main(int argc, char **argv)
 	};
 	const char *model = NULL, *arch = NULL, *sv = NULL, *tv = NULL;
 	const char *dev_path = NULL, *out = NULL, *pairs = "-";
-	const char *export_path = NULL, *dtype = NULL;
+	const char *export_path = NULL, *dtype = NULL, *matmul = NULL;
 	char **set = NULL;
 	int nset = 0, do_init = 0, avg = 0, c;
 	struct corpus train, dev;
@@ -246,6 +252,7 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;
+		case OPT_MATMUL: matmul = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
@@ -253,6 +260,8 @@ int main(int argc, char **argv)
 		}
 	if (dtype && !export_path)
 		usage_error("--dtype goes with --export");
+	if (matmul && (export_path || avg || do_init))
+		usage_error("--matmul goes with training");
 	if (export_path) {
 		if (avg || do_init || nset || optind < argc)
 			usage_error("--export takes only -m MODEL and --dtype");
@@ -267,6 +276,13 @@ int main(int argc, char **argv)
 	}
 	if (!model)
 		usage_error("no model: -m MODEL");
+	if (matmul && strcmp(matmul, "f32") != 0) {
+		if (strcmp(matmul, "bf16") != 0)
+			usage_error("--matmul: '%s' is neither f32 nor bf16",
+				    matmul);
+		if (kern_set_matmul(KERN_MATMUL_BF16) < 0)
+			die("--matmul bf16: %s", err_msg());
+	}
 	if (do_init) {
 		if (optind < argc)
 			usage_error("unexpected argument '%s'", argv[optind]);

@@ -16,16 +16,17 @@
 # after this many updates in all: the repository's model is the default
 # 2100 seconds, which made 1864 updates; STEPS=1864 makes as many),
 # SAVE (updates between saves, each kept as model.tsr.ckpt.STEP), THREADS
-# (1), OUT (the export, WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model;
-# running it again resumes training where it stopped, and a resumed run
-# gives the model an unbroken one gives (with the same THREADS).
+# (1), MATMUL (f32, or bf16: train-step --matmul), OUT (the export,
+# WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model; running it
+# again resumes training where it stopped, and a resumed run
+# gives the model an unbroken one gives (with the same THREADS and MATMUL).
 set -eu
 DATA=${DATA:-/work/shared/data/bible-es-en}
 W=${1:-bible-transformer}
 VOCAB=${VOCAB:-8000} NORM=${NORM:-pre} LR=${LR:-1} WARMUP=${WARMUP:-300}
 BATCH=${BATCH:-2000} DROPOUT=${DROPOUT:-0.1} SMOOTH=${SMOOTH:-0.1}
 SEED=${SEED:-1} TRAIN_TIME=${TRAIN_TIME:-2100} SAVE=${SAVE:-100}
-THREADS=${THREADS:-1}
+THREADS=${THREADS:-1} MATMUL=${MATMUL:-f32}
 mkdir -p "$W"
 cd "$W"
 OUT=${OUT:-bible-es-en.tsr}
@@ -49,10 +50,11 @@ if [ -n "${STEPS:-}" ]; then
 		sed -n 's/^"step=\([0-9]*\)\\n"$/\1/p')
 	[ "$have" -ge "$STEPS" ] ||
 		ATTN_THREADS=$THREADS train-step -m model.tsr \
-			-n $((STEPS - have)) -E "$SAVE" -k 1000 -L 50 train.tsr
+			--matmul "$MATMUL" -n $((STEPS - have)) -E "$SAVE" \
+			-k 1000 -L 50 train.tsr
 else
-	ATTN_THREADS=$THREADS train-step -m model.tsr -T "$TRAIN_TIME" \
-		-E "$SAVE" -k 1000 -L 50 train.tsr
+	ATTN_THREADS=$THREADS train-step -m model.tsr --matmul "$MATMUL" \
+		-T "$TRAIN_TIME" -E "$SAVE" -k 1000 -L 50 train.tsr
 fi
 train-step -x "$OUT" -m model.tsr
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # train-step on a small rnnsearch model: it learns to reverse short random
 # sequences, which no untrained model does; N updates in one run and N/2 +
-# N/2 give the same file byte for byte; SIGTERM saves and exits 0; the last
-# checkpoints average; bad input is refused.
+# N/2 give the same file byte for byte, with f32 or bf16 products; SIGTERM
+# saves and exits 0; the last checkpoints average; bad input is refused.
 set -eu
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -43,6 +43,29 @@ cmp -s a.tsr b.tsr && fail "12 updates gave the model of 30"
 train-step -q -m b.tsr -n 18 pairs.tsr
 cmp a.tsr b.tsr || fail "12 + 18 updates differ from 30"
 tensordump -t a.tsr | grep -q '^"step=30\\n"$' || fail "step is not 30"
+
+# bf16 products: another model than f32's, resumed as unbroken; refused
+# where the CPU cannot
+if grep -q avx512_bf16 /proc/cpuinfo; then
+	cp m.tsr h1.tsr
+	cp m.tsr h2.tsr
+	cp m.tsr f.tsr
+	train-step -q -m f.tsr -n 30 pairs.tsr
+	train-step -q --matmul bf16 -m h1.tsr -n 30 pairs.tsr
+	train-step -q --matmul=bf16 -m h2.tsr -n 12 pairs.tsr
+	train-step -q --matmul=bf16 -m h2.tsr -n 18 pairs.tsr
+	cmp h1.tsr h2.tsr || fail "bf16: 12 + 18 updates differ from 30"
+	cmp -s h1.tsr f.tsr && fail "bf16 gave f32's model"
+	ATTN_KERNELS=avx2 train-step -q --matmul bf16 -m h1.tsr -n 1 \
+		pairs.tsr 2> err && fail "bf16 accepted on AVX2 kernels"
+	grep -q 'train-step: --matmul bf16: ' err || fail "bf16: $(cat err)"
+fi
+rc=0
+train-step -q --matmul fp8 -m m.tsr -n 1 pairs.tsr 2> err || rc=$?
+[ "$rc" -eq 2 ] || fail "--matmul fp8 exited $rc"
+rc=0
+train-step -A 2 --matmul bf16 -m m.tsr -o x.tsr 2> err || rc=$?
+[ "$rc" -eq 2 ] || fail "--matmul with --average exited $rc"
 
 # SIGTERM: saved, exit 0
 cp b.tsr c.tsr
