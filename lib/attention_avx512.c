@@ -269,119 +269,189 @@ static const struct attn_blocks blocks_avx512 = {
 /*
  * A head of at most 16 query rows, 16 keys and 64 columns (T = S = 16 in
  * training), whole: the blocks' overheads (the online softmax's
- * bookkeeping, rows padded to 6, calls per piece) are most of its time.
- * The head's rows of Q are copied to qb [16][64] and K transposed to kt
+ * bookkeeping, rows padded to 6, the backward's transpositions of dk and
+ * dv, calls per piece) are most of its time.  The head's rows of Q (and
+ * of dout) are copied to [16][64] buffers and K (and V) transposed to
  * [64][16], so that every operand is at a constant offset from one
  * pointer; a row's 16 scores are one register, NR rows side by side (8
- * or 16: the head's rows rounded up); the softmax is done in those
- * registers; then out = P V by 8 rows times 32 columns, scaled by each
- * row's 1 / sum as it is stored.
+ * or 16: the head's rows rounded up, the rows past T zero); the softmax
+ * and its gradient are done in those registers; the products with 16
+ * keys or 16 rows as the inner dimension go 8 rows by 32 columns, each
+ * row written once.
  */
 #define SMALL 16
 #define SMALL_DK 64
 
-static inline __attribute__((always_inline)) void
-forward_small_rows(const struct attn_args *a, int b, int h, int nr)
-{
-	int dk = a->dk, T = a->T;
-	const float *k = a->k + b * a->kv_bs + h * dk;
-	const float *v = a->v + b * a->kv_bs + h * dk;
-	float qb[SMALL][SMALL_DK] __attribute__((aligned(64)));
+struct small_head {
+	int nr, smax, nk[SMALL];
+	__mmask16 dm[4];                /* the columns below dk, by 16 */
+	float xb[SMALL][SMALL_DK] __attribute__((aligned(64)));
 	float kt[SMALL_DK][SMALL] __attribute__((aligned(64)));
-	float p[SMALL][SMALL] __attribute__((aligned(64))), inv[SMALL];
-	int nk[SMALL], smax = 0;
-	__mmask16 dm[4];
+	float p[SMALL][SMALL] __attribute__((aligned(64)));
+};
 
-	for (int u = 0; u < 4; u++) {
-		int w = dk - 16 * u;
-		dm[u] = w >= 16 ? 0xffff : w <= 0 ? 0 : (__mmask16)((1u << w) - 1);
-	}
+/* The rows' key counts and column masks, for nr rows. */
+static void small_init(struct small_head *w, const struct attn_args *a,
+		       int b, int nr)
+{
+	w->nr = nr;
+	w->smax = 0;
 	for (int t = 0; t < nr; t++) {
-		nk[t] = t < T ? attn_nkeys(a, b, t) : 0;
-		smax = nk[t] > smax ? nk[t] : smax;
-		const float *qt = a->q + b * a->q_bs + (t < T ? t : 0) * a->q_rs +
-				  h * dk;
-		for (int u = 0; u < 4; u++)
-			_mm512_store_ps(qb[t] + 16 * u,
-					_mm512_maskz_loadu_ps(dm[u], qt + 16 * u));
+		w->nk[t] = t < a->T ? attn_nkeys(a, b, t) : 0;
+		w->smax = w->nk[t] > w->smax ? w->nk[t] : w->smax;
 	}
-	/* rows past the last key: row 0 again, their scores masked */
+	for (int u = 0; u < 4; u++) {
+		int c = a->dk - 16 * u;
+		w->dm[u] = c >= 16 ? 0xffff : c <= 0 ? 0 :
+			   (__mmask16)((1u << c) - 1);
+	}
+}
+
+/* xb = rows 0 .. n-1 of x (stride xs), zero below them to nr and right
+ * of them to 64. */
+static void small_rows(float xb[][SMALL_DK], const struct small_head *w,
+		       const float *x, long xs, int n)
+{
+	for (int t = 0; t < w->nr; t++, x += xs)
+		for (int u = 0; u < 4; u++)
+			_mm512_store_ps(xb[t] + 16 * u, t < n ?
+				_mm512_maskz_loadu_ps(w->dm[u], x + 16 * u) :
+				_mm512_setzero_ps());
+}
+
+/* xt = rows 0 .. smax-1 of x (stride xs) transposed; the columns past
+ * smax are copies of the first (finite where x is; their scores are
+ * masked). */
+static void small_transpose(float xt[][SMALL], const struct small_head *w,
+			    const float *x, long xs, int dk)
+{
 	const float *rows[SMALL];
 	for (int j = 0; j < SMALL; j++)
-		rows[j] = k + (j < smax ? j : 0) * a->kv_rs;
+		rows[j] = x + (j < w->smax ? j : 0) * xs;
 	int d = 0;
 	for (; d + 8 <= dk; d += 8) {
-		gemm_t8_avx2(rows, d, kt[d], SMALL);
-		gemm_t8_avx2(rows + 8, d, kt[d] + 8, SMALL);
+		gemm_t8_avx2(rows, d, xt[d], SMALL);
+		gemm_t8_avx2(rows + 8, d, xt[d] + 8, SMALL);
 	}
 	for (; d < dk; d++)
 		for (int j = 0; j < SMALL; j++)
-			kt[d][j] = rows[j][d];
+			xt[d][j] = rows[j][d];
+}
 
-	__m512 acc[SMALL];
+/* s[t] = xb[t] . xt over dk columns: the 16 keys' dot products of row t,
+ * t < nr. */
+static inline __attribute__((always_inline)) void
+small_scores(__m512 s[SMALL], float xb[][SMALL_DK], float xt[][SMALL],
+	     int dk, int nr)
+{
 #pragma GCC unroll 16
 	for (int t = 0; t < nr; t++)
-		acc[t] = _mm512_setzero_ps();
-	for (d = 0; d < dk; d++) {
-		__m512 kc = _mm512_load_ps(kt[d]);
+		s[t] = _mm512_setzero_ps();
+	for (int d = 0; d < dk; d++) {
+		__m512 kc = _mm512_load_ps(xt[d]);
 #pragma GCC unroll 16
 		for (int t = 0; t < nr; t++)
-			acc[t] = _mm512_fmadd_ps(_mm512_set1_ps(qb[t][d]), kc,
-						 acc[t]);
+			s[t] = _mm512_fmadd_ps(_mm512_set1_ps(xb[t][d]), kc, s[t]);
 	}
+}
 
+/* o[r], r < 8, = sum over i < ni of c[r rs + i is] y[i] (y rows stride
+ * ys, 32 columns masked by m0, m1): rs 16, is 1 for P V and dS K (rows
+ * of P or dS), rs 1, is 16 for their transposes' products. */
+static inline __attribute__((always_inline)) void
+small_prod(__m512 o[8][2], const float *c, int rs, int is, const float *y,
+	   long ys, int ni, __mmask16 m0, __mmask16 m1)
+{
+#pragma GCC unroll 8
+	for (int r = 0; r < 8; r++)
+		o[r][0] = o[r][1] = _mm512_setzero_ps();
+	for (int i = 0; i < ni; i++, c += is, y += ys) {
+		__m512 b0 = _mm512_maskz_loadu_ps(m0, y);
+		__m512 b1 = _mm512_maskz_loadu_ps(m1, y + 16);
+#pragma GCC unroll 8
+		for (int r = 0; r < 8; r++) {
+			__m512 x = _mm512_set1_ps(c[r * rs]);
+			o[r][0] = _mm512_fmadd_ps(x, b0, o[r][0]);
+			o[r][1] = _mm512_fmadd_ps(x, b1, o[r][1]);
+		}
+	}
+}
+
+/* Rows r < min(8, n) of x (stride xs, 32 columns masked by m0, m1) =
+ * f[r] o[r], or += o[r] when f is NULL. */
+static inline __attribute__((always_inline)) void
+small_store(float *x, long xs, int n, __m512 o[8][2], const float *f,
+	    __mmask16 m0, __mmask16 m1)
+{
+#pragma GCC unroll 8
+	for (int r = 0; r < 8; r++, x += xs) {
+		if (r >= n)
+			break;
+		if (f) {
+			__m512 v = _mm512_set1_ps(f[r]);
+			o[r][0] = _mm512_mul_ps(v, o[r][0]);
+			o[r][1] = _mm512_mul_ps(v, o[r][1]);
+		} else {
+			o[r][0] = _mm512_add_ps(o[r][0], _mm512_maskz_loadu_ps(m0, x));
+			o[r][1] = _mm512_add_ps(o[r][1],
+						_mm512_maskz_loadu_ps(m1, x + 16));
+		}
+		_mm512_mask_storeu_ps(x, m0, o[r][0]);
+		_mm512_mask_storeu_ps(x + 16, m1, o[r][1]);
+	}
+}
+
+/* The lanes of row t's dropout factors (0 or 1 / (1 - p); 1 without). */
+static inline __m512 small_drop(const struct attn_args *a, int b, int h,
+				int t, float zs)
+{
+	if (!(a->dropout > 0))
+		return _mm512_set1_ps(1);
+	__m512i rk = _mm512_set1_epi32((int)attn_drop_row(a, b, h, t));
+	__m512i cut1 = _mm512_set1_epi32(attn_drop_cut(a) - 1);
+	return _mm512_maskz_mov_ps(keep16(rk, 0, cut1), _mm512_set1_ps(zs));
+}
+
+static inline __attribute__((always_inline)) void
+forward_small(const struct attn_args *a, int b, int h, int nr)
+{
+	int dk = a->dk, T = a->T;
+	long ko = b * a->kv_bs + h * dk;
+	struct small_head w;
+	float inv[SMALL];
+	__m512 s[SMALL];
+
+	small_init(&w, a, b, nr);
+	small_rows(w.xb, &w, a->q + b * a->q_bs + h * dk, a->q_rs, T);
+	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, dk);
+	small_scores(s, w.xb, w.kt, dk, nr);
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	__m512 vs = _mm512_set1_ps(a->scale);
-	__m512i cut1 = _mm512_set1_epi32(attn_drop_cut(a) - 1);
 #pragma GCC unroll 16
 	for (int t = 0; t < nr; t++) {
-		__mmask16 valid = (__mmask16)((1u << nk[t]) - 1);
+		__mmask16 valid = (__mmask16)((1u << w.nk[t]) - 1);
 		__m512 sc = _mm512_mask_mul_ps(_mm512_set1_ps(-INFINITY), valid,
-					       acc[t], vs);
+					       s[t], vs);
 		float m = _mm512_reduce_max_ps(sc);
 		__m512 e = _mm512_maskz_mov_ps(valid, exp512(_mm512_sub_ps(sc,
 						_mm512_set1_ps(m))));
 		float l = _mm512_reduce_add_ps(e);
-		if (a->dropout > 0 && t < T)
-			e = _mm512_maskz_mov_ps(keep16(_mm512_set1_epi32((int)
-				attn_drop_row(a, b, h, t)), 0, cut1), e);
-		_mm512_store_ps(p[t], e);
-		inv[t] = nk[t] ? zs / l : 0;
+		inv[t] = w.nk[t] ? 1 / l : 0;
+		if (w.nk[t] && a->dropout > 0)
+			e = _mm512_mul_ps(e, small_drop(a, b, h, t, zs));
+		_mm512_store_ps(w.p[t], e);
 		if (a->lse && t < T)
 			a->lse[((size_t)b * a->H + h) * T + t] =
-				nk[t] ? m + logf(l) : -INFINITY;
+				w.nk[t] ? m + logf(l) : -INFINITY;
 	}
-
-	for (int t0 = 0; t0 < nr; t0 += 8)
-		for (d = 0; d < dk; d += 32) {
+	for (int t0 = 0; t0 < T; t0 += 8)
+		for (int d = 0; d < dk; d += 32) {
 			__m512 o[8][2];
-#pragma GCC unroll 8
-			for (int t = 0; t < 8; t++)
-				o[t][0] = o[t][1] = _mm512_setzero_ps();
-			for (int j = 0; j < smax; j++) {
-				const float *vj = v + j * a->kv_rs + d;
-				__m512 b0 = _mm512_maskz_loadu_ps(dm[d / 16], vj);
-				__m512 b1 = _mm512_maskz_loadu_ps(dm[d / 16 + 1],
-								  vj + 16);
-#pragma GCC unroll 8
-				for (int t = 0; t < 8; t++) {
-					__m512 x = _mm512_set1_ps(p[t0 + t][j]);
-					o[t][0] = _mm512_fmadd_ps(x, b0, o[t][0]);
-					o[t][1] = _mm512_fmadd_ps(x, b1, o[t][1]);
-				}
-			}
-#pragma GCC unroll 8
-			for (int t = 0; t < 8; t++) {
-				if (t0 + t >= T)
-					break;
-				float *ot = a->out + b * a->o_bs +
-					    (t0 + t) * a->o_rs + h * dk + d;
-				__m512 vi = _mm512_set1_ps(inv[t0 + t]);
-				_mm512_mask_storeu_ps(ot, dm[d / 16],
-						      _mm512_mul_ps(vi, o[t][0]));
-				_mm512_mask_storeu_ps(ot + 16, dm[d / 16 + 1],
-						      _mm512_mul_ps(vi, o[t][1]));
-			}
+			small_prod(o, w.p[t0], SMALL, 1, a->v + ko + d, a->kv_rs,
+				   w.smax, w.dm[d / 16], w.dm[d / 16 + 1]);
+			small_store(a->out + b * a->o_bs + t0 * a->o_rs + h * dk + d,
+				    a->o_rs, T - t0, o, inv + t0, w.dm[d / 16],
+				    w.dm[d / 16 + 1]);
 		}
 }
 
@@ -390,17 +460,104 @@ void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
 	if (a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK &&
 	    !a->weights) {
 		if (a->T <= 8)
-			forward_small_rows(a, b, h, 8);
+			forward_small(a, b, h, 8);
 		else
-			forward_small_rows(a, b, h, SMALL);
+			forward_small(a, b, h, SMALL);
 		return;
 	}
 	attn_head_forward_blocks(a, b, h, &blocks_avx512);
+}
+
+/*
+ * The backward pass of a small head (the blocks' formulas): P from the
+ * scores and lse, dP = dout V^T; then Z P (into w.p) and dS = P (Z dP -
+ * dout . out) scale (into ds); dv += (Z P)^T dout and dk += dS^T Q, 8
+ * keys by 32 columns at a time, and dq += dS K.
+ */
+static inline __attribute__((always_inline)) void
+backward_small(const struct attn_args *a, int b, int h, const float *dout,
+	       float *dq, float *dk, float *dv, int nr)
+{
+	int n = a->dk, T = a->T;
+	long ko = b * a->kv_bs + h * n, qo = b * a->q_bs + h * n;
+	long oo = b * a->o_bs + h * n;
+	struct small_head w;
+	float gb[SMALL][SMALL_DK] __attribute__((aligned(64)));
+	float ds[SMALL][SMALL] __attribute__((aligned(64)));
+	__m512 s[SMALL];
+
+	small_init(&w, a, b, nr);
+	small_rows(w.xb, &w, a->q + qo, a->q_rs, T);
+	small_rows(gb, &w, dout + oo, a->o_rs, T);
+	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, n);
+	small_scores(s, w.xb, w.kt, n, nr);
+	__m512 vs = _mm512_set1_ps(a->scale);
+#pragma GCC unroll 16
+	for (int t = 0; t < nr; t++) {
+		__mmask16 valid = (__mmask16)((1u << w.nk[t]) - 1);
+		float lse = w.nk[t] ? a->lse[((size_t)b * a->H + h) * T + t] : 0;
+		_mm512_store_ps(w.p[t], _mm512_maskz_mov_ps(valid,
+			exp512(_mm512_fmsub_ps(s[t], vs, _mm512_set1_ps(lse)))));
+	}
+	small_transpose(w.kt, &w, a->v + ko, a->kv_rs, n);
+	small_scores(s, gb, w.kt, n, nr);
+	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
+#pragma GCC unroll 16
+	for (int t = 0; t < nr; t++) {
+		if (!w.nk[t]) {
+			_mm512_store_ps(ds[t], _mm512_setzero_ps());
+			continue;
+		}
+		const float *o = a->out + oo + t * a->o_rs;
+		__m512 D = _mm512_setzero_ps();
+		for (int u = 0; u < 4; u++)
+			D = _mm512_fmadd_ps(_mm512_load_ps(gb[t] + 16 * u),
+				_mm512_maskz_loadu_ps(w.dm[u], o + 16 * u), D);
+		__m512 z = small_drop(a, b, h, t, zs);
+		__m512 p = _mm512_load_ps(w.p[t]);
+		__m512 dp = _mm512_sub_ps(_mm512_mul_ps(z, s[t]),
+					  _mm512_set1_ps(_mm512_reduce_add_ps(D)));
+		_mm512_store_ps(ds[t], _mm512_mul_ps(_mm512_mul_ps(p, dp), vs));
+		_mm512_store_ps(w.p[t], _mm512_mul_ps(p, z));
+	}
+	for (int j0 = 0; j0 < w.smax; j0 += 8)
+		for (int d = 0; d < n; d += 32) {
+			__mmask16 m0 = w.dm[d / 16], m1 = w.dm[d / 16 + 1];
+			__m512 o[8][2];
+			if (dv) {
+				small_prod(o, w.p[0] + j0, 1, SMALL, gb[0] + d,
+					   SMALL_DK, nr, m0, m1);
+				small_store(dv + ko + j0 * a->kv_rs + d, a->kv_rs,
+					    w.smax - j0, o, NULL, m0, m1);
+			}
+			if (dk) {
+				small_prod(o, ds[0] + j0, 1, SMALL, w.xb[0] + d,
+					   SMALL_DK, nr, m0, m1);
+				small_store(dk + ko + j0 * a->kv_rs + d, a->kv_rs,
+					    w.smax - j0, o, NULL, m0, m1);
+			}
+		}
+	for (int t0 = 0; dq && t0 < T; t0 += 8)
+		for (int d = 0; d < n; d += 32) {
+			__mmask16 m0 = w.dm[d / 16], m1 = w.dm[d / 16 + 1];
+			__m512 o[8][2];
+			small_prod(o, ds[t0], SMALL, 1, a->k + ko + d, a->kv_rs,
+				   w.smax, m0, m1);
+			small_store(dq + qo + t0 * a->q_rs + d, a->q_rs, T - t0, o,
+				    NULL, m0, m1);
+		}
 }
 
 void attn_head_backward_avx512(const struct attn_args *a, int b, int h,
 			       const float *dout, float *dq, float *dk,
 			       float *dv)
 {
+	if (a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK && a->lse) {
+		if (a->T <= 8)
+			backward_small(a, b, h, dout, dq, dk, dv, 8);
+		else
+			backward_small(a, b, h, dout, dq, dk, dv, SMALL);
+		return;
+	}
 	attn_head_backward_blocks(a, b, h, dout, dq, dk, dv, &blocks_avx512);
 }
