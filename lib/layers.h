@@ -34,5 +34,14 @@ void linear_backward(float *dx, float *dW, float *db, const float *dy,
 double xent_forward_backward(float *dlogits, const float *logits,
 			     const int32_t *tgt, int N, int V, float eps,
 			     float scale, double *nll, int *count);
+/*
+ * The same over logits + bias (bias [V] added to each row, as
+ * linear_forward would, as the row is taken: an output layer's bias
+ * without a pass of its own over [N, V]).
+ */
+double xent_biased_forward_backward(float *dlogits, const float *logits,
+				    const float *bias, const int32_t *tgt,
+				    int N, int V, float eps, float scale,
+				    double *nll, int *count);
 
 #endif

@@ -366,7 +366,8 @@ struct fwd {
 	int *out_row;			/* [nout] their rows of Y */
 	int32_t *out_tgt;		/* [nout] their references */
 	float *Yo;			/* [nout, d] their rows of Y */
-	float *logits;			/* [nout, V] (all B*T rows: nout) */
+	float *logits;			/* [nout, V] (all B*T rows: nout);
+					   training: without out.b */
 	/* backward scratch */
 	float *dA, *dB, *dln, *dfo, *dE, *dh, *dmha;
 };
@@ -625,8 +626,9 @@ static void decoder_forward(const struct tf_net *n, struct fwd *f,
 	}
 	f->Y = (float *)final_ln(n, &f->dec_ln, &n->w.dec_ln, y, M);
 	y = output_rows(n, f);
-	linear_forward(f->logits, y, n->w.out_W, n->w.out_b, f->nout, n->d,
-		       n->tgt_vocab);
+	/* training: the loss adds out.b, row by row (tf_train_batch) */
+	linear_forward(f->logits, y, n->w.out_W, f->train ? NULL : n->w.out_b,
+		       f->nout, n->d, n->tgt_vocab);
 }
 
 /* ---- backward ---------------------------------------------------------- */
@@ -915,9 +917,10 @@ static double tf_train_batch(struct model *m, const struct batch_ids *src,
 	}
 	if (forward_batch(&f, n, src, tgt, drop, 1, &m->rng) < 0)
 		return -1;
-	/* dlogits overwrite the logits */
-	loss = xent_forward_backward(f.logits, f.logits, f.out_tgt, f.nout,
-				     n->tgt_vocab, eps, scale, nll, ntok);
+	/* logits + out.b; dlogits overwrite the logits */
+	loss = xent_biased_forward_backward(f.logits, f.logits, n->w.out_b,
+					    f.out_tgt, f.nout, n->tgt_vocab,
+					    eps, scale, nll, ntok);
 	backward(n, &f);
 	return loss;
 }

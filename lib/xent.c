@@ -12,7 +12,7 @@
 
 struct xent_ctx {
 	float *dlogits;
-	const float *logits;
+	const float *logits, *bias;
 	const int32_t *tgt;
 	int V;
 	float eps, scale;
@@ -42,6 +42,13 @@ static void xent_rows(void *arg, int64_t lo, int64_t hi)
 				memset(p, 0, sizeof(float) * V);
 			continue;
 		}
+		/* the bias while the row is in cache: no pass of its own */
+		if (c->bias) {
+			if (p != z)
+				memcpy(p, z, sizeof(float) * V);
+			bias_forward(p, c->bias, 1, V);
+			z = p;
+		}
 		/* -sum_v q_v log p_v, q = (1 - eps) onehot(t) + eps / V, with
 		 * log p_v = z_v - lse; p overwrites z: z_t first */
 		zt = z[t];
@@ -59,8 +66,17 @@ double xent_forward_backward(float *dlogits, const float *logits,
 			     const int32_t *tgt, int N, int V, float eps,
 			     float scale, double *nll, int *count)
 {
+	return xent_biased_forward_backward(dlogits, logits, NULL, tgt, N, V,
+					    eps, scale, nll, count);
+}
+
+double xent_biased_forward_backward(float *dlogits, const float *logits,
+				    const float *bias, const int32_t *tgt,
+				    int N, int V, float eps, float scale,
+				    double *nll, int *count)
+{
 	struct xent_ctx c = {
-		dlogits, logits, tgt, V, eps, scale, NULL, NULL,
+		dlogits, logits, bias, tgt, V, eps, scale, NULL, NULL,
 	};
 	double loss = 0, nll_sum = 0;
 	int i, rows = 0;

@@ -116,6 +116,54 @@ START_TEST(threads_do_not_matter)
 }
 END_TEST
 
+/*
+ * With a bias: the same loss, nll, count and gradient bits as adding the
+ * bias to every row first (as bias_forward does), in place and not,
+ * without a gradient, with <pad> rows, on 1 and 2 threads.
+ */
+START_TEST(bias_as_if_added_first)
+{
+	int n = 37, v = 259, i, k, t, c1, c2;
+	float *z = malloc(n * v * sizeof *z), *zb = malloc(n * v * sizeof *z);
+	float *d1 = malloc(n * v * sizeof *z), *d2 = malloc(n * v * sizeof *z);
+	float *b = malloc(v * sizeof *b);
+	int32_t *tgt = malloc(n * sizeof *tgt);
+	double l1, l2, n1, n2;
+
+	for (i = 0; i < n * v; i++)
+		z[i] = cos(i * 0.37) * 4;
+	for (k = 0; k < v; k++)
+		b[k] = sin(k * 0.7) * 2;
+	for (i = 0; i < n; i++)
+		tgt[i] = i % 5 ? (i * 13) % v : 0;
+	for (t = 1; t <= 2; t++) {
+		kern_set_threads(t);
+		memcpy(zb, z, n * v * sizeof *z);
+		bias_forward(zb, b, n, v);
+		l1 = xent_forward_backward(d1, zb, tgt, n, v, 0.1f, 0.5f, &n1,
+					   &c1);
+		l2 = xent_biased_forward_backward(d2, z, b, tgt, n, v, 0.1f,
+						  0.5f, &n2, &c2);
+		ck_assert(l1 == l2 && n1 == n2 && c1 == c2);
+		ck_assert_int_eq(memcmp(d1, d2, n * v * sizeof *z), 0);
+		memcpy(d2, z, n * v * sizeof *z);
+		ck_assert(xent_biased_forward_backward(d2, d2, b, tgt, n, v, 0.1f,
+						       0.5f, NULL, NULL) == l1);
+		ck_assert_int_eq(memcmp(d1, d2, n * v * sizeof *z), 0);
+		ck_assert(xent_biased_forward_backward(NULL, z, b, tgt, n, v,
+						       0.1f, 0.5f, NULL,
+						       NULL) == l1);
+	}
+	kern_set_threads(1);
+	free(z);
+	free(zb);
+	free(d1);
+	free(d2);
+	free(b);
+	free(tgt);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("xent");
@@ -123,6 +171,7 @@ int main(void)
 
 	tcase_add_test(tc, loss_and_gradient);
 	tcase_add_test(tc, threads_do_not_matter);
+	tcase_add_test(tc, bias_as_if_added_first);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
