@@ -47,9 +47,11 @@ int gemm_bf16_blocked(const struct gemm_bf16 *u, int ta, int tb, int M,
 		      int N, int K, float alpha, const float *A, long lda,
 		      const float *B, long ldb, float *C, long ldc)
 {
-	int mcb = M < u->mc ? M : u->mc;
-	int mcr = (mcb + u->mr - 1) / u->mr * u->mr;    /* packed, padded */
-	uint32_t *Ap = kern_scratch(0, sizeof(uint32_t) * mcr * (u->kc / 2));
+	/* blocks of A of about equal rows: a last block of a few rows would
+	 * pack all of B for them */
+	int blocks = (M + u->mc - 1) / u->mc;
+	int mcb = ((M + blocks - 1) / blocks + u->mr - 1) / u->mr * u->mr;
+	uint32_t *Ap = kern_scratch(0, sizeof(uint32_t) * mcb * (u->kc / 2));
 	uint32_t *Bp = kern_scratch(1, sizeof(uint32_t) * (u->kc / 2) * u->nc);
 
 	if (!Ap || !Bp)

@@ -69,11 +69,14 @@ static void pack_rows(int w, int k, int n, const float *x, long ld,
 		uint32_t *o = d + (size_t)p * w;
 		for (int j0 = 0; j0 < n; j0 += w, o += strip) {
 			for (int c = 0; c < w; c += 16) {
-				__mmask16 lm = first(n - j0 - c);
-				__m512 v0 = _mm512_maskz_loadu_ps(lm, r0 + j0 + c);
-				__m512 v1 = r1 ? _mm512_maskz_loadu_ps(lm,
-							r1 + j0 + c) :
-						 _mm512_setzero_ps();
+				__m512 v0 = _mm512_setzero_ps(), v1 = v0;
+				if (j0 + c < n) {
+					__mmask16 lm = first(n - j0 - c);
+					v0 = _mm512_maskz_loadu_ps(lm, r0 + j0 + c);
+					if (r1)
+						v1 = _mm512_maskz_loadu_ps(lm,
+							r1 + j0 + c);
+				}
 				_mm512_mask_storeu_epi32(o + c, first(w - c),
 						pairs_across(v0, v1));
 			}
@@ -114,9 +117,36 @@ static inline void transpose16(__m512i r[16])
 	}
 }
 
+/* Up to 16 rows of x (row stride ld; rows past nr as zeros), k of each
+ * from x up to 32 (zeros past), as pairs along k transposed:
+ * o[q * os + c] = pair q of row c, the columns of sm stored. */
+static inline void pack_16x32(const float *x, long ld, int nr, int k,
+			      uint32_t *o, long os, __mmask16 sm)
+{
+	__mmask16 m0 = first(k), m1 = first(k - 16);
+	int pairs = k >= 32 ? 16 : (k + 1) / 2;
+	__m512i v[16];
+
+#pragma GCC unroll 16
+	for (int c = 0; c < 16; c++) {
+		v[c] = _mm512_setzero_si512();
+		if (c >= nr)
+			continue;
+		const float *r = x + c * ld;
+		__builtin_prefetch(r + 64);
+		__builtin_prefetch(r + 80);
+		v[c] = pairs_along(_mm512_maskz_loadu_ps(m0, r),
+				   _mm512_maskz_loadu_ps(m1, r + 16));
+	}
+	transpose16(v);
+	for (int q = 0; q < pairs; q++)
+		_mm512_mask_storeu_epi32(o + q * os, sm, v[q]);
+}
+
 /* x [n, k] (op(x) [k, n] transposed): for each strip, 16 of its rows
- * read side by side, 32 entries (16 pairs) each, and the 16 x 16 pairs
- * transposed. */
+ * read side by side to their end (more streams at once would be more than
+ * the hardware prefetcher follows), 32 entries (16 pairs) of each at a
+ * time, and the 16 x 16 pairs transposed. */
 static void pack_cols(int w, int k, int n, const float *x, long ld,
 		      uint32_t *d)
 {
@@ -124,32 +154,14 @@ static void pack_cols(int w, int k, int n, const float *x, long ld,
 	size_t strip = (size_t)w * kp;
 
 	for (int j0 = 0; j0 < n; j0 += w, d += strip) {
-		int cols = n - j0 < w ? n - j0 : w;
-		for (int k0 = 0; k0 < k; k0 += 32) {
-			__mmask16 m0 = first(k - k0), m1 = first(k - k0 - 16);
-			int pc = k - k0 >= 32 ? 16 : (k - k0 + 1) / 2;
-			uint32_t *o = d + (size_t)(k0 / 2) * w;
-			for (int c0 = 0; c0 < w; c0 += 16) {
-				__m512i v[16];
-#pragma GCC unroll 16
-				for (int c = 0; c < 16; c++) {
-					v[c] = _mm512_setzero_si512();
-					if (c0 + c >= cols || c0 + c >= w)
-						continue;
-					const float *r = x + (long)(j0 + c0 + c) * ld + k0;
-					/* more rows than the hardware
-					 * prefetcher follows */
-					__builtin_prefetch(r + 128);
-					__builtin_prefetch(r + 144);
-					v[c] = pairs_along(_mm512_maskz_loadu_ps(m0, r),
-						_mm512_maskz_loadu_ps(m1, r + 16));
-				}
-				transpose16(v);
-				__mmask16 sm = first(w - c0);
-				for (int q = 0; q < pc; q++)
-					_mm512_mask_storeu_epi32(o + (size_t)q * w + c0,
-								 sm, v[q]);
-			}
+		for (int c0 = 0; c0 < w; c0 += 16) {
+			int rows = n - j0 - c0 < w - c0 ? n - j0 - c0 : w - c0;
+			const float *x0 = rows > 0 ? x + (long)(j0 + c0) * ld :
+					  x;
+			for (int k0 = 0; k0 < k; k0 += 32)
+				pack_16x32(x0 + k0, ld, rows, k - k0,
+					   d + (size_t)(k0 / 2) * w + c0, w,
+					   first(w - c0));
 		}
 	}
 }
