@@ -214,6 +214,17 @@ static void transpose_rows(float *xt, long sp, const float *x, long xs,
 	}
 }
 
+/* xb [n][dp] = rows 0 .. n-1 of x (stride xs), dk columns: the rows the
+ * P V kernel reads, n times per block of queries.  In place, a head's
+ * rows are H dk floats apart, a power of two that crowds them into a few
+ * of L1's sets, from which they are evicted before their next use. */
+static void copy_rows(float *xb, long dp, const float *x, long xs, int n,
+		      int dk)
+{
+	for (int j = 0; j < n; j++)
+		memcpy(xb + j * dp, x + j * xs, sizeof(float) * dk);
+}
+
 /* x rows 0 .. n-1 (stride xs) += xt^T, xt [dk][sp]: transpose_rows'
  * inverse, adding. */
 static void add_transposed(float *x, long xs, const float *xt, long sp,
@@ -342,14 +353,16 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		smax = n > smax ? n : smax;
 	}
 	long sp = (smax + 15) / 16 * 16, dp = (dk + 31) / 32 * 32;
-	float *kt = kern_scratch(3, sizeof(float) * (sp * dk + QB * dp));
+	float *kt = kern_scratch(3, sizeof(float) * (sp * dk + QB * dp +
+						     smax * dp));
 	if (a->weights || !kt) {
 		attn_head_forward_ref(a, b, h);
 		return;
 	}
-	float *acc = kt + sp * dk;
+	float *acc = kt + sp * dk, *vrows = acc + QB * dp;
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	transpose_rows(kt, sp, k, a->kv_rs, smax, dk);
+	copy_rows(vrows, dp, v, a->kv_rs, smax, dk);
 
 	for (int t0 = 0; t0 < a->T; t0 += QB) {
 		int rows = a->T - t0 < QB ? a->T - t0 : QB, nk[QB], kmax = 0;
@@ -387,8 +400,7 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 						    nb, &dr[r], j0);
 			for (int g = 0; g < groups; g++)
 				kb->pv(acc + g * QR * dp, dp, s + g * QR,
-				       v + j0 * a->kv_rs, a->kv_rs, nb, dk,
-				       j0 == 0);
+				       vrows + j0 * dp, dp, nb, dk, j0 == 0);
 		}
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
@@ -422,16 +434,18 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		smax = c > smax ? c : smax;
 	}
 	long sp = (smax + 15) / 16 * 16, dp = (n + 31) / 32 * 32;
-	float *kt = kern_scratch(3, sizeof(float) * (4 * sp * n + QB * dp));
+	float *kt = kern_scratch(3, sizeof(float) * (4 * sp * n + QB * dp +
+						     smax * dp));
 	if (!a->lse || !kt) {
 		attn_head_backward_ref(a, b, h, dout, dq, dk, dv);
 		return;
 	}
 	float *vt = kt + sp * n, *gkt = vt + sp * n, *gvt = gkt + sp * n;
-	float *gq = gvt + sp * n;
+	float *gq = gvt + sp * n, *krows = gq + QB * dp;
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	transpose_rows(kt, sp, k, a->kv_rs, smax, n);
 	transpose_rows(vt, sp, v, a->kv_rs, smax, n);
+	copy_rows(krows, dp, k, a->kv_rs, smax, n);
 	memset(gkt, 0, sizeof(float) * 2 * sp * n);
 
 	for (int t0 = 0; t0 < a->T; t0 += QB) {
@@ -476,8 +490,7 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 				kb->rank(gkt + j0, sp, ds, q, rows, nb, n);
 			for (int gr = 0; dq && gr < groups; gr++)
 				kb->pv(gq + gr * QR * dp, dp, ds + gr * QR,
-				       k + j0 * a->kv_rs, a->kv_rs, nb, n,
-				       j0 == 0);
+				       krows + j0 * dp, dp, nb, n, j0 == 0);
 		}
 		for (int r = 0; dq && r < rows; r++) {
 			float *o = dq + b * a->q_bs + (t0 + r) * a->q_rs + h * n;
