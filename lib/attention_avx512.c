@@ -267,36 +267,35 @@ static const struct attn_blocks blocks_avx512 = {
 };
 
 /*
- * A head of at most 16 query rows, 16 keys and 64 columns (T = S = 16 in
- * training), whole: the blocks' overheads (the online softmax's
+ * A head of at most 32 query rows, 32 keys and 64 columns (T = S = 16 or
+ * 32 in training), whole: the blocks' overheads (the online softmax's
  * bookkeeping, rows padded to 6, the backward's transpositions of dk and
  * dv, calls per piece) are most of its time.  The head's rows of Q (and
- * of dout) are copied to [16][64] buffers and K (and V) transposed to
- * [64][16], so that every operand is at a constant offset from one
- * pointer; a row's 16 scores are one register, NR rows side by side (8
- * or 16: the head's rows rounded up, the rows past T zero); the softmax
- * and its gradient are done in those registers; the products with 16
- * keys or 16 rows as the inner dimension go 8 rows by 32 columns, each
- * row written once.
+ * of dout) are copied to [32][64] buffers and K (and V) transposed to
+ * [64][32], so that every operand is at a constant offset from one
+ * pointer; a row's scores are NV registers (NV = 1 for up to 16 keys, 2
+ * for 32), 8 rows side by side; the softmax and its gradient are done
+ * in those registers; the products with the keys or the rows as the
+ * inner dimension go 8 rows by 32 columns, each row written once.  The
+ * rows past T are zero, their scores masked.
  */
-#define SMALL 16
+#define SMALL 32
 #define SMALL_DK 64
 
 struct small_head {
-	int nr, smax, nk[SMALL];
+	int nr, smax, nk[SMALL];        /* nr: T rounded up to 8 */
 	__mmask16 dm[4];                /* the columns below dk, by 16 */
 	float xb[SMALL][SMALL_DK] __attribute__((aligned(64)));
 	float kt[SMALL_DK][SMALL] __attribute__((aligned(64)));
 	float p[SMALL][SMALL] __attribute__((aligned(64)));
 };
 
-/* The rows' key counts and column masks, for nr rows. */
 static void small_init(struct small_head *w, const struct attn_args *a,
-		       int b, int nr)
+		       int b)
 {
-	w->nr = nr;
+	w->nr = (a->T + 7) / 8 * 8;
 	w->smax = 0;
-	for (int t = 0; t < nr; t++) {
+	for (int t = 0; t < w->nr; t++) {
 		w->nk[t] = t < a->T ? attn_nkeys(a, b, t) : 0;
 		w->smax = w->nk[t] > w->smax ? w->nk[t] : w->smax;
 	}
@@ -319,45 +318,55 @@ static void small_rows(float xb[][SMALL_DK], const struct small_head *w,
 				_mm512_setzero_ps());
 }
 
-/* xt = rows 0 .. smax-1 of x (stride xs) transposed; the columns past
- * smax are copies of the first (finite where x is; their scores are
- * masked). */
+/* xt = rows 0 .. smax-1 of x (stride xs) transposed, 16 nv columns; the
+ * columns past smax are copies of the first (finite where x is; their
+ * scores are masked). */
 static void small_transpose(float xt[][SMALL], const struct small_head *w,
-			    const float *x, long xs, int dk)
+			    const float *x, long xs, int dk, int nv)
 {
 	const float *rows[SMALL];
-	for (int j = 0; j < SMALL; j++)
+	for (int j = 0; j < 16 * nv; j++)
 		rows[j] = x + (j < w->smax ? j : 0) * xs;
 	int d = 0;
-	for (; d + 8 <= dk; d += 8) {
-		gemm_t8_avx2(rows, d, xt[d], SMALL);
-		gemm_t8_avx2(rows + 8, d, xt[d] + 8, SMALL);
-	}
+	for (; d + 8 <= dk; d += 8)
+		for (int j = 0; j < 16 * nv; j += 8)
+			gemm_t8_avx2(rows + j, d, xt[d] + j, SMALL);
 	for (; d < dk; d++)
-		for (int j = 0; j < SMALL; j++)
+		for (int j = 0; j < 16 * nv; j++)
 			xt[d][j] = rows[j][d];
 }
 
-/* s[t] = xb[t] . xt over dk columns: the 16 keys' dot products of row t,
- * t < nr. */
+/* s[r][v] = xb[r] . xt over dk columns, keys 16 v .., r < 8. */
 static inline __attribute__((always_inline)) void
-small_scores(__m512 s[SMALL], float xb[][SMALL_DK], float xt[][SMALL],
-	     int dk, int nr)
+small_scores(__m512 s[8][2], float xb[][SMALL_DK], float xt[][SMALL],
+	     int dk, int nv)
 {
-#pragma GCC unroll 16
-	for (int t = 0; t < nr; t++)
-		s[t] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+	for (int r = 0; r < 8; r++)
+		s[r][0] = s[r][1] = _mm512_setzero_ps();
 	for (int d = 0; d < dk; d++) {
-		__m512 kc = _mm512_load_ps(xt[d]);
-#pragma GCC unroll 16
-		for (int t = 0; t < nr; t++)
-			s[t] = _mm512_fmadd_ps(_mm512_set1_ps(xb[t][d]), kc, s[t]);
+		__m512 k0 = _mm512_load_ps(xt[d]);
+		__m512 k1 = nv > 1 ? _mm512_load_ps(xt[d] + 16) : k0;
+#pragma GCC unroll 8
+		for (int r = 0; r < 8; r++) {
+			__m512 x = _mm512_set1_ps(xb[r][d]);
+			s[r][0] = _mm512_fmadd_ps(x, k0, s[r][0]);
+			if (nv > 1)
+				s[r][1] = _mm512_fmadd_ps(x, k1, s[r][1]);
+		}
 	}
 }
 
+/* The lanes of keys 16 v .. of the first n. */
+static inline __mmask16 small_valid(int n, int v)
+{
+	n -= 16 * v;
+	return n >= 16 ? 0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
+}
+
 /* o[r], r < 8, = sum over i < ni of c[r rs + i is] y[i] (y rows stride
- * ys, 32 columns masked by m0, m1): rs 16, is 1 for P V and dS K (rows
- * of P or dS), rs 1, is 16 for their transposes' products. */
+ * ys, 32 columns masked by m0, m1): rs SMALL, is 1 for P V and dS K
+ * (rows of P or dS), rs 1, is SMALL for their transposes' products. */
 static inline __attribute__((always_inline)) void
 small_prod(__m512 o[8][2], const float *c, int rs, int is, const float *y,
 	   long ys, int ni, __mmask16 m0, __mmask16 m1)
@@ -401,48 +410,65 @@ small_store(float *x, long xs, int n, __m512 o[8][2], const float *f,
 	}
 }
 
-/* The lanes of row t's dropout factors (0 or 1 / (1 - p); 1 without). */
+/* Row t's dropout factors (0 or 1 / (1 - p); 1 without), keys 16 v ... */
 static inline __m512 small_drop(const struct attn_args *a, int b, int h,
-				int t, float zs)
+				int t, int v, float zs)
 {
 	if (!(a->dropout > 0))
 		return _mm512_set1_ps(1);
 	__m512i rk = _mm512_set1_epi32((int)attn_drop_row(a, b, h, t));
 	__m512i cut1 = _mm512_set1_epi32(attn_drop_cut(a) - 1);
-	return _mm512_maskz_mov_ps(keep16(rk, 0, cut1), _mm512_set1_ps(zs));
+	return _mm512_maskz_mov_ps(keep16(rk, 16 * v, cut1), _mm512_set1_ps(zs));
 }
 
 static inline __attribute__((always_inline)) void
-forward_small(const struct attn_args *a, int b, int h, int nr)
+forward_small(const struct attn_args *a, int b, int h, int nv)
 {
 	int dk = a->dk, T = a->T;
 	long ko = b * a->kv_bs + h * dk;
 	struct small_head w;
 	float inv[SMALL];
-	__m512 s[SMALL];
 
-	small_init(&w, a, b, nr);
+	small_init(&w, a, b);
 	small_rows(w.xb, &w, a->q + b * a->q_bs + h * dk, a->q_rs, T);
-	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, dk);
-	small_scores(s, w.xb, w.kt, dk, nr);
+	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, dk, nv);
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	__m512 vs = _mm512_set1_ps(a->scale);
-#pragma GCC unroll 16
-	for (int t = 0; t < nr; t++) {
-		__mmask16 valid = (__mmask16)((1u << w.nk[t]) - 1);
-		__m512 sc = _mm512_mask_mul_ps(_mm512_set1_ps(-INFINITY), valid,
-					       s[t], vs);
-		float m = _mm512_reduce_max_ps(sc);
-		__m512 e = _mm512_maskz_mov_ps(valid, exp512(_mm512_sub_ps(sc,
-						_mm512_set1_ps(m))));
-		float l = _mm512_reduce_add_ps(e);
-		inv[t] = w.nk[t] ? 1 / l : 0;
-		if (w.nk[t] && a->dropout > 0)
-			e = _mm512_mul_ps(e, small_drop(a, b, h, t, zs));
-		_mm512_store_ps(w.p[t], e);
-		if (a->lse && t < T)
-			a->lse[((size_t)b * a->H + h) * T + t] =
-				w.nk[t] ? m + logf(l) : -INFINITY;
+	for (int t0 = 0; t0 < w.nr; t0 += 8) {
+		__m512 s[8][2];
+		small_scores(s, w.xb + t0, w.kt, dk, nv);
+#pragma GCC unroll 8
+		for (int r = 0; r < 8; r++) {
+			int t = t0 + r;
+			__mmask16 v0 = small_valid(w.nk[t], 0);
+			__mmask16 v1 = small_valid(w.nk[t], 1);
+			__m512 s0 = _mm512_mask_mul_ps(_mm512_set1_ps(-INFINITY),
+						       v0, s[r][0], vs);
+			__m512 s1 = _mm512_mask_mul_ps(_mm512_set1_ps(-INFINITY),
+						       v1, s[r][1], vs);
+			float m = _mm512_reduce_max_ps(nv > 1 ?
+						       _mm512_max_ps(s0, s1) : s0);
+			__m512 vm = _mm512_set1_ps(m);
+			__m512 e0 = _mm512_maskz_mov_ps(v0,
+					exp512(_mm512_sub_ps(s0, vm)));
+			__m512 e1 = _mm512_maskz_mov_ps(v1,
+					exp512(_mm512_sub_ps(s1, vm)));
+			float l = _mm512_reduce_add_ps(nv > 1 ?
+						       _mm512_add_ps(e0, e1) : e0);
+			inv[t] = w.nk[t] ? 1 / l : 0;
+			if (w.nk[t] && a->dropout > 0) {
+				e0 = _mm512_mul_ps(e0, small_drop(a, b, h, t, 0, zs));
+				if (nv > 1)
+					e1 = _mm512_mul_ps(e1, small_drop(a, b, h, t,
+								  1, zs));
+			}
+			_mm512_store_ps(w.p[t], e0);
+			if (nv > 1)
+				_mm512_store_ps(w.p[t] + 16, e1);
+			if (a->lse && t < T)
+				a->lse[((size_t)b * a->H + h) * T + t] =
+					w.nk[t] ? m + logf(l) : -INFINITY;
+		}
 	}
 	for (int t0 = 0; t0 < T; t0 += 8)
 		for (int d = 0; d < dk; d += 32) {
@@ -455,14 +481,18 @@ forward_small(const struct attn_args *a, int b, int h, int nr)
 		}
 }
 
+static int small_head(const struct attn_args *a)
+{
+	return a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK;
+}
+
 void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
 {
-	if (a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK &&
-	    !a->weights) {
-		if (a->T <= 8)
-			forward_small(a, b, h, 8);
+	if (small_head(a) && !a->weights) {
+		if (a->S <= 16)
+			forward_small(a, b, h, 1);
 		else
-			forward_small(a, b, h, SMALL);
+			forward_small(a, b, h, 2);
 		return;
 	}
 	attn_head_forward_blocks(a, b, h, &blocks_avx512);
@@ -471,54 +501,62 @@ void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
 /*
  * The backward pass of a small head (the blocks' formulas): P from the
  * scores and lse, dP = dout V^T; then Z P (into w.p) and dS = P (Z dP -
- * dout . out) scale (into ds); dv += (Z P)^T dout and dk += dS^T Q, 8
- * keys by 32 columns at a time, and dq += dS K.
+ * dout . out) scale (into ds), 8 rows at a time; dv += (Z P)^T dout and
+ * dk += dS^T Q, 8 keys by 32 columns at a time, and dq += dS K.
  */
 static inline __attribute__((always_inline)) void
 backward_small(const struct attn_args *a, int b, int h, const float *dout,
-	       float *dq, float *dk, float *dv, int nr)
+	       float *dq, float *dk, float *dv, int nv)
 {
 	int n = a->dk, T = a->T;
 	long ko = b * a->kv_bs + h * n, qo = b * a->q_bs + h * n;
 	long oo = b * a->o_bs + h * n;
 	struct small_head w;
 	float gb[SMALL][SMALL_DK] __attribute__((aligned(64)));
+	float vt[SMALL_DK][SMALL] __attribute__((aligned(64)));
 	float ds[SMALL][SMALL] __attribute__((aligned(64)));
-	__m512 s[SMALL];
 
-	small_init(&w, a, b, nr);
+	small_init(&w, a, b);
 	small_rows(w.xb, &w, a->q + qo, a->q_rs, T);
 	small_rows(gb, &w, dout + oo, a->o_rs, T);
-	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, n);
-	small_scores(s, w.xb, w.kt, n, nr);
-	__m512 vs = _mm512_set1_ps(a->scale);
-#pragma GCC unroll 16
-	for (int t = 0; t < nr; t++) {
-		__mmask16 valid = (__mmask16)((1u << w.nk[t]) - 1);
-		float lse = w.nk[t] ? a->lse[((size_t)b * a->H + h) * T + t] : 0;
-		_mm512_store_ps(w.p[t], _mm512_maskz_mov_ps(valid,
-			exp512(_mm512_fmsub_ps(s[t], vs, _mm512_set1_ps(lse)))));
-	}
-	small_transpose(w.kt, &w, a->v + ko, a->kv_rs, n);
-	small_scores(s, gb, w.kt, n, nr);
+	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, n, nv);
+	small_transpose(vt, &w, a->v + ko, a->kv_rs, n, nv);
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
-#pragma GCC unroll 16
-	for (int t = 0; t < nr; t++) {
-		if (!w.nk[t]) {
-			_mm512_store_ps(ds[t], _mm512_setzero_ps());
-			continue;
+	__m512 vs = _mm512_set1_ps(a->scale);
+	for (int t0 = 0; t0 < w.nr; t0 += 8) {
+		__m512 s[8][2], g[8][2];
+		small_scores(s, w.xb + t0, w.kt, n, nv);
+		small_scores(g, gb + t0, vt, n, nv);
+#pragma GCC unroll 8
+		for (int r = 0; r < 8; r++) {
+			int t = t0 + r;
+			if (!w.nk[t]) {
+				for (int v = 0; v < nv; v++) {
+					_mm512_store_ps(w.p[t] + 16 * v,
+							_mm512_setzero_ps());
+					_mm512_store_ps(ds[t] + 16 * v,
+							_mm512_setzero_ps());
+				}
+				continue;
+			}
+			__m512 lse = _mm512_set1_ps(a->lse[((size_t)b * a->H + h) *
+							   T + t]);
+			const float *o = a->out + oo + t * a->o_rs;
+			__m512 D = _mm512_setzero_ps();
+			for (int u = 0; u < 4; u++)
+				D = _mm512_fmadd_ps(_mm512_load_ps(gb[t] + 16 * u),
+					_mm512_maskz_loadu_ps(w.dm[u], o + 16 * u), D);
+			__m512 vd = _mm512_set1_ps(_mm512_reduce_add_ps(D));
+			for (int v = 0; v < nv; v++) {
+				__m512 p = _mm512_maskz_mov_ps(small_valid(w.nk[t], v),
+					exp512(_mm512_fmsub_ps(s[r][v], vs, lse)));
+				__m512 z = small_drop(a, b, h, t, v, zs);
+				__m512 dp = _mm512_fmsub_ps(z, g[r][v], vd);
+				_mm512_store_ps(ds[t] + 16 * v,
+						_mm512_mul_ps(_mm512_mul_ps(p, dp), vs));
+				_mm512_store_ps(w.p[t] + 16 * v, _mm512_mul_ps(p, z));
+			}
 		}
-		const float *o = a->out + oo + t * a->o_rs;
-		__m512 D = _mm512_setzero_ps();
-		for (int u = 0; u < 4; u++)
-			D = _mm512_fmadd_ps(_mm512_load_ps(gb[t] + 16 * u),
-				_mm512_maskz_loadu_ps(w.dm[u], o + 16 * u), D);
-		__m512 z = small_drop(a, b, h, t, zs);
-		__m512 p = _mm512_load_ps(w.p[t]);
-		__m512 dp = _mm512_sub_ps(_mm512_mul_ps(z, s[t]),
-					  _mm512_set1_ps(_mm512_reduce_add_ps(D)));
-		_mm512_store_ps(ds[t], _mm512_mul_ps(_mm512_mul_ps(p, dp), vs));
-		_mm512_store_ps(w.p[t], _mm512_mul_ps(p, z));
 	}
 	for (int j0 = 0; j0 < w.smax; j0 += 8)
 		for (int d = 0; d < n; d += 32) {
@@ -526,13 +564,13 @@ backward_small(const struct attn_args *a, int b, int h, const float *dout,
 			__m512 o[8][2];
 			if (dv) {
 				small_prod(o, w.p[0] + j0, 1, SMALL, gb[0] + d,
-					   SMALL_DK, nr, m0, m1);
+					   SMALL_DK, w.nr, m0, m1);
 				small_store(dv + ko + j0 * a->kv_rs + d, a->kv_rs,
 					    w.smax - j0, o, NULL, m0, m1);
 			}
 			if (dk) {
 				small_prod(o, ds[0] + j0, 1, SMALL, w.xb[0] + d,
-					   SMALL_DK, nr, m0, m1);
+					   SMALL_DK, w.nr, m0, m1);
 				small_store(dk + ko + j0 * a->kv_rs + d, a->kv_rs,
 					    w.smax - j0, o, NULL, m0, m1);
 			}
@@ -552,11 +590,11 @@ void attn_head_backward_avx512(const struct attn_args *a, int b, int h,
 			       const float *dout, float *dq, float *dk,
 			       float *dv)
 {
-	if (a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK && a->lse) {
-		if (a->T <= 8)
-			backward_small(a, b, h, dout, dq, dk, dv, 8);
+	if (small_head(a) && a->lse) {
+		if (a->S <= 16)
+			backward_small(a, b, h, dout, dq, dk, dv, 1);
 		else
-			backward_small(a, b, h, dout, dq, dk, dv, SMALL);
+			backward_small(a, b, h, dout, dq, dk, dv, 2);
 		return;
 	}
 	attn_head_backward_blocks(a, b, h, dout, dq, dk, dv, &blocks_avx512);

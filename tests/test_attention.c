@@ -260,6 +260,8 @@ START_TEST(test_attention_small)
 		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0.5f },
 		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0.2f },
 		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1, 0.4f },
+		{ 1, 1, 3, 20, 2, 0, 0, NULL, 0, 0.2f },   /* 17-32 keys */
+		{ 1, 2, 18, 18, 3, 1, 0, NULL, 0, 0 },
 	};
 	int isa[3], ni = kt_isas(isa);
 	for (int i = 0; i < ni; i++) {
@@ -277,20 +279,24 @@ END_TEST
 /* Shapes past any block of keys or queries, and vector tails. */
 START_TEST(test_attention_large)
 {
-	int klen[2] = { 131, 77 }, klen2[2] = { 16, 11 };
+	int klen[2] = { 131, 77 }, klen2[2] = { 16, 11 }, klen3[2] = { 32, 19 };
 	struct prob probs[] = {
 		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0 },
 		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0, 0 },
 		{ 2, 1, 19, 100, 17, 1, 81, NULL, 0, 0 },
 		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0.1f },
 		{ 1, 2, 67, 67, 33, 1, 0, NULL, 0, 0.3f },
-		/* AVX-512's whole-head path (T, S <= 16, dk <= 64) and
-		 * just past it */
+		/* AVX-512's whole-head path (T, S <= 32, dk <= 64; up to
+		 * 16 keys a register a row, else two) and just past it */
 		{ 2, 2, 16, 16, 64, 0, 0, NULL, 0, 0.1f },
 		{ 2, 2, 16, 16, 64, 1, 0, klen2, 0, 0 },
 		{ 2, 2, 8, 16, 64, 0, 0, klen2, 0, 0.2f },
 		{ 1, 2, 17, 16, 64, 1, 0, NULL, 0, 0.1f },
 		{ 1, 2, 16, 17, 64, 0, 0, NULL, 0, 0 },
+		{ 2, 2, 32, 32, 64, 0, 0, NULL, 0, 0.1f },
+		{ 2, 2, 32, 32, 64, 1, 0, klen3, 0, 0.1f },
+		{ 1, 2, 33, 32, 64, 1, 0, NULL, 0, 0.1f },
+		{ 1, 2, 32, 33, 64, 0, 0, NULL, 0, 0 },
 		{ 1, 2, 16, 16, 65, 0, 0, NULL, 0, 0.1f },
 	};
 	int isa[3], ni = kt_isas(isa);
