@@ -168,166 +168,54 @@ void softmax_backward_avx2(float *dx, const float *dy, const float *y,
 	}
 }
 
-/*
- * Layer norm's row sums take four rows at once: a row's sum is a chain of
- * n / 8 dependent additions (their latency, not the loads, bounds one
- * row), and four rows' chains run side by side.  Each row's sum is taken
- * in the order of that row alone, so the bits are those of one row at a
- * time.  Rows r .. r + 3 past the last repeat the last (their results are
- * not stored).
- */
-static void four_rows(const float *p[4], const float *base, int r, int rows,
-		      long n)
-{
-	for (int k = 0; k < 4; k++)
-		p[k] = base + (size_t)(r + k < rows ? r + k : rows - 1) * n;
-}
-
-/* mu [4] = the means of rows x [4] */
-static void means4(float mu[4], const float *const x[4], long n)
-{
-	__m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-
-	FOR_LANES(i, n, m) {
-		s0 = _mm256_add_ps(s0, ldr(x[0] + i, m));
-		s1 = _mm256_add_ps(s1, ldr(x[1] + i, m));
-		s2 = _mm256_add_ps(s2, ldr(x[2] + i, m));
-		s3 = _mm256_add_ps(s3, ldr(x[3] + i, m));
-	}
-	mu[0] = hsum256(s0) / n;
-	mu[1] = hsum256(s1) / n;
-	mu[2] = hsum256(s2) / n;
-	mu[3] = hsum256(s3) / n;
-}
-
-/* rs [4] = 1 / sqrt(variance + eps) of rows x [4] of means mu [4] */
-static void rstds4(float rs[4], const float *const x[4], const float mu[4],
-		   long n, float eps)
-{
-	__m256 m0 = _mm256_set1_ps(mu[0]), m1 = _mm256_set1_ps(mu[1]);
-	__m256 m2 = _mm256_set1_ps(mu[2]), m3 = _mm256_set1_ps(mu[3]);
-	__m256 v0 = _mm256_setzero_ps(), v1 = v0, v2 = v0, v3 = v0;
-
-	FOR_LANES(i, n, m) {
-		__m256 l = lanes(m);
-		__m256 d0 = _mm256_and_ps(_mm256_sub_ps(ldr(x[0] + i, m), m0), l);
-		__m256 d1 = _mm256_and_ps(_mm256_sub_ps(ldr(x[1] + i, m), m1), l);
-		__m256 d2 = _mm256_and_ps(_mm256_sub_ps(ldr(x[2] + i, m), m2), l);
-		__m256 d3 = _mm256_and_ps(_mm256_sub_ps(ldr(x[3] + i, m), m3), l);
-
-		v0 = _mm256_fmadd_ps(d0, d0, v0);
-		v1 = _mm256_fmadd_ps(d1, d1, v1);
-		v2 = _mm256_fmadd_ps(d2, d2, v2);
-		v3 = _mm256_fmadd_ps(d3, d3, v3);
-	}
-	rs[0] = 1 / sqrtf(hsum256(v0) / n + eps);
-	rs[1] = 1 / sqrtf(hsum256(v1) / n + eps);
-	rs[2] = 1 / sqrtf(hsum256(v2) / n + eps);
-	rs[3] = 1 / sqrtf(hsum256(v3) / n + eps);
-}
-
 void layernorm_forward_avx2(float *y, float *mean, float *rstd,
 			    const float *x, const float *g, const float *b,
 			    int rows, int n, float eps)
 {
-	for (int r = 0; r < rows; r += 4) {
-		const float *xr[4];
-		float mu[4], rs[4];
-
-		four_rows(xr, x, r, rows, n);
-		means4(mu, xr, n);
-		rstds4(rs, xr, mu, n, eps);
-		for (int k = 0; k < 4 && r + k < rows; k++) {
-			__m256 vm = _mm256_set1_ps(mu[k]);
-			__m256 vr = _mm256_set1_ps(rs[k]);
-			float *yr = y + (size_t)(r + k) * n;
-
-			FOR_LANES(i, (long)n, m) {
-				__m256 xh = _mm256_mul_ps(_mm256_sub_ps(
-						ldr(xr[k] + i, m), vm), vr);
-				str(yr + i, m, _mm256_fmadd_ps(xh, ldr(g + i, m),
-							       ldr(b + i, m)));
-			}
-			if (mean)
-				mean[r + k] = mu[k];
-			if (rstd)
-				rstd[r + k] = rs[k];
+	for (int r = 0; r < rows; r++, x += n, y += n) {
+		__m256 s = _mm256_setzero_ps();
+		FOR_LANES(i, (long)n, m)
+			s = _mm256_add_ps(s, ldr(x + i, m));
+		float mu = hsum256(s) / n;
+		__m256 vm = _mm256_set1_ps(mu), v = _mm256_setzero_ps();
+		FOR_LANES(i, (long)n, m) {
+			__m256 d = _mm256_and_ps(_mm256_sub_ps(ldr(x + i, m), vm),
+						 lanes(m));
+			v = _mm256_fmadd_ps(d, d, v);
 		}
+		float rs = 1 / sqrtf(hsum256(v) / n + eps);
+		__m256 vr = _mm256_set1_ps(rs);
+		FOR_LANES(i, (long)n, m) {
+			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ldr(x + i, m), vm), vr);
+			str(y + i, m, _mm256_fmadd_ps(xh, ldr(g + i, m), ldr(b + i, m)));
+		}
+		if (mean)
+			mean[r] = mu;
+		if (rstd)
+			rstd[r] = rs;
 	}
-}
-
-/* A row's sums of dy g and of dy g xh (xh the normed x) */
-struct ln_sums {
-	__m256 s1, s2;
-};
-
-static struct ln_sums ln_sums_step(struct ln_sums a, const float *dy,
-				   const float *x, const float *g, __m256 vm,
-				   __m256 vs, long rem)
-{
-	__m256 dn = _mm256_mul_ps(ldr(dy, rem), ldr(g, rem));
-	__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ldr(x, rem), vm), vs);
-
-	a.s1 = _mm256_add_ps(a.s1, dn);
-	a.s2 = _mm256_fmadd_ps(dn, xh, a.s2);
-	return a;
 }
 
 void layernorm_backward_dx_avx2(float *dx, const float *dy, const float *x,
 				const float *g, const float *mean,
 				const float *rstd, int rows, int n)
 {
-	/* the sums four rows at once, as the forward pass's */
-	for (int r = 0; r < rows; r += 4) {
-		const float *xr[4], *dyr[4];
-		__m256 vm[4], vs[4];
-		float m1[4], m2[4];
-		struct ln_sums z = { _mm256_setzero_ps(), _mm256_setzero_ps() };
-		struct ln_sums a0 = z, a1 = z, a2 = z, a3 = z;
-		int k;
-
-		four_rows(xr, x, r, rows, n);
-		four_rows(dyr, dy, r, rows, n);
-		for (k = 0; k < 4; k++) {
-			int rk = r + k < rows ? r + k : rows - 1;
-
-			vm[k] = _mm256_set1_ps(mean[rk]);
-			vs[k] = _mm256_set1_ps(rstd[rk]);
-		}
+	for (int r = 0; r < rows; r++, dx += n, dy += n, x += n) {
+		__m256 vm = _mm256_set1_ps(mean[r]), vs = _mm256_set1_ps(rstd[r]);
+		__m256 s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps();
 		FOR_LANES(i, (long)n, m) {
-			a0 = ln_sums_step(a0, dyr[0] + i, xr[0] + i, g + i,
-					  vm[0], vs[0], m);
-			a1 = ln_sums_step(a1, dyr[1] + i, xr[1] + i, g + i,
-					  vm[1], vs[1], m);
-			a2 = ln_sums_step(a2, dyr[2] + i, xr[2] + i, g + i,
-					  vm[2], vs[2], m);
-			a3 = ln_sums_step(a3, dyr[3] + i, xr[3] + i, g + i,
-					  vm[3], vs[3], m);
+			__m256 dn = _mm256_mul_ps(ldr(dy + i, m), ldr(g + i, m));
+			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ldr(x + i, m), vm), vs);
+			s1 = _mm256_add_ps(s1, dn);
+			s2 = _mm256_fmadd_ps(dn, xh, s2);
 		}
-		m1[0] = hsum256(a0.s1) / n;
-		m2[0] = hsum256(a0.s2) / n;
-		m1[1] = hsum256(a1.s1) / n;
-		m2[1] = hsum256(a1.s2) / n;
-		m1[2] = hsum256(a2.s1) / n;
-		m2[2] = hsum256(a2.s2) / n;
-		m1[3] = hsum256(a3.s1) / n;
-		m2[3] = hsum256(a3.s2) / n;
-		for (k = 0; k < 4 && r + k < rows; k++) {
-			__m256 vm1 = _mm256_set1_ps(m1[k]);
-			__m256 vm2 = _mm256_set1_ps(m2[k]);
-			float *d = dx + (size_t)(r + k) * n;
-
-			FOR_LANES(i, (long)n, m) {
-				__m256 dn = _mm256_mul_ps(ldr(dyr[k] + i, m),
-							  ldr(g + i, m));
-				__m256 xh = _mm256_mul_ps(_mm256_sub_ps(
-						ldr(xr[k] + i, m), vm[k]), vs[k]);
-				__m256 t = _mm256_fnmadd_ps(xh, vm2,
-							    _mm256_sub_ps(dn, vm1));
-
-				str(d + i, m, _mm256_fmadd_ps(vs[k], t,
-							      ldr(d + i, m)));
-			}
+		__m256 m1 = _mm256_set1_ps(hsum256(s1) / n);
+		__m256 m2 = _mm256_set1_ps(hsum256(s2) / n);
+		FOR_LANES(i, (long)n, m) {
+			__m256 dn = _mm256_mul_ps(ldr(dy + i, m), ldr(g + i, m));
+			__m256 xh = _mm256_mul_ps(_mm256_sub_ps(ldr(x + i, m), vm), vs);
+			__m256 t = _mm256_fnmadd_ps(xh, m2, _mm256_sub_ps(dn, m1));
+			str(dx + i, m, _mm256_fmadd_ps(vs, t, ldr(dx + i, m)));
 		}
 	}
 }

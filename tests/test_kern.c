@@ -500,54 +500,6 @@ END_TEST
  * sums: n u sum |z|) and a softmax - c (the softmax's bound times a, plus
  * two roundings).
  */
-/*
- * Layer norm takes several rows at once (their sums side by side): every
- * row's results are those of that row alone, the same bits, whatever the
- * number of rows around it, on every instruction set.
- */
-START_TEST(test_layernorm_rows_alone)
-{
-	int isa[3], ni = kt_isas(isa);
-	const float eps = 1e-5f;
-
-	kt_seed(6);
-	for (int ii = 0; ii < ni; ii++) {
-		kern_set_isa(isa[ii]);
-		for (int s = 1; s < NSIZES; s++)
-			for (int rows = 1; rows <= 9; rows += 2) {
-				int n = sizes[s];
-				size_t N = (size_t)rows * n;
-				float *x = kt_rand(N, -2, 3), *g = kt_rand(n, 0.5, 1.5);
-				float *b = kt_rand(n, -1, 1), *dy = kt_rand(N, -1, 1);
-				float *y = kt_zeros(N), *y1 = kt_zeros(n);
-				float *mean = kt_zeros(rows), *rstd = kt_zeros(rows);
-				float *dx = kt_rand(N, -1, 1), *dx1 = kt_zeros(n);
-				float *dx0 = kt_zeros(N), m1, r1;
-
-				memcpy(dx0, dx, N * sizeof *dx);
-				layernorm_forward(y, mean, rstd, x, g, b, rows, n, eps);
-				layernorm_backward(dx, NULL, NULL, dy, x, g, mean,
-						   rstd, rows, n);
-				for (int r = 0; r < rows; r++) {
-					size_t o = (size_t)r * n;
-
-					layernorm_forward(y1, &m1, &r1, x + o, g, b, 1,
-							  n, eps);
-					ck_assert(!memcmp(y1, y + o, n * sizeof *y));
-					ck_assert(m1 == mean[r] && r1 == rstd[r]);
-					memcpy(dx1, dx0 + o, n * sizeof *dx);
-					layernorm_backward(dx1, NULL, NULL, dy + o,
-							   x + o, g, &m1, &r1, 1, n);
-					ck_assert(!memcmp(dx1, dx + o, n * sizeof *dx));
-				}
-				free(x); free(g); free(b); free(dy); free(y);
-				free(y1); free(mean); free(rstd); free(dx);
-				free(dx1); free(dx0);
-			}
-	}
-}
-END_TEST
-
 START_TEST(test_softmax_xent_row)
 {
 	int isa[3], ni = kt_isas(isa);
@@ -954,7 +906,6 @@ int main(void)
 	tcase_add_test(tc, test_bias_relu);
 	tcase_add_test(tc, test_softmax);
 	tcase_add_test(tc, test_layernorm);
-	tcase_add_test(tc, test_layernorm_rows_alone);
 	tcase_add_test(tc, test_softmax_xent_row);
 	tcase_add_test(tc, test_adam);
 	tcase_add_test(tc, test_maxout);
