@@ -207,8 +207,8 @@ static void gemm_blocked(const struct gemm_ukr *u, int ta, int tb, int M,
 			       lda, Ap);
 			for (int jc = 0; jc < N; jc += u->nc) {
 				int nc = N - jc < u->nc ? N - jc : u->nc;
-				pack_b(u, tb, kc, nc, gemm_at_b(tb, B, ldb, pc, jc),
-				       ldb, Bp);
+				pack_b(u, tb, kc, nc,
+				       gemm_at_b(tb, B, ldb, pc, jc), ldb, Bp);
 				macro_kernel(u, mc, nc, kc, alpha, Ap, Bp,
 					     C + (long)ic * ldc + jc, ldc);
 			}
@@ -243,8 +243,8 @@ static int gemm_small(const struct gemm_ukr *u, int ta, int tb, int M,
 		if (across_j) {
 			(tb ? u->cols : u->rows)(M, N, kc, alpha,
 				gemm_at_a(ta, A, lda, 0, pc), ta ? 1 : lda,
-				ta ? lda : 1, gemm_at_b(tb, B, ldb, pc, 0), ldb, C,
-				ldc, t);
+				ta ? lda : 1, gemm_at_b(tb, B, ldb, pc, 0),
+				ldb, C, ldc, t);
 			continue;
 		}
 		const float *y = A + (long)pc * lda;

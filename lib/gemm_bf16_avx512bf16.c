@@ -70,12 +70,13 @@ static void pack_rows(int w, int k, int n, const float *x, long ld,
 		for (int j0 = 0; j0 < n; j0 += w, o += strip) {
 			for (int c = 0; c < w; c += 16) {
 				__m512 v0 = _mm512_setzero_ps(), v1 = v0;
-				if (j0 + c < n) {
-					__mmask16 lm = first(n - j0 - c);
-					v0 = _mm512_maskz_loadu_ps(lm, r0 + j0 + c);
+				int j = j0 + c;
+				if (j < n) {
+					__mmask16 lm = first(n - j);
+					v0 = _mm512_maskz_loadu_ps(lm, r0 + j);
 					if (r1)
 						v1 = _mm512_maskz_loadu_ps(lm,
-							r1 + j0 + c);
+									   r1 + j);
 				}
 				_mm512_mask_storeu_epi32(o + c, first(w - c),
 						pairs_across(v0, v1));

@@ -138,9 +138,9 @@ int kern_set_matmul(int precision)
 			u = &gemm_bf16_avx512bf16;
 #endif
 		if (!u) {
-			err_set("bf16 matrix products need the AVX-512 kernels "
-				"and a CPU with AVX512_BF16 (kernels in use: %s)",
-				kern_isa_name());
+			err_set("bf16 matrix products need the AVX-512 "
+				"kernels and a CPU with AVX512_BF16 (kernels "
+				"in use: %s)", kern_isa_name());
 			return -1;
 		}
 	}
