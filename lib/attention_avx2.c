@@ -226,32 +226,33 @@ static void copy_rows(float *xb, long dp, const float *x, long xs, int n,
 }
 
 /* x rows 0 .. n-1 (stride xs) += xt^T, xt [dk][sp]: transpose_rows'
- * inverse, adding. */
+ * inverse, adding, 8 rows of x at a time (their lines, cold, then come
+ * in together). */
 static void add_transposed(float *x, long xs, const float *xt, long sp,
 			   int n, int dk)
 {
 	float t[8][8] __attribute__((aligned(32)));
-	int d = 0;
-	for (; d + 8 <= dk; d += 8) {
-		const float *rows[8];
-		for (int i = 0; i < 8; i++)
-			rows[i] = xt + (d + i) * sp;
-		int j = 0;
-		for (; j + 8 <= n; j += 8) {
+	const float *rows[8];
+	int j = 0;
+	for (; j + 8 <= n; j += 8, x += 8 * xs) {
+		int d = 0;
+		for (; d + 8 <= dk; d += 8) {
+			for (int i = 0; i < 8; i++)
+				rows[i] = xt + (d + i) * sp;
 			gemm_t8_avx2(rows, j, t[0], 8);
 			for (int i = 0; i < 8; i++) {
-				float *o = x + (j + i) * xs + d;
+				float *o = x + i * xs + d;
 				_mm256_storeu_ps(o, _mm256_add_ps(_mm256_loadu_ps(o),
 						 _mm256_load_ps(t[i])));
 			}
 		}
-		for (; j < n; j++)
+		for (; d < dk; d++)
 			for (int i = 0; i < 8; i++)
-				x[j * xs + d + i] += rows[i][j];
+				x[i * xs + d] += xt[d * sp + j + i];
 	}
-	for (; d < dk; d++)
-		for (int j = 0; j < n; j++)
-			x[j * xs + d] += xt[d * sp + j];
+	for (; j < n; j++, x += xs)
+		for (int d = 0; d < dk; d++)
+			x[d] += xt[d * sp + j];
 }
 
 /* All ones in the lanes of keys j .. j + 7 that the row of dropout key
