@@ -167,6 +167,8 @@ static void pack_cols(int w, int k, int n, const float *x, long ld,
 	}
 }
 
+/* C [12, 32] = fma(alpha, Ap Bp, C) over kp pairs (kern_impl.h): per
+ * pair, row r's pair of A broadcast against B's 32 columns' pairs. */
 static void ukr_12x32(int kp, float alpha, const uint32_t *A,
 		      const uint32_t *B, float *C, long ldc)
 {

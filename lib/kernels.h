@@ -66,9 +66,10 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
  * rounding the inputs to 8 significant bits does (up to 2^-8 relative
  * per product), and inputs and products below 2^-126 in magnitude count
  * as zero.  Calls with fewer rows (decoder steps, where packing would
- * cost more than bf16 saves) stay exact f32: the mode is meant for
- * training, whose products are all large.  It promises no batch
- * independence across that line, hence no environment variable for it.
+ * cost more than bf16 saves) and gemm_packed.h's products stay exact f32:
+ * the mode is meant for training, whose products are all large.  It
+ * promises no batch independence across that line, hence no environment
+ * variable for it.
  *
  * kern_set_matmul returns 0, or -1 with err_set when the kernels in force
  * cannot do it (bf16 needs the AVX-512 set and a CPU with AVX512_BF16),
