@@ -56,6 +56,14 @@ static void colsum_4rows(const struct colsum_job *j, int r, int64_t lo,
 	const float *y3 = y2 + n;
 	int64_t i, vhi = lo + (hi - lo) / 4 * 4;
 
+	/* short rows: the next four asked for now (four streams of a few
+	 * lines each are more than the hardware's prefetch follows) */
+	for (int k = 4; k < 8 && r + k < j->rows && n < 1024; k++)
+		for (i = lo; i < hi; i += 16) {
+			__builtin_prefetch(j->dy + (r + k) * n + i);
+			if (j->dg)
+				__builtin_prefetch(j->x + (r + k) * n + i);
+		}
 	if (j->db)
 		for (i = lo; i < vhi; i += 4)
 			st4(j->db + i, ld4(j->db + i) + ld4(y0 + i) +
