@@ -8,7 +8,9 @@
  * every instruction set of the machine, one thread, CPU time, best of
  * five runs of each taken in turns.  GFLOP/s count 12 B H T S dk: the
  * two products of the forward pass and the four of the backward (not the
- * scores the fused kernel computes again).
+ * scores the fused kernel computes again).  Also without dropout, and
+ * causal (the decoder's self-attention: the unfused step masks the
+ * scores and still does the whole products; the count is the same).
  *
  *   bench_attention [quick]   (quick: T = 16, 128 and 512 only)
  */
@@ -21,7 +23,6 @@
 #include "kernels.h"
 
 enum { B = 32, H = 8, DK = 64 };
-#define DROPOUT 0.1f
 
 static float *randv(size_t n)
 {
@@ -60,6 +61,9 @@ static void unfused_head(struct step *c, int b, int h)
 	int lq = (int)a->q_rs, lk = (int)a->kv_rs, lo = (int)a->o_rs;
 
 	sgemm(0, 1, T, S, n, a->scale, a->q + qo, lq, a->k + ko, lk, 0, c->p, S);
+	for (int t = 0; a->causal && t < T; t++)
+		for (int j = t + 1; j < S; j++)
+			c->p[(long)t * S + j] = -INFINITY;
 	softmax_rows(c->p, c->p, T, S);
 	for (long i = 0; i < np; i++)
 		c->pd[i] = c->p[i] * z[i];
@@ -95,7 +99,7 @@ static double run_once(void (*fn)(struct step *), struct step *c)
 	return t / n;
 }
 
-static void bench(int L)
+static void bench(int L, float dropout, int causal)
 {
 	size_t n = (size_t)B * L * H * DK, np = (size_t)B * H * L * L;
 	long rs = H * DK, bs = (long)L * rs;
@@ -106,7 +110,7 @@ static void bench(int L)
 		.k = randv(n), .v = randv(n), .kv_bs = bs, .kv_rs = rs,
 		.out = randv(n), .o_bs = bs, .o_rs = rs,
 		.lse = randv((size_t)B * H * L),
-		.dropout = DROPOUT, .seed = 1,
+		.causal = causal, .dropout = dropout, .seed = 1,
 	} };
 	c.dout = randv(n);
 	c.dq = randv(n);
@@ -119,7 +123,7 @@ static void bench(int L)
 				for (int j = 0; j < L; j++)
 					c.z[(((size_t)b * H + h) * L + t) * L + j] =
 						attn_dropout_keep(&c.a, b, h, t, j) /
-						(1 - DROPOUT);
+						(1 - dropout);
 	c.p = randv((size_t)L * L);
 	c.pd = randv((size_t)L * L);
 	c.g = randv((size_t)L * L);
@@ -135,9 +139,10 @@ static void bench(int L)
 		tu = t < tu ? t : tu;
 	}
 	double flops = 12.0 * B * H * L * L * DK;
-	printf("  training step B=%d H=%d dk=%d T=S=%3d dropout %.1f: fused "
+	printf("  training step B=%d H=%d dk=%d T=S=%3d dropout %.1f%s: fused "
 	       "%6.1f GFLOP/s, unfused %6.1f, fused/unfused %.2f\n", B, H, DK,
-	       L, DROPOUT, flops / tf * 1e-9, flops / tu * 1e-9, tu / tf);
+	       L, dropout, causal ? " causal" : "", flops / tf * 1e-9,
+	       flops / tu * 1e-9, tu / tf);
 	free((void *)c.a.q);
 	free((void *)c.a.k);
 	free((void *)c.a.v);
@@ -166,8 +171,11 @@ int main(int argc, char **argv)
 	for (int isa = ISA_AVX2 <= max ? ISA_AVX2 : max; isa <= max; isa++) {
 		kern_set_isa(isa);
 		printf("%s:\n", kern_isa_name());
-		for (int L = 16; L <= 512; L *= quick && L == 16 ? 8 : quick ? 4 : 2)
-			bench(L);
+		for (int L = 16; L <= 512; L *= quick && L == 16 ? 8 : quick ? 4 : 2) {
+			bench(L, 0.1f, 0);
+			bench(L, 0, 0);
+			bench(L, 0.1f, 1);
+		}
 	}
 	return 0;
 }
