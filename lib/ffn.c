@@ -39,9 +39,10 @@ void ffn_backward(float *dx, struct ffn_w *dw, float *dh, const float *dy,
 		  const float *x, const float *h, const struct ffn_w *w,
 		  int N, int d, int f)
 {
-	/* dh [N, f] = dy [N, d] W2 [d, f], overwritten; then the weights */
+	/* dh [N, f] = dy [N, d] W2 [d, f], overwritten, masked while much
+	 * of it is still in cache; then the weights */
 	sgemm(0, 0, N, f, d, 1.0f, dy, d, w->W2, f, 0.0f, dh, f);
-	linear_backward(NULL, dw->W2, dw->b2, dy, h, w->W2, N, f, d);
 	relu_mask(dh, h, (size_t)N * f);
+	linear_backward(NULL, dw->W2, dw->b2, dy, h, w->W2, N, f, d);
 	linear_backward(dx, dw->W1, dw->b1, dh, x, w->W1, N, d, f);
 }
