@@ -225,6 +225,22 @@ static void copy_rows(float *xb, long dp, const float *x, long xs, int n,
 		memcpy(xb + j * dp, x + j * xs, sizeof(float) * dk);
 }
 
+/* Rows t0 .. t0 + n - 1 of x (stride xs, dk columns; n cut at the last
+ * row T) into L1 while the block before them is computed: the rows of a
+ * head are far apart, and their loads and stores would otherwise wait on
+ * L2 or L3 at the start of each block. */
+static void prefetch_block(const float *x, long xs, int t0, int n, int T,
+			   int dk, int w)
+{
+	for (int t = t0; t < t0 + n && t < T; t++)
+		for (int d = 0; d < dk; d += 16) {
+			if (w)
+				__builtin_prefetch(x + t * xs + d, 1, 3);
+			else
+				__builtin_prefetch(x + t * xs + d, 0, 3);
+		}
+}
+
 /* x rows 0 .. n-1 (stride xs) += xt^T, xt [dk][sp]: transpose_rows'
  * inverse, adding, 8 rows of x at a time (their lines, cold, then come
  * in together). */
@@ -369,6 +385,10 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		int rows = a->T - t0 < QB ? a->T - t0 : QB, nk[QB], kmax = 0;
 		int groups = (rows + QR - 1) / QR;
 		const float *q[QB];
+		prefetch_block(a->q + b * a->q_bs + h * dk, a->q_rs, t0 + QB, QB,
+			       a->T, dk, 0);
+		prefetch_block(a->out + b * a->o_bs + h * dk, a->o_rs, t0 + QB,
+			       QB, a->T, dk, 1);
 		float m[QB], l[QB], s[QB][KB] __attribute__((aligned(32)));
 		struct attn_drop dr[QB];
 		for (int r = 0; r < QB; r++) {
@@ -453,6 +473,12 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 		int rows = a->T - t0 < QB ? a->T - t0 : QB, nk[QB], kmax = 0;
 		int groups = (rows + QR - 1) / QR, nr = groups * QR;
 		const float *q[QB], *g[QB];
+		long qn = b * a->q_bs + h * n, on = b * a->o_bs + h * n;
+		prefetch_block(a->q + qn, a->q_rs, t0 + QB, QB, a->T, n, 0);
+		prefetch_block(dout + on, a->o_rs, t0 + QB, QB, a->T, n, 0);
+		prefetch_block(a->out + on, a->o_rs, t0 + QB, QB, a->T, n, 0);
+		if (dq)
+			prefetch_block(dq + qn, a->q_rs, t0 + QB, QB, a->T, n, 1);
 		float lse[QB], D[QB];
 		float p[QB][KB] __attribute__((aligned(32)));
 		float ds[QB][KB] __attribute__((aligned(32)));
