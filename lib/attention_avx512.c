@@ -270,14 +270,13 @@ static const struct attn_blocks blocks_avx512 = {
  * A head of at most 32 query rows, 32 keys and 64 columns (T = S = 16 or
  * 32 in training), whole: the blocks' overheads (the online softmax's
  * bookkeeping, rows padded to 6, the backward's transpositions of dk and
- * dv, calls per piece) are most of its time.  The head's rows of Q (and
- * of dout) are copied to [32][64] buffers and K (and V) transposed to
- * [64][32], so that every operand is at a constant offset from one
- * pointer; a row's scores are NV registers (NV = 1 for up to 16 keys, 2
- * for 32), 8 rows side by side; the softmax and its gradient are done
- * in those registers; the products with the keys or the rows as the
- * inner dimension go 8 rows by 32 columns, each row written once.  The
- * rows past T are zero, their scores masked.
+ * dv, calls per piece) are most of its time.  K (and V) are transposed
+ * to [64][32]; a row's scores are NV registers (NV = 1 for up to 16
+ * keys, 2 for 32), 8 rows side by side, the rows of Q (or dout)
+ * broadcast in place; the softmax and its gradient are done in those
+ * registers; the products with the keys or the rows as the inner
+ * dimension go 8 rows by 32 columns, each row written once.  The rows
+ * past T repeat row 0, their scores masked.
  */
 #define SMALL 32
 #define SMALL_DK 64
@@ -285,7 +284,6 @@ static const struct attn_blocks blocks_avx512 = {
 struct small_head {
 	int nr, smax, nk[SMALL];        /* nr: T rounded up to 8 */
 	__mmask16 dm[4];                /* the columns below dk, by 16 */
-	float xb[SMALL][SMALL_DK] __attribute__((aligned(64)));
 	float kt[SMALL_DK][SMALL] __attribute__((aligned(64)));
 	float p[SMALL][SMALL] __attribute__((aligned(64)));
 };
@@ -306,16 +304,13 @@ static void small_init(struct small_head *w, const struct attn_args *a,
 	}
 }
 
-/* xb = rows 0 .. n-1 of x (stride xs), zero below them to nr and right
- * of them to 64. */
-static void small_rows(float xb[][SMALL_DK], const struct small_head *w,
-		       const float *x, long xs, int n)
+/* x[r] = row t0 + r of the T at x0 (stride xs); the rows past T row 0
+ * again, their scores masked. */
+static inline void small_rows(const float *x[8], const float *x0, long xs,
+			      int t0, int T)
 {
-	for (int t = 0; t < w->nr; t++, x += xs)
-		for (int u = 0; u < 4; u++)
-			_mm512_store_ps(xb[t] + 16 * u, t < n ?
-				_mm512_maskz_loadu_ps(w->dm[u], x + 16 * u) :
-				_mm512_setzero_ps());
+	for (int r = 0; r < 8; r++)
+		x[r] = x0 + (t0 + r < T ? t0 + r : 0) * xs;
 }
 
 /* xt = rows 0 .. smax-1 of x (stride xs) transposed, 16 nv columns; the
@@ -336,9 +331,9 @@ static void small_transpose(float xt[][SMALL], const struct small_head *w,
 			xt[d][j] = rows[j][d];
 }
 
-/* s[r][v] = xb[r] . xt over dk columns, keys 16 v .., r < 8. */
+/* s[r][v] = x[r] . xt over dk columns, keys 16 v .., r < 8. */
 static inline __attribute__((always_inline)) void
-small_scores(__m512 s[8][2], float xb[][SMALL_DK], float xt[][SMALL],
+small_scores(__m512 s[8][2], const float *const x[8], float xt[][SMALL],
 	     int dk, int nv)
 {
 #pragma GCC unroll 8
@@ -349,10 +344,10 @@ small_scores(__m512 s[8][2], float xb[][SMALL_DK], float xt[][SMALL],
 		__m512 k1 = nv > 1 ? _mm512_load_ps(xt[d] + 16) : k0;
 #pragma GCC unroll 8
 		for (int r = 0; r < 8; r++) {
-			__m512 x = _mm512_set1_ps(xb[r][d]);
-			s[r][0] = _mm512_fmadd_ps(x, k0, s[r][0]);
+			__m512 q = _mm512_set1_ps(x[r][d]);
+			s[r][0] = _mm512_fmadd_ps(q, k0, s[r][0]);
 			if (nv > 1)
-				s[r][1] = _mm512_fmadd_ps(x, k1, s[r][1]);
+				s[r][1] = _mm512_fmadd_ps(q, k1, s[r][1]);
 		}
 	}
 }
@@ -430,13 +425,14 @@ forward_small(const struct attn_args *a, int b, int h, int nv)
 	float inv[SMALL];
 
 	small_init(&w, a, b);
-	small_rows(w.xb, &w, a->q + b * a->q_bs + h * dk, a->q_rs, T);
 	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, dk, nv);
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	__m512 vs = _mm512_set1_ps(a->scale);
 	for (int t0 = 0; t0 < w.nr; t0 += 8) {
 		__m512 s[8][2];
-		small_scores(s, w.xb + t0, w.kt, dk, nv);
+		const float *x[8];
+		small_rows(x, a->q + b * a->q_bs + h * dk, a->q_rs, t0, T);
+		small_scores(s, x, w.kt, dk, nv);
 #pragma GCC unroll 8
 		for (int r = 0; r < 8; r++) {
 			int t = t0 + r;
@@ -512,21 +508,21 @@ backward_small(const struct attn_args *a, int b, int h, const float *dout,
 	long ko = b * a->kv_bs + h * n, qo = b * a->q_bs + h * n;
 	long oo = b * a->o_bs + h * n;
 	struct small_head w;
-	float gb[SMALL][SMALL_DK] __attribute__((aligned(64)));
 	float vt[SMALL_DK][SMALL] __attribute__((aligned(64)));
 	float ds[SMALL][SMALL] __attribute__((aligned(64)));
 
 	small_init(&w, a, b);
-	small_rows(w.xb, &w, a->q + qo, a->q_rs, T);
-	small_rows(gb, &w, dout + oo, a->o_rs, T);
 	small_transpose(w.kt, &w, a->k + ko, a->kv_rs, n, nv);
 	small_transpose(vt, &w, a->v + ko, a->kv_rs, n, nv);
 	float zs = a->dropout > 0 ? attn_drop_scale(a) : 1;
 	__m512 vs = _mm512_set1_ps(a->scale);
 	for (int t0 = 0; t0 < w.nr; t0 += 8) {
 		__m512 s[8][2], g[8][2];
-		small_scores(s, w.xb + t0, w.kt, n, nv);
-		small_scores(g, gb + t0, vt, n, nv);
+		const float *x[8], *y[8];
+		small_rows(x, a->q + qo, a->q_rs, t0, T);
+		small_rows(y, dout + oo, a->o_rs, t0, T);
+		small_scores(s, x, w.kt, n, nv);
+		small_scores(g, y, vt, n, nv);
 #pragma GCC unroll 8
 		for (int r = 0; r < 8; r++) {
 			int t = t0 + r;
@@ -544,7 +540,8 @@ backward_small(const struct attn_args *a, int b, int h, const float *dout,
 			const float *o = a->out + oo + t * a->o_rs;
 			__m512 D = _mm512_setzero_ps();
 			for (int u = 0; u < 4; u++)
-				D = _mm512_fmadd_ps(_mm512_load_ps(gb[t] + 16 * u),
+				D = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(w.dm[u],
+							y[r] + 16 * u),
 					_mm512_maskz_loadu_ps(w.dm[u], o + 16 * u), D);
 			__m512 vd = _mm512_set1_ps(_mm512_reduce_add_ps(D));
 			for (int v = 0; v < nv; v++) {
@@ -563,14 +560,14 @@ backward_small(const struct attn_args *a, int b, int h, const float *dout,
 			__mmask16 m0 = w.dm[d / 16], m1 = w.dm[d / 16 + 1];
 			__m512 o[8][2];
 			if (dv) {
-				small_prod(o, w.p[0] + j0, 1, SMALL, gb[0] + d,
-					   SMALL_DK, w.nr, m0, m1);
+				small_prod(o, w.p[0] + j0, 1, SMALL, dout + oo + d,
+					   a->o_rs, T, m0, m1);
 				small_store(dv + ko + j0 * a->kv_rs + d, a->kv_rs,
 					    w.smax - j0, o, NULL, m0, m1);
 			}
 			if (dk) {
-				small_prod(o, ds[0] + j0, 1, SMALL, w.xb[0] + d,
-					   SMALL_DK, w.nr, m0, m1);
+				small_prod(o, ds[0] + j0, 1, SMALL, a->q + qo + d,
+					   a->q_rs, T, m0, m1);
 				small_store(dk + ko + j0 * a->kv_rs + d, a->kv_rs,
 					    w.smax - j0, o, NULL, m0, m1);
 			}
