@@ -30,15 +30,24 @@ static void st4(float *p, f32x4 v)
 	memcpy(p, &v, sizeof v);
 }
 
-/* Columns [lo, hi) of one row added into db (dy) and dg (dy (x - m) s). */
-static void colsum_row(float *restrict db, float *restrict dg,
-		       const float *restrict dy, const float *restrict x,
+/* Columns [lo, hi) of one row added into db (dy) and dg (dy (x - m) s),
+ * in vectors of four. */
+static void colsum_row(float *db, float *dg, const float *dy, const float *x,
 		       float m, float s, int64_t lo, int64_t hi)
 {
-	for (int64_t i = lo; i < hi; i++) {
-		if (db)
+	int64_t i, vhi = lo + (hi - lo) / 4 * 4;
+
+	if (db) {
+		for (i = lo; i < vhi; i += 4)
+			st4(db + i, ld4(db + i) + ld4(dy + i));
+		for (; i < hi; i++)
 			db[i] += dy[i];
-		if (dg)
+	}
+	if (dg) {
+		for (i = lo; i < vhi; i += 4)
+			st4(dg + i, ld4(dg + i) +
+				    ld4(dy + i) * (ld4(x + i) - m) * s);
+		for (; i < hi; i++)
 			dg[i] += dy[i] * (x[i] - m) * s;
 	}
 }

@@ -36,12 +36,14 @@ double xent_forward_backward(float *dlogits, const float *logits,
 			     float scale, double *nll, int *count);
 /*
  * The same over logits + bias (bias [V] added to each row, as
- * linear_forward would, as the row is taken: an output layer's bias
- * without a pass of its own over [N, V]).
+ * linear_forward would, as the row is taken), and dbias [V] (may be NULL;
+ * needs dlogits) += the sum of dlogits' rows, as bias_backward would: an
+ * output layer's bias without passes of its own over [N, V].
  */
 double xent_biased_forward_backward(float *dlogits, const float *logits,
-				    const float *bias, const int32_t *tgt,
-				    int N, int V, float eps, float scale,
-				    double *nll, int *count);
+				    const float *bias, float *dbias,
+				    const int32_t *tgt, int N, int V,
+				    float eps, float scale, double *nll,
+				    int *count);
 
 #endif

@@ -724,9 +724,10 @@ static void backward(struct tf_net *n, struct fwd *f)
 	float *dy = f->dA, *dx = f->dB, *dfin;
 	const float *dfo, *x, *u;
 
-	/* logits = Yo out.W^T + out.b, Yo the rows out_row of Y */
+	/* logits = Yo out.W^T + out.b, Yo the rows out_row of Y (out.b's
+	 * gradient: the loss's) */
 	memset(dy, 0, sizeof(float) * f->nout * d);
-	linear_backward(dy, g->out_W, g->out_b, f->logits, f->Yo, w->out_W,
+	linear_backward(dy, g->out_W, NULL, f->logits, f->Yo, w->out_W,
 			f->nout, d, n->tgt_vocab);
 	memset(dx, 0, sizeof(float) * M * d);
 	for (l = 0; l < f->nout; l++)
@@ -917,10 +918,11 @@ static double tf_train_batch(struct model *m, const struct batch_ids *src,
 	}
 	if (forward_batch(&f, n, src, tgt, drop, 1, &m->rng) < 0)
 		return -1;
-	/* logits + out.b; dlogits overwrite the logits */
+	/* logits + out.b; dlogits overwrite the logits; out.b's gradient */
 	loss = xent_biased_forward_backward(f.logits, f.logits, n->w.out_b,
-					    f.out_tgt, f.nout, n->tgt_vocab,
-					    eps, scale, nll, ntok);
+					    n->g.out_b, f.out_tgt, f.nout,
+					    n->tgt_vocab, eps, scale, nll,
+					    ntok);
 	backward(n, &f);
 	return loss;
 }

@@ -11,7 +11,7 @@
 #include "layers.h"
 
 struct xent_ctx {
-	float *dlogits;
+	float *dlogits, *dbias;		/* dbias: only on one thread */
 	const float *logits, *bias;
 	const int32_t *tgt;
 	int V;
@@ -40,6 +40,8 @@ static void xent_rows(void *arg, int64_t lo, int64_t hi)
 		if (t == 0) {
 			if (c->dlogits)
 				memset(p, 0, sizeof(float) * V);
+			if (c->dbias)
+				bias_backward(c->dbias, p, 1, V);
 			continue;
 		}
 		/* the bias while the row is in cache: no pass of its own */
@@ -58,6 +60,8 @@ static void xent_rows(void *arg, int64_t lo, int64_t hi)
 		c->nll[i] = lse - zt;
 		/* p = scale (softmax - eps / V): now minus scale (1 - eps) at t */
 		p[t] -= scale * (1.0f - eps);
+		if (c->dbias)
+			bias_backward(c->dbias, p, 1, V);
 	}
 	free(tmp);
 }
@@ -66,17 +70,23 @@ double xent_forward_backward(float *dlogits, const float *logits,
 			     const int32_t *tgt, int N, int V, float eps,
 			     float scale, double *nll, int *count)
 {
-	return xent_biased_forward_backward(dlogits, logits, NULL, tgt, N, V,
-					    eps, scale, nll, count);
+	return xent_biased_forward_backward(dlogits, logits, NULL, NULL, tgt,
+					    N, V, eps, scale, nll, count);
 }
 
 double xent_biased_forward_backward(float *dlogits, const float *logits,
-				    const float *bias, const int32_t *tgt,
-				    int N, int V, float eps, float scale,
-				    double *nll, int *count)
+				    const float *bias, float *dbias,
+				    const int32_t *tgt, int N, int V,
+				    float eps, float scale, double *nll,
+				    int *count)
 {
+	/* On one thread the rows come in order, and each adds into dbias
+	 * while in cache: bias_backward's order, so its bits.  On more, a
+	 * pass of bias_backward after them. */
+	int one = kern_threads() == 1;
 	struct xent_ctx c = {
-		dlogits, logits, bias, tgt, V, eps, scale, NULL, NULL,
+		dlogits, one ? dbias : NULL, logits, bias, tgt, V, eps, scale,
+		NULL, NULL,
 	};
 	double loss = 0, nll_sum = 0;
 	int i, rows = 0;
@@ -86,6 +96,8 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
 		abort();
 	c.nll = c.loss + N;
 	kern_parallel_for(N, 8, xent_rows, &c);
+	if (dbias && !one)
+		bias_backward(dbias, dlogits, N, V);
 	for (i = 0; i < N; i++) {
 		if (tgt[i] == 0)
 			continue;

@@ -118,7 +118,8 @@ END_TEST
 
 /*
  * With a bias: the same loss, nll, count and gradient bits as adding the
- * bias to every row first (as bias_forward does), in place and not,
+ * bias to every row first (as bias_forward does), and the bias's gradient
+ * those of bias_backward over the rows' gradients; in place and not,
  * without a gradient, with <pad> rows, on 1 and 2 threads.
  */
 START_TEST(bias_as_if_added_first)
@@ -126,7 +127,8 @@ START_TEST(bias_as_if_added_first)
 	int n = 37, v = 259, i, k, t, c1, c2;
 	float *z = malloc(n * v * sizeof *z), *zb = malloc(n * v * sizeof *z);
 	float *d1 = malloc(n * v * sizeof *z), *d2 = malloc(n * v * sizeof *z);
-	float *b = malloc(v * sizeof *b);
+	float *b = malloc(v * sizeof *b), *db1 = malloc(v * sizeof *b);
+	float *db2 = malloc(v * sizeof *b);
 	int32_t *tgt = malloc(n * sizeof *tgt);
 	double l1, l2, n1, n2;
 
@@ -142,16 +144,21 @@ START_TEST(bias_as_if_added_first)
 		bias_forward(zb, b, n, v);
 		l1 = xent_forward_backward(d1, zb, tgt, n, v, 0.1f, 0.5f, &n1,
 					   &c1);
-		l2 = xent_biased_forward_backward(d2, z, b, tgt, n, v, 0.1f,
-						  0.5f, &n2, &c2);
+		for (k = 0; k < v; k++)
+			db1[k] = db2[k] = cos(k * 0.3);
+		bias_backward(db1, d1, n, v);
+		l2 = xent_biased_forward_backward(d2, z, b, db2, tgt, n, v,
+						  0.1f, 0.5f, &n2, &c2);
 		ck_assert(l1 == l2 && n1 == n2 && c1 == c2);
 		ck_assert_int_eq(memcmp(d1, d2, n * v * sizeof *z), 0);
+		ck_assert_int_eq(memcmp(db1, db2, v * sizeof *db1), 0);
 		memcpy(d2, z, n * v * sizeof *z);
-		ck_assert(xent_biased_forward_backward(d2, d2, b, tgt, n, v, 0.1f,
-						       0.5f, NULL, NULL) == l1);
+		ck_assert(xent_biased_forward_backward(d2, d2, b, NULL, tgt, n,
+						       v, 0.1f, 0.5f, NULL,
+						       NULL) == l1);
 		ck_assert_int_eq(memcmp(d1, d2, n * v * sizeof *z), 0);
-		ck_assert(xent_biased_forward_backward(NULL, z, b, tgt, n, v,
-						       0.1f, 0.5f, NULL,
+		ck_assert(xent_biased_forward_backward(NULL, z, b, NULL, tgt, n,
+						       v, 0.1f, 0.5f, NULL,
 						       NULL) == l1);
 	}
 	kern_set_threads(1);
@@ -160,6 +167,8 @@ START_TEST(bias_as_if_added_first)
 	free(d1);
 	free(d2);
 	free(b);
+	free(db1);
+	free(db2);
 	free(tgt);
 }
 END_TEST
