@@ -3,7 +3,9 @@
  * rows of x (small) and splits the panels of W over the threads; each
  * panel's kernel keeps a strip of x and the panel's rows of the block in
  * cache while it runs down the strips.  The reference kernels have no
- * packed form: they take sgemm's own path on W as stored.
+ * packed form: they take sgemm's own path on W as stored.  bf16 packs are
+ * made and used with sgemm's bf16 packers (kern_impl.h: x [n, k] to
+ * strips of w columns of pairs along k), whose layout is the panels'.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,39 @@
  * saves (as sgemm's). */
 #define THREAD_WORK (1L << 17)
 
+int wpack_bf16_check(void)
+{
+#ifndef ATTN_NO_SIMD
+	if (kern_isa() == ISA_AVX512 && __builtin_cpu_supports("avx512bf16"))
+		return 0;
+#endif
+	err_set("bf16 matrix products need the AVX-512 kernels and a CPU "
+		"with AVX512_BF16 (kernels in use: %s)", kern_isa_name());
+	return -1;
+}
+
+static int pack_bf16(struct wpack *w, const float *W, int N, int K)
+{
+#ifndef ATTN_NO_SIMD
+	int np = (N + WPACK_NR - 1) / WPACK_NR;
+	size_t bytes = sizeof(uint32_t) * WPACK_NR * ((size_t)np *
+						      ((K + 1) / 2) + 1);
+
+	if (wpack_bf16_check() < 0)
+		return -1;
+	w->pb = aligned_alloc(64, (bytes + 63) / 64 * 64);
+	if (!w->pb) {
+		err_set("out of memory for a packed [%d, %d] matrix", N, K);
+		return -1;
+	}
+	gemm_bf16_avx512bf16.pack_cols(WPACK_NR, K, N, W, K, w->pb);
+	return 0;
+#else
+	(void)w, (void)W, (void)N, (void)K;
+	return wpack_bf16_check();
+#endif
+}
+
 int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 {
 	int np = (N + WPACK_NR - 1) / WPACK_NR;
@@ -25,7 +60,10 @@ int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 	w->N = N;
 	w->K = K;
 	w->p = NULL;
-	if (!pack)
+	w->pb = NULL;
+	if (pack == WPACK_BF16)
+		return pack_bf16(w, W, N, K);
+	if (pack != WPACK_F32)
 		return 0;
 	w->p = aligned_alloc(64, (bytes + 63) / 64 * 64);
 	if (!w->p) {
@@ -53,12 +91,15 @@ int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 void wpack_free(struct wpack *w)
 {
 	free(w->p);
+	free(w->pb);
 	w->p = NULL;
+	w->pb = NULL;
 }
 
 struct call {
 	void (*panel)(const struct wpack_job *j);
 	struct wpack_job j;
+	struct wpack_bf16_job jb;	/* with w->pb */
 	const struct wpack *w;
 	float *y;
 };
@@ -67,12 +108,25 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 {
 	const struct call *c = ctx;
 	struct wpack_job j = c->j;
+	struct wpack_bf16_job jb = c->jb;
 
 	for (int64_t q = lo; q < hi; q++) {
 		int c0 = (int)q * WPACK_NR;
-		j.cols = c->w->N - c0 < WPACK_NR ? c->w->N - c0 : WPACK_NR;
+		int cols = c->w->N - c0 < WPACK_NR ? c->w->N - c0 : WPACK_NR;
+		const float *b = c->j.b ? c->j.b + c0 : NULL;
+#ifndef ATTN_NO_SIMD
+		if (c->w->pb) {
+			jb.cols = cols;
+			jb.P = c->w->pb + (size_t)q * jb.kp * WPACK_NR;
+			jb.b = b;
+			jb.C = c->y + c0;
+			wpack_panel_bf16_avx512bf16(&jb);
+			continue;
+		}
+#endif
+		j.cols = cols;
 		j.P = c->w->p + (size_t)q * c->w->K * WPACK_NR;
-		j.b = c->j.b ? c->j.b + c0 : NULL;
+		j.b = b;
 		j.C = c->y + c0;
 		c->panel(&j);
 	}
@@ -91,8 +145,8 @@ static void pack_x(float *xs, const float *x, int M, int K, int rmax)
 	}
 }
 
-void linear_packed(float *y, const float *x, int M, const struct wpack *w,
-		   const float *b, int relu)
+int linear_packed(float *y, const float *x, int M, const struct wpack *w,
+		  const float *b, int relu)
 {
 	const struct kern_ops *ops = kern_ops();
 	struct call c = { .w = w, .y = y };
@@ -100,8 +154,28 @@ void linear_packed(float *y, const float *x, int M, const struct wpack *w,
 	float *xs = NULL;
 
 	if (M <= 0 || w->N <= 0)
-		return;
+		return 0;
 #ifndef ATTN_NO_SIMD
+	if (w->pb) {
+		int kp = (w->K + 1) / 2;
+		uint32_t *xp = kern_scratch(3, sizeof(uint32_t) * kp *
+				((M + WPACK_RMAX_BF16 - 1) / WPACK_RMAX_BF16 *
+				 WPACK_RMAX_BF16));
+		if (!xp) {	/* sgemm on W would give other bits */
+			err_set("out of memory for %d rows of bf16 pairs", M);
+			return -1;
+		}
+		gemm_bf16_avx512bf16.pack_cols(WPACK_RMAX_BF16, w->K, M, x,
+					       w->K, xp);
+		c.j.b = b;
+		c.jb = (struct wpack_bf16_job){ .M = M, .kp = kp,
+						.relu = relu, .xs = xp,
+						.ldc = w->N };
+		long per = (long)M * w->K * WPACK_NR / 2;
+		kern_parallel_for(np, (THREAD_WORK + per - 1) / per, panels,
+				  &c);
+		return 0;
+	}
 	if (ops->gemm && w->p && w->K > 0) {
 		int isa = kern_isa();
 		c.panel = isa == ISA_AVX512 ? wpack_panel_avx512 :
@@ -118,7 +192,7 @@ void linear_packed(float *y, const float *x, int M, const struct wpack *w,
 			bias_forward(y, b, M, w->N);
 		if (relu)
 			relu_forward(y, y, (size_t)M * w->N);
-		return;
+		return 0;
 	}
 	pack_x(xs, x, M, w->K, rmax);
 	c.j = (struct wpack_job){ .M = M, .K = w->K, .kc = ops->gemm->kc,
@@ -126,4 +200,5 @@ void linear_packed(float *y, const float *x, int M, const struct wpack *w,
 				  .ldc = w->N };
 	long per = (long)M * w->K * WPACK_NR;
 	kern_parallel_for(np, (THREAD_WORK + per - 1) / per, panels, &c);
+	return 0;
 }
