@@ -11,10 +11,13 @@
 #include "prog.h"
 #include "translate.h"
 
+enum { OPT_MATMUL = 256 };
+
 static void usage(void)
 {
 	printf("usage: %s -m MODEL [-k K] [-l ALPHA] [-n N | -t] [-b N] "
-	       "[-a A] [-c B] < memory.tsr\n"
+	       "[-a A] [-c B]\n"
+	       "       [--matmul PREC] < memory.tsr\n"
 	       "Beam search: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
 	       "  -k, --beam=K         beam size (default 5)\n"
@@ -28,6 +31,10 @@ static void usage(void)
 	       "  -c, --max-len-b=B    (default 10)\n"
 	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
 	       "hyp.score added\n"
+	       "      --matmul=PREC    f32 (default) or bf16: the "
+	       "Transformer decoder's\n"
+	       "                       products' inputs rounded to "
+	       "bfloat16 (AVX512_BF16)\n"
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
 	exit(0);
@@ -44,6 +51,7 @@ int main(int argc, char **argv)
 		{ "max-len-a", required_argument, NULL, 'a' },
 		{ "max-len-b", required_argument, NULL, 'c' },
 		{ "tensors", no_argument, NULL, 't' },
+		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -67,6 +75,9 @@ int main(int argc, char **argv)
 		case 'n':
 			o.search.nbest = opt_positive(optarg, "--nbest");
 			o.moses = 1;
+			break;
+		case OPT_MATMUL:
+			o.bf16 = translate_matmul_opt(optarg);
 			break;
 		}
 	if (o.moses && o.tensors)

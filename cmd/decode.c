@@ -12,9 +12,12 @@
 #include "prog.h"
 #include "translate.h"
 
+enum { OPT_MATMUL = 256 };
+
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-t] [-b N] [-a A] [-c B] < memory.tsr\n"
+	printf("usage: %s -m MODEL [-t] [-b N] [-a A] [-c B] [--matmul PREC] "
+	       "< memory.tsr\n"
 	       "Greedy decoding: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
 	       "  -b, --batch=N        sentences per batch (default 64; "
@@ -24,6 +27,10 @@ static void usage(void)
 	       "  -c, --max-len-b=B    (default 10)\n"
 	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
 	       "hyp.score added\n"
+	       "      --matmul=PREC    f32 (default) or bf16: the "
+	       "Transformer decoder's\n"
+	       "                       products' inputs rounded to "
+	       "bfloat16 (AVX512_BF16)\n"
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
 	exit(0);
@@ -37,6 +44,7 @@ int main(int argc, char **argv)
 		{ "max-len-a", required_argument, NULL, 'a' },
 		{ "max-len-b", required_argument, NULL, 'c' },
 		{ "tensors", no_argument, NULL, 't' },
+		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -47,7 +55,7 @@ int main(int argc, char **argv)
 	search_opts_default(&o.search);
 	while (translate_getopt(argc, argv, "m:b:a:c:thV", longopts, usage,
 				&o) != -1)
-		;	/* no options of its own */
+		o.bf16 = translate_matmul_opt(optarg);	/* its one option */
 	check_write(translate_run(&o));
 	return 0;
 }

@@ -63,7 +63,8 @@ void wpack_panel_bf16_avx512bf16(const struct wpack_bf16_job *j)
 		const uint32_t *xs = j->xs + (size_t)i * j->kp;
 		float *C = j->C + i * j->ldc;
 		switch (j->M - i < RMAX ? j->M - i : RMAX) {
-#define T(R) case R: tile(R, j->kp, xs, j->P, C, j->ldc, m0, m1, j->b, j->relu); break
+#define T(R) case R: \
+	tile(R, j->kp, xs, j->P, C, j->ldc, m0, m1, j->b, j->relu); break
 		T(1); T(2); T(3); T(4); T(5); T(6);
 		T(7); T(8); T(9); T(10); T(11); T(12);
 #undef T

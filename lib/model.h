@@ -44,6 +44,9 @@ struct model {
 					   f32 parameters are used in place */
 	void *net;			/* the architecture's named pointers */
 	int training;			/* dropout on */
+	int dec_bf16;			/* translation: the decoder's matrix
+					   products in bf16 (gemm_packed.h),
+					   where m->arch == &arch_transformer */
 	struct rng rng;			/* the run's one generator */
 	void *scratch;			/* model_scratch()'s block */
 	size_t scratch_size;

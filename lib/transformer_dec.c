@@ -19,6 +19,11 @@
  * of its model alive (translate.c) thus packs once for all its batches;
  * the model's weights must then not change while it does (nor while any
  * decoder lives: it holds copies).
+ *
+ * With m->dec_bf16 the products are bf16 ones: every decoder packs in
+ * bf16 whatever its rows (sgemm on the weights as stored would give other
+ * bits, and a sentence's output would depend on its batch), into packs
+ * of their own, never those of f32 decoders of the same model.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,6 +48,7 @@ struct dec_wt {
 /* The step's matrices of a model, shared by its live decoders. */
 struct dec_pack {
 	const struct tf_net *n;
+	int pack;		/* WPACK_F32 or WPACK_BF16 */
 	int refs;		/* live decoders of n */
 	struct dec_wt *wt;	/* [dec_layers], packed; NULL: not yet */
 	struct wpack out;
@@ -54,6 +60,7 @@ static pthread_mutex_t packs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct tf_decoder {
 	const struct tf_net *n;
+	int bf16;		/* m->dec_bf16 */
 	struct dec_pack *pack;	/* n's, one reference */
 	struct dec_wt *plain;	/* [dec_layers] unpacked, when pack has none */
 	struct wpack plain_out;
@@ -77,7 +84,8 @@ struct tf_decoder {
 	struct sub_acts sub;
 };
 
-/* wt [L] and out: n's matrices, packed or (pack 0) only wrapped. */
+/* wt [L] and out: n's matrices, packed as pack says (gemm_packed.h's
+ * WPACK_*) or only wrapped. */
 static int wrap_weights(const struct tf_net *n, struct dec_wt *wt,
 			struct wpack *out, int pack)
 {
@@ -125,24 +133,26 @@ static struct dec_wt *alloc_wt(const struct tf_net *n)
 		      sizeof(struct dec_wt));
 }
 
-/* A reference to n's packed matrices, packed now when want and not yet
- * (only the entry, without them, when that runs out of memory). */
-static struct dec_pack *pack_get(const struct tf_net *n, int want)
+/* A reference to n's matrices packed as pack says (WPACK_F32, _BF16),
+ * packed now when want and not yet (only the entry, without them, when
+ * that fails). */
+static struct dec_pack *pack_get(const struct tf_net *n, int pack, int want)
 {
 	struct dec_pack *p;
 
 	pthread_mutex_lock(&packs_lock);
-	for (p = packs; p && p->n != n; p = p->next)
+	for (p = packs; p && (p->n != n || p->pack != pack); p = p->next)
 		;
 	if (!p && (p = calloc(1, sizeof(*p)))) {
 		p->n = n;
+		p->pack = pack;
 		p->next = packs;
 		packs = p;
 	}
 	if (p) {
 		p->refs++;
 		if (want && !p->wt && (p->wt = alloc_wt(n)) &&
-		    wrap_weights(n, p->wt, &p->out, 1) < 0) {
+		    wrap_weights(n, p->wt, &p->out, pack) < 0) {
 			free_weights(n, p->wt, &p->out);
 			p->wt = NULL;
 		}
@@ -168,26 +178,33 @@ static void pack_put(struct dec_pack *p)
 	pthread_mutex_unlock(&packs_lock);
 }
 
-/* The step's matrices: n's packed ones, packed now for a decoder of more
- * than SMALL_STEP rows, else wrapped as they are. */
+/* The step's matrices: n's packed ones, packed now for a bf16 decoder or
+ * one of more than SMALL_STEP rows, else wrapped as they are. */
 static int decoder_weights(struct tf_decoder *dc)
 {
 	const struct tf_net *n = dc->n;
 
-	dc->pack = pack_get(n, dc->cap > SMALL_STEP);
+	dc->pack = pack_get(n, dc->bf16 ? WPACK_BF16 : WPACK_F32,
+			    dc->bf16 || dc->cap > SMALL_STEP);
 	if (!dc->pack)
-		return -1;
+		goto oom;
 	if (dc->pack->wt) {
 		dc->wt = dc->pack->wt;
 		dc->out_wt = &dc->pack->out;
 		return 0;
 	}
-	dc->plain = alloc_wt(n);
-	if (!dc->plain || wrap_weights(n, dc->plain, &dc->plain_out, 0) < 0)
+	if (dc->bf16)	/* wpack_init's error: no f32 in its place */
 		return -1;
+	dc->plain = alloc_wt(n);
+	if (!dc->plain ||
+	    wrap_weights(n, dc->plain, &dc->plain_out, WPACK_KEEP) < 0)
+		goto oom;
 	dc->wt = dc->plain;
 	dc->out_wt = &dc->plain_out;
 	return 0;
+oom:
+	err_set("out of memory for the decoder's weights");
+	return -1;
 }
 
 static void dec_release(struct tf_decoder *dc)
@@ -297,6 +314,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	if (!dc)
 		goto oom;
 	dc->n = n;
+	dc->bf16 = m->dec_bf16;
 	dc->nsent = nf;
 	dc->width = width;
 	dc->cap = nf * width;
@@ -316,7 +334,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 		goto fail;
 	}
 	if (decoder_weights(dc) < 0)
-		goto oom;
+		goto fail;
 	/* room for MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
 	for (l = 0; l < L; l++) {
@@ -456,7 +474,7 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 {
 	struct tf_decoder *dc = (struct tf_decoder *)d;
 	const struct tf_net *n = dc->n;
-	int i, l;
+	int i, l, rc = 0;
 	const float *x = dc->x, *u;
 
 	/* fewer than last time: the last ones were dropped (model.h) */
@@ -480,29 +498,32 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		const struct dec_wt *t = &dc->wt[l];
 
 		u = tf_sub_in(n, &dc->sub, &w->ln1, x, nh);
-		linear_packed(dc->q, u, nh, &t->self_q, w->self.qb, 0);
-		linear_packed(dc->k, u, nh, &t->self_k, w->self.kb, 0);
-		linear_packed(dc->v, u, nh, &t->self_v, w->self.vb, 0);
+		rc |= linear_packed(dc->q, u, nh, &t->self_q, w->self.qb, 0);
+		rc |= linear_packed(dc->k, u, nh, &t->self_k, w->self.kb, 0);
+		rc |= linear_packed(dc->v, u, nh, &t->self_v, w->self.vb, 0);
 		self_attention(dc, l, nh);
-		linear_packed(dc->sub.fo, dc->ctx, nh, &t->self_o, w->self.ob,
-			      0);
+		rc |= linear_packed(dc->sub.fo, dc->ctx, nh, &t->self_o,
+				    w->self.ob, 0);
 		x = step_out(dc, &w->ln1, x, nh);
 
 		u = tf_sub_in(n, &dc->sub, &w->ln2, x, nh);
-		linear_packed(dc->q, u, nh, &t->cross_q, w->cross.qb, 0);
+		rc |= linear_packed(dc->q, u, nh, &t->cross_q, w->cross.qb, 0);
 		cross_attention(dc, l, nh, attw);
-		linear_packed(dc->sub.fo, dc->ctx, nh, &t->cross_o,
-			      w->cross.ob, 0);
+		rc |= linear_packed(dc->sub.fo, dc->ctx, nh, &t->cross_o,
+				    w->cross.ob, 0);
 		x = step_out(dc, &w->ln2, x, nh);
 
 		/* the FFN of ffn.c */
 		u = tf_sub_in(n, &dc->sub, &w->ln3, x, nh);
-		linear_packed(dc->h, u, nh, &t->W1, w->ffn.b1, 1);
-		linear_packed(dc->sub.fo, dc->h, nh, &t->W2, w->ffn.b2, 0);
+		rc |= linear_packed(dc->h, u, nh, &t->W1, w->ffn.b1, 1);
+		rc |= linear_packed(dc->sub.fo, dc->h, nh, &t->W2, w->ffn.b2,
+				    0);
 		x = step_out(dc, &w->ln3, x, nh);
 	}
 	u = tf_sub_in(n, &dc->sub, &n->w.dec_ln, x, nh);
-	linear_packed(dc->logits, u, nh, dc->out_wt, n->w.out_b, 0);
+	rc |= linear_packed(dc->logits, u, nh, dc->out_wt, n->w.out_b, 0);
+	if (rc)		/* bf16: out of memory for x's pairs */
+		return -1;
 	log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
 	dc->t++;
 	return 0;

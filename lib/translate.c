@@ -6,6 +6,8 @@
 #include "bpe.h"
 #include "err.h"
 #include "filter.h"
+#include "gemm_packed.h"
+#include "prog.h"
 #include "translate.h"
 #include "utf8.h"
 
@@ -169,13 +171,25 @@ static int run(const struct translate_opts *o, int scoring)
 	struct tctx c = { 0 };
 	struct filter fl = { o->batch, process, emit, &c };
 	struct tsr_reader *r = NULL;
+	struct model *m;
 	int W = filter_window(o->batch), rc = -1;
 
 	c.o = o;
 	c.scoring = scoring;
-	c.m = model_load(o->model, MODEL_LOAD_MAPPED, NULL);
-	if (!c.m)
+	m = model_load(o->model, MODEL_LOAD_MAPPED, NULL);
+	if (!m)
 		return -1;
+	c.m = m;
+	if (o->bf16 && m->arch != &arch_transformer) {
+		err_set("%s: --matmul bf16: the %s decoder has f32 products "
+			"only", o->model, m->arch->name);
+		goto out;
+	}
+	if (o->bf16 && wpack_bf16_check() < 0) {
+		err_prefix("--matmul bf16");
+		goto out;
+	}
+	m->dec_bf16 = o->bf16;
 	c.tv = bpe_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
 	if (c.tv && o->align)
 		c.sv = bpe_load(c.m->vocab_src, c.m->vocab_src_len);
@@ -213,7 +227,7 @@ out:
 	free(c.forced);
 	free(c.tmp);
 	free(c.tmph);
-	model_free((struct model *)c.m);
+	model_free(m);
 	return rc;
 }
 
@@ -240,6 +254,13 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			return c;
 		}
 	return -1;
+}
+
+int translate_matmul_opt(const char *arg)
+{
+	if (strcmp(arg, "f32") != 0 && strcmp(arg, "bf16") != 0)
+		usage_error("--matmul: '%s' is neither f32 nor bf16", arg);
+	return strcmp(arg, "bf16") == 0;
 }
 
 int translate_run(const struct translate_opts *o)

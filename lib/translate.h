@@ -18,6 +18,8 @@ struct translate_opts {
 	int moses;		/* n-best lines: i ||| text ||| score */
 	int normalize;		/* score: per target token */
 	int align;		/* score: Pharaoh word alignment */
+	int bf16;		/* decode, beam: the Transformer decoder's
+				   products in bf16 (model.h's dec_bf16) */
 };
 
 /*
@@ -29,7 +31,13 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		     const struct option *longopts, void (*usage)(void),
 		     struct translate_opts *o);
 
-/* decode and beam: stdin to stdout.  0, -1 (err_msg()) or TSR_EPIPE. */
+/* --matmul=PREC of decode and beam: 1 for bf16, 0 for f32, else a usage
+ * error. */
+int translate_matmul_opt(const char *arg);
+
+/* decode and beam: stdin to stdout.  0, -1 (err_msg()) or TSR_EPIPE;
+ * with o->bf16, -1 at once for a recurrent model or where bf16 products
+ * cannot be made (gemm_packed.h). */
 int translate_run(const struct translate_opts *o);
 /* score: the same, for frames with tgt.ids. */
 int score_run(const struct translate_opts *o);

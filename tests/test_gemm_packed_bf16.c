@@ -44,7 +44,8 @@ static void one_case(int M, int N, int K, int with_b, int relu)
 	float *y = kt_rand((size_t)M * N, -1, 1);
 	float *yf = kt_zeros((size_t)M * N), *yf2 = kt_zeros((size_t)M * N);
 	float *row = kt_zeros(N);
-	double *want = kt_dzeros((size_t)M * N), *tol = kt_dzeros((size_t)M * N);
+	double *want = kt_dzeros((size_t)M * N);
+	double *tol = kt_dzeros((size_t)M * N);
 	double g = (K + 1) * KT_U / (1 - (K + 1) * KT_U);
 	struct wpack w, wf;
 	char what[96];
