@@ -24,6 +24,10 @@
  * and in the decoder's order, takes.  The replay has the step's average
  * number of rows: a sentence leaves the batch when it ends.  "other" is the rest: layer norms,
  * the log-softmax, the search.
+ *
+ * Where the CPU has AVX512_BF16, each translation again with the decoder's
+ * products in bf16 (decode and beam --matmul bf16: model.h's dec_bf16),
+ * against the f32 line of the same run, with its own profile.
  */
 #include <math.h>
 #include <stdio.h>
@@ -199,7 +203,8 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 /*
  * The replay of a decoder step of M rows at position t over sources of S
  * positions: *prod and *att get the CPU seconds of its matrix products
- * (packed as the decoder packs them) and of its attention.
+ * (packed as the decoder packs them, in bf16 with m->dec_bf16) and of its
+ * attention.
  */
 static void replay_step(const struct model *m, int M, int S, int t,
 			double *prod, double *att)
@@ -213,6 +218,7 @@ static void replay_step(const struct model *m, int M, int S, int t,
 	float *mem = calloc(4 * kv * L, sizeof(float));
 	const float **kp = malloc(sizeof(*kp) * M), **vp = malloc(sizeof(*vp) * M);
 	int *ns = malloc(sizeof(int) * M), *nt = malloc(sizeof(int) * M);
+	int pack = m->dec_bf16 ? WPACK_BF16 : WPACK_F32;
 
 	if (!w || !x || !y || !mem || !kp || !vp || !ns || !nt)
 		die("replay");
@@ -223,10 +229,10 @@ static void replay_step(const struct model *m, int M, int S, int t,
 				      dl->ffn.W1, dl->ffn.W2 };
 		for (int i = 0; i < 8; i++)
 			if (wpack_init(&w[8 * l + i], W[i], i == 6 ? n->ffn : d,
-				       i == 7 ? n->ffn : d, 1) < 0)
+				       i == 7 ? n->ffn : d, pack) < 0)
 				die("wpack_init");
 	}
-	if (wpack_init(&w[8 * L], n->w.out_W, n->tgt_vocab, d, 1) < 0)
+	if (wpack_init(&w[8 * L], n->w.out_W, n->tgt_vocab, d, pack) < 0)
 		die("wpack_init");
 	for (size_t i = 0; i < 4 * kv * L; i++)
 		mem[i] = (float)((i * 7919) % 1000) * 1e-3f;
@@ -292,12 +298,25 @@ static void replay_step(const struct model *m, int M, int S, int t,
 	free(nt);
 }
 
-static void report(const char *what, const struct model *m,
+static void profile(const struct model *m, const struct run *r)
+{
+	double prod, att;
+
+	replay_step(m, (int)(r->rows + 0.5), LEN - 2, (int)(r->steps / 2) + 1,
+		    &prod, &att);
+	printf("       profile: a step %.2f ms: matrix products %2.0f%%, "
+	       "attention %2.0f%%, other %2.0f%%; the search %2.0f%% of the "
+	       "time\n", r->step_s * 1e3, 100 * prod / r->step_s,
+	       100 * att / r->step_s, 100 * (1 - (prod + att) / r->step_s),
+	       100 * r->search);
+}
+
+static void report(const char *what, struct model *m,
 		   const struct size *z, const struct batch_ids *src, int k,
 		   double rate, int reps, double goal, const char *against)
 {
 	struct run r = translate(m, src, k, reps);
-	double ts = ntokens(src), prod, att;
+	double ts = ntokens(src);
 	double bound = B * STEPS / ((enc_macs(z, ts) + k * dec_macs(z, B * STEPS))
 				    / rate);
 
@@ -308,13 +327,20 @@ static void report(const char *what, const struct model *m,
 	printf("%-6s %-9s %7.0f output tok/s  the decoding stage alone  "
 	       "goal %4.0f: %.2f of it\n", "", "", r.tok_s / r.search, goal,
 	       r.tok_s / r.search / goal);
-	replay_step(m, (int)(r.rows + 0.5), LEN - 2, (int)(r.steps / 2) + 1,
-		    &prod, &att);
-	printf("       profile: a step %.2f ms: matrix products %2.0f%%, "
-	       "attention %2.0f%%, other %2.0f%%; the search %2.0f%% of the "
-	       "time\n", r.step_s * 1e3, 100 * prod / r.step_s,
-	       100 * att / r.step_s, 100 * (1 - (prod + att) / r.step_s),
-	       100 * r.search);
+	profile(m, &r);
+	/* --matmul bf16, where the CPU has it */
+	if (wpack_bf16_check() < 0)
+		return;
+	m->dec_bf16 = 1;
+	struct run h = translate(m, src, k, reps);
+	printf("       bf16 decoder %7.0f output tok/s  %.2fx f32  goal %4.0f: "
+	       "%.2f of it\n", h.tok_s, h.tok_s / r.tok_s, goal,
+	       h.tok_s / goal);
+	printf("       bf16 decoder %7.0f output tok/s  the decoding stage "
+	       "alone  %.2fx f32\n", h.tok_s / h.search,
+	       h.tok_s / h.search / (r.tok_s / r.search));
+	profile(m, &h);
+	m->dec_bf16 = 0;
 }
 
 int main(void)
