@@ -69,7 +69,8 @@ void sgemm(int ta, int tb, int M, int N, int K, float alpha,
  * cost more than bf16 saves) and gemm_packed.h's products stay exact f32:
  * the mode is meant for training, whose products are all large.  It
  * promises no batch independence across that line, hence no environment
- * variable for it.
+ * variable for it.  (Translation has its own bf16: gemm_packed.h's bf16
+ * packs, for every number of rows alike.)
  *
  * kern_set_matmul returns 0, or -1 with err_set when the kernels in force
  * cannot do it (bf16 needs the AVX-512 set and a CPU with AVX512_BF16),
