@@ -13,10 +13,12 @@
  * softmax's) and scales the output by 1 / (1 - p) at the end.
  *
  * The backward pass recomputes the probabilities from the saved lse, and
- * the dropout mask from the seed, by the same blocks.  The pieces inside
- * a block (struct attn_blocks: the two products, a row's exp pass, the
- * rank updates and a row's gradient pass) come from a table, which
- * attention_avx512.c replaces.
+ * the dropout mask from the seed, by the same blocks; it accumulates dk
+ * and dv transposed ([dk][keys] per head, keys along the vectors, as the
+ * scores' product lays them out) and adds them back at the end.  The
+ * pieces inside a block (struct attn_blocks: the two products, a row's
+ * exp pass, the rank updates and a row's gradient pass) come from a
+ * table, which attention_avx512.c replaces.
  */
 #include <math.h>
 #include <string.h>

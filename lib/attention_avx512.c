@@ -3,8 +3,10 @@
  * (kern_impl.h, struct attn_blocks) with 512-bit vectors: the products 6
  * query rows by 32 keys or 32 columns, 12 accumulators, half the loads
  * and broadcasts per multiply-add of the AVX2 pieces; the backward's rank
- * updates 4 keys by 64 columns; the exp and gradient passes of a row 16
- * lanes at a time.  The rest is attention_avx2.c's.
+ * updates of dk and dv, transposed, 8 columns by 32 keys; the exp and
+ * gradient passes of a row 16 lanes at a time.  The rest of the blocks
+ * is attention_avx2.c's.  Heads of at most 32 rows and keys take a
+ * whole-head path of this file's own (below) instead.
  */
 #include <immintrin.h>
 #include <math.h>
