@@ -9,26 +9,13 @@
  */
 #include <string.h>
 #include "transformer.h"
+#include "vec4.h"
 
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 typedef int16_t i16x8 __attribute__((vector_size(16)));
 typedef int32_t i32x4 __attribute__((vector_size(16)));
-typedef float f32x4 __attribute__((vector_size(16)));
 typedef int8_t i8x8 __attribute__((vector_size(8)));
 typedef int8_t i8x16 __attribute__((vector_size(16)));
-
-static f32x4 ld4(const float *p)
-{
-	f32x4 v;
-
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static void st4(float *p, f32x4 v)
-{
-	memcpy(p, &v, sizeof v);
-}
 
 /* v [8] = x [8] s where keep's lane is -1, else 0 */
 static void kept8(f32x4 v[2], const float *x, i16x8 keep, float s)

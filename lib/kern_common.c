@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kern_impl.h"
+#include "vec4.h"
 
 /* Column sums run over threads by columns, so that no two threads add into
  * the same gradient entry. */
@@ -14,21 +15,6 @@ struct colsum_job {
 	const float *dy, *x, *mean, *rstd;
 	int rows, n;
 };
-
-typedef float f32x4 __attribute__((vector_size(16)));
-
-static f32x4 ld4(const float *p)
-{
-	f32x4 v;
-
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static void st4(float *p, f32x4 v)
-{
-	memcpy(p, &v, sizeof v);
-}
 
 /* Columns [lo, hi) of one row added into db (dy) and dg (dy (x - m) s),
  * in vectors of four. */

@@ -6,6 +6,7 @@
 #include "err.h"
 #include "kernels.h"
 #include "optim.h"
+#include "vec4.h"
 
 static const char *const slot_names[2][2] = {
 	[OPTIM_ADAM] = { "m", "v" },
@@ -176,7 +177,6 @@ double optim_lr(const struct optim *o, long t)
 	return o->lr / sqrt(o->d) * (a < b ? a : b);
 }
 
-typedef float f32x4 __attribute__((vector_size(16)));
 typedef double f64x4 __attribute__((vector_size(32)));
 typedef double f64x2 __attribute__((vector_size(16)));
 
@@ -185,10 +185,7 @@ typedef double f64x2 __attribute__((vector_size(16)));
  * four doubles in memory when the instruction set has none. */
 static void add_squares(f64x2 *lo, f64x2 *hi, const float *x)
 {
-	f32x4 a;
-
-	memcpy(&a, x, sizeof a);
-	f64x4 d = __builtin_convertvector(a, f64x4);
+	f64x4 d = __builtin_convertvector(ld4(x), f64x4);
 	f64x2 l = __builtin_shufflevector(d, d, 0, 1);
 	f64x2 h = __builtin_shufflevector(d, d, 2, 3);
 
