@@ -293,8 +293,9 @@ struct attn_blocks {
 	 * the first valid before dropout.  s - m <= 88. */
 	float (*exp_row)(float *s, float m, int valid, int nb,
 			 const struct attn_drop *d, int j0);
-	/* dst row j (stride ds) += sum over r < nr of c[r][j] src[r] [dk],
-	 * for j < nb: the backward pass's dk and dv */
+	/* dst [dk][ds], transposed: dst[d][j] += sum over r < nr of
+	 * c[r][j] src[r][d], for j < nb rounded up to a vector and d < dk:
+	 * the backward pass's dk and dv, accumulated transposed per head */
 	void (*rank)(float *dst, long ds, float c[][ATTN_KB],
 		     const float *const src[], int nr, int nb, int dk);
 	/* The backward pass's row of a block: with e = exp(p - lse), zero
