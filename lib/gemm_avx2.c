@@ -106,12 +106,14 @@ tile(int V, int full, int kc, float alpha, const float *const x[], int nx,
      const float *y, long ys, int ny, float *C, long ldc)
 {
 	enum { R = 8 };
+	const int nr = R / V;	/* outside the loops: UBSan's check of the
+				   division would hide their unroll pragmas */
 	__m256 acc[R][2];
 	__m256i m[2] = { mask256(ny < 8 ? ny : 8),
 			 mask256(ny < 8 ? 0 : ny - 8) };
 
 #pragma GCC unroll 8
-	for (int r = 0; r < R / V; r++)
+	for (int r = 0; r < nr; r++)
 		acc[r][0] = acc[r][1] = _mm256_setzero_ps();
 	for (long k = 0; k < kc; k++) {
 		const float *yk = y + k * ys;
@@ -120,7 +122,7 @@ tile(int V, int full, int kc, float alpha, const float *const x[], int nx,
 			yv[v] = full ? _mm256_loadu_ps(yk + 8 * v) :
 				_mm256_maskload_ps(yk + 8 * v, m[v]);
 #pragma GCC unroll 8
-		for (int r = 0; r < R / V; r++) {
+		for (int r = 0; r < nr; r++) {
 			__m256 xb = _mm256_broadcast_ss(x[r] + k);
 			for (int v = 0; v < V; v++)
 				acc[r][v] = _mm256_fmadd_ps(xb, yv[v], acc[r][v]);
@@ -130,10 +132,10 @@ tile(int V, int full, int kc, float alpha, const float *const x[], int nx,
 	 * would keep acc in memory through the loop above) */
 	float t[R][16] __attribute__((aligned(32)));
 #pragma GCC unroll 8
-	for (int r = 0; r < R / V; r++)
+	for (int r = 0; r < nr; r++)
 		for (int v = 0; v < V; v++)
 			_mm256_store_ps(t[r] + 8 * v, acc[r][v]);
-	for (int r = 0; r < nx && r < R / V; r++)
+	for (int r = 0; r < nx && r < nr; r++)
 		for (int l = 0; l < ny; l++)
 			C[l * ldc + r] = __builtin_fmaf(alpha, t[r][l],
 							C[l * ldc + r]);
