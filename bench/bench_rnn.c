@@ -268,6 +268,18 @@ int main(int argc, char **argv)
 	       "layer %.2f ms (%.2f ms of CPU), the GRU's recurrent part "
 	       "%.2f ms (%.2f)\n", arch, step[0] * 1e3, step[1] * 1e3,
 	       gru[0] * 1e3, gru[1] * 1e3);
+	/* train-step --matmul bf16, where the CPU has it */
+	struct best t16;
+	if (kern_set_matmul(KERN_MATMUL_BF16) == 0) {
+		if (time_best(&t16, train_once, &tr) < 0) {
+			fprintf(stderr, "bench_rnn: %s\n", err_msg());
+			return 1;
+		}
+		kern_set_matmul(KERN_MATMUL_F32);
+		printf("%s: training with bf16 products %.0f target tokens/s "
+		       "(%.0f per CPU second): %.2fx f32\n", arch,
+		       ntgt / t16.wall, ntgt / t16.cpu, train.cpu / t16.cpu);
+	}
 	model_free(m);
 	return 0;
 }
