@@ -21,62 +21,6 @@
 #include "kerntest.h"
 #include "run_suite.h"
 
-static void one_case(int ta, int tb, int M, int N, int K, float alpha,
-		     float beta)
-{
-	int lda = (ta ? M : K) + kt_int(0, 3);
-	int ldb = (tb ? K : N) + kt_int(0, 3);
-	int ldc = N + kt_int(0, 3);
-	float *A = kt_rand((size_t)(ta ? K : M) * lda, -1, 1);
-	float *B = kt_rand((size_t)(tb ? N : K) * ldb, -1, 1);
-	float *C = kt_rand((size_t)M * ldc, -1, 1);
-	double *want = kt_dzeros((size_t)M * ldc), *tol = kt_dzeros((size_t)M * ldc);
-	double g = (K + 2) * KT_U / (1 - (K + 2) * KT_U);
-
-	if (beta == 0)
-		for (int i = 0; i < M * ldc; i++)
-			C[i] = NAN;
-	for (int i = 0; i < M; i++) {
-		for (int j = 0; j < ldc; j++) {
-			double s = 0, m = 0;
-			for (int k = 0; k < K && j < N; k++) {
-				double a = ta ? A[k * lda + i] : A[i * lda + k];
-				double b = tb ? B[j * ldb + k] : B[k * ldb + j];
-				s += a * b;
-				m += fabs(a * b);
-			}
-			double c = C[i * ldc + j];
-			if (j >= N) {   /* past N: untouched */
-				want[i * ldc + j] = c;
-				continue;
-			}
-			want[i * ldc + j] = alpha * s + (beta == 0 ? 0 : beta * c);
-			tol[i * ldc + j] = g * (fabs(alpha) * m +
-						(beta == 0 ? 0 : fabs(beta * c)));
-		}
-	}
-	sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-	char what[96];
-	snprintf(what, sizeof(what), "sgemm ta=%d tb=%d M=%d N=%d K=%d "
-		 "alpha=%g beta=%g", ta, tb, M, N, K, alpha, beta);
-	kt_check(what, C, want, tol, 0, (size_t)M * ldc);
-	free(A);
-	free(B);
-	free(C);
-	free(want);
-	free(tol);
-}
-
-static const float alphas[] = { 1, -0.5f, 2.25f };
-static const float betas[] = { 0, 1, 0.75f };
-
-static void all_variants(int M, int N, int K)
-{
-	for (int ta = 0; ta < 2; ta++)
-		for (int tb = 0; tb < 2; tb++)
-			one_case(ta, tb, M, N, K, alphas[kt_int(0, 2)],
-				 betas[kt_int(0, 2)]);
-}
 
 START_TEST(test_small_random)
 {
@@ -85,11 +29,11 @@ START_TEST(test_small_random)
 	for (int i = 0; i < n; i++) {
 		kern_set_isa(isa[i]);
 		for (int r = 0; r < 25; r++)
-			all_variants(kt_int(1, 40), kt_int(1, 40),
-				     kt_int(1, 40));
-		all_variants(1, 1, 1);
-		all_variants(1, 17, 33);
-		all_variants(9, 1, 5);
+			kt_sgemm_variants(kt_int(1, 40), kt_int(1, 40),
+					  kt_int(1, 40), 0);
+		kt_sgemm_variants(1, 1, 1, 0);
+		kt_sgemm_variants(1, 17, 33, 0);
+		kt_sgemm_variants(9, 1, 5, 0);
 	}
 }
 END_TEST
@@ -112,8 +56,8 @@ START_TEST(test_large)
 		for (int i = 0; i < n; i++) {
 			kern_set_isa(isa[i]);
 			for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
-				all_variants(shapes[s][0], shapes[s][1],
-					     shapes[s][2]);
+				kt_sgemm_variants(shapes[s][0], shapes[s][1],
+						  shapes[s][2], 0);
 		}
 	}
 }
@@ -151,6 +95,9 @@ static void block_product(int ta, int tb, int i0, int m, int j0, int n, int K,
 		       sizeof(float) * n);
 	sgemm(ta, tb, m, n, K, alpha, a, lda, b, ldb, beta, C, ldc);
 }
+
+static const float alphas[] = { 1, -0.5f, 2.25f };
+static const float betas[] = { 0, 1, 0.75f };
 
 static void same_bits(int ta, int tb, int M, int N, int K, float alpha,
 		      float beta)

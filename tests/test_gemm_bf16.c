@@ -37,61 +37,6 @@ static float bf(float x)
 	return bf16_to_f32(f32_to_bf16(x));
 }
 
-static void one_case(int ta, int tb, int M, int N, int K, float alpha,
-		     float beta)
-{
-	int lda = (ta ? M : K) + kt_int(0, 3);
-	int ldb = (tb ? K : N) + kt_int(0, 3);
-	int ldc = N + kt_int(0, 3);
-	float *A = kt_rand((size_t)(ta ? K : M) * lda, -1, 1);
-	float *B = kt_rand((size_t)(tb ? N : K) * ldb, -1, 1);
-	float *C = kt_rand((size_t)M * ldc, -1, 1);
-	double *want = kt_dzeros((size_t)M * ldc), *tol = kt_dzeros((size_t)M * ldc);
-	double n = 2.0 * K + 2, g = n * KT_U / (1 - n * KT_U);
-
-	if (beta == 0)
-		for (int i = 0; i < M * ldc; i++)
-			C[i] = NAN;
-	for (int i = 0; i < M; i++) {
-		for (int j = 0; j < ldc; j++) {
-			double s = 0, m = 0, c = C[i * ldc + j];
-			if (j >= N) {   /* past N: untouched */
-				want[i * ldc + j] = c;
-				continue;
-			}
-			for (int k = 0; k < K; k++) {
-				double a = bf(ta ? A[k * lda + i] : A[i * lda + k]);
-				double b = bf(tb ? B[j * ldb + k] : B[k * ldb + j]);
-				s += a * b;
-				m += fabs(a * b);
-			}
-			want[i * ldc + j] = alpha * s + (beta == 0 ? 0 : beta * c);
-			tol[i * ldc + j] = g * (fabs(alpha) * m +
-						(beta == 0 ? 0 : fabs(beta * c)));
-		}
-	}
-	sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-	char what[96];
-	snprintf(what, sizeof(what), "bf16 sgemm ta=%d tb=%d M=%d N=%d K=%d "
-		 "alpha=%g beta=%g", ta, tb, M, N, K, alpha, beta);
-	kt_check(what, C, want, tol, 0, (size_t)M * ldc);
-	free(A);
-	free(B);
-	free(C);
-	free(want);
-	free(tol);
-}
-
-static const float alphas[] = { 1, -0.5f, 2.25f };
-static const float betas[] = { 0, 1, 0.75f };
-
-static void all_variants(int M, int N, int K)
-{
-	for (int ta = 0; ta < 2; ta++)
-		for (int tb = 0; tb < 2; tb++)
-			one_case(ta, tb, M, N, K, alphas[kt_int(0, 2)],
-				 betas[kt_int(0, 2)]);
-}
 
 static void set_bf16(void)
 {
@@ -104,12 +49,12 @@ START_TEST(test_small_random)
 	kt_seed(1);
 	set_bf16();
 	for (int r = 0; r < 20; r++)
-		all_variants(kt_int(KERN_BF16_MIN_M, 60), kt_int(1, 70),
-			     kt_int(1, 70));
-	all_variants(KERN_BF16_MIN_M, 1, 1);
-	all_variants(KERN_BF16_MIN_M + 1, 33, 2);
-	all_variants(29, 32, 3);
-	all_variants(28, 64, 64);
+		kt_sgemm_variants(kt_int(KERN_BF16_MIN_M, 60), kt_int(1, 70),
+				  kt_int(1, 70), 1);
+	kt_sgemm_variants(KERN_BF16_MIN_M, 1, 1, 1);
+	kt_sgemm_variants(KERN_BF16_MIN_M + 1, 33, 2, 1);
+	kt_sgemm_variants(29, 32, 3, 1);
+	kt_sgemm_variants(28, 64, 64, 1);
 }
 END_TEST
 
@@ -126,7 +71,8 @@ START_TEST(test_large)
 	for (int t = 1; t <= 2; t++) {
 		kern_set_threads(t);
 		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
-			all_variants(shapes[s][0], shapes[s][1], shapes[s][2]);
+			kt_sgemm_variants(shapes[s][0], shapes[s][1],
+					  shapes[s][2], 1);
 	}
 }
 END_TEST

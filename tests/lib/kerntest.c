@@ -8,6 +8,7 @@
 
 #include "kernels.h"
 #include "kerntest.h"
+#include "tensor.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 
@@ -85,4 +86,69 @@ void kt_check(const char *what, const float *got, const double *want,
 				     "(tol %.3g)", what, kern_isa_name(), i, g,
 				     w, t);
 	}
+}
+
+/* x as sgemm's bf16 precision sees it. */
+static double bf16_of(float x)
+{
+	return bf16_to_f32(f32_to_bf16(x));
+}
+
+void kt_sgemm_case(int ta, int tb, int M, int N, int K, float alpha,
+		   float beta, int bf16)
+{
+	int lda = (ta ? M : K) + kt_int(0, 3);
+	int ldb = (tb ? K : N) + kt_int(0, 3);
+	int ldc = N + kt_int(0, 3);
+	float *A = kt_rand((size_t)(ta ? K : M) * lda, -1, 1);
+	float *B = kt_rand((size_t)(tb ? N : K) * ldb, -1, 1);
+	float *C = kt_rand((size_t)M * ldc, -1, 1);
+	double *want = kt_dzeros((size_t)M * ldc), *tol = kt_dzeros((size_t)M * ldc);
+	double n = bf16 ? 2.0 * K + 2 : K + 2.0, g = n * KT_U / (1 - n * KT_U);
+	char what[96];
+
+	if (beta == 0)
+		for (int i = 0; i < M * ldc; i++)
+			C[i] = NAN;
+	for (int i = 0; i < M; i++) {
+		for (int j = 0; j < ldc; j++) {
+			double s = 0, m = 0, c = C[i * ldc + j];
+			if (j >= N) {   /* past N: untouched */
+				want[i * ldc + j] = c;
+				continue;
+			}
+			for (int k = 0; k < K; k++) {
+				float fa = ta ? A[k * lda + i] : A[i * lda + k];
+				float fb = tb ? B[j * ldb + k] : B[k * ldb + j];
+				double a = bf16 ? bf16_of(fa) : fa;
+				double b = bf16 ? bf16_of(fb) : fb;
+				s += a * b;
+				m += fabs(a * b);
+			}
+			want[i * ldc + j] = alpha * s + (beta == 0 ? 0 : beta * c);
+			tol[i * ldc + j] = g * (fabs(alpha) * m +
+						(beta == 0 ? 0 : fabs(beta * c)));
+		}
+	}
+	sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	snprintf(what, sizeof(what), "%ssgemm ta=%d tb=%d M=%d N=%d K=%d "
+		 "alpha=%g beta=%g", bf16 ? "bf16 " : "", ta, tb, M, N, K,
+		 alpha, beta);
+	kt_check(what, C, want, tol, 0, (size_t)M * ldc);
+	free(A);
+	free(B);
+	free(C);
+	free(want);
+	free(tol);
+}
+
+void kt_sgemm_variants(int M, int N, int K, int bf16)
+{
+	static const float alphas[] = { 1, -0.5f, 2.25f };
+	static const float betas[] = { 0, 1, 0.75f };
+
+	for (int ta = 0; ta < 2; ta++)
+		for (int tb = 0; tb < 2; tb++)
+			kt_sgemm_case(ta, tb, M, N, K, alphas[kt_int(0, 2)],
+				      betas[kt_int(0, 2)], bf16);
 }

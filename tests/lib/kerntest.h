@@ -33,4 +33,18 @@ int kt_isas(int isa[3]);
 void kt_check(const char *what, const float *got, const double *want,
 	      const double *tol, double tol1, size_t n);
 
+/*
+ * sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) on random
+ * operands with random strides (C NaN when beta is 0) against a double
+ * product, within gamma(n) (|alpha| sum_k |a_ik b_kj| + |beta c_ij|),
+ * gamma(n) = n u / (1 - n u): n = K + 2 roundings in f32, n = 2K + 2 with
+ * bf16 (the inputs rounded to bf16 as tensor.h's f32_to_bf16 first; the
+ * derivations are test_gemm.c's and test_gemm_bf16.c's).  Entries past N
+ * must be left as they were.  kt_sgemm_variants: the four transpositions,
+ * alpha and beta drawn from a few.
+ */
+void kt_sgemm_case(int ta, int tb, int M, int N, int K, float alpha,
+		   float beta, int bf16);
+void kt_sgemm_variants(int M, int N, int K, int bf16);
+
 #endif
