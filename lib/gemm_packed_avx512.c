@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "gemm_packed.h"
+#include "gemm_packed_avx512.h"
 
 #define RMAX WPACK_RMAX_AVX512
 
@@ -41,16 +42,7 @@ tile(int R, int kc, const float *xs, const float *P, float *C, long ldc,
 					  _mm512_maskz_loadu_ps(m0, cr));
 		__m512 v1 = _mm512_add_ps(c[r][1], first ? z :
 					  _mm512_maskz_loadu_ps(m1, cr + 16));
-		if (b) {
-			v0 = _mm512_add_ps(v0, b0);
-			v1 = _mm512_add_ps(v1, b1);
-		}
-		if (relu) {
-			v0 = _mm512_max_ps(v0, z);
-			v1 = _mm512_max_ps(v1, z);
-		}
-		_mm512_mask_storeu_ps(cr, m0, v0);
-		_mm512_mask_storeu_ps(cr + 16, m1, v1);
+		wpack_row_out_512(cr, v0, v1, b != NULL, b0, b1, relu, m0, m1);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include "gemm_packed.h"
+#include "gemm_packed_avx512.h"
 
 #define RMAX WPACK_RMAX_BF16
 
@@ -37,20 +38,9 @@ tile(int R, int kp, const uint32_t *xs, const uint32_t *P, float *C,
 	__m512 b0 = b ? _mm512_maskz_loadu_ps(m0, b) : z;
 	__m512 b1 = b ? _mm512_maskz_loadu_ps(m1, b + 16) : z;
 #pragma GCC unroll 12
-	for (int r = 0; r < R; r++) {
-		float *cr = C + r * ldc;
-		__m512 v0 = c[r][0], v1 = c[r][1];
-		if (b) {
-			v0 = _mm512_add_ps(v0, b0);
-			v1 = _mm512_add_ps(v1, b1);
-		}
-		if (relu) {
-			v0 = _mm512_max_ps(v0, z);
-			v1 = _mm512_max_ps(v1, z);
-		}
-		_mm512_mask_storeu_ps(cr, m0, v0);
-		_mm512_mask_storeu_ps(cr + 16, m1, v1);
-	}
+	for (int r = 0; r < R; r++)
+		wpack_row_out_512(C + r * ldc, c[r][0], c[r][1], b != NULL, b0,
+				  b1, relu, m0, m1);
 }
 
 void wpack_panel_bf16_avx512bf16(const struct wpack_bf16_job *j)
