@@ -60,18 +60,15 @@ int gemm_bf16_blocked(const struct gemm_bf16 *u, int ta, int tb, int M,
 		int mc = M - ic < mcb ? M - ic : mcb;
 		for (int pc = 0; pc < K; pc += u->kc) {
 			int kc = K - pc < u->kc ? K - pc : u->kc;
-			const float *a = gemm_at_a(ta, A, lda, ic, pc);
-			if (ta)
-				u->pack_rows(u->mr, kc, mc, a, lda, Ap);
-			else
-				u->pack_cols(u->mr, kc, mc, a, lda, Ap);
+			/* A with ta, and B without tb, are stored [k, n]:
+			 * pack_rows; the others pack_cols */
+			(ta ? u->pack_rows : u->pack_cols)(u->mr, kc, mc,
+				gemm_at_a(ta, A, lda, ic, pc), lda, Ap);
 			for (int jc = 0; jc < N; jc += u->nc) {
 				int nc = N - jc < u->nc ? N - jc : u->nc;
-				const float *b = gemm_at_b(tb, B, ldb, pc, jc);
-				if (tb)
-					u->pack_cols(u->nr, kc, nc, b, ldb, Bp);
-				else
-					u->pack_rows(u->nr, kc, nc, b, ldb, Bp);
+				(tb ? u->pack_cols : u->pack_rows)(u->nr, kc,
+					nc, gemm_at_b(tb, B, ldb, pc, jc), ldb,
+					Bp);
 				macro_kernel(u, mc, nc, (kc + 1) / 2, alpha, Ap,
 					     Bp, C + (long)ic * ldc + jc, ldc);
 			}
