@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 			o.moses = 1;
 			break;
 		case OPT_MATMUL:
-			o.bf16 = translate_matmul_opt(optarg);
+			o.bf16 = opt_bf16(optarg, "--matmul");
 			break;
 		}
 	if (o.moses && o.tensors)

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	search_opts_default(&o.search);
 	while (translate_getopt(argc, argv, "m:b:a:c:thV", longopts, usage,
 				&o) != -1)
-		o.bf16 = translate_matmul_opt(optarg);	/* its one option */
+		o.bf16 = opt_bf16(optarg, "--matmul");	/* its one option */
 	check_write(translate_run(&o));
 	return 0;
 }

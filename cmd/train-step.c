@@ -277,13 +277,9 @@ int main(int argc, char **argv)
 	}
 	if (!model)
 		usage_error("no model: -m MODEL");
-	if (matmul && strcmp(matmul, "f32") != 0) {
-		if (strcmp(matmul, "bf16") != 0)
-			usage_error("--matmul: '%s' is neither f32 nor bf16",
-				    matmul);
-		if (kern_set_matmul(KERN_MATMUL_BF16) < 0)
-			die("--matmul bf16: %s", err_msg());
-	}
+	if (matmul && opt_bf16(matmul, "--matmul") &&
+	    kern_set_matmul(KERN_MATMUL_BF16) < 0)
+		die("--matmul bf16: %s", err_msg());
 	if (do_init) {
 		if (optind < argc)
 			usage_error("unexpected argument '%s'", argv[optind]);

@@ -240,3 +240,10 @@ double opt_number(const char *arg, const char *option)
 		usage_error("%s: '%s' is not a number", option, arg);
 	return v;
 }
+
+int opt_bf16(const char *arg, const char *option)
+{
+	if (strcmp(arg, "f32") != 0 && strcmp(arg, "bf16") != 0)
+		usage_error("%s: '%s' is neither f32 nor bf16", option, arg);
+	return strcmp(arg, "bf16") == 0;
+}

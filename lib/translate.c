@@ -256,13 +256,6 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 	return -1;
 }
 
-int translate_matmul_opt(const char *arg)
-{
-	if (strcmp(arg, "f32") != 0 && strcmp(arg, "bf16") != 0)
-		usage_error("--matmul: '%s' is neither f32 nor bf16", arg);
-	return strcmp(arg, "bf16") == 0;
-}
-
 int translate_run(const struct translate_opts *o)
 {
 	return run(o, 0);

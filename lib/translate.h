@@ -31,10 +31,6 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		     const struct option *longopts, void (*usage)(void),
 		     struct translate_opts *o);
 
-/* --matmul=PREC of decode and beam: 1 for bf16, 0 for f32, else a usage
- * error. */
-int translate_matmul_opt(const char *arg);
-
 /* decode and beam: stdin to stdout.  0, -1 (err_msg()) or TSR_EPIPE;
  * with o->bf16, -1 at once for a recurrent model or where bf16 products
  * cannot be made (gemm_packed.h). */
