@@ -20,35 +20,25 @@
 
 int wpack_bf16_check(void)
 {
-#ifndef ATTN_NO_SIMD
-	if (kern_isa() == ISA_AVX512 && __builtin_cpu_supports("avx512bf16"))
-		return 0;
-#endif
-	err_set("bf16 matrix products need the AVX-512 kernels and a CPU "
-		"with AVX512_BF16 (kernels in use: %s)", kern_isa_name());
-	return -1;
+	return kern_bf16() ? 0 : -1;
 }
 
 static int pack_bf16(struct wpack *w, const float *W, int N, int K)
 {
-#ifndef ATTN_NO_SIMD
+	const struct gemm_bf16 *u = kern_bf16();
 	int np = (N + WPACK_NR - 1) / WPACK_NR;
 	size_t bytes = sizeof(uint32_t) * WPACK_NR * ((size_t)np *
 						      ((K + 1) / 2) + 1);
 
-	if (wpack_bf16_check() < 0)
+	if (!u)
 		return -1;
 	w->pb = aligned_alloc(64, (bytes + 63) / 64 * 64);
 	if (!w->pb) {
 		err_set("out of memory for a packed [%d, %d] matrix", N, K);
 		return -1;
 	}
-	gemm_bf16_avx512bf16.pack_cols(WPACK_NR, K, N, W, K, w->pb);
+	u->pack_cols(WPACK_NR, K, N, W, K, w->pb);
 	return 0;
-#else
-	(void)w, (void)W, (void)N, (void)K;
-	return wpack_bf16_check();
-#endif
 }
 
 int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)

@@ -122,6 +122,18 @@ int kern_set_isa(int isa)
 
 /* ---- sgemm's precision ------------------------------------------------- */
 
+const struct gemm_bf16 *kern_bf16(void)
+{
+	kern_init();
+#ifndef ATTN_NO_SIMD
+	if (current_isa == ISA_AVX512 && __builtin_cpu_supports("avx512bf16"))
+		return &gemm_bf16_avx512bf16;
+#endif
+	err_set("bf16 matrix products need the AVX-512 kernels and a CPU "
+		"with AVX512_BF16 (kernels in use: %s)", kern_isa_name());
+	return NULL;
+}
+
 int kern_set_matmul(int precision)
 {
 	const struct gemm_bf16 *u = NULL;
@@ -130,20 +142,8 @@ int kern_set_matmul(int precision)
 		err_set("no matrix product precision %d", precision);
 		return -1;
 	}
-	kern_init();
-	if (precision == KERN_MATMUL_BF16) {
-#ifndef ATTN_NO_SIMD
-		if (current_isa == ISA_AVX512 &&
-		    __builtin_cpu_supports("avx512bf16"))
-			u = &gemm_bf16_avx512bf16;
-#endif
-		if (!u) {
-			err_set("bf16 matrix products need the AVX-512 "
-				"kernels and a CPU with AVX512_BF16 (kernels "
-				"in use: %s)", kern_isa_name());
-			return -1;
-		}
-	}
+	if (precision == KERN_MATMUL_BF16 && !(u = kern_bf16()))
+		return -1;
 	atomic_store(&matmul_bf16, u);
 	return 0;
 }

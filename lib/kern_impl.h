@@ -219,6 +219,11 @@ void additive_backward_ref(float *dwq, float *dkeys, float *dva, float *dann,
 			   const float *keys, const float *va,
 			   const float *ann, int len, int S, int na, int dv);
 
+/* The bf16 kernels, where the CPU has them and the AVX-512 set is in
+ * force; else NULL with err_set (kern_dispatch.c: for sgemm's precision
+ * and gemm_packed's bf16 packs alike). */
+const struct gemm_bf16 *kern_bf16(void);
+
 #ifndef ATTN_NO_SIMD
 /* The vector kernels, gathered into their tables by kern_avx2.c and
  * kern_avx512.c. */
