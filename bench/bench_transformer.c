@@ -22,8 +22,8 @@
  * time over its steps), and the share of it that a replay of the step's
  * matrix products and of its attention, with the same weights and shapes
  * and in the decoder's order, takes.  The replay has the step's average
- * number of rows: a sentence leaves the batch when it ends.  "other" is the rest: layer norms,
- * the log-softmax, the search.
+ * number of rows: a sentence leaves the batch when it ends.  "other" is
+ * the rest: layer norms, the log-softmax, the search.
  *
  * Where the CPU has AVX512_BF16, each translation again with the decoder's
  * products in bf16 (decode and beam --matmul bf16: model.h's dec_bf16),
