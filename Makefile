@@ -8,11 +8,15 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make demo            translate examples/sample.es with models/bible-es-en.tsr
 #
-# Every file is found by wildcard: a new lib/*.c joins the library, a new
-# cmd/NAME.c is the program NAME, tests/test_*.c a unit test, tests/cli_*.sh
-# a command-line test, bench/bench_*.c a benchmark.  Files named *_avx2.c,
-# *_avx512.c, *_avx512bf16.c and *_pclmul.c are compiled for those
-# instruction sets and are only called after a run-time check of the CPU.
+# Every file is found by wildcard: a new .c anywhere under lib/ joins the
+# library, cmd/common/*.c the programs' own static library (not installed),
+# a new cmd/NAME.c is the program NAME, tests/test_*.c a unit test,
+# tests/cli_*.sh a command-line test, bench/bench_*.c a benchmark.  Files
+# named *_avx2.c, *_avx512.c, *_avx512bf16.c and *_pclmul.c are compiled
+# for those instruction sets and are only called after a run-time check of
+# the CPU.  Sources include across folders by their path under lib/
+# ("stream/tensor.h"), within a folder by name; doc/ARCHITECTURE.md has the
+# layers.
 
 VERSION  = 0.1.0
 PREFIX  ?= /usr/local
@@ -22,7 +26,7 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN     = -Wall -Wextra -Wno-unused-parameter
-CPPFLAGS_ALL = -Ilib -D_GNU_SOURCE -DATTN_VERSION='"$(VERSION)"'
+CPPFLAGS_ALL = -Ilib -Icmd -D_GNU_SOURCE -DATTN_VERSION='"$(VERSION)"'
 CFLAGS_ALL   = -std=c11 -fPIC -pthread $(WARN) $(CFLAGS)
 LDLIBS_ALL   = -lz -lm -pthread
 
@@ -38,8 +42,10 @@ endif
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt)
 
-LIB_SRC   = $(sort $(wildcard lib/*.c))
+LIB_SRC   = $(sort $(shell find lib -name '*.c'))
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/%.o)
+COMMON_SRC = $(sort $(wildcard cmd/common/*.c))
+COMMON_OBJ = $(COMMON_SRC:%.c=$(BUILD)/%.o)
 CMD_SRC   = $(sort $(wildcard cmd/*.c))
 PROGS     = $(CMD_SRC:cmd/%.c=$(BUILD)/bin/%)
 TEST_SRC  = $(sort $(wildcard tests/test_*.c))
@@ -48,29 +54,31 @@ TESTLIB_SRC = $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJ = $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC = $(sort $(wildcard bench/bench_*.c))
 BENCHES   = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HEADERS   = $(wildcard lib/*.h)
+HEADERS   = $(shell find lib cmd/common -name '*.h')
 # libtensor's public interface: tensors, the stream format, the kernels
-PUBLIC_HEADERS = lib/tensor.h lib/stream.h lib/kernels.h lib/err.h
+PUBLIC_HEADERS = lib/stream/tensor.h lib/stream/stream.h lib/kernels/kernels.h \
+		 lib/base/errmsg.h
 MANPAGES  = $(wildcard man/man1/*.1 man/man5/*.5 man/man7/*.7)
 
 STATIC = $(BUILD)/libtensor.a
+COMMON = $(BUILD)/libcmd.a
 SHARED = $(BUILD)/libtensor.so.0
 
 all: $(PROGS) $(STATIC) $(SHARED) $(BUILD)/libtensor.pc
 
-$(BUILD)/lib/%_avx2.o: lib/%_avx2.c $(HEADERS)
+$(BUILD)/%_avx2.o: %_avx2.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx2 -mfma -c $< -o $@
 
-$(BUILD)/lib/%_avx512.o: lib/%_avx512.c $(HEADERS)
+$(BUILD)/%_avx512.o: %_avx512.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -c $< -o $@
 
-$(BUILD)/lib/%_avx512bf16.o: lib/%_avx512bf16.c $(HEADERS)
+$(BUILD)/%_avx512bf16.o: %_avx512bf16.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512bf16 -mavx2 -mfma -c $< -o $@
 
-$(BUILD)/lib/%_pclmul.o: lib/%_pclmul.c $(HEADERS)
+$(BUILD)/%_pclmul.o: %_pclmul.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mpclmul -msse4.1 -c $< -o $@
 
@@ -86,6 +94,10 @@ $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+$(COMMON): $(COMMON_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 $(SHARED): $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libtensor.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 	ln -sf libtensor.so.0 $(BUILD)/libtensor.so
@@ -94,13 +106,13 @@ $(BUILD)/libtensor.pc: libtensor.pc.in Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(BUILD)/bin/%: cmd/%.c $(STATIC) $(HEADERS)
+$(BUILD)/bin/%: cmd/%.c $(COMMON) $(STATIC) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS) $< $(COMMON) $(STATIC) $(COMMON) $(LDLIBS_ALL) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(STATIC) $(TESTLIB_OBJ) $(HEADERS)
+$(BUILD)/tests/%: tests/%.c $(COMMON) $(STATIC) $(TESTLIB_OBJ) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) $(LDFLAGS) $< $(TESTLIB_OBJ) $(STATIC) $(CHECK_LIBS) $(LDLIBS_ALL) -o $@
+	$(CC) $(CPPFLAGS_ALL) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) $(LDFLAGS) $< $(TESTLIB_OBJ) $(COMMON) $(STATIC) $(COMMON) $(CHECK_LIBS) $(LDLIBS_ALL) -o $@
 
 $(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
@@ -118,10 +130,9 @@ bench: all $(BENCHES)
 FUZZ_TIME ?= 60
 FUZZ_CC   ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRC   = lib/tensor.c lib/tsr_record.c lib/stream_read.c lib/stream_write.c \
-	     lib/frame.c lib/tsr_map.c lib/tsr_text.c lib/err.c lib/crc32.c
+FUZZ_SRC   = $(filter-out %_pclmul.c,$(wildcard lib/stream/*.c)) lib/base/err.c
 FUZZ_OBJ   = build-fuzz/crc32_pclmul.o
-build-fuzz/%_pclmul.o: lib/%_pclmul.c $(HEADERS)
+build-fuzz/%_pclmul.o: lib/stream/%_pclmul.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -mpclmul -msse4.1 -c $< -o $@
 

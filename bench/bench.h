@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "kernels.h"
-#include "model.h"
+#include "kernels/kernels.h"
+#include "models/model.h"
 
 /* Seconds on the monotonic clock. */
 static inline double bench_now(void)

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 enum { B = 32, H = 8, DK = 64 };
 

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 /*
  * One thread: the process's CPU time, which a shared machine disturbs far

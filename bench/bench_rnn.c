@@ -25,10 +25,10 @@
 #include <string.h>
 
 #include "bench.h"
-#include "err.h"
-#include "gru.h"
-#include "kernels.h"
-#include "model.h"
+#include "base/errmsg.h"
+#include "nn/gru.h"
+#include "kernels/kernels.h"
+#include "models/model.h"
 
 enum { B = 64, LEN = 25, STEPS = 30, V = 8000, REPS = 4 };
 

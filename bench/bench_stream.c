@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench.h"
-#include "err.h"
-#include "stream.h"
+#include "base/errmsg.h"
+#include "stream/stream.h"
 
 #define MIB (1024.0 * 1024.0)
 #define RECORDS 256             /* of 512 KiB: 128 MiB per run */

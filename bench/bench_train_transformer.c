@@ -25,10 +25,10 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "err.h"
-#include "kernels.h"
-#include "model.h"
-#include "optim.h"
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
+#include "models/model.h"
+#include "run/optim.h"
 
 enum { B = 32, LEN = 25, V = 8000, D = 256, F = 1024, L = 3 };
 

@@ -36,14 +36,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attn_step.h"
+#include "kernels/attn_step.h"
 #include "bench.h"
-#include "err.h"
-#include "gemm_packed.h"
-#include "kernels.h"
-#include "model.h"
-#include "search.h"
-#include "transformer.h"
+#include "base/errmsg.h"
+#include "kernels/gemm_packed.h"
+#include "kernels/kernels.h"
+#include "models/model.h"
+#include "run/search.h"
+#include "models/transformer/transformer.h"
 
 enum { B = 32, LEN = 25, STEPS = 25 };
 

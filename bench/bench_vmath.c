@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 #define CHUNK 65536
 

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
-#include "filter.h"
-#include "kernels.h"
-#include "prog.h"
+#include "base/errmsg.h"
+#include "common/filter.h"
+#include "kernels/kernels.h"
+#include "common/prog.h"
 
 static void usage(void)
 {

@@ -10,8 +10,8 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include "bleu.h"
-#include "prog.h"
+#include "eval/bleu.h"
+#include "common/prog.h"
 
 #define MAX_METRICS 2
 

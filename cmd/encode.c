@@ -5,8 +5,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "filter.h"
-#include "prog.h"
+#include "common/filter.h"
+#include "common/prog.h"
 
 static void usage(void)
 {

@@ -7,9 +7,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "filter.h"
-#include "prog.h"
-#include "translate.h"
+#include "common/filter.h"
+#include "common/prog.h"
+#include "common/translate.h"
 
 static void usage(void)
 {

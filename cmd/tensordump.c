@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "bpe.h"
-#include "prog.h"
-#include "stream.h"
-#include "svg.h"
-#include "tsr_text.h"
+#include "text/bpe.h"
+#include "common/prog.h"
+#include "stream/stream.h"
+#include "text/svg.h"
+#include "stream/tsr_text.h"
 
 enum mode { LIST, CHECK, TEXT, FROM_TEXT, PICTURE };
 

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "bpe.h"
-#include "prog.h"
-#include "stream.h"
+#include "text/bpe.h"
+#include "common/prog.h"
+#include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
 

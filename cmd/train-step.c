@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpe.h"
-#include "err.h"
-#include "filter.h"
-#include "kernels.h"
-#include "prog.h"
-#include "train.h"
+#include "text/bpe.h"
+#include "base/errmsg.h"
+#include "common/filter.h"
+#include "kernels/kernels.h"
+#include "common/prog.h"
+#include "run/train.h"
 
 enum { OPT_DTYPE = 256, OPT_MATMUL };	/* long options without a letter */
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "stream.h"
-#include "tsr_text.h"
+#include "stream/stream.h"
+#include "stream/tsr_text.h"
 
 static int mem_file(const void *p, size_t n)
 {

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attn_step.h"
-#include "kernels.h"
+#include "kernels/attn_step.h"
+#include "kernels/kernels.h"
 #include "kerntest.h"
 #include "run_suite.h"
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bleu.h"
-#include "rng.h"
+#include "eval/bleu.h"
+#include "base/rng.h"
 #include "run_suite.h"
-#include "unicode_cat.h"
+#include "base/unicode_cat.h"
 
 /* ---- helpers ---- */
 

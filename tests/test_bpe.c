@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpe_impl.h"
-#include "err.h"
+#include "text/bpe_impl.h"
+#include "base/errmsg.h"
 #include "run_suite.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

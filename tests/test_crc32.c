@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "crc32.h"
+#include "stream/crc32.h"
 #include "run_suite.h"
-#include "tsr_record.h"
+#include "stream/tsr_record.h"
 
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
 

@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "kernels.h"
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
 #include "kerntest.h"
 #include "run_suite.h"
-#include "tensor.h"
+#include "stream/tensor.h"
 
 static float bf(float x)
 {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gemm_packed.h"
-#include "kernels.h"
+#include "kernels/gemm_packed.h"
+#include "kernels/kernels.h"
 #include "kerntest.h"
 #include "run_suite.h"
 

@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "gemm_packed.h"
-#include "kernels.h"
+#include "base/errmsg.h"
+#include "kernels/gemm_packed.h"
+#include "kernels/kernels.h"
 #include "kerntest.h"
 #include "run_suite.h"
-#include "tensor.h"
+#include "stream/tensor.h"
 
 static int have_bf16(void)
 {

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "kerntest.h"
 #include "run_suite.h"
 

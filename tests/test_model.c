@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "config.h"
-#include "err.h"
+#include "base/config.h"
+#include "base/errmsg.h"
 #include "fake_arch.h"
-#include "model.h"
+#include "models/model.h"
 #include "run_suite.h"
 #include "tmpdir.h"
 

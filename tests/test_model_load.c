@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "fake_arch.h"
-#include "model.h"
+#include "models/model.h"
 #include "run_suite.h"
 #include "tmpdir.h"
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "fake_arch.h"
-#include "kernels.h"
-#include "optim.h"
+#include "kernels/kernels.h"
+#include "run/optim.h"
 #include "run_suite.h"
 
 static struct model *make(const char *optim, const char *extra)

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "kernels.h"
-#include "model.h"
-#include "rng.h"
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
+#include "models/model.h"
+#include "base/rng.h"
 #include "run_suite.h"
 
 /* ---- helpers -------------------------------------------------------------- */

@@ -11,10 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
-#include "model.h"
+#include "base/errmsg.h"
+#include "models/model.h"
 #include "run_suite.h"
-#include "search.h"
+#include "run/search.h"
 
 enum { EOS = 2 };
 

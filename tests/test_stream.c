@@ -15,9 +15,9 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <zlib.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "run_suite.h"
-#include "stream.h"
+#include "stream/stream.h"
 #include "tsrtest.h"
 
 static const int all_dtypes[] = {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "run_suite.h"
-#include "stream.h"
+#include "stream/stream.h"
 #include "tsrtest.h"
 
 struct rec {

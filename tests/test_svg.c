@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "run_suite.h"
-#include "svg.h"
+#include "text/svg.h"
 
 /* The picture of h as a NUL-terminated string. */
 static char *draw(const struct svg_heatmap *h)

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "run_suite.h"
-#include "tensor.h"
+#include "stream/tensor.h"
 
 static float bitsf(uint32_t x)
 {

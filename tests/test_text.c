@@ -7,9 +7,9 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "run_suite.h"
-#include "tsr_text.h"
+#include "stream/tsr_text.h"
 
 /* Parses text; returns the record (the test fails if there is none). */
 static int parse(const char *text, struct tensor *t, struct tsr_text_attr *a)

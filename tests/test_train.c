@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "fake_arch.h"
 #include "run_suite.h"
-#include "search.h"
+#include "run/search.h"
 #include "tmpdir.h"
-#include "train.h"
+#include "run/train.h"
 
 static void setup(void)
 {

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "err.h"
-#include "model.h"
-#include "optim.h"
+#include "base/errmsg.h"
+#include "models/model.h"
+#include "run/optim.h"
 #include "run_suite.h"
-#include "transformer.h"
+#include "models/transformer/transformer.h"
 
 #define V 13
 

@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "gemm_packed.h"
-#include "kernels.h"
-#include "model.h"
-#include "rng.h"
+#include "base/errmsg.h"
+#include "kernels/gemm_packed.h"
+#include "kernels/kernels.h"
+#include "models/model.h"
+#include "base/rng.h"
 #include "run_suite.h"
-#include "search.h"
+#include "run/search.h"
 
 enum { NS = 12, V = 50 };
 

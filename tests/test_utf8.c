@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "run_suite.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 static void repaired(const char *in, size_t n, const char *want)
 {

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernels.h"
-#include "layers.h"
+#include "kernels/kernels.h"
+#include "nn/layers.h"
 #include "run_suite.h"
 
 /* The definition, in double: sum over non-pad rows of -sum_v q_v log p_v. */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gen_unicode.sh: writes lib/unicode_cat.c, the character classes that the
+# gen_unicode.sh: writes lib/base/unicode_cat.c, the character classes that the
 # bleu program's tokenisers need, from the Unicode Character Database:
 #
 #   UCAT_P, UCAT_S, UCAT_N   general categories P*, S*, N* (mteval-v14 "intl")
@@ -7,7 +7,7 @@
 #   UCAT_CASED, UCAT_CASE_IGNORABLE   for the final-sigma rule of str.lower()
 #
 # and the simple lowercase mapping.  Debian's unicode-data package provides
-# the files.  Usage: sh tools/gen_unicode.sh [UCD_DIR] > lib/unicode_cat.c
+# the files.  Usage: sh tools/gen_unicode.sh [UCD_DIR] > lib/base/unicode_cat.c
 set -eu
 ucd=${1:-/usr/share/unicode}
 for f in UnicodeData.txt DerivedCoreProperties.txt; do

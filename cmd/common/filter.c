@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "filter.h"
 #include "prog.h"
 

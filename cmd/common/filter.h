@@ -9,8 +9,8 @@
 #define ATTN_FILTER_H
 
 #include <getopt.h>
-#include "model.h"
-#include "stream.h"
+#include "models/model.h"
+#include "stream/stream.h"
 
 /*
  * A batch also holds at most FILTER_TOKENS x batch padded tokens (its

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prog.h"
-#include "stream.h"
+#include "stream/stream.h"
 
 const char *progname = "attn";
 

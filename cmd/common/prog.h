@@ -6,7 +6,7 @@
 #ifndef ATTN_PROG_H
 #define ATTN_PROG_H
 
-#include "err.h"
+#include "base/errmsg.h"
 
 #define EXIT_USAGE 2
 

@@ -2,14 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "align.h"
-#include "bpe.h"
-#include "err.h"
+#include "text/align.h"
+#include "text/bpe.h"
+#include "base/errmsg.h"
 #include "filter.h"
-#include "gemm_packed.h"
+#include "kernels/gemm_packed.h"
 #include "prog.h"
 #include "translate.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 struct tctx {
 	const struct translate_opts *o;

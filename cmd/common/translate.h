@@ -8,7 +8,7 @@
 #define ATTN_TRANSLATE_H
 
 #include <getopt.h>
-#include "search.h"
+#include "run/search.h"
 
 struct translate_opts {
 	const char *model;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
-#include "err.h"
+#include "errmsg.h"
 
 static int find(const struct config *c, const char *key)
 {

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "err.h"
+#include "errmsg.h"
 
 static _Thread_local char msg[1024];
 

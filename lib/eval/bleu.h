@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "unicode_cat.h"
-#include "utf8.h"
+#include "base/unicode_cat.h"
+#include "base/utf8.h"
 
 /* ---- text (bleu_text.c) ---- */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "bleu.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 /* Room for `more` lines. */
 static int lines_reserve(struct bleu_lines *l, size_t more)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bleu.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 /* The processed form of one side (hypothesis or reference). */
 struct side {

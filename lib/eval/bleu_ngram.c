@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bleu.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 struct slot {
 	uint64_t key;		/* prefix << 32 | last symbol */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bleu.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 #define SIG_MAX 512
 #define NAME_MAX_ 32

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bleu.h"
-#include "err.h"
-#include "unicode_cat.h"
-#include "utf8.h"
+#include "base/errmsg.h"
+#include "base/unicode_cat.h"
+#include "base/utf8.h"
 
 void *bleu_grow(void *p, size_t *cap, size_t n, size_t more, size_t size, const char *what)
 {

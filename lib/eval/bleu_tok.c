@@ -18,8 +18,8 @@
  */
 #include <string.h>
 #include "bleu.h"
-#include "err.h"
-#include "unicode_cat.h"
+#include "base/errmsg.h"
+#include "base/unicode_cat.h"
 
 static const char *const names[] = {
 	[BLEU_TOK_13A] = "13a", [BLEU_TOK_INTL] = "intl",

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bleu.h"
-#include "err.h"
-#include "rng.h"
+#include "base/errmsg.h"
+#include "base/rng.h"
 
 double sig_p_value(const double *stats, int n, double real)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
+#include "base/errmsg.h"
 #include "gemm_packed.h"
 #include "kern_impl.h"
 

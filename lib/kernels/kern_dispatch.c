@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
+#include "base/errmsg.h"
 #include "kern_impl.h"
 
 static struct kern_ops tables[3];

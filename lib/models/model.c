@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "model.h"
 
 /* Architectures added at run time: the tests' fake ones. */

@@ -13,9 +13,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "config.h"
-#include "rng.h"
-#include "stream.h"
+#include "base/config.h"
+#include "base/rng.h"
+#include "stream/stream.h"
 
 #define PARAM_NAME_MAX 64
 

@@ -8,8 +8,8 @@
  * products and sums as one element at a time, so the same bits.
  */
 #include <string.h>
-#include "transformer.h"
-#include "vec4.h"
+#include "models/transformer/transformer.h"
+#include "kernels/vec4.h"
 
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 typedef int16_t i16x8 __attribute__((vector_size(16)));

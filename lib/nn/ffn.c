@@ -1,7 +1,7 @@
 /* ffn.c: the position-wise feed-forward layer; see transformer.h. */
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "layers.h"
-#include "transformer.h"
+#include "models/transformer/transformer.h"
 
 void ffn_forward(float *y, float *h, const float *x, const struct ffn_w *w,
 		 int N, int d, int f)

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "gru.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "layers.h"
 
 void gru_step_forward(float *hnew, float *pre, float *zr, float *rh,

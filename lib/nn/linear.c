@@ -1,6 +1,6 @@
 /* linear.c: the linear map y = x W^T + b and its gradients; see layers.h. */
 #include <stddef.h>
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "layers.h"
 
 void linear_forward(float *y, const float *x, const float *W, const float *b,

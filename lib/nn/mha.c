@@ -7,9 +7,9 @@
  */
 #include <math.h>
 #include <string.h>
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "layers.h"
-#include "transformer.h"
+#include "models/transformer/transformer.h"
 
 /* The kernel's view of the forward pass. */
 static struct attn_args attn_view(const struct mha_acts *a,

@@ -2,8 +2,8 @@
  * position encodings; see transformer.h. */
 #include <math.h>
 #include <stddef.h>
-#include "kernels.h"
-#include "transformer.h"
+#include "kernels/kernels.h"
+#include "models/transformer/transformer.h"
 
 float posenc(int p, int i, int d)
 {

@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
-#include "kernels.h"
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
 #include "layers.h"
 
 struct xent_ctx {

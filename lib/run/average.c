@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "train.h"
 
 int model_average(const char *out, char *const *paths, int n)

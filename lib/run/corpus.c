@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "err.h"
-#include "rng.h"
+#include "base/errmsg.h"
+#include "base/rng.h"
 #include "train.h"
 
 /* Pairs per length-sorted window: large enough that a batch's sentences

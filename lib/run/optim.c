@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
-#include "kernels.h"
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
 #include "optim.h"
-#include "vec4.h"
+#include "kernels/vec4.h"
 
 static const char *const slot_names[2][2] = {
 	[OPTIM_ADAM] = { "m", "v" },

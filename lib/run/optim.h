@@ -9,7 +9,7 @@
 #define ATTN_OPTIM_H
 
 #include <stddef.h>
-#include "model.h"
+#include "models/model.h"
 
 enum optim_kind { OPTIM_ADAM, OPTIM_ADADELTA };
 enum lr_schedule { SCHED_CONSTANT, SCHED_NOAM };

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "search.h"
 
 enum { ID_BOS = 1, ID_EOS = 2 };

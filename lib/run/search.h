@@ -11,7 +11,7 @@
 #define ATTN_SEARCH_H
 
 #include <stdint.h>
-#include "model.h"
+#include "models/model.h"
 
 struct search_opts {
 	int k;			/* beam size; 1 is greedy */

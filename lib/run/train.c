@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "optim.h"
-#include "prog.h"
+#include "common/prog.h"
 #include "search.h"
 #include "train.h"
 

@@ -15,7 +15,7 @@
 #define ATTN_TRAIN_H
 
 #include <stdint.h>
-#include "model.h"
+#include "models/model.h"
 
 /* Sentence pairs: ids of pair i at src + soff[i] (slen[i] of them). */
 struct corpus {

@@ -1,7 +1,7 @@
 /* tensor.c: element types, tensors, and f16/bf16 conversion; see tensor.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "tensor.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

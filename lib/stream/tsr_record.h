@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "stream.h"
 
 #define TSR_MAGIC   "TNSR"

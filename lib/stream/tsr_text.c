@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "tsr_text.h"
 
 #define PER_LINE 16     /* values per line within a row */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "align.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
 		     int *word)

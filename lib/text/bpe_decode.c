@@ -1,6 +1,6 @@
 /* bpe_decode.c: ids back to text, the way decode and beam print. */
 #include "bpe_impl.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"      /* U+FFFD, for <unk> */
 

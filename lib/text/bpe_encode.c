@@ -7,7 +7,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "bpe_impl.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 #define CACHE_MAX_PIECE 256             /* bytes; longer pieces are not kept */
 #define CACHE_MAX_PIECES (1 << 20)      /* then the cache starts afresh */

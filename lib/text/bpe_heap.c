@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpe_impl.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 #define AT(h, i) ((h)->a + (i) * (h)->size)
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpe_impl.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 struct bpe_counter {
 	struct bpe_map pieces;          /* piece -> occurrences */

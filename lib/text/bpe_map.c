@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpe_impl.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 static uint64_t hash_bytes(const unsigned char *p, size_t len)
 {

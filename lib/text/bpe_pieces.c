@@ -3,7 +3,7 @@
  * into before merging (bpe.h gives the rules).
  */
 #include "bpe_impl.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 static int ascii_class(unsigned c)
 {

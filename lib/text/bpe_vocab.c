@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpe_impl.h"
-#include "err.h"
+#include "base/errmsg.h"
 
 #define MARKER "\xe2\x96\x81"           /* U+2581, a space in the text format */
 #define MAX_UNITS (1 << 24)

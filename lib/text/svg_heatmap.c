@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "svg.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 enum {
 	FONT = 12,              /* label size */

@@ -2,10 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "fake_arch.h"
-#include "kernels.h"
-#include "layers.h"
+#include "kernels/kernels.h"
+#include "nn/layers.h"
 
 struct fake_net {
 	int dim;

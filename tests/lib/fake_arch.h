@@ -14,7 +14,7 @@
 #ifndef ATTN_FAKE_ARCH_H
 #define ATTN_FAKE_ARCH_H
 
-#include "model.h"
+#include "models/model.h"
 
 extern const struct arch arch_fake;
 /* Registers arch_fake with arch_find (once). */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "kerntest.h"
-#include "tensor.h"
+#include "stream/tensor.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "err.h"
+#include "base/errmsg.h"
 #include "tsrtest.h"
 
 void tt_stream_open(struct tt_stream *s, int zlib_level)

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "stream.h"
+#include "stream/stream.h"
 
 struct tt_stream {
 	int fd;

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 #include "vmath_avx2.h"
 
 /* e = va . tanh(wq + k) over na */

@@ -23,7 +23,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 #include "vmath_avx2.h"
 
 #define QR ATTN_QR              /* query rows of the register blocks */

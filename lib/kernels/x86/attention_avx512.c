@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #include <math.h>
 
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 
 #define QR ATTN_QR
 #define KB ATTN_KB

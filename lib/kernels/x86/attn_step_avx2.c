@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "attn_step.h"
+#include "kernels/attn_step.h"
 #include "vmath_avx2.h"
 
 void attn_step_row_avx2(float *out, float *w, long wn, const float *q,

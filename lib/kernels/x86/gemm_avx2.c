@@ -8,7 +8,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 #include "vmath_avx2.h"
 
 #define MR 6

@@ -7,7 +7,7 @@
  */
 #include <immintrin.h>
 
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 
 #define MR 8
 #define NR 32

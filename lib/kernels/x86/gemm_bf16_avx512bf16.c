@@ -10,7 +10,7 @@
  */
 #include <immintrin.h>
 
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 
 #define MR 12
 #define NR 32

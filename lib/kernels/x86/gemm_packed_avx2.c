@@ -5,7 +5,7 @@
  */
 #include <immintrin.h>
 
-#include "gemm_packed.h"
+#include "kernels/gemm_packed.h"
 #include "vmath_avx2.h"
 
 #define RMAX WPACK_RMAX_AVX2

@@ -8,7 +8,7 @@
  */
 #include <immintrin.h>
 
-#include "gemm_packed.h"
+#include "kernels/gemm_packed.h"
 #include "gemm_packed_avx512.h"
 
 #define RMAX WPACK_RMAX_BF16

@@ -2,7 +2,7 @@
  * kern_avx512.c: the AVX-512 table (kern_impl.h); its kernels live in the
  * *_avx512.c files by family.  What it lacks comes from the AVX2 table.
  */
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 
 const struct kern_ops kern_ops_avx512 = {
 	.name = "avx512",

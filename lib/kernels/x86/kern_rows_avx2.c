@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 #include "vmath_avx2.h"
 
 void bias_forward_avx2(float *x, const float *b, int rows, int n)

@@ -2,7 +2,7 @@
  * vmath_avx2.c: vexp, vtanh and vsigmoid over arrays (vmath_avx2.h has the
  * functions of 8 floats); tails through masked loads and stores.
  */
-#include "kern_impl.h"
+#include "kernels/kern_impl.h"
 #include "vmath_avx2.h"
 
 #define ARRAY_FN(name, f)						\

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "kernels.h"
-#include "layers.h"
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
+#include "nn/layers.h"
 #include "rnnsearch.h"
 
 void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "kernels.h"
-#include "layers.h"
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
+#include "nn/layers.h"
 #include "rnnsearch.h"
 
 /* Rows of the output layer done at once: bounds logits [rows, V]. */

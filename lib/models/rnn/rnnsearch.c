@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "gru.h"
-#include "kernels.h"
-#include "layers.h"
+#include "base/errmsg.h"
+#include "nn/gru.h"
+#include "kernels/kernels.h"
+#include "nn/layers.h"
 #include "rnnsearch.h"
 
 /* ---- parameters ----------------------------------------------------------- */

@@ -8,8 +8,8 @@
 #ifndef ATTN_RNNSEARCH_H
 #define ATTN_RNNSEARCH_H
 
-#include "gru.h"
-#include "model.h"
+#include "nn/gru.h"
+#include "models/model.h"
 
 /* One pointer per parameter of MODELS.md; NULL where the model has none. */
 struct rnn_params {

@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
-#include "rng.h"
+#include "models/model.h"
+#include "base/rng.h"
 
 /* ---- parameters -------------------------------------------------------- */
 

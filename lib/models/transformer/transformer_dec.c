@@ -29,11 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include "err.h"
-#include "attn_step.h"
-#include "gemm_packed.h"
-#include "kernels.h"
-#include "layers.h"
+#include "base/errmsg.h"
+#include "kernels/attn_step.h"
+#include "kernels/gemm_packed.h"
+#include "kernels/kernels.h"
+#include "nn/layers.h"
 #include "transformer.h"
 
 /* Up to this many rows, sgemm streams [out, in] weights without packing. */
