@@ -63,7 +63,7 @@ check() {
 		fail "stray files in the out dir: $(ls -A "$T/out" | tr '\n' ' ')"
 	[ "$(ls -A "$T/in" | tr '\n' ' ')" = ".work failed " ] ||
 		fail "files left in the spool: $(ls -A "$T/in" | tr '\n' ' ')"
-	[ "$(ls -A "$T/in/.work")" = lock ] ||
+	[ -z "$(ls -A "$T/in/.work")" ] ||
 		fail "left in the work dir: $(ls -A "$T/in/.work" | tr '\n' ' ')"
 }
 # waitfor PATTERN: waits (10 s at most) for a file matching $T/PATTERN.
@@ -159,7 +159,7 @@ waitfor 'slow.*'
 kill -s KILL -- -"$(cat "$T/pid")"
 wait
 [ -e "$T/out/m-slow" ] && fail "output of an unfinished file"
-ls -A "$T/out" | grep -q '^\.m-slow\.tmp\.' || fail "no half-written temporary"
+ls -A "$T/out" | grep -q '^\.attn-spool\.' || fail "no half-written temporary"
 NOSLOW=1 run || fail "the run after a crash failed"
 check $files
 
@@ -181,12 +181,13 @@ check $files
 # again; its other claims are translated.
 setup c1 z1
 d=$T/in/.work/run.dead
-mkdir -p "$d/claimed" "$d/done"
-mv "$T/in/c1" "$d/claimed/c1"
+mkdir -p "$d/j.1000000000000000.1" "$d/j.1000000000000000.2"
+mv "$T/in/c1" "$d/j.1000000000000000.1/c1"
 printf 'd1\nline two of d1\nthree\n' >"$T/orig/d1"
-cp "$T/orig/d1" "$d/done/d1"
-tr a-z A-Z <"$T/orig/d1" >"$T/out/.d1.tmp.run.dead"
-echo "$T/out" >"$d/outdir"
+cp "$T/orig/d1" "$d/j.1000000000000000.2/d1"
+tr a-z A-Z <"$T/orig/d1" >"$T/out/.attn-spool.0123456789"
+ln -s "$T/out/.attn-spool.0123456789" "$d/j.1000000000000000.2/.tmp"
+: >"$d/j.1000000000000000.2/.done"
 run || fail "the run after a crash between renames failed"
 grep -qx d1 "$T/log" && fail "a finished file translated again"
 echo d1 >>"$T/log"
