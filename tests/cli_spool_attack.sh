@@ -26,7 +26,7 @@ fi
 cat >"$T/tx" <<'TX'
 #!/bin/sh
 # A line FAIL fails the file; a line SLOW says so in $T/slow.PID and waits
-# (unless NOSLOW is set).
+# for $T/go (30 s at most), unless NOSLOW is set.
 first=
 while IFS= read -r line || [ -n "$line" ]; do
 	[ -n "$first" ] || first=$line
@@ -34,7 +34,11 @@ while IFS= read -r line || [ -n "$line" ]; do
 	printf '%s\n' "$line" | tr a-z A-Z
 	if [ "$line" = SLOW ] && [ -z "${NOSLOW-}" ]; then
 		: >"$T/slow.$$"
-		sleep 30
+		i=0
+		while [ ! -e "$T/go" ] && [ $i -lt 600 ]; do
+			i=$((i + 1))
+			sleep 0.05
+		done
 	fi
 done
 printf '%s\n' "$first" >>"$T/log"
@@ -47,7 +51,7 @@ chmod 600 "$T/secret" "$T/victim"
 
 # setup: an empty spool of mode 1777 and an empty out dir and log.
 setup() {
-	rm -rf "$T/in" "$T/out" "$T/log" "$T"/slow.* "$T/dir"
+	rm -rf "$T/in" "$T/out" "$T/log" "$T"/slow.* "$T/dir" "$T/go"
 	mkdir "$T/in" "$T/out" "$T/dir"
 	chmod 1777 "$T/in"
 	: >"$T/log"
@@ -75,7 +79,8 @@ attacker ln -s "$T/secret" "$T/in/leak"
 attacker sh -c 'echo hello >"$T/in/ok"'
 run || fail "symlink: the run failed"
 [ -e "$T/out/leak" ] && fail "symlink: a symlink translated"
-[ "$(cat "$T/out/ok")" = HELLO ] || fail "symlink: a regular file not translated"
+[ "$(cat "$T/out/ok")" = HELLO ] ||
+	fail "symlink: a regular file not translated"
 nothing_leaked symlink
 
 # 1a'. The same for a symlink that took a regular file's place between the
@@ -140,12 +145,31 @@ kill -s KILL -- -"$(cat "$T/pid1")" -"$(cat "$T/pid2")"
 wait
 NOSLOW=1 run || fail "two killed runs: the next run failed"
 for v in v1 v2; do
-	[ "$(grep -cx "doc $v" "$T/log")" -eq 1 ] ||
-		fail "two killed runs: version $v translated $(grep -cx "doc $v" "$T/log") times"
+	c=$(grep -cx "doc $v" "$T/log")
+	[ "$c" -eq 1 ] || fail "two killed runs: version $v translated $c times"
 done
 [ "$(head -n 1 "$T/out/doc")" = "DOC V2" ] ||
 	fail "two killed runs: the output is not the newer version's"
 [ -z "$(ls -A "$T/in/.work")" ] || fail "two killed runs: left in .work"
+
+# 2a'. Both runs alive, the older claim finishing last: the output stays
+# the newer version's.
+setup
+printf 'doc v1\nSLOW\n' >"$T/in/doc"
+run & p1=$!
+waitfor 1
+printf 'doc v2\nSLOW\n' >"$T/in/.doc" && mv "$T/in/.doc" "$T/in/doc"
+NOSLOW=1 run || fail "two live runs: the second failed"
+: >"$T/go"
+wait $p1 || fail "two live runs: the first failed"
+for v in v1 v2; do
+	c=$(grep -cx "doc $v" "$T/log")
+	[ "$c" -eq 1 ] || fail "two live runs: version $v translated $c times"
+done
+[ "$(head -n 1 "$T/out/doc")" = "DOC V2" ] ||
+	fail "two live runs: the older version's output replaced the newer's"
+[ -z "$(ls -A "$T/in/.work")" ] || fail "two live runs: left in .work"
+[ "$(ls -A "$T/out")" = doc ] || fail "two live runs: stray files in out"
 
 # 2b. Names of the longest legal length (255 bytes) are translated.
 long=$(printf "%0255d" 0)
