@@ -192,4 +192,17 @@ run || fail "the run after a crash between renames failed"
 grep -qx d1 "$T/log" && fail "a finished file translated again"
 echo d1 >>"$T/log"
 check c1 d1 z1
+
+# What a run does not know in a dead run's directory (here the claim of an
+# older attn-spool) is left there and reported, not removed.
+setup a
+mkdir -p "$T/in/.work/run.old/claimed"
+echo x >"$T/in/.work/run.old/claimed/x"
+run 2>"$T/err" && fail "a directory left behind: status 0"
+grep -q "run.old: left behind, holds: claimed" "$T/err" ||
+	fail "a directory left behind: not reported"
+[ "$(cat "$T/in/.work/run.old/claimed/x")" = x ] ||
+	fail "a directory left behind: its claim lost"
+rm -r "$T/in/.work/run.old"
+check a
 exit 0
