@@ -51,7 +51,7 @@ chmod 600 "$T/secret" "$T/victim"
 
 # setup: an empty spool of mode 1777 and an empty out dir and log.
 setup() {
-	rm -rf "$T/in" "$T/out" "$T/log" "$T"/slow.* "$T/dir" "$T/go"
+	rm -rf "$T/in" "$T/out" "$T/log" "$T"/slow.* "$T/dir" "$T/go" "$T/pub"
 	mkdir "$T/in" "$T/out" "$T/dir"
 	chmod 1777 "$T/in"
 	: >"$T/log"
@@ -195,8 +195,17 @@ attacker cat "$T/out/p" >/dev/null 2>&1 ||
 	fail "modes: the submitter cannot read the output"
 
 # A spool that others can write and is not sticky (0777) is refused: there
-# anyone could replace the work directory.
+# anyone could replace the work directory; so are a spool and an out dir in
+# such a directory, where anyone could replace them.
 setup
 chmod 777 "$T/in"
 run 2>/dev/null && fail "a non-sticky spool of mode 777 accepted"
+setup
+mkdir -m 777 "$T/pub"
+mkdir -m 1777 "$T/pub/in"
+timeout 30 "$spool" -c "$T/tx" "$T/pub/in" "$T/out" 2>/dev/null &&
+	fail "a spool in a directory of mode 777 accepted"
+mkdir -m 755 "$T/pub/out"
+timeout 30 "$spool" -c "$T/tx" "$T/in" "$T/pub/out" 2>/dev/null &&
+	fail "an out dir in a directory of mode 777 accepted"
 exit 0
