@@ -1,5 +1,5 @@
 /*
- * dropout.c: inverted dropout from the run's generator; see transformer.h.
+ * dropout.c: inverted dropout from the run's generator; see layers.h.
  *
  * Eight elements at a time in the compiler's portable vectors (SSE2 on
  * any x86-64): the eight 16-bit fields of two draws compared with the
@@ -8,8 +8,8 @@
  * products and sums as one element at a time, so the same bits.
  */
 #include <string.h>
-#include "models/transformer/transformer.h"
 #include "kernels/vec4.h"
+#include "layers.h"
 
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 typedef int16_t i16x8 __attribute__((vector_size(16)));

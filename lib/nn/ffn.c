@@ -1,7 +1,6 @@
-/* ffn.c: the position-wise feed-forward layer; see transformer.h. */
+/* ffn.c: the position-wise feed-forward layer; see layers.h. */
 #include "kernels/kernels.h"
 #include "layers.h"
-#include "models/transformer/transformer.h"
 
 void ffn_forward(float *y, float *h, const float *x, const struct ffn_w *w,
 		 int N, int d, int f)

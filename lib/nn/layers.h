@@ -1,12 +1,29 @@
 /*
- * layers.h: the layers that every model shares, each a forward function
- * and a backward function that ADDS into its d-buffers (the caller zeroes
- * them).  Architecture-specific layers live with their model.
+ * layers.h: the neural-network layers the models are built from, each a
+ * forward function and a backward function that ADDS into its d-buffers
+ * (the caller zeroes them).  The folder:
+ *
+ *   layers.h   this map; linear, cross-entropy, dropout, the feed-forward
+ *              layer and the sinusoidal position encodings
+ *   linear.c   linear_forward/backward
+ *   xent.c     label-smoothed cross-entropy with its gradient
+ *   dropout.c  inverted dropout fused with a residual sum
+ *   ffn.c      the position-wise feed-forward layer (Transformer)
+ *   posenc.c   the sinusoidal position encodings (Transformer)
+ *   mha.h/.c   multi-head attention over the fused attention kernel
+ *   gru.h/.c   the GRU layer and its step (the recurrent models)
+ *
+ * Shapes are row-major; rows are positions.  The layers use the kernels
+ * (kernels/kernels.h) and nothing above them: a model's own arrangement
+ * of them (residuals, layer norms, the parameter names) lives with the
+ * model under models/.
  */
 #ifndef ATTN_LAYERS_H
 #define ATTN_LAYERS_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include "base/rng.h"
 
 /*
  * Linear map y = x W^T + b of MODELS.md (W stored [out, in]).
@@ -45,5 +62,46 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
 				    const int32_t *tgt, int N, int V,
 				    float eps, float scale, double *nll,
 				    int *count);
+
+/*
+ * Inverted dropout with rate p, and the residual sum after it: y [n] =
+ * a + x * keep / (1 - p) (a NULL: without a), keep drawn from r into mask
+ * [n] (16 bits of rng_next per element).  p 0: y = a + x, and no draws,
+ * no mask.  y may equal x or a.
+ */
+void dropout_forward(float *y, uint8_t *mask, const float *a, const float *x,
+		     size_t n, float p, struct rng *r);
+/* dx [n] += dy * keep / (1 - p), keep from dropout_forward's mask. */
+void dropout_backward(float *dx, const float *dy, const uint8_t *mask,
+		      size_t n, float p);
+
+/* The feed-forward layer's parameters. */
+struct ffn_w {
+	float *W1, *b1, *W2, *b2;	/* [f, d], [f], [d, f], [d] */
+};
+
+/*
+ * FFN(x) = W2 relu(W1 x + b1) + b2 on rows x [N, d]: h [N, f] (saved for
+ * the backward pass), y [N, d].
+ */
+void ffn_forward(float *y, float *h, const float *x, const struct ffn_w *w,
+		 int N, int d, int f);
+/* dx [N, d] += and dw += from dy [N, d]; dh [N, f] is scratch. */
+void ffn_backward(float *dx, struct ffn_w *dw, float *dh, const float *dy,
+		  const float *x, const float *h, const struct ffn_w *w,
+		  int N, int d, int f);
+
+/*
+ * The sinusoidal position encodings of MODELS.md: posenc() is position
+ * p's dimension i of d; posenc_table() fills pe [rows, d] with them for
+ * positions 0 .. rows-1, and posenc_add() adds them to x [rows, d], row
+ * r getting position p0 + r: from the table pe [pe_rows, d] where it
+ * reaches, computed beyond (the same bits either way).  No parameters,
+ * so no backward pass: the gradient passes through unchanged.
+ */
+float posenc(int p, int i, int d);
+void posenc_table(float *pe, int rows, int d);
+void posenc_add(float *x, int rows, int d, int p0, const float *pe,
+		int pe_rows);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "kernels/kernels.h"
 #include "layers.h"
-#include "models/transformer/transformer.h"
+#include "mha.h"
 
 /* The kernel's view of the forward pass. */
 static struct attn_args attn_view(const struct mha_acts *a,

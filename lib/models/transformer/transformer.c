@@ -3,7 +3,7 @@
  * as MODELS.md gives it: its parameters, the pipeline's stages (embed,
  * encode, attend) and training (one forward and backward pass over a
  * padded batch).  The step-by-step decoder is in transformer_dec.c, the
- * layers in mha.c, ffn.c, posenc.c and dropout.c.
+ * input layer in transformer_layers.c; the layers it shares are nn/'s.
  *
  * Every stage works on all rows of a batch at once: B sentences padded to
  * the longest (S source, T target positions) make [B*S, d] and [B*T, d]

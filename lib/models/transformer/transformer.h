@@ -9,21 +9,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "models/model.h"
 #include "base/rng.h"
+#include "models/model.h"
+#include "nn/layers.h"
+#include "nn/mha.h"
 
 /* ---- parameters -------------------------------------------------------- */
 
-struct mha_w {			/* MHA(X, M): Q/K/V/O projections */
-	float *qW, *qb, *kW, *kb, *vW, *vb, *oW, *ob;	/* [d, d], [d] */
-};
-
+/* (struct mha_w is nn/mha.h's, struct ffn_w nn/layers.h's.) */
 struct ln_w {
 	float *g, *b;		/* [d] */
-};
-
-struct ffn_w {
-	float *W1, *b1, *W2, *b2;	/* [f, d], [f], [d, f], [d] */
 };
 
 struct tf_enc_layer {
@@ -63,14 +58,7 @@ struct tf_net {
 	float *pe;		/* [TF_PE_ROWS, d] sinusoidal encodings */
 };
 
-/* ---- layers (each backward ADDS into its d-buffers) -------------------- */
-
-/* x [rows, d] += PE(p0 + r) for row r (MODELS.md's sinusoids). */
-void posenc_add(const struct tf_net *n, float *x, int rows, int p0);
-/* For the tables: the encoding of position p, dimension i. */
-float posenc(int p, int i, int d);
-/* pe [rows, d] = posenc(p, i, d) for every position p < rows. */
-void posenc_table(float *pe, int rows, int d);
+/* ---- the input layer (transformer_layers.c) ---------------------------- */
 
 /* x [B*T, d] = emb[ids] * sqrt(d) + PE(p0 + t) for ids [B, T]. */
 void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
@@ -78,64 +66,6 @@ void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
 /* demb[ids] += sqrt(d) * dx; dx [rows, d] is scaled in place */
 void tf_embed_backward(const struct tf_net *n, float *demb,
 		       const int32_t *ids, int rows, float *dx);
-
-/*
- * Inverted dropout with rate p, and the residual sum after it: y = a +
- * x * keep / (1 - p) (a NULL: without a), keep drawn from r into mask [n]
- * (16 bits of rng_next per element).  p 0: y = a + x, and no draws, no
- * mask.  y may equal x or a.
- * dropout_backward: dx += dy * keep / (1 - p).
- */
-void dropout_forward(float *y, uint8_t *mask, const float *a, const float *x,
-		     size_t n, float p, struct rng *r);
-void dropout_backward(float *dx, const float *dy, const uint8_t *mask,
-		      size_t n, float p);
-
-/*
- * FFN(x) = W2 relu(W1 x + b1) + b2 on rows x [N, d]: h [N, f] (saved for
- * the backward pass), y [N, d].  The backward uses dh [N, f] as scratch.
- */
-void ffn_forward(float *y, float *h, const float *x, const struct ffn_w *w,
-		 int N, int d, int f);
-void ffn_backward(float *dx, struct ffn_w *dw, float *dh, const float *dy,
-		  const float *x, const float *h, const struct ffn_w *w,
-		  int N, int d, int f);
-
-/*
- * Multi-head attention of B sentences: queries x [B*Tq, d] over memory
- * mem [B*Tk, d] (mem == x for self-attention); klen [B] masks memory
- * rows at and after klen[b]; causal masks keys after the query.  The
- * activations kept for the backward pass:
- */
-struct mha_acts {
-	float *q, *k, *v;	/* [B*Tq, d], [B*Tk, d], [B*Tk, d] */
-	float *ctx;		/* [B*Tq, d] heads side by side, before Wo */
-	float *lse;		/* [B, H, Tq] */
-	uint64_t seed;		/* of the attention dropout's mask, which
-				   the backward kernel makes again */
-};
-
-struct mha_dims {
-	int B, Tq, Tk, d, heads;
-	const int *klen;
-	int causal;
-	float dropout;		/* on the attention weights; 0: off */
-};
-
-/* out [B*Tq, d]; a's buffers filled (lse may be NULL at inference). */
-void mha_forward(float *out, struct mha_acts *a, const float *x,
-		 const float *mem, const struct mha_w *w,
-		 const struct mha_dims *dm, struct rng *r);
-/*
- * dx [B*Tq, d] += from the queries; dmem [B*Tk, d] += from the keys and
- * values (dmem may equal dx for self-attention); dw += the weights'.
- * scratch: mha_scratch_floats(dm) floats, contents ignored.
- */
-void mha_backward(float *dx, float *dmem, struct mha_w *dw, const float *dout,
-		  const struct mha_acts *a, const float *x, const float *mem,
-		  const struct mha_w *w, const struct mha_dims *dm,
-		  float *scratch);
-size_t mha_scratch_floats(const struct mha_dims *dm);
 
 /* ---- residual sub-layers (transformer.c) -------------------------------- */
 
