@@ -67,7 +67,7 @@ void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
 void tf_embed_backward(const struct tf_net *n, float *demb,
 		       const int32_t *ids, int rows, float *dx);
 
-/* ---- residual sub-layers (transformer.c) -------------------------------- */
+/* ---- residual sub-layers (transformer_layers.c) ------------------------ */
 
 /* One residual sub-layer (self-attention, cross-attention or FFN). */
 struct sub_acts {
@@ -86,6 +86,12 @@ const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,
 const float *tf_sub_out(const struct tf_net *n, struct sub_acts *s,
 			const struct ln_w *ln, const float *x, int N,
 			float drop, struct rng *r);
+
+/* ---- the pipeline's stages (transformer_stages.c) ---------------------- */
+
+int tf_embed(const struct model *m, struct frame **fr, int nf);
+int tf_encode(const struct model *m, struct frame **fr, int nf);
+int tf_attend(const struct model *m, struct frame **fr, int nf);
 
 /*
  * Reads record name, f32 [S_i, d], of every frame into *x [nf, S, d],
@@ -107,7 +113,11 @@ int tf_dec_srclen(const struct decoder *d, int sentence);
 void tf_dec_attw_planes(const struct decoder *d, int *L, int *H);
 void tf_dec_free(struct decoder *d);
 
-/* ---- the decoder's log-probabilities without a cache, for tests -------- */
+/* ---- a batch of pairs (transformer_batch.c) ---------------------------- */
+
+double tf_train_batch(struct model *m, const struct batch_ids *src,
+		      const struct batch_ids *tgt, float scale, double *nll,
+		      int *ntok);
 
 /*
  * Teacher-forced log-probabilities of a batch (no dropout): logp

@@ -1,7 +1,8 @@
 /*
- * transformer_layers.c: the Transformer's input layer, scaled embeddings
- * plus the sinusoidal position encodings (nn/posenc.c) from the model's
- * table; see transformer.h.
+ * transformer_layers.c: the Transformer's own layers, over nn/'s: the
+ * input, scaled embeddings plus the sinusoidal position encodings
+ * (nn/posenc.c) from the model's table; and a residual sub-layer's two
+ * halves around its function.  See transformer.h.
  */
 #include <stddef.h>
 #include "kernels/kernels.h"
@@ -32,3 +33,28 @@ void tf_embed_backward(const struct tf_net *n, float *demb,
 		dx[i] *= n->emb_scale;
 	embedding_backward(demb, ids, rows, dx, n->d);
 }
+
+const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,
+		       const struct ln_w *ln, const float *x, int N)
+{
+	if (!n->pre)
+		return x;
+	layernorm_forward(s->ln, s->mean, s->rstd, x, ln->g, ln->b, N, n->d,
+			  n->ln_eps);
+	return s->ln;
+}
+
+const float *tf_sub_out(const struct tf_net *n, struct sub_acts *s,
+			const struct ln_w *ln, const float *x, int N,
+			float drop, struct rng *r)
+{
+	size_t k = (size_t)N * n->d;
+
+	dropout_forward(s->sum, s->mask, x, s->fo, k, drop, r);
+	if (n->pre)
+		return s->sum;
+	layernorm_forward(s->ln, s->mean, s->rstd, s->sum, ln->g, ln->b, N,
+			  n->d, n->ln_eps);
+	return s->ln;
+}
+

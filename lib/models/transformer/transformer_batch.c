@@ -1,0 +1,282 @@
+/*
+ * transformer_batch.c: a padded batch of the Transformer: its activations
+ * planned in one workspace (transformer_batch.h), and a batch of pairs
+ * run through the encoder and decoder for training (with the loss and the
+ * backward pass) or teacher-forced scoring.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "base/errmsg.h"
+#include "kernels/kernels.h"
+#include "transformer_batch.h"
+
+/* For a config without them (a model file states every training key). */
+#define DEFAULT_DROPOUT 0.1
+#define DEFAULT_LABEL_SMOOTHING 0.1
+
+/* ---- the activations' layout ------------------------------------------- */
+
+/* A bump allocator: a first pass with base NULL only counts. */
+struct arena {
+	char *base;
+	size_t off;
+};
+
+static void *take(struct arena *a, size_t bytes)
+{
+	void *p = a->base ? a->base + a->off : NULL;
+
+	a->off += (bytes + 63) & ~(size_t)63;
+	return p;
+}
+
+#define TAKEF(a, n) ((float *)take((a), sizeof(float) * (size_t)(n)))
+#define TAKEB(a, n) ((uint8_t *)take((a), (size_t)(n)))
+
+static void plan_sub(struct sub_acts *s, struct arena *a, const struct fwd *f,
+		     size_t N, int d)
+{
+	s->ln = TAKEF(a, N * d);
+	s->mean = TAKEF(a, N);
+	s->rstd = TAKEF(a, N);
+	s->fo = TAKEF(a, N * d);
+	s->sum = TAKEF(a, N * d);
+	s->mask = f->drop > 0 ? TAKEB(a, N * d) : NULL;
+}
+
+static void plan_mha(struct mha_acts *m, struct arena *a, const struct fwd *f,
+		     int H, size_t Tq, size_t Tk, int d)
+{
+	m->q = TAKEF(a, f->B * Tq * d);
+	m->k = TAKEF(a, f->B * Tk * d);
+	m->v = TAKEF(a, f->B * Tk * d);
+	m->ctx = TAKEF(a, f->B * Tq * d);
+	m->lse = TAKEF(a, (size_t)f->B * H * Tq);
+}
+
+static size_t maxz(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
+struct mha_dims tf_mha_dims(const struct tf_net *n, const struct fwd *f,
+			    int Tq, int Tk, const int *klen, int causal)
+{
+	return (struct mha_dims){
+		.B = f->B, .Tq = Tq, .Tk = Tk, .d = n->d, .heads = n->heads,
+		.klen = klen, .causal = causal, .dropout = f->drop,
+	};
+}
+
+/* Lays out f's buffers in a (f's sizes and flags set). */
+static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
+{
+	size_t N = (size_t)f->B * f->S, M = (size_t)f->B * f->T;
+	size_t rows = maxz(N, M);
+	int d = n->d, H = n->heads, l;
+	struct mha_dims es, ds, dc;
+
+	f->x0 = TAKEF(a, N * d);
+	f->m0 = f->drop > 0 ? TAKEB(a, N * d) : NULL;
+	f->enc = take(a, sizeof(*f->enc) * n->enc_layers);
+	for (l = 0; l < n->enc_layers; l++) {
+		struct enc_acts tmp, *e = a->base ? &f->enc[l] : &tmp;
+
+		plan_sub(&e->s_att, a, f, N, d);
+		plan_mha(&e->att, a, f, H, f->S, f->S, d);
+		plan_sub(&e->s_ffn, a, f, N, d);
+		e->h = TAKEF(a, N * n->ffn);
+	}
+	plan_sub(&f->enc_ln, a, f, N, d);
+	if (!f->T)
+		return;
+	f->dec_in = take(a, sizeof(int32_t) * M);
+	f->y0 = TAKEF(a, M * d);
+	f->my0 = f->drop > 0 ? TAKEB(a, M * d) : NULL;
+	f->dec = take(a, sizeof(*f->dec) * n->dec_layers);
+	for (l = 0; l < n->dec_layers; l++) {
+		struct dec_acts tmp, *e = a->base ? &f->dec[l] : &tmp;
+
+		plan_sub(&e->s_self, a, f, M, d);
+		plan_mha(&e->self, a, f, H, f->T, f->T, d);
+		plan_sub(&e->s_cross, a, f, M, d);
+		plan_mha(&e->cross, a, f, H, f->T, f->S, d);
+		plan_sub(&e->s_ffn, a, f, M, d);
+		e->h = TAKEF(a, M * n->ffn);
+	}
+	plan_sub(&f->dec_ln, a, f, M, d);
+	f->logits = TAKEF(a, M * n->tgt_vocab);
+	if (!f->train)
+		return;
+	f->out_row = take(a, sizeof(int) * M);
+	f->out_tgt = take(a, sizeof(int32_t) * M);
+	f->Yo = TAKEF(a, M * d);
+	f->dA = TAKEF(a, rows * d);
+	f->dB = TAKEF(a, rows * d);
+	f->dln = TAKEF(a, rows * d);
+	f->dfo = TAKEF(a, rows * d);
+	f->dE = TAKEF(a, N * d);
+	f->dh = TAKEF(a, rows * n->ffn);
+	es = tf_mha_dims(n, f, f->S, f->S, NULL, 0);
+	ds = tf_mha_dims(n, f, f->T, f->T, NULL, 1);
+	dc = tf_mha_dims(n, f, f->T, f->S, NULL, 0);
+	f->dmha = TAKEF(a, maxz(mha_scratch_floats(&es),
+				maxz(mha_scratch_floats(&ds),
+				     mha_scratch_floats(&dc))));
+}
+
+/*
+ * The workspace of the calling thread, kept between batches: a batch's
+ * activations are tens of megabytes, and mapping them afresh every batch
+ * costs a page fault per 4 KiB.
+ */
+static _Thread_local struct {
+	void *p;
+	size_t cap;
+} ws;
+
+int tf_plan_alloc(struct fwd *f, const struct tf_net *n)
+{
+	struct arena a = { NULL, 0 };
+
+	plan(f, &a, n);
+	if (a.off > ws.cap) {
+		free(ws.p);
+		ws.p = aligned_alloc(64, a.off);
+		ws.cap = ws.p ? a.off : 0;
+		if (!ws.p) {
+			err_set("transformer: out of memory for a batch "
+				"(%zu bytes)", a.off);
+			return -1;
+		}
+	}
+	a.base = ws.p;
+	a.off = 0;
+	plan(f, &a, n);
+	return 0;
+}
+
+/* ---- a batch of pairs: training and teacher-forced scoring ------------- */
+
+static int check_ids(const struct batch_ids *b, int vocab, const char *what)
+{
+	size_t i;
+	int k;
+
+	if (b->B < 1 || b->S < 1) {
+		err_set("transformer: empty %s batch (%d x %d)", what, b->B,
+			b->S);
+		return -1;
+	}
+	for (k = 0; k < b->B; k++)
+		if (b->len[k] < 1 || b->len[k] > b->S) {
+			err_set("transformer: %s sentence %d has length %d "
+				"outside 1..%d", what, k, b->len[k], b->S);
+			return -1;
+		}
+	for (i = 0; i < (size_t)b->B * b->S; i++)
+		if (b->ids[i] < 0 || b->ids[i] >= vocab) {
+			err_set("transformer: %s id %d outside the vocabulary "
+				"(%d)", what, (int)b->ids[i], vocab);
+			return -1;
+		}
+	return 0;
+}
+
+/* Checks the batch, lays out f and runs the forward pass to f->logits. */
+static int forward_batch(struct fwd *f, const struct tf_net *n,
+			 const struct batch_ids *src,
+			 const struct batch_ids *tgt, float drop, int train,
+			 struct rng *r)
+{
+	int b, t;
+
+	if (check_ids(src, n->src_vocab, "source") < 0 ||
+	    check_ids(tgt, n->tgt_vocab, "target") < 0)
+		return -1;
+	if (src->B != tgt->B) {
+		err_set("transformer: %d sources for %d targets", src->B,
+			tgt->B);
+		return -1;
+	}
+	memset(f, 0, sizeof(*f));
+	f->B = src->B;
+	f->S = src->S;
+	f->T = tgt->S;
+	f->drop = drop;
+	f->train = train;
+	f->slen = src->len;
+	f->tlen = tgt->len;
+	f->src_ids = src->ids;
+	f->tgt_ids = train ? tgt->ids : NULL;
+	if (tf_plan_alloc(f, n) < 0)
+		return -1;
+	for (b = 0; b < f->B; b++) {
+		const int32_t *y = tgt->ids + (size_t)b * f->T;
+		int32_t *in = f->dec_in + (size_t)b * f->T;
+
+		in[0] = 1;	/* <s> */
+		for (t = 1; t < f->T; t++)
+			in[t] = y[t - 1];
+	}
+	tf_embed_forward(n, f->x0, src->ids, f->B, f->S, 0, n->w.src_emb);
+	tf_encoder_forward(n, f, r);
+	tf_decoder_forward(n, f, r);
+	return 0;
+}
+
+/* A training key of the config, or its default. */
+static double train_key(const struct model *m, const char *key, double def)
+{
+	double v;
+
+	if (!config_get(&m->cfg, key) || config_double(&m->cfg, key, &v) < 0)
+		return def;
+	return v;
+}
+
+double tf_train_batch(struct model *m, const struct batch_ids *src,
+		      const struct batch_ids *tgt, float scale, double *nll,
+		      int *ntok)
+{
+	struct tf_net *n = m->net;
+	float drop = m->training ? (float)train_key(m, "dropout",
+						    DEFAULT_DROPOUT) : 0.0f;
+	float eps = (float)train_key(m, "label_smoothing",
+				     DEFAULT_LABEL_SMOOTHING);
+	struct fwd f;
+	double loss;
+
+	if (!(drop >= 0 && drop < 1) || !(eps >= 0 && eps < 1)) {
+		err_set("transformer: dropout (%g) and label_smoothing (%g) "
+			"must be in [0, 1)", drop, eps);
+		return -1;
+	}
+	if (!m->g) {
+		err_set("transformer: train_batch on a model without "
+			"gradients");
+		return -1;
+	}
+	if (forward_batch(&f, n, src, tgt, drop, 1, &m->rng) < 0)
+		return -1;
+	/* logits + out.b; dlogits overwrite the logits; out.b's gradient */
+	loss = xent_biased_forward_backward(f.logits, f.logits, n->w.out_b,
+					    n->g.out_b, f.out_tgt, f.nout,
+					    n->tgt_vocab, eps, scale, nll,
+					    ntok);
+	tf_backward(n, &f);
+	return loss;
+}
+
+int transformer_logp(const struct model *m, const struct batch_ids *src,
+		     const struct batch_ids *tgt, float *logp)
+{
+	const struct tf_net *n = m->net;
+	struct fwd f;
+
+	if (forward_batch(&f, n, src, tgt, 0.0f, 0, NULL) < 0)
+		return -1;
+	log_softmax_rows(logp, f.logits, f.B * f.T, n->tgt_vocab);
+	return 0;
+}
+
