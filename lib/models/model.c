@@ -617,6 +617,21 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 	return 0;
 }
 
+int model_size_key(const struct model *m, const char *key, int *out)
+{
+	long v;
+
+	if (config_int(&m->cfg, key, &v) < 0)
+		return -1;
+	if (v < 1 || v > MODEL_SIZE_MAX) {
+		err_set("config: %s=%ld is out of range (1 .. %d)", key, v,
+			MODEL_SIZE_MAX);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 void *model_scratch(struct model *m, size_t bytes)
 {
 	if (bytes > m->scratch_size) {

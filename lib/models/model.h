@@ -168,6 +168,13 @@ struct param *model_param(const struct model *m, const char *name);
  * there and holds ids in [0, vocab); the error names record and frame. */
 int model_check_ids(const struct frame *f, const char *name, int vocab,
 		    const char *stage);
+/*
+ * A size of m's config (d_model, hidden, ...) into *out: an integer 1 ..
+ * MODEL_SIZE_MAX, so that 3n and friends fit an int and a parameter's
+ * elements a size_t; -1 with err_msg() naming the key otherwise.
+ */
+#define MODEL_SIZE_MAX (1 << 20)
+int model_size_key(const struct model *m, const char *key, int *out);
 
 /*
  * A fresh model: arch, config (defaults, then the "key=value" settings),

@@ -98,23 +98,6 @@ static float **field(struct rnn_params *p, const struct rnn_tensor *t)
 	return (float **)((char *)p + t->off);
 }
 
-/* A size key of the config, 1 .. 2^20 (so that 3n and friends fit an int
- * and a parameter's elements a size_t). */
-static int size_key(const struct model *m, const char *key, int *out)
-{
-	long v;
-
-	if (config_int(&m->cfg, key, &v) < 0)
-		return -1;
-	if (v < 1 || v > (1L << 20)) {
-		err_set("config: %s=%ld is out of range (1 .. %ld)", key, v,
-			1L << 20);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 static int rnn_declare(struct model *m, int attention)
 {
 	struct rnn_net *net = calloc(1, sizeof *net);
@@ -129,10 +112,10 @@ static int rnn_declare(struct model *m, int attention)
 	net->attention = attention;
 	net->Vs = m->src_vocab;
 	net->Vt = m->tgt_vocab;
-	if (size_key(m, "emb", &net->m) < 0 ||
-	    size_key(m, "hidden", &net->n) < 0 ||
-	    size_key(m, "maxout", &net->l) < 0 ||
-	    (attention && size_key(m, "att", &net->na) < 0))
+	if (model_size_key(m, "emb", &net->m) < 0 ||
+	    model_size_key(m, "hidden", &net->n) < 0 ||
+	    model_size_key(m, "maxout", &net->l) < 0 ||
+	    (attention && model_size_key(m, "att", &net->na) < 0))
 		return -1;
 	net->da = attention ? 2 * net->n : net->n;
 	net->dc = net->da;

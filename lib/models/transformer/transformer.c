@@ -41,20 +41,6 @@ static const char *const tf_defaults[] = {
 
 /* ---- sizes and parameters ---------------------------------------------- */
 
-static int cfg_pos_int(const struct model *m, const char *key, int *out)
-{
-	long v;
-
-	if (config_int(&m->cfg, key, &v) < 0)
-		return -1;
-	if (v < 1 || v > 1 << 20) {
-		err_set("model.config: %s=%ld is out of range", key, v);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 /* Reads and checks the sizes of n from m's config. */
 static int read_sizes(const struct model *m, struct tf_net *n)
 {
@@ -62,13 +48,13 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 	const char *tie = config_get(&m->cfg, "tie");
 	double eps = 1e-5;
 
-	if (cfg_pos_int(m, "src_vocab", &n->src_vocab) < 0 ||
-	    cfg_pos_int(m, "tgt_vocab", &n->tgt_vocab) < 0 ||
-	    cfg_pos_int(m, "d_model", &n->d) < 0 ||
-	    cfg_pos_int(m, "heads", &n->heads) < 0 ||
-	    cfg_pos_int(m, "ffn", &n->ffn) < 0 ||
-	    cfg_pos_int(m, "enc_layers", &n->enc_layers) < 0 ||
-	    cfg_pos_int(m, "dec_layers", &n->dec_layers) < 0)
+	if (model_size_key(m, "src_vocab", &n->src_vocab) < 0 ||
+	    model_size_key(m, "tgt_vocab", &n->tgt_vocab) < 0 ||
+	    model_size_key(m, "d_model", &n->d) < 0 ||
+	    model_size_key(m, "heads", &n->heads) < 0 ||
+	    model_size_key(m, "ffn", &n->ffn) < 0 ||
+	    model_size_key(m, "enc_layers", &n->enc_layers) < 0 ||
+	    model_size_key(m, "dec_layers", &n->dec_layers) < 0)
 		return -1;
 	if (n->d % n->heads) {
 		err_set("model.config: d_model=%d is not divisible by heads=%d",
