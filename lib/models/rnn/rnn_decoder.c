@@ -49,20 +49,20 @@ static void decoder_layout(struct decoder *d)
 	size_t cap = d->cap, ns = d->nsent, S = d->S, n = net->n;
 
 	if (net->attention)
-		d->keys = arena_take(A, ns * S * net->na);
-	d->proj = arena_take(A, ns * d->Sp * d->P);
-	d->s = arena_take(A, cap * n);
-	d->s_next = arena_take(A, cap * n);
-	d->y = arena_take(A, cap * net->m);
-	d->pre = arena_take(A, cap * 3 * n);
-	d->wq = arena_take(A, cap * net->na);
-	d->a = arena_take(A, cap * S);
-	d->pctx = arena_take(A, cap * d->P);
-	d->zr = arena_take(A, cap * 2 * n);
-	d->rh = arena_take(A, cap * n);
-	d->hh = arena_take(A, cap * n);
-	d->tt = arena_take(A, cap * 2 * net->l);
-	d->t = arena_take(A, cap * net->l);
+		d->keys = arena_floats(A, ns * S * net->na);
+	d->proj = arena_floats(A, ns * d->Sp * d->P);
+	d->s = arena_floats(A, cap * n);
+	d->s_next = arena_floats(A, cap * n);
+	d->y = arena_floats(A, cap * net->m);
+	d->pre = arena_floats(A, cap * 3 * n);
+	d->wq = arena_floats(A, cap * net->na);
+	d->a = arena_floats(A, cap * S);
+	d->pctx = arena_floats(A, cap * d->P);
+	d->zr = arena_floats(A, cap * 2 * n);
+	d->rh = arena_floats(A, cap * n);
+	d->hh = arena_floats(A, cap * n);
+	d->tt = arena_floats(A, cap * 2 * net->l);
+	d->t = arena_floats(A, cap * net->l);
 }
 
 /* proj [rows, P] = h [rows, dc] [C; Co]^T */

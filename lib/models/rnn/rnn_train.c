@@ -30,7 +30,7 @@ struct pass {
 	int parts;			/* of the batch's rows, one per thread */
 	int32_t *src_ids, *yin, *ytgt;	/* [S*B], [T*B], [T*B] */
 	struct arena arena;
-	size_t grads;		/* floats of the arena before the gradients */
+	size_t grads;		/* bytes of the arena before the gradients */
 	/* forward */
 	float *xs, *encmem, *ann, *keys, *h0, *c;
 	struct rnn_encoder enc;
@@ -46,58 +46,58 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	struct arena *A = &p->arena;
 	size_t B = p->B, S = p->S, T = p->T, n = net->n, TB = T * B;
 
-	p->xs = arena_take(A, S * B * net->m);
-	p->encmem = arena_take(A, rnn_encoder_floats(net, p->S, p->B));
-	p->ann = arena_take(A, B * S * net->da);
-	p->keys = arena_take(A, B * S * net->na);
-	p->h0 = arena_take(A, B * n);
-	p->c = arena_take(A, B * n);
-	p->y = arena_take(A, TB * net->m);
-	p->pre = arena_take(A, TB * 3 * n);
-	p->zr = arena_take(A, TB * 2 * n);
-	p->rh = arena_take(A, TB * n);
-	p->hh = arena_take(A, TB * n);
-	p->s = arena_take(A, (T + 1) * B * n);
-	p->wq = arena_take(A, TB * net->na);
-	p->a = arena_take(A, TB * S);
-	p->ctx = arena_take(A, TB * net->dc);
-	p->tt = arena_take(A, TB * 2 * net->l);
-	p->t = arena_take(A, TB * net->l);
-	p->logits = arena_take(A, (size_t)OUT_ROWS * net->Vt);
+	p->xs = arena_floats(A, S * B * net->m);
+	p->encmem = arena_floats(A, rnn_encoder_floats(net, p->S, p->B));
+	p->ann = arena_floats(A, B * S * net->da);
+	p->keys = arena_floats(A, B * S * net->na);
+	p->h0 = arena_floats(A, B * n);
+	p->c = arena_floats(A, B * n);
+	p->y = arena_floats(A, TB * net->m);
+	p->pre = arena_floats(A, TB * 3 * n);
+	p->zr = arena_floats(A, TB * 2 * n);
+	p->rh = arena_floats(A, TB * n);
+	p->hh = arena_floats(A, TB * n);
+	p->s = arena_floats(A, (T + 1) * B * n);
+	p->wq = arena_floats(A, TB * net->na);
+	p->a = arena_floats(A, TB * S);
+	p->ctx = arena_floats(A, TB * net->dc);
+	p->tt = arena_floats(A, TB * 2 * net->l);
+	p->t = arena_floats(A, TB * net->l);
+	p->logits = arena_floats(A, (size_t)OUT_ROWS * net->Vt);
 
 	/* the gradients, which the backward pass adds into, last: only
 	 * they need zeroing (every forward array is written before read) */
 	p->grads = A->used;
-	p->ds = arena_take(A, (T + 1) * B * n);
-	p->dpre = arena_take(A, TB * 3 * n);
-	p->dwq = arena_take(A, TB * net->na);
-	p->dctx = arena_take(A, TB * net->dc);
-	p->dy = arena_take(A, TB * net->m);
-	p->dtt = arena_take(A, TB * 2 * net->l);
-	p->dt = arena_take(A, TB * net->l);
-	p->drh = arena_take(A, B * n);
-	p->dann = arena_take(A, B * S * net->da);
-	p->dkeys = arena_take(A, B * S * net->na);
-	p->dva = arena_take(A, (size_t)p->parts * net->na);
+	p->ds = arena_floats(A, (T + 1) * B * n);
+	p->dpre = arena_floats(A, TB * 3 * n);
+	p->dwq = arena_floats(A, TB * net->na);
+	p->dctx = arena_floats(A, TB * net->dc);
+	p->dy = arena_floats(A, TB * net->m);
+	p->dtt = arena_floats(A, TB * 2 * net->l);
+	p->dt = arena_floats(A, TB * net->l);
+	p->drh = arena_floats(A, B * n);
+	p->dann = arena_floats(A, B * S * net->da);
+	p->dkeys = arena_floats(A, B * S * net->na);
+	p->dva = arena_floats(A, (size_t)p->parts * net->na);
 	for (int d = 0; d < (net->attention ? 2 : 1); d++) {
-		p->dhs[d] = arena_take(A, (S + 1) * B * n);
-		p->dencpre[d] = arena_take(A, S * B * 3 * n);
-		p->dxs[d] = arena_take(A, S * B * net->m);
-		p->encdrh[d] = arena_take(A, B * n);
+		p->dhs[d] = arena_floats(A, (S + 1) * B * n);
+		p->dencpre[d] = arena_floats(A, S * B * 3 * n);
+		p->dxs[d] = arena_floats(A, S * B * net->m);
+		p->encdrh[d] = arena_floats(A, B * n);
 	}
-	p->dh0 = arena_take(A, B * n);
-	p->dc = arena_take(A, B * n);
+	p->dh0 = arena_floats(A, B * n);
+	p->dc = arena_floats(A, B * n);
 }
 
 /* Memory for what a measuring pass of pass_layout took, zeroed from
- * float `from` on: the model's scratch, kept from batch to batch. */
+ * byte `from` on: the model's scratch, kept from batch to batch. */
 static int pass_memory(struct model *m, struct arena *A, size_t from)
 {
-	size_t need = A->used ? A->used : 16;
+	size_t need = A->used ? A->used : 64;
 
-	if (!(A->base = model_scratch(m, need * sizeof(float))))
+	if (!(A->base = model_scratch(m, need)))
 		return -1;
-	memset(A->base + from, 0, (need - from) * sizeof(float));
+	memset(A->base + from, 0, need - from);
 	A->used = 0;
 	return 0;
 }

@@ -393,28 +393,6 @@ const float *rnn_need_vector(const struct frame *f, const char *name, int n,
 	return t->data;
 }
 
-float *arena_take(struct arena *a, size_t n)
-{
-	float *p = a->base ? a->base + a->used : NULL;
-
-	a->used += (n + 15) / 16 * 16;
-	return p;
-}
-
-int arena_alloc(struct arena *a)
-{
-	size_t bytes = (a->used ? a->used : 16) * sizeof(float);
-
-	a->base = aligned_alloc(64, bytes);
-	if (!a->base) {
-		err_set("out of memory (%zu bytes of scratch)", bytes);
-		return -1;
-	}
-	memset(a->base, 0, bytes);
-	a->used = 0;
-	return 0;
-}
-
 static int rnn_embed(const struct model *m, struct frame **f, int n)
 {
 	const struct rnn_net *net = m->net;

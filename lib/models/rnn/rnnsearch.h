@@ -8,8 +8,9 @@
 #ifndef ATTN_RNNSEARCH_H
 #define ATTN_RNNSEARCH_H
 
-#include "nn/gru.h"
+#include "models/arena.h"
 #include "models/model.h"
+#include "nn/gru.h"
 
 /* One pointer per parameter of MODELS.md; NULL where the model has none. */
 struct rnn_params {
@@ -77,20 +78,6 @@ void tanh_linear_forward(float *y, const float *x, const float *W,
 void tanh_linear_backward(float *dx, float *dW, float *db, float *dy,
 			  const float *y, const float *x, const float *W,
 			  int B, int n);
-
-/*
- * Scratch laid out in one allocation: a layout function takes its arrays
- * with arena_take() twice, first from an arena without memory (base NULL,
- * which measures) and then from one of arena_alloc(), so the two can never
- * disagree.  Arrays start on 64-byte boundaries.
- */
-struct arena {
-	float *base;
-	size_t used;	/* floats */
-};
-float *arena_take(struct arena *a, size_t n);
-/* Memory for what a measuring pass took (zeroed); -1 when out of memory. */
-int arena_alloc(struct arena *a);
 
 /* A record [S, width] (f32, 1 <= S <= 2^24) of frame f, written by stage;
  * its rows in *S. */

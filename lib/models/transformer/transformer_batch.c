@@ -8,6 +8,7 @@
 #include <string.h>
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
+#include "models/arena.h"
 #include "transformer_batch.h"
 
 /* For a config without them (a model file states every training key). */
@@ -16,42 +17,25 @@
 
 /* ---- the activations' layout ------------------------------------------- */
 
-/* A bump allocator: a first pass with base NULL only counts. */
-struct arena {
-	char *base;
-	size_t off;
-};
-
-static void *take(struct arena *a, size_t bytes)
-{
-	void *p = a->base ? a->base + a->off : NULL;
-
-	a->off += (bytes + 63) & ~(size_t)63;
-	return p;
-}
-
-#define TAKEF(a, n) ((float *)take((a), sizeof(float) * (size_t)(n)))
-#define TAKEB(a, n) ((uint8_t *)take((a), (size_t)(n)))
-
 static void plan_sub(struct sub_acts *s, struct arena *a, const struct fwd *f,
 		     size_t N, int d)
 {
-	s->ln = TAKEF(a, N * d);
-	s->mean = TAKEF(a, N);
-	s->rstd = TAKEF(a, N);
-	s->fo = TAKEF(a, N * d);
-	s->sum = TAKEF(a, N * d);
-	s->mask = f->drop > 0 ? TAKEB(a, N * d) : NULL;
+	s->ln = arena_floats(a, N * d);
+	s->mean = arena_floats(a, N);
+	s->rstd = arena_floats(a, N);
+	s->fo = arena_floats(a, N * d);
+	s->sum = arena_floats(a, N * d);
+	s->mask = f->drop > 0 ? arena_take(a, N * d) : NULL;
 }
 
 static void plan_mha(struct mha_acts *m, struct arena *a, const struct fwd *f,
 		     int H, size_t Tq, size_t Tk, int d)
 {
-	m->q = TAKEF(a, f->B * Tq * d);
-	m->k = TAKEF(a, f->B * Tk * d);
-	m->v = TAKEF(a, f->B * Tk * d);
-	m->ctx = TAKEF(a, f->B * Tq * d);
-	m->lse = TAKEF(a, (size_t)f->B * H * Tq);
+	m->q = arena_floats(a, f->B * Tq * d);
+	m->k = arena_floats(a, f->B * Tk * d);
+	m->v = arena_floats(a, f->B * Tk * d);
+	m->ctx = arena_floats(a, f->B * Tq * d);
+	m->lse = arena_floats(a, (size_t)f->B * H * Tq);
 }
 
 static size_t maxz(size_t a, size_t b)
@@ -76,24 +60,24 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	int d = n->d, H = n->heads, l;
 	struct mha_dims es, ds, dc;
 
-	f->x0 = TAKEF(a, N * d);
-	f->m0 = f->drop > 0 ? TAKEB(a, N * d) : NULL;
-	f->enc = take(a, sizeof(*f->enc) * n->enc_layers);
+	f->x0 = arena_floats(a, N * d);
+	f->m0 = f->drop > 0 ? arena_take(a, N * d) : NULL;
+	f->enc = arena_take(a, sizeof(*f->enc) * n->enc_layers);
 	for (l = 0; l < n->enc_layers; l++) {
 		struct enc_acts tmp, *e = a->base ? &f->enc[l] : &tmp;
 
 		plan_sub(&e->s_att, a, f, N, d);
 		plan_mha(&e->att, a, f, H, f->S, f->S, d);
 		plan_sub(&e->s_ffn, a, f, N, d);
-		e->h = TAKEF(a, N * n->ffn);
+		e->h = arena_floats(a, N * n->ffn);
 	}
 	plan_sub(&f->enc_ln, a, f, N, d);
 	if (!f->T)
 		return;
-	f->dec_in = take(a, sizeof(int32_t) * M);
-	f->y0 = TAKEF(a, M * d);
-	f->my0 = f->drop > 0 ? TAKEB(a, M * d) : NULL;
-	f->dec = take(a, sizeof(*f->dec) * n->dec_layers);
+	f->dec_in = arena_take(a, sizeof(int32_t) * M);
+	f->y0 = arena_floats(a, M * d);
+	f->my0 = f->drop > 0 ? arena_take(a, M * d) : NULL;
+	f->dec = arena_take(a, sizeof(*f->dec) * n->dec_layers);
 	for (l = 0; l < n->dec_layers; l++) {
 		struct dec_acts tmp, *e = a->base ? &f->dec[l] : &tmp;
 
@@ -102,25 +86,25 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 		plan_sub(&e->s_cross, a, f, M, d);
 		plan_mha(&e->cross, a, f, H, f->T, f->S, d);
 		plan_sub(&e->s_ffn, a, f, M, d);
-		e->h = TAKEF(a, M * n->ffn);
+		e->h = arena_floats(a, M * n->ffn);
 	}
 	plan_sub(&f->dec_ln, a, f, M, d);
-	f->logits = TAKEF(a, M * n->tgt_vocab);
+	f->logits = arena_floats(a, M * n->tgt_vocab);
 	if (!f->train)
 		return;
-	f->out_row = take(a, sizeof(int) * M);
-	f->out_tgt = take(a, sizeof(int32_t) * M);
-	f->Yo = TAKEF(a, M * d);
-	f->dA = TAKEF(a, rows * d);
-	f->dB = TAKEF(a, rows * d);
-	f->dln = TAKEF(a, rows * d);
-	f->dfo = TAKEF(a, rows * d);
-	f->dE = TAKEF(a, N * d);
-	f->dh = TAKEF(a, rows * n->ffn);
+	f->out_row = arena_take(a, sizeof(int) * M);
+	f->out_tgt = arena_take(a, sizeof(int32_t) * M);
+	f->Yo = arena_floats(a, M * d);
+	f->dA = arena_floats(a, rows * d);
+	f->dB = arena_floats(a, rows * d);
+	f->dln = arena_floats(a, rows * d);
+	f->dfo = arena_floats(a, rows * d);
+	f->dE = arena_floats(a, N * d);
+	f->dh = arena_floats(a, rows * n->ffn);
 	es = tf_mha_dims(n, f, f->S, f->S, NULL, 0);
 	ds = tf_mha_dims(n, f, f->T, f->T, NULL, 1);
 	dc = tf_mha_dims(n, f, f->T, f->S, NULL, 0);
-	f->dmha = TAKEF(a, maxz(mha_scratch_floats(&es),
+	f->dmha = arena_floats(a, maxz(mha_scratch_floats(&es),
 				maxz(mha_scratch_floats(&ds),
 				     mha_scratch_floats(&dc))));
 }
@@ -140,18 +124,18 @@ int tf_plan_alloc(struct fwd *f, const struct tf_net *n)
 	struct arena a = { NULL, 0 };
 
 	plan(f, &a, n);
-	if (a.off > ws.cap) {
+	if (a.used > ws.cap) {
 		free(ws.p);
-		ws.p = aligned_alloc(64, a.off);
-		ws.cap = ws.p ? a.off : 0;
+		ws.p = aligned_alloc(64, a.used);
+		ws.cap = ws.p ? a.used : 0;
 		if (!ws.p) {
 			err_set("transformer: out of memory for a batch "
-				"(%zu bytes)", a.off);
+				"(%zu bytes)", a.used);
 			return -1;
 		}
 	}
 	a.base = ws.p;
-	a.off = 0;
+	a.used = 0;
 	plan(f, &a, n);
 	return 0;
 }
