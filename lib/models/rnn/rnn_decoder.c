@@ -83,12 +83,12 @@ static int frame_memory(const struct rnn_net *net, const struct frame *f,
 {
 	int Sk;
 
-	if (!rnn_need_rows(f, "enc.out", net->da, "encode", S) ||
+	if (!frame_rows(f, "enc.out", net->da, "encode", S) ||
 	    !rnn_need_vector(f, "att.init", net->n, "attend"))
 		return -1;
 	if (!net->attention)
 		return rnn_need_vector(f, "att.ctx", net->n, "attend") ? 0 : -1;
-	if (!rnn_need_rows(f, "att.keys", net->na, "attend", &Sk))
+	if (!frame_rows(f, "att.keys", net->na, "attend", &Sk))
 		return -1;
 	if (Sk != *S) {
 		err_set("frame %llu: att.keys has %d rows and enc.out %d",

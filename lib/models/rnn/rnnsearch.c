@@ -337,46 +337,6 @@ void rnn_init_forward(const struct rnn_net *net, float *s0, float *c,
 
 /* ---- the pipeline's stages ------------------------------------------------ */
 
-/* A new f32 record of frame f, [d0] or [d0, d1] (d1 0), filled from data
- * (NULL: zeros); returns its payload or NULL. */
-static float *put_f32(struct frame *f, const char *name, uint64_t d0,
-		      uint64_t d1, const float *data)
-{
-	uint64_t dim[2] = { d0, d1 };
-	struct tensor t, *r;
-
-	if (tensor_init(&t, name, DT_F32, d1 ? 2 : 1, dim) < 0)
-		return NULL;
-	if (data)
-		memcpy(t.data, data, t.nbytes);
-	r = frame_put(f, &t);
-	if (!r) {
-		tensor_free(&t);
-		return NULL;
-	}
-	return r->data;
-}
-
-const float *rnn_need_rows(const struct frame *f, const char *name, int width,
-			   const char *stage, int *S)
-{
-	const struct tensor *t = frame_need(f, name, DT_F32, 2, stage);
-
-	if (!t)
-		return NULL;
-	if (t->dim[1] != (uint64_t)width || t->dim[0] == 0 ||
-	    t->dim[0] > (1 << 24)) {
-		err_set("frame %llu: record '%s' is [%llu, %llu]; the model "
-			"wants [S, %d] with 1 <= S <= %d",
-			(unsigned long long)f->number, name,
-			(unsigned long long)t->dim[0],
-			(unsigned long long)t->dim[1], width, 1 << 24);
-		return NULL;
-	}
-	*S = (int)t->dim[0];
-	return t->data;
-}
-
 const float *rnn_need_vector(const struct frame *f, const char *name, int n,
 			     const char *stage)
 {
@@ -408,7 +368,7 @@ static int rnn_embed(const struct model *m, struct frame **f, int n)
 		ids = frame_find(f[i], "src.ids");
 		id = ids->data;
 		S = (int)ids->dim[0];
-		out = put_f32(f[i], "src.emb", S, net->m, NULL);
+		out = frame_put_rows(f[i], "src.emb", S, net->m, NULL);
 		if (!out)
 			return -1;
 		embedding_forward(out, id, S, net->w.src_emb, net->m);
@@ -416,44 +376,16 @@ static int rnn_embed(const struct model *m, struct frame **f, int n)
 	return 0;
 }
 
-/* The n frames' [S_b, width] records padded into rows [n, S, width]. */
-static float *gather_rows(struct frame **f, int n, const char *name,
-			  int width, const char *stage, int *len, int *S)
-{
-	float *x;
-
-	*S = 0;
-	for (int b = 0; b < n; b++) {
-		if (!rnn_need_rows(f[b], name, width, stage, &len[b]))
-			return NULL;
-		if (len[b] > *S)
-			*S = len[b];
-	}
-	x = calloc((size_t)n * *S * width, sizeof(float));
-	if (!x) {
-		err_set("out of memory");
-		return NULL;
-	}
-	for (int b = 0; b < n; b++)
-		memcpy(x + (size_t)b * *S * width, frame_find(f[b], name)->data,
-		       (size_t)len[b] * width * sizeof(float));
-	return x;
-}
-
 static int rnn_encode(const struct model *m, struct frame **f, int n)
 {
 	const struct rnn_net *net = m->net;
 	struct rnn_encoder e;
-	float *emb = NULL, *x = NULL, *ann = NULL, *mem = NULL;
-	int *len = malloc((n ? n : 1) * sizeof(int)), S, rc = -1;
+	float *emb, *x = NULL, *ann = NULL, *mem = NULL;
+	int *len, S, rc = -1;
 
-	if (!len) {
-		err_set("out of memory");
+	S = frames_gather(f, n, "src.emb", net->m, "embed", &emb, &len);
+	if (S < 0)
 		return -1;
-	}
-	emb = gather_rows(f, n, "src.emb", net->m, "embed", len, &S);
-	if (!emb)
-		goto out;
 	x = malloc((size_t)S * n * net->m * sizeof(float));
 	ann = malloc((size_t)n * S * net->da * sizeof(float));
 	mem = malloc(rnn_encoder_floats(net, S, n) * sizeof(float));
@@ -469,10 +401,8 @@ static int rnn_encode(const struct model *m, struct frame **f, int n)
 			       net->m * sizeof(float));
 	rnn_encoder_bind(net, &e, mem, S, n);
 	rnn_encoder_forward(net, &e, ann, x, len, S, n);
-	for (int b = 0; b < n; b++)
-		if (!put_f32(f[b], "enc.out", len[b], net->da,
-			     ann + (size_t)b * S * net->da))
-			goto out;
+	if (frames_put(f, n, "enc.out", net->da, ann, S, len) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(len);
@@ -497,16 +427,16 @@ static int rnn_attend(const struct model *m, struct frame **f, int n)
 	s0 = h + (size_t)n * nn;
 	c = s0 + (size_t)n * nn;
 	for (int b = 0; b < n; b++) {
-		const float *ann = rnn_need_rows(f[b], "enc.out", net->da,
-					     "encode", &S);
+		const float *ann = frame_rows(f[b], "enc.out", net->da,
+					      "encode", &S);
 		if (!ann)
 			goto out;
 		memcpy(h + (size_t)b * nn, ann + rnn_init_offset(net, S),
 		       nn * sizeof(float));
 		if (net->attention) {
 			/* att.keys [S, n'] = enc.out Ua^T + ba */
-			float *keys = put_f32(f[b], "att.keys", S, net->na,
-					      NULL);
+			float *keys = frame_put_rows(f[b], "att.keys", S,
+						     net->na, NULL);
 			if (!keys)
 				goto out;
 			linear_forward(keys, ann, net->w.att_U, net->w.att_b,
@@ -516,9 +446,11 @@ static int rnn_attend(const struct model *m, struct frame **f, int n)
 	rnn_init_forward(net, s0, c, h, n);
 	for (int b = 0; b < n; b++) {
 		if (!net->attention &&
-		    !put_f32(f[b], "att.ctx", nn, 0, c + (size_t)b * nn))
+		    !frame_put_rows(f[b], "att.ctx", nn, 0,
+				    c + (size_t)b * nn))
 			goto out;
-		if (!put_f32(f[b], "att.init", nn, 0, s0 + (size_t)b * nn))
+		if (!frame_put_rows(f[b], "att.init", nn, 0,
+				    s0 + (size_t)b * nn))
 			goto out;
 	}
 	rc = 0;

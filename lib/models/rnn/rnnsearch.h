@@ -9,6 +9,7 @@
 #define ATTN_RNNSEARCH_H
 
 #include "models/arena.h"
+#include "models/frames.h"
 #include "models/model.h"
 #include "nn/gru.h"
 
@@ -79,10 +80,6 @@ void tanh_linear_backward(float *dx, float *dW, float *db, float *dy,
 			  const float *y, const float *x, const float *W,
 			  int B, int n);
 
-/* A record [S, width] (f32, 1 <= S <= 2^24) of frame f, written by stage;
- * its rows in *S. */
-const float *rnn_need_rows(const struct frame *f, const char *name, int width,
-			   const char *stage, int *S);
 /* A record [n] (f32) of frame f, written by stage. */
 const float *rnn_need_vector(const struct frame *f, const char *name, int n,
 			     const char *stage);

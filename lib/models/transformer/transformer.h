@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/rng.h"
+#include "models/frames.h"
 #include "models/model.h"
 #include "nn/layers.h"
 #include "nn/mha.h"
@@ -93,13 +94,14 @@ int tf_embed(const struct model *m, struct frame **fr, int nf);
 int tf_encode(const struct model *m, struct frame **fr, int nf);
 int tf_attend(const struct model *m, struct frame **fr, int nf);
 
-/*
- * Reads record name, f32 [S_i, d], of every frame into *x [nf, S, d],
- * zero-padded to the longest S; *len [nf] gets each S_i (both malloc'ed).
- * Returns S, or -1 (stage: the program that writes the record).
- */
-int tf_gather_rows(const struct tf_net *n, struct frame **fr, int nf,
-		   const char *name, const char *stage, float **x, int **len);
+/* frames_gather (models/frames.h) of rows [S_i, d]: transformer_dec.c's
+ * name for it. */
+static inline int tf_gather_rows(const struct tf_net *n, struct frame **fr,
+				 int nf, const char *name, const char *stage,
+				 float **x, int **len)
+{
+	return frames_gather(fr, nf, name, n->d, stage, x, len);
+}
 
 /* ---- the step-by-step decoder (transformer_dec.c) ---------------------- */
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
+#include "models/frames.h"
 #include "transformer_batch.h"
 
 int tf_embed(const struct model *m, struct frame **fr, int nf)
@@ -17,83 +18,22 @@ int tf_embed(const struct model *m, struct frame **fr, int nf)
 	int i;
 
 	for (i = 0; i < nf; i++) {
-		struct tensor *ids, t;
-		uint64_t dim[2];
+		const struct tensor *ids;
+		const int32_t *id;
+		float *x;
 		int S;
 
 		if (model_check_ids(fr[i], "src.ids", n->src_vocab,
 				    "tokenize") < 0)
 			return -1;
+		/* the record, not its payload, may move as the frame grows */
 		ids = frame_find(fr[i], "src.ids");
+		id = ids->data;
 		S = (int)ids->dim[0];
-		dim[0] = S;
-		dim[1] = n->d;
-		if (tensor_init(&t, "src.emb", DT_F32, 2, dim) < 0)
+		x = frame_put_rows(fr[i], "src.emb", S, n->d, NULL);
+		if (!x)
 			return -1;
-		tf_embed_forward(n, t.data, ids->data, 1, S, 0, n->w.src_emb);
-		if (!frame_put(fr[i], &t)) {
-			tensor_free(&t);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int tf_gather_rows(const struct tf_net *n, struct frame **fr, int nf,
-		       const char *name, const char *stage, float **x,
-		       int **len)
-{
-	int i, S = 0;
-
-	*x = NULL;
-	*len = malloc(sizeof(int) * (nf ? nf : 1));
-	if (!*len)
-		goto oom;
-	for (i = 0; i < nf; i++) {
-		struct tensor *t = frame_need(fr[i], name, DT_F32, 2, stage);
-
-		if (!t)
-			goto fail;
-		if (t->dim[1] != (uint64_t)n->d || t->dim[0] > 1 << 20) {
-			err_set("frame %llu: %s is [%llu, %llu], the model "
-				"needs [S, %d]", (unsigned long long)fr[i]->number,
-				name, (unsigned long long)t->dim[0],
-				(unsigned long long)t->dim[1], n->d);
-			goto fail;
-		}
-		(*len)[i] = (int)t->dim[0];
-		if ((*len)[i] > S)
-			S = (*len)[i];
-	}
-	*x = calloc((size_t)nf * S * n->d + 1, sizeof(float));
-	if (!*x)
-		goto oom;
-	for (i = 0; i < nf; i++)
-		memcpy(*x + (size_t)i * S * n->d, frame_find(fr[i], name)->data,
-		       sizeof(float) * (*len)[i] * n->d);
-	return S;
-oom:
-	err_set("out of memory for %d frames of %s", nf, name);
-fail:
-	free(*x);
-	free(*len);
-	*x = NULL;
-	*len = NULL;
-	return -1;
-}
-
-/* Puts rows [len, d] of x as record name into frame f. */
-static int put_rows(const struct tf_net *n, struct frame *f, const char *name,
-		    const float *x, int len)
-{
-	uint64_t dim[2] = { (uint64_t)len, (uint64_t)n->d };
-	struct tensor t;
-
-	if (tensor_init_copy(&t, name, DT_F32, 2, dim, x) < 0)
-		return -1;
-	if (!frame_put(f, &t)) {
-		tensor_free(&t);
-		return -1;
+		tf_embed_forward(n, x, id, 1, S, 0, n->w.src_emb);
 	}
 	return 0;
 }
@@ -103,9 +43,9 @@ int tf_encode(const struct model *m, struct frame **fr, int nf)
 	const struct tf_net *n = m->net;
 	struct fwd f;
 	float *x;
-	int *len, S, i, rc = -1;
+	int *len, S, rc = -1;
 
-	S = tf_gather_rows(n, fr, nf, "src.emb", "embed", &x, &len);
+	S = frames_gather(fr, nf, "src.emb", n->d, "embed", &x, &len);
 	if (S < 0)
 		return -1;
 	memset(&f, 0, sizeof(f));
@@ -118,10 +58,8 @@ int tf_encode(const struct model *m, struct frame **fr, int nf)
 		memcpy(f.x0, x, sizeof(float) * nf * S * n->d);
 		tf_encoder_forward(n, &f, NULL);
 	}
-	for (i = 0; i < nf; i++)
-		if (put_rows(n, fr[i], "enc.out",
-			     S ? f.E + (size_t)i * S * n->d : x, len[i]) < 0)
-			goto out;
+	if (frames_put(fr, nf, "enc.out", n->d, f.E, S, len) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(x);
@@ -133,10 +71,10 @@ int tf_attend(const struct model *m, struct frame **fr, int nf)
 {
 	const struct tf_net *n = m->net;
 	float *E, *kv = NULL;
-	int *len, S, i, l, rc = -1;
+	int *len, S, l, rc = -1;
 	char name[32];
 
-	S = tf_gather_rows(n, fr, nf, "enc.out", "encode", &E, &len);
+	S = frames_gather(fr, nf, "enc.out", n->d, "encode", &E, &len);
 	if (S < 0)
 		return -1;
 	kv = malloc(sizeof(float) * ((size_t)nf * S * n->d + 1));
@@ -154,11 +92,8 @@ int tf_attend(const struct model *m, struct frame **fr, int nf)
 				       n->d);
 			snprintf(name, sizeof(name), "att.%d.%c", l,
 				 kind ? 'v' : 'k');
-			for (i = 0; i < nf; i++)
-				if (put_rows(n, fr[i], name,
-					     kv + (size_t)i * S * n->d,
-					     len[i]) < 0)
-					goto out;
+			if (frames_put(fr, nf, name, n->d, kv, S, len) < 0)
+				goto out;
 		}
 	}
 	rc = 0;
