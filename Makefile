@@ -28,6 +28,11 @@ CFLAGS  ?= $(OPT) -g
 WARN     = -Wall -Wextra -Wno-unused-parameter
 CPPFLAGS_ALL = -Ilib -Icmd -D_GNU_SOURCE -DATTN_VERSION='"$(VERSION)"'
 CFLAGS_ALL   = -std=c11 -fPIC -pthread $(WARN) $(CFLAGS)
+# Each compilation writes the headers it read to a .d file beside its
+# output (-MMD; -MP adds an empty rule per header, so a header removed
+# does not stop the build): touching a header rebuilds only what
+# includes it.
+DEPFLAGS     = -MMD -MP
 LDLIBS_ALL   = -lz -lm -pthread
 
 ifeq ($(SAN),1)
@@ -66,29 +71,29 @@ SHARED = $(BUILD)/libtensor.so.0
 
 all: $(PROGS) $(STATIC) $(SHARED) $(BUILD)/libtensor.pc
 
-$(BUILD)/%_avx2.o: %_avx2.c $(HEADERS)
+$(BUILD)/%_avx2.o: %_avx2.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx2 -mfma -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx2 -mfma -c $< -o $@
 
-$(BUILD)/%_avx512.o: %_avx512.c $(HEADERS)
+$(BUILD)/%_avx512.o: %_avx512.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -c $< -o $@
 
-$(BUILD)/%_avx512bf16.o: %_avx512bf16.c $(HEADERS)
+$(BUILD)/%_avx512bf16.o: %_avx512bf16.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512bf16 -mavx2 -mfma -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512bf16 -mavx2 -mfma -c $< -o $@
 
-$(BUILD)/%_pclmul.o: %_pclmul.c $(HEADERS)
+$(BUILD)/%_pclmul.o: %_pclmul.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -mpclmul -msse4.1 -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mpclmul -msse4.1 -c $< -o $@
 
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/tests/lib/%.o: tests/lib/%.c $(HEADERS) $(wildcard tests/lib/*.h)
+$(BUILD)/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
@@ -106,17 +111,22 @@ $(BUILD)/libtensor.pc: libtensor.pc.in Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(BUILD)/bin/%: cmd/%.c $(COMMON) $(STATIC) $(HEADERS)
+$(BUILD)/bin/%: cmd/%.c $(COMMON) $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS) $< $(COMMON) $(STATIC) $(COMMON) $(LDLIBS_ALL) -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) -MF $@.d -MT $@ $(CFLAGS_ALL) $(LDFLAGS) $< $(COMMON) $(STATIC) $(COMMON) $(LDLIBS_ALL) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(COMMON) $(STATIC) $(TESTLIB_OBJ) $(HEADERS)
+$(BUILD)/tests/%: tests/%.c $(COMMON) $(STATIC) $(TESTLIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) $(LDFLAGS) $< $(TESTLIB_OBJ) $(COMMON) $(STATIC) $(COMMON) $(CHECK_LIBS) $(LDLIBS_ALL) -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) -MF $@.d -MT $@ -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) $(LDFLAGS) $< $(TESTLIB_OBJ) $(COMMON) $(STATIC) $(COMMON) $(CHECK_LIBS) $(LDLIBS_ALL) -o $@
 
-$(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS) $(wildcard bench/*.h)
+$(BUILD)/bench/%: bench/%.c $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) -MF $@.d -MT $@ $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
+
+# The dependency files of the last build; a target built before has one.
+DEPS = $(LIB_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
+       $(PROGS:=.d) $(TESTS:=.d) $(BENCHES:=.d)
+-include $(DEPS)
 
 check: all $(TESTS)
 	@BUILD=$(BUILD) sh tests/run.sh $(TESTS)
@@ -126,7 +136,8 @@ bench: all $(BENCHES)
 
 # The fuzzer needs clang's libFuzzer; FUZZ_TIME seconds of fuzzing.  It
 # links only the stream's own files, so work in progress elsewhere in lib/
-# cannot break it.
+# cannot break it.  Its one command compiles several sources, so it cannot
+# write one dependency file; it depends on every header instead.
 FUZZ_TIME ?= 60
 FUZZ_CC   ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
