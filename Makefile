@@ -1,7 +1,8 @@
 # attn: neural machine translation with attention, as small Unix filters.
 #
 #   make                 programs (build/bin), libtensor.a and libtensor.so
-#   make check           unit tests (Check) and command-line tests
+#   make check           check-layers, unit tests (Check), command-line tests
+#   make check-layers    the includes against the table of layers
 #   make SAN=1 check     the same, built with ASan and UBSan (in build-san/)
 #   make bench           benchmarks
 #   make fuzz            libFuzzer target for the stream reader (clang)
@@ -128,7 +129,14 @@ DEPS = $(LIB_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
        $(PROGS:=.d) $(TESTS:=.d) $(BENCHES:=.d)
 -include $(DEPS)
 
-check: all $(TESTS)
+# Every #include "..." of lib/ and cmd/ against the table of layers in
+# tools/check-layers.sh.  make check runs it first: it takes a moment and
+# names the file and line, where a build would fail later or not at all.
+check-layers:
+	@sh tools/check-layers.sh
+
+check: check-layers
+	@$(MAKE) --no-print-directory all $(TESTS)
 	@BUILD=$(BUILD) sh tests/run.sh $(TESTS)
 
 bench: all $(BENCHES)
@@ -185,5 +193,5 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check bench fuzz install clean demo
+.PHONY: all check check-layers bench fuzz install clean demo
 .SECONDARY:
