@@ -96,6 +96,11 @@ $(BUILD)/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) -Itests/lib $(CFLAGS_ALL) $(CHECK_CFLAGS) -c $< -o $@
 
+# libtensor.so exports only the public interface, what the public headers
+# declare between their "#pragma GCC visibility" lines; the programs,
+# tests and benchmarks link libtensor.a, where every function is visible.
+$(LIB_OBJ): CFLAGS_ALL += -fvisibility=hidden
+
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -108,8 +113,14 @@ $(SHARED): $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libtensor.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 	ln -sf libtensor.so.0 $(BUILD)/libtensor.so
 
-$(BUILD)/libtensor.pc: libtensor.pc.in Makefile
+# The PREFIX and VERSION the .pc says, rewritten only when they differ:
+# make install PREFIX=/opt/x after a plain make makes the .pc again.
+PC_VARS = prefix=$(PREFIX) version=$(VERSION)
+$(BUILD)/libtensor.pc.vars: FORCE
 	@mkdir -p $(@D)
+	@echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
+
+$(BUILD)/libtensor.pc: libtensor.pc.in $(BUILD)/libtensor.pc.vars
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 $(BUILD)/bin/%: cmd/%.c $(COMMON) $(STATIC)
@@ -137,7 +148,7 @@ check-layers:
 
 check: check-layers
 	@$(MAKE) --no-print-directory all $(TESTS)
-	@BUILD=$(BUILD) sh tests/run.sh $(TESTS)
+	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh $(TESTS)
 
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCHES)
@@ -193,5 +204,6 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check check-layers bench fuzz install clean demo
+.PHONY: all check check-layers bench fuzz install clean demo FORCE
+FORCE:
 .SECONDARY:

@@ -6,6 +6,10 @@
 #ifndef ATTN_ERR_H
 #define ATTN_ERR_H
 
+/* Public: libtensor.so exports what is declared from here to the pop (the
+ * library is built with -fvisibility=hidden; see the Makefile). */
+#pragma GCC visibility push(default)
+
 #if defined(__GNUC__)
 #define ATTN_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -17,5 +21,7 @@ void err_set(const char *fmt, ...) ATTN_PRINTF(1, 2);
 void err_prefix(const char *fmt, ...) ATTN_PRINTF(1, 2);
 const char *err_msg(void);
 void err_clear(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -16,6 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Public: libtensor.so exports what is declared from here to the pop (the
+ * library is built with -fvisibility=hidden; see the Makefile). */
+#pragma GCC visibility push(default)
+
 /* ---- dispatch and threads ---------------------------------------------- */
 
 enum kern_isa { ISA_REFERENCE = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
@@ -249,5 +253,7 @@ void additive_attention_backward(float *dwq, float *dkeys, float *dva,
 				 const float *keys, const float *va,
 				 const float *ann, const int *len,
 				 int B, int S, int na, int dv);
+
+#pragma GCC visibility pop
 
 #endif

@@ -15,6 +15,10 @@
 #include <stdio.h>
 #include "tensor.h"
 
+/* Public: libtensor.so exports what is declared from here to the pop (the
+ * library is built with -fvisibility=hidden; see the Makefile). */
+#pragma GCC visibility push(default)
+
 #define TSR_FLAG_ZLIB      0x01
 #define TSR_FLAG_END_FRAME 0x02
 #define TSR_DEFAULT_LIMIT  ((uint64_t)4 << 30)   /* 4 GiB per payload */
@@ -159,5 +163,7 @@ struct tsr_map *tsr_map_open_lazy(const char *path);
  */
 int tsr_map_verify(struct tsr_map *m, const struct tensor *t);
 void tsr_map_close(struct tsr_map *m);
+
+#pragma GCC visibility pop
 
 #endif

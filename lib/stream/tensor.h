@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Public: libtensor.so exports what is declared from here to the pop (the
+ * library is built with -fvisibility=hidden; see the Makefile). */
+#pragma GCC visibility push(default)
+
 /* Element types, with the codes of FORMAT.md. */
 enum dtype {
 	DT_F32 = 1, DT_F16 = 2, DT_BF16 = 3, DT_I32 = 4,
@@ -63,5 +67,7 @@ float bf16_to_f32(uint16_t h);
 
 /* Converts n elements of any dtype at src into f32 at dst. */
 void to_f32(float *dst, const void *src, size_t n, int from_dtype);
+
+#pragma GCC visibility pop
 
 #endif
