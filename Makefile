@@ -20,6 +20,15 @@
 # layers.
 
 VERSION  = 0.1.0
+
+# Builds run in parallel, one job per core, unless make is given -j (a
+# sub-make shares its parent's jobs).  make clean never runs beside a build.
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+ifneq ($(filter clean,$(MAKECMDGOALS)),)
+.NOTPARALLEL:
+endif
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
@@ -71,6 +80,14 @@ COMMON = $(BUILD)/libcmd.a
 SHARED = $(BUILD)/libtensor.so.0
 
 all: $(PROGS) $(STATIC) $(SHARED) $(BUILD)/libtensor.pc
+
+# Before the first compilation: a compiler that finds zlib, or one message
+# naming the package to install (tools/need.sh), not an error per file.
+$(BUILD)/need-build.ok:
+	@CC='$(CC)' sh tools/need.sh build
+	@mkdir -p $(@D) && touch $@
+$(LIB_OBJ) $(COMMON_OBJ) $(TESTLIB_OBJ) $(PROGS) $(TESTS) $(BENCHES): \
+	| $(BUILD)/need-build.ok
 
 $(BUILD)/%_avx2.o: %_avx2.c
 	@mkdir -p $(@D)
@@ -146,7 +163,11 @@ DEPS = $(LIB_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
 check-layers:
 	@sh tools/check-layers.sh
 
-check: check-layers
+# First what the tests need (tools/need.sh names any missing package and
+# the apt-get line), then the layers, then the build and the tests.
+check:
+	@CC='$(CC)' sh tools/need.sh check
+	@sh tools/check-layers.sh
 	@$(MAKE) --no-print-directory all $(TESTS)
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh $(TESTS)
 
@@ -162,11 +183,15 @@ FUZZ_CC   ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRC   = $(filter-out %_pclmul.c,$(wildcard lib/stream/*.c)) lib/base/err.c
 FUZZ_OBJ   = build-fuzz/crc32_pclmul.o
-build-fuzz/%_pclmul.o: lib/stream/%_pclmul.c $(HEADERS)
+build-fuzz/need-fuzz.ok:
+	@FUZZ_CC='$(FUZZ_CC)' sh tools/need.sh fuzz
+	@mkdir -p $(@D) && touch $@
+build-fuzz/%_pclmul.o: lib/stream/%_pclmul.c $(HEADERS) | build-fuzz/need-fuzz.ok
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -mpclmul -msse4.1 -c $< -o $@
 
-build-fuzz/fuzz_stream: fuzz/fuzz_stream.c $(FUZZ_SRC) $(FUZZ_OBJ) $(HEADERS)
+build-fuzz/fuzz_stream: fuzz/fuzz_stream.c $(FUZZ_SRC) $(FUZZ_OBJ) $(HEADERS) \
+		       | build-fuzz/need-fuzz.ok
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) fuzz/fuzz_stream.c $(FUZZ_SRC) $(FUZZ_OBJ) $(LDLIBS_ALL) -o $@
 

@@ -19,13 +19,7 @@ fail() {
 	echo "cli_install: $*" >&2
 	errors=$((errors + 1))
 }
-need() {
-	command -v "$1" >/dev/null 2>&1 ||
-		{ echo "cli_install: $1 not found: apt-get install $2" >&2; exit 1; }
-}
-need pkg-config pkg-config
-need nm binutils
-need make make
+sh "$root/tools/need.sh" cc make pkg-config nm || exit 1
 
 # The install, by the Makefile, of this build (SAN as it was built; the
 # make running the tests, if any, is not this make's parent).

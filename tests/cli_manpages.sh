@@ -5,6 +5,7 @@
 # --help prints) appears in its page.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+sh "$root/tools/need.sh" mandoc groff || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 bs=$(printf '\b')

@@ -5,6 +5,7 @@
 # gives; empty lines, CRLF, invalid UTF-8, very long lines and a last line
 # without a newline included.
 set -u
+sh "$(dirname "$0")/../tools/need.sh" parallel || exit 1
 # GNU parallel quotes remote commands for the shell named by $SHELL, and
 # with -S it fails silently when that is unset (as under some CI runners).
 export SHELL=/bin/sh
