@@ -158,8 +158,8 @@ DEPS = $(LIB_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
 -include $(DEPS)
 
 # Every #include "..." of lib/ and cmd/ against the table of layers in
-# tools/check-layers.sh.  make check runs it first: it takes a moment and
-# names the file and line, where a build would fail later or not at all.
+# tools/check-layers.sh.  make check runs it before building: it takes a
+# moment and names the file and line, where a build would not fail.
 check-layers:
 	@sh tools/check-layers.sh
 
