@@ -101,10 +101,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < 6; i++)
 		printf(" %g", ((float *)u.data)[i]);
 	printf("\nsame bytes: %d\n", memcmp(u.data, x, sizeof x) == 0);
+	tensor_free(&u);
 	printf("then: %d\n", tsr_read(r, &u, &end));
 	tsr_reader_free(r);
 	tensor_free(&t);
-	tensor_free(&u);
 
 	sgemm(0, 0, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2);
 	printf("sgemm: %g %g %g %g\n", c[0], c[1], c[2], c[3]);
