@@ -1,6 +1,6 @@
 /*
  * attn_step.c: attention of single query rows (attn_step.h): rows split
- * over the threads, each by the kernel of the instruction set in force,
+ * over the threads, each by the kernel of the table in force (kern_impl.h),
  * in groups of at most ATTN_STEP_HEADS heads; the portable kernel.
  */
 #include <math.h>
@@ -69,9 +69,7 @@ void attn_step_row_ref(float *out, float *w, long wn, const float *q,
 
 struct job {
 	const struct attn_step *a;
-	void (*row)(float *out, float *w, long wn, const float *q,
-		    const float *k, long ks, const float *v, long vs, int n,
-		    int H, int dk, float scale);
+	const struct kern_ops *ops;
 };
 
 static void rows_task(void *ctx, int64_t lo, int64_t hi)
@@ -87,9 +85,11 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 			long c0 = (long)h0 * a->dk;
 			float *w = a->weights ? a->weights + i * a->ws +
 				   h0 * (long)a->wn : NULL;
-			jb->row(a->out + i * a->os + c0, w, a->wn,
-				a->q + i * a->qs + c0, a->k[i] + c0, a->ks,
-				a->v[i] + c0, a->vs, n, H, a->dk, a->scale);
+			jb->ops->attn_step_row(a->out + i * a->os + c0, w,
+					       a->wn, a->q + i * a->qs + c0,
+					       a->k[i] + c0, a->ks,
+					       a->v[i] + c0, a->vs, n, H,
+					       a->dk, a->scale);
 			for (int h = 0; w && h < H; h++)
 				memset(w + (long)h * a->wn + n, 0,
 				       sizeof(float) * (a->wn - n));
@@ -99,13 +99,9 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 
 void attn_step(const struct attn_step *a)
 {
-	struct job jb = { a, attn_step_row_ref };
+	struct job jb = { a, kern_ops() };
 	long work = 0;
 
-#ifndef ATTN_NO_SIMD
-	if (kern_isa() != ISA_REFERENCE)
-		jb.row = attn_step_row_avx2;
-#endif
 	for (int i = 0; i < a->rows; i++)
 		work += (long)a->n[i] * a->H * a->dk * 2;
 	kern_parallel_for(a->rows, work > THREAD_WORK ? 1 : a->rows, rows_task,

@@ -2,10 +2,12 @@
  * gemm_packed.c: the products of gemm_packed.h.  A call packs its few
  * rows of x (small) and splits the panels of W over the threads; each
  * panel's kernel keeps a strip of x and the panel's rows of the block in
- * cache while it runs down the strips.  The reference kernels have no
- * packed form: they take sgemm's own path on W as stored.  bf16 packs are
- * made and used with sgemm's bf16 packers (kern_impl.h: x [n, k] to
- * strips of w columns of pairs along k), whose layout is the panels'.
+ * cache while it runs down the strips.  The panel kernel is the table's
+ * in force (kern_impl.h); the reference has none, no packed form: it
+ * takes sgemm's own path on W as stored.  bf16 packs are made and used
+ * with the bf16 kernels kern_bf16 gives at packing (kept in the pack):
+ * sgemm's bf16 packers (kern_impl.h: x [n, k] to strips of w columns of
+ * pairs along k), whose layout is the panels', and their panel kernel.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@ static int pack_bf16(struct wpack *w, const float *W, int N, int K)
 		err_set("out of memory for a packed [%d, %d] matrix", N, K);
 		return -1;
 	}
+	w->bf = u;
 	u->pack_cols(WPACK_NR, K, N, W, K, w->pb);
 	return 0;
 }
@@ -51,6 +54,7 @@ int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 	w->K = K;
 	w->p = NULL;
 	w->pb = NULL;
+	w->bf = NULL;
 	if (pack == WPACK_BF16)
 		return pack_bf16(w, W, N, K);
 	if (pack != WPACK_F32)
@@ -104,16 +108,14 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 		int c0 = (int)q * WPACK_NR;
 		int cols = c->w->N - c0 < WPACK_NR ? c->w->N - c0 : WPACK_NR;
 		const float *b = c->j.b ? c->j.b + c0 : NULL;
-#ifndef ATTN_NO_SIMD
 		if (c->w->pb) {
 			jb.cols = cols;
 			jb.P = c->w->pb + (size_t)q * jb.kp * WPACK_NR;
 			jb.b = b;
 			jb.C = c->y + c0;
-			wpack_panel_bf16_avx512bf16(&jb);
+			c->w->bf->wpack_panel(&jb);
 			continue;
 		}
-#endif
 		j.cols = cols;
 		j.P = c->w->p + (size_t)q * c->w->K * WPACK_NR;
 		j.b = b;
@@ -145,7 +147,6 @@ int linear_packed(float *y, const float *x, int M, const struct wpack *w,
 
 	if (M <= 0 || w->N <= 0)
 		return 0;
-#ifndef ATTN_NO_SIMD
 	if (w->pb) {
 		int kp = (w->K + 1) / 2;
 		uint32_t *xp = kern_scratch(3, sizeof(uint32_t) * kp *
@@ -155,8 +156,7 @@ int linear_packed(float *y, const float *x, int M, const struct wpack *w,
 			err_set("out of memory for %d rows of bf16 pairs", M);
 			return -1;
 		}
-		gemm_bf16_avx512bf16.pack_cols(WPACK_RMAX_BF16, w->K, M, x,
-					       w->K, xp);
+		w->bf->pack_cols(WPACK_RMAX_BF16, w->K, M, x, w->K, xp);
 		c.j.b = b;
 		c.jb = (struct wpack_bf16_job){ .M = M, .kp = kp,
 						.relu = relu, .xs = xp,
@@ -166,15 +166,12 @@ int linear_packed(float *y, const float *x, int M, const struct wpack *w,
 				  &c);
 		return 0;
 	}
-	if (ops->gemm && w->p && w->K > 0) {
-		int isa = kern_isa();
-		c.panel = isa == ISA_AVX512 ? wpack_panel_avx512 :
-			  wpack_panel_avx2;
-		rmax = isa == ISA_AVX512 ? WPACK_RMAX_AVX512 : WPACK_RMAX_AVX2;
+	if (ops->wpack_panel && w->p && w->K > 0) {
+		c.panel = ops->wpack_panel;
+		rmax = ops->wpack_rmax;
 		xs = kern_scratch(3, sizeof(float) * w->K *
 				  ((M + rmax - 1) / rmax * rmax));
 	}
-#endif
 	if (!xs) {
 		sgemm(0, 1, M, w->N, w->K, 1.0f, x, w->K, w->W, w->K, 0.0f, y,
 		      w->N);

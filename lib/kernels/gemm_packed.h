@@ -24,6 +24,8 @@
 
 #include <stdint.h>
 
+struct gemm_bf16;
+
 /* Columns of W^T per panel. */
 #define WPACK_NR 32
 
@@ -34,6 +36,8 @@ struct wpack {
 	uint32_t *pb;		/* bf16: panels of WPACK_NR columns, (K + 1)
 				   / 2 rows of pairs along k each (k even in
 				   the low half), zero past N and K; or NULL */
+	const struct gemm_bf16 *bf;	/* with pb: the kernels that made it
+					   (kern_impl.h), which use it */
 	int N, K;
 };
 

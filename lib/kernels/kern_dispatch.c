@@ -45,7 +45,7 @@ int kern_cpu_isa(void)
 static void overlay(struct kern_ops *t, const struct kern_ops *over)
 {
 #define OVER(f) if (over->f) t->f = over->f
-	OVER(name); OVER(gemm);
+	OVER(name); OVER(gemm); OVER(wpack_panel); OVER(wpack_rmax);
 	OVER(vexp); OVER(vtanh); OVER(vsigmoid);
 	OVER(bias_forward); OVER(relu_forward); OVER(relu_backward);
 	OVER(softmax_rows); OVER(log_softmax_rows); OVER(softmax_backward);
@@ -54,6 +54,7 @@ static void overlay(struct kern_ops *t, const struct kern_ops *over)
 	OVER(adam_update);
 	OVER(gru_gates_forward); OVER(gru_state_forward);
 	OVER(gru_state_backward); OVER(gru_gates_backward);
+	OVER(attn_step_row);
 	OVER(attn_head_forward); OVER(attn_head_backward);
 	OVER(additive_forward); OVER(additive_backward);
 #undef OVER

@@ -97,11 +97,15 @@ typedef void (*gemm_bf16_ukr_fn)(int kp, float alpha, const uint32_t *Ap,
 				 const uint32_t *Bp, float *C, long ldc);
 typedef void (*gemm_bf16_pack_fn)(int w, int k, int n, const float *x,
 				  long ld, uint32_t *d);
+struct wpack_job;
+struct wpack_bf16_job;
 struct gemm_bf16 {
 	int mr, nr;
 	int mc, kc, nc;         /* mc % mr == 0, nc % nr == 0, kc even */
 	gemm_bf16_ukr_fn kernel;
 	gemm_bf16_pack_fn pack_rows, pack_cols;
+	/* gemm_packed.h's kernel of one bf16 panel */
+	void (*wpack_panel)(const struct wpack_bf16_job *j);
 };
 
 /* The bf16 kernels while sgemm's precision is bf16, else NULL. */
@@ -117,6 +121,11 @@ struct kern_ops {
 
 	/* sgemm's kernels and blocking; NULL: the reference loops. */
 	const struct gemm_ukr *gemm;
+	/* gemm_packed.h's kernel of one f32 panel, on strips of wpack_rmax
+	 * rows of x; NULL (the reference): no packed form, sgemm's path on
+	 * W as stored. */
+	void (*wpack_panel)(const struct wpack_job *j);
+	int wpack_rmax;
 
 	void (*vexp)(float *y, const float *x, size_t n);
 	void (*vtanh)(float *y, const float *x, size_t n);
@@ -158,6 +167,11 @@ struct kern_ops {
 				   const float *zr, const float *h, int B,
 				   int n);
 
+	/* attn_step.h: one query row, all its heads. */
+	void (*attn_step_row)(float *out, float *w, long wn, const float *q,
+			      const float *k, long ks, const float *v,
+			      long vs, int n, int H, int dk, float scale);
+
 	/* Scaled dot-product attention of one (batch item, head). */
 	void (*attn_head_forward)(const struct attn_args *a, int b, int h);
 	void (*attn_head_backward)(const struct attn_args *a, int b, int h,
@@ -183,7 +197,8 @@ extern const struct kern_ops kern_ops_avx2;
 extern const struct kern_ops kern_ops_avx512;
 #endif
 
-/* The table in force (every slot filled). */
+/* The table in force (every slot filled, but gemm and wpack_panel where
+ * NULL means the reference's path). */
 const struct kern_ops *kern_ops(void);
 
 /* The highest instruction set this CPU (and this build) has. */

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 
+#include "attn_step.h"
 #include "kern_impl.h"
 
 static void vexp_ref(float *y, const float *x, size_t n)
@@ -276,6 +277,7 @@ const struct kern_ops kern_ops_ref = {
 	.gru_state_forward = gru_state_forward_ref,
 	.gru_state_backward = gru_state_backward_ref,
 	.gru_gates_backward = gru_gates_backward_ref,
+	.attn_step_row = attn_step_row_ref,
 	.attn_head_forward = attn_head_forward_ref,
 	.attn_head_backward = attn_head_backward_ref,
 	.additive_forward = additive_forward_ref,

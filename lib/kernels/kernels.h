@@ -2,9 +2,11 @@
  * kernels.h: the numerical kernels of libtensor, on plain row-major float
  * arrays.  Every kernel has a portable scalar reference (kern_ref.c and
  * friends) and, where it matters, AVX2+FMA (and AVX-512) versions, chosen
- * once at run time from cpuid.  ATTN_KERNELS=reference in the environment
- * forces the reference; ATTN_THREADS=N sets the thread count (default: the
- * number of cores).  The kernels know nothing of tensors or streams.
+ * once at run time from cpuid, for every kernel at one place (the table
+ * of kern_impl.h).  ATTN_KERNELS=reference or avx2 in the environment
+ * caps the choice at that set; ATTN_THREADS=N sets the thread count
+ * (default: the number of cores).  The kernels know nothing of tensors or
+ * streams.
  *
  * Conventions: shapes in comments are [rows, cols], row-major; ld* are row
  * strides in floats.  Backward kernels ADD into their d-buffers (llm.c

@@ -10,6 +10,7 @@
  */
 #include <immintrin.h>
 
+#include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
 
 #define MR 12
@@ -216,4 +217,5 @@ const struct gemm_bf16 gemm_bf16_avx512bf16 = {
 	.kernel = ukr_12x32,
 	.pack_rows = pack_rows,
 	.pack_cols = pack_cols,
+	.wpack_panel = wpack_panel_bf16_avx512bf16,
 };

@@ -2,11 +2,15 @@
  * kern_avx2.c: the AVX2+FMA table (kern_impl.h); its kernels live in the
  * *_avx2.c files by family.
  */
+#include "kernels/attn_step.h"
+#include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
 
 const struct kern_ops kern_ops_avx2 = {
 	.name = "avx2",
 	.gemm = &gemm_ukr_avx2,
+	.wpack_panel = wpack_panel_avx2,
+	.wpack_rmax = WPACK_RMAX_AVX2,
 	.vexp = vexp_avx2,
 	.vtanh = vtanh_avx2,
 	.vsigmoid = vsigmoid_avx2,
@@ -26,6 +30,7 @@ const struct kern_ops kern_ops_avx2 = {
 	.gru_gates_backward = gru_gates_backward_avx2,
 	.additive_forward = additive_forward_avx2,
 	.additive_backward = additive_backward_avx2,
+	.attn_step_row = attn_step_row_avx2,
 	.attn_head_forward = attn_head_forward_avx2,
 	.attn_head_backward = attn_head_backward_avx2,
 };
