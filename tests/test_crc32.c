@@ -1,8 +1,8 @@
 /*
- * test_crc32.c: both CRC-32 kernels (crc32.h) and the stream's dispatch
- * (tsr_crc) against zlib's crc32: every length 0..300 at every alignment
- * 0..15, large buffers, a known answer, and a CRC carried across pieces as
- * zlib's is.
+ * test_crc32.c: both CRC-32 kernels (crc32.h), the choice between them
+ * (crc32_fast) and the stream's use of it (tsr_crc) against zlib's crc32:
+ * every length 0..300 at every alignment 0..15, large buffers, a known
+ * answer, and a CRC carried across pieces as zlib's is.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -14,11 +14,13 @@
 
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
 
-/* The kernels this CPU can run. */
+/* The kernels this CPU can run, and the choice among them. */
 static int kernels(crc_fn *k, const char **name)
 {
 	int n = 0;
 
+	k[n] = crc32_fast;
+	name[n++] = "fast";
 	k[n] = crc32_sliced;
 	name[n++] = "sliced";
 	__builtin_cpu_init();
@@ -57,8 +59,8 @@ static uint32_t zlib_crc(uint32_t crc, const unsigned char *p, size_t n)
 
 START_TEST(known_answer)
 {
-	crc_fn k[2];
-	const char *name[2];
+	crc_fn k[3];
+	const char *name[3];
 	int nk = kernels(k, name);
 	/* The check value of CRC-32/ISO-HDLC, and 64 bytes for the folds. */
 	const char *nine = "123456789";
@@ -75,8 +77,8 @@ END_TEST
 
 START_TEST(every_length_and_alignment)
 {
-	crc_fn k[2];
-	const char *name[2];
+	crc_fn k[3];
+	const char *name[3];
 	int nk = kernels(k, name);
 	unsigned char *buf = random_bytes(300 + 16);
 
@@ -106,8 +108,8 @@ START_TEST(large)
 {
 	static const size_t sizes[] = { 4096, 65536 + 7, (1 << 20) + 63,
 					(3 << 20) + 17 };
-	crc_fn k[2];
-	const char *name[2];
+	crc_fn k[3];
+	const char *name[3];
 	int nk = kernels(k, name);
 
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -131,8 +133,8 @@ END_TEST
  * the kernels taking turns: the CRC of the whole. */
 START_TEST(pieces)
 {
-	crc_fn k[2];
-	const char *name[2];
+	crc_fn k[3];
+	const char *name[3];
 	int nk = kernels(k, name);
 	size_t n = 100000;
 	unsigned char *buf = random_bytes(n);

@@ -1,9 +1,12 @@
 /*
  * crc32.c: the portable CRC-32 kernel, slicing by eight: table k holds the
  * CRC of a byte followed by k zero bytes, so eight bytes cost eight
- * independent look-ups instead of eight dependent ones.
+ * independent look-ups instead of eight dependent ones; and the choice of
+ * kernel (crc32_fast).
  */
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include "crc32.h"
 
 #define POLY 0xedb88320u        /* x^32 + x^26 + ... + 1, reflected */
@@ -52,4 +55,32 @@ uint32_t crc32_register(uint32_t reg, const unsigned char *p, size_t n)
 uint32_t crc32_sliced(uint32_t crc, const void *p, size_t n)
 {
 	return ~crc32_register(~crc, p, n);
+}
+
+/*
+ * The choice is made here, once, and not through the kernels' table
+ * (kernels/kern_impl.h): the stream layer sits below the kernels and may
+ * not depend on them, so it reads ATTN_KERNELS itself.
+ */
+static uint32_t (*kernel)(uint32_t, const void *, size_t);
+static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
+
+static void choose_kernel(void)
+{
+	const char *env = getenv("ATTN_KERNELS");
+
+	kernel = crc32_sliced;
+	if (env && strcmp(env, "reference") == 0)
+		return;
+#if !defined(ATTN_NO_SIMD) && (defined(__x86_64__) || defined(__i386__))
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
+		kernel = crc32_pclmul;
+#endif
+}
+
+uint32_t crc32_fast(uint32_t crc, const void *p, size_t n)
+{
+	pthread_once(&kernel_once, choose_kernel);
+	return kernel(crc, p, n);
 }

@@ -4,8 +4,8 @@
  * equals zlib's crc32(0, ab, n + m).  Two kernels give the same results:
  * a portable one, eight bytes a step through eight tables, and one that
  * folds 64 bytes a step with carry-less multiplication (PCLMULQDQ), to be
- * called only where the CPU has it.  The choice between them is the stream
- * layer's (tsr_crc in tsr_record.c).
+ * called only where the CPU has it.  crc32_fast is the one place that
+ * chooses between them.
  */
 #ifndef ATTN_CRC32_H
 #define ATTN_CRC32_H
@@ -15,6 +15,13 @@
 
 uint32_t crc32_sliced(uint32_t crc, const void *p, size_t n);
 uint32_t crc32_pclmul(uint32_t crc, const void *p, size_t n);
+/*
+ * The same by the fastest kernel of the two that the CPU has, chosen on
+ * the first call; ATTN_KERNELS=reference in the environment, which makes
+ * the numerical kernels (kernels.h) run their reference, gives the
+ * portable one here too.
+ */
+uint32_t crc32_fast(uint32_t crc, const void *p, size_t n);
 
 /*
  * The kernels' common step: runs the CRC register (the inverted CRC) over

@@ -1,5 +1,4 @@
 /* tsr_record.c: decoding and checking one record; see tsr_record.h. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -230,23 +229,9 @@ int tsr_rec_pad(const struct tsr_rec *h, const unsigned char *p)
 	return 0;
 }
 
-static uint32_t (*crc_kernel)(uint32_t, const void *, size_t);
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void choose_crc(void)
-{
-	crc_kernel = crc32_sliced;
-#if !defined(ATTN_NO_SIMD) && (defined(__x86_64__) || defined(__i386__))
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
-		crc_kernel = crc32_pclmul;
-#endif
-}
-
 uint32_t tsr_crc(const void *p, size_t n)
 {
-	pthread_once(&crc_once, choose_crc);
-	return crc_kernel(0, p, n);
+	return crc32_fast(0, p, n);
 }
 
 static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
