@@ -29,9 +29,38 @@ struct prob {
 	int *klen;
 	int shared_kv;          /* one k, v for the whole batch (kv_bs 0) */
 	float dropout;          /* of the weights, with the seed DROP_SEED */
+	int mask;               /* the additive mask mask_at */
 };
 
 #define DROP_SEED 0x5eedULL
+
+/*
+ * The additive mask's entry [t, j]: -inf for every key of row 1, for the
+ * first 70 keys of row 2 (whole blocks of keys, then finite ones), and
+ * where t + 2 j is a multiple of 5; else a multiple of 0.3 in [-1.5,
+ * 1.5].  mask_buf holds it for the kernels.
+ */
+#define MASK_MAX 1.5
+#define MASK_CELLS (80 * 160)
+static float mask_buf[MASK_CELLS];
+
+static float mask_at(int t, int j)
+{
+	if (t == 1 || (t == 2 && j < 70) || (t + 2 * j) % 5 == 0)
+		return -INFINITY;
+	return ((t * 7 + j * 3) % 11 - 5) * 0.3f;
+}
+
+static const float *make_mask(const struct prob *p)
+{
+	if (!p->mask)
+		return NULL;
+	ck_assert_int_le(p->T * p->S, MASK_CELLS);
+	for (int t = 0; t < p->T; t++)
+		for (int j = 0; j < p->S; j++)
+			mask_buf[t * p->S + j] = mask_at(t, j);
+	return mask_buf;
+}
 
 static size_t nq(const struct prob *p) { return (size_t)p->B * p->T * p->H * p->dk; }
 static size_t nkv(const struct prob *p)
@@ -50,7 +79,8 @@ static struct attn_args args(const struct prob *p, const float *q,
 		.q = q, .q_bs = p->T * w, .q_rs = w,
 		.k = k, .v = v, .kv_bs = p->shared_kv ? 0 : p->S * w, .kv_rs = w,
 		.out = out, .o_bs = p->T * w, .o_rs = w,
-		.klen = p->klen, .causal = p->causal, .q_pos0 = p->q_pos0,
+		.klen = p->klen, .mask = make_mask(p),
+		.causal = p->causal, .q_pos0 = p->q_pos0,
 		.weights = weights, .lse = lse,
 		.dropout = p->dropout, .seed = DROP_SEED,
 	};
@@ -84,6 +114,8 @@ static void attention_d(const struct prob *p, const double *q, const double *k,
 			for (int c = 0; c < p->dk; c++)
 				d += qr[c] * kr[c];
 			s[j] = allowed(p, b, t, j) ? d / sqrt(p->dk) : -INFINITY;
+			if (p->mask)
+				s[j] += mask_at(t, j);
 			m = fmax(m, s[j]);
 		}
 		double *o = out + ((size_t)b * p->T + t) * w + h * p->dk;
@@ -132,13 +164,17 @@ static double maxabs(const float *x, size_t n)
 
 /*
  * Bound of the forward pass: a score is off by es = (dk + 2) u scale
- * max|q| max|k| dk; a weight by relative 2 es + the exp's bound + (S + 8)
- * u for the sum; an output entry by that times max|v|, plus (S + 2) u
- * max|v| for its own sum.
+ * max|q| max|k| dk (plus, with the mask, u times the largest sum of a
+ * score and a mask entry); a weight by relative 2 es + the exp's bound +
+ * (S + 8) u for the sum; an output entry by that times max|v|, plus
+ * (S + 2) u max|v| for its own sum.
  */
 static double fwd_rel(const struct prob *p, double mq, double mk)
 {
-	double es = (p->dk + 2) * KT_U * mq * mk * p->dk / sqrt(p->dk);
+	double smax = mq * mk * p->dk / sqrt(p->dk);
+	double es = (p->dk + 2) * KT_U * smax;
+	if (p->mask)
+		es += KT_U * (smax + MASK_MAX);
 	return 2 * es + EXP_REL + (2 * p->S + 10) * KT_U;
 }
 
@@ -157,9 +193,9 @@ static void check_forward(const struct prob *p, int with_weights)
 	attention_forward(&a);
 	attention_d(p, qd, kd, vd, od, wd, ld);
 	snprintf(what, sizeof(what), "attention B=%d H=%d T=%d S=%d dk=%d "
-		 "causal=%d q_pos0=%d klen=%s weights=%d dropout=%g", p->B,
-		 p->H, p->T, p->S, p->dk, p->causal, p->q_pos0,
-		 p->klen ? "yes" : "no", with_weights, p->dropout);
+		 "causal=%d q_pos0=%d klen=%s weights=%d dropout=%g mask=%d",
+		 p->B, p->H, p->T, p->S, p->dk, p->causal, p->q_pos0,
+		 p->klen ? "yes" : "no", with_weights, p->dropout, p->mask);
 	double zs = p->dropout > 0 ? 1 / (1 - p->dropout) : 1;
 	kt_check(what, out, od, NULL, rel * zs * maxabs(v, m), n);
 	/* lse: the scores' error plus (S + 8) u relative for the sum's log */
@@ -233,9 +269,10 @@ static void check_backward(const struct prob *p)
 		gv = fmax(gv, fabs(wv[i]));
 	}
 	snprintf(what, sizeof(what), "attention_backward B=%d H=%d T=%d S=%d "
-		 "dk=%d causal=%d q_pos0=%d klen=%s shared=%d dropout=%g",
-		 p->B, p->H, p->T, p->S, p->dk, p->causal, p->q_pos0,
-		 p->klen ? "yes" : "no", p->shared_kv, p->dropout);
+		 "dk=%d causal=%d q_pos0=%d klen=%s shared=%d dropout=%g "
+		 "mask=%d", p->B, p->H, p->T, p->S, p->dk, p->causal,
+		 p->q_pos0, p->klen ? "yes" : "no", p->shared_kv, p->dropout,
+		 p->mask);
 	kt_check(what, dq, wq, NULL, rel * gq + 1e-8, n);
 	kt_check(what, dk, wk, NULL, rel * gk + 1e-8, m);
 	kt_check(what, dv, wv, NULL, rel * gv + 1e-8, m);
@@ -248,20 +285,26 @@ START_TEST(test_attention_small)
 {
 	int klen[3] = { 3, 7, 0 }, klen2[2] = { 9, 4 };
 	struct prob probs[] = {
-		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0 },
-		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0 },       /* causal */
-		{ 2, 1, 1, 7, 3, 1, 6, NULL, 0, 0 },       /* a cached decoder */
-		{ 2, 2, 3, 9, 4, 1, 5, NULL, 0, 0 },
-		{ 3, 2, 4, 7, 4, 0, 0, klen, 0, 0 },       /* padding, all masked */
-		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0 },
-		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1, 0 },       /* keys shared */
-		{ 1, 1, 1, 1, 1, 0, 0, NULL, 0, 0 },
-		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0.3f }, /* dropout */
-		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0.5f },
-		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0.2f },
-		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1, 0.4f },
-		{ 1, 1, 3, 20, 2, 0, 0, NULL, 0, 0.2f },   /* 17-32 keys */
-		{ 1, 2, 18, 18, 3, 1, 0, NULL, 0, 0 },
+		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0, 0 },
+		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0, 0 },       /* causal */
+		{ 2, 1, 1, 7, 3, 1, 6, NULL, 0, 0, 0 },       /* a cached decoder */
+		{ 2, 2, 3, 9, 4, 1, 5, NULL, 0, 0, 0 },
+		{ 3, 2, 4, 7, 4, 0, 0, klen, 0, 0, 0 },       /* padding, all masked */
+		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0, 0 },
+		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1, 0, 0 },       /* keys shared */
+		{ 1, 1, 1, 1, 1, 0, 0, NULL, 0, 0, 0 },
+		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0.3f, 0 }, /* dropout */
+		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0.5f, 0 },
+		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0.2f, 0 },
+		{ 3, 2, 4, 5, 1, 0, 0, NULL, 1, 0.4f, 0 },
+		{ 1, 1, 3, 20, 2, 0, 0, NULL, 0, 0.2f, 0 },   /* 17-32 keys */
+		{ 1, 2, 18, 18, 3, 1, 0, NULL, 0, 0, 0 },
+		/* the additive mask */
+		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0, 1 },
+		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0, 1 },
+		{ 2, 2, 6, 9, 3, 1, 0, klen2, 0, 0.2f, 1 },
+		{ 3, 2, 4, 7, 4, 0, 0, klen, 1, 0, 1 },
+		{ 1, 1, 3, 20, 2, 0, 0, NULL, 0, 0.2f, 1 },
 	};
 	int isa[3], ni = kt_isas(isa);
 	for (int i = 0; i < ni; i++) {
@@ -281,23 +324,28 @@ START_TEST(test_attention_large)
 {
 	int klen[2] = { 131, 77 }, klen2[2] = { 16, 11 }, klen3[2] = { 32, 19 };
 	struct prob probs[] = {
-		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0 },
-		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0, 0 },
-		{ 2, 1, 19, 100, 17, 1, 81, NULL, 0, 0 },
-		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0.1f },
-		{ 1, 2, 67, 67, 33, 1, 0, NULL, 0, 0.3f },
+		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0, 0 },
+		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0, 0, 0 },
+		{ 2, 1, 19, 100, 17, 1, 81, NULL, 0, 0, 0 },
+		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0.1f, 0 },
+		{ 1, 2, 67, 67, 33, 1, 0, NULL, 0, 0.3f, 0 },
 		/* AVX-512's whole-head path (T, S <= 32, dk <= 64; up to
 		 * 16 keys a register a row, else two) and just past it */
-		{ 2, 2, 16, 16, 64, 0, 0, NULL, 0, 0.1f },
-		{ 2, 2, 16, 16, 64, 1, 0, klen2, 0, 0 },
-		{ 2, 2, 8, 16, 64, 0, 0, klen2, 0, 0.2f },
-		{ 1, 2, 17, 16, 64, 1, 0, NULL, 0, 0.1f },
-		{ 1, 2, 16, 17, 64, 0, 0, NULL, 0, 0 },
-		{ 2, 2, 32, 32, 64, 0, 0, NULL, 0, 0.1f },
-		{ 2, 2, 32, 32, 64, 1, 0, klen3, 0, 0.1f },
-		{ 1, 2, 33, 32, 64, 1, 0, NULL, 0, 0.1f },
-		{ 1, 2, 32, 33, 64, 0, 0, NULL, 0, 0 },
-		{ 1, 2, 16, 16, 65, 0, 0, NULL, 0, 0.1f },
+		{ 2, 2, 16, 16, 64, 0, 0, NULL, 0, 0.1f, 0 },
+		{ 2, 2, 16, 16, 64, 1, 0, klen2, 0, 0, 0 },
+		{ 2, 2, 8, 16, 64, 0, 0, klen2, 0, 0.2f, 0 },
+		{ 1, 2, 17, 16, 64, 1, 0, NULL, 0, 0.1f, 0 },
+		{ 1, 2, 16, 17, 64, 0, 0, NULL, 0, 0, 0 },
+		{ 2, 2, 32, 32, 64, 0, 0, NULL, 0, 0.1f, 0 },
+		{ 2, 2, 32, 32, 64, 1, 0, klen3, 0, 0.1f, 0 },
+		{ 1, 2, 33, 32, 64, 1, 0, NULL, 0, 0.1f, 0 },
+		{ 1, 2, 32, 33, 64, 0, 0, NULL, 0, 0, 0 },
+		{ 1, 2, 16, 16, 65, 0, 0, NULL, 0, 0.1f, 0 },
+		/* the additive mask: row 2's first block of keys all -inf */
+		{ 2, 2, 70, 131, 64, 0, 0, klen, 0, 0, 1 },
+		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0, 0.3f, 1 },
+		{ 2, 2, 16, 16, 64, 0, 0, NULL, 0, 0.1f, 1 },
+		{ 2, 2, 32, 32, 64, 1, 0, klen3, 0, 0, 1 },
 	};
 	int isa[3], ni = kt_isas(isa);
 	kt_seed(11);

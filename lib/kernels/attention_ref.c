@@ -4,7 +4,8 @@
  * keys, one at a time, with the output row as the accumulator; or, when
  * weights are asked for, the row of scores in the weights themselves.
  * Dropout multiplies each weight by its factor (drop) in the product with
- * V only: the sums and lse are those of the whole softmax.
+ * V only: the sums and lse are those of the whole softmax.  A score of
+ * -inf (the additive mask's) adds nothing; a row of them gives zeros.
  */
 #include <math.h>
 #include <string.h>
@@ -42,17 +43,32 @@ static float drop(const struct attn_args *a, uint32_t rk, int j)
 	       attn_drop_scale(a) : 0;
 }
 
+/* Key j's score in row t: scaled, plus the mask's entry (mr: the mask's
+ * row t, or NULL). */
+static float score(const struct attn_args *a, const float *q,
+		   const float *k, const float *mr, int j)
+{
+	float s = dot(q, k + j * a->kv_rs, a->dk) * a->scale;
+
+	return mr ? s + mr[j] : s;
+}
+
 /* Row t through the weights row w [S]: returns the log-sum-exp. */
 static float row_with_weights(const struct attn_args *a, const float *q,
 			      const float *k, const float *v, float *o,
-			      float *w, int nk, uint32_t rk)
+			      float *w, const float *mr, int nk, uint32_t rk)
 {
 	float m = -INFINITY, sum = 0;
 
 	for (int j = 0; j < nk; j++) {
-		w[j] = dot(q, k + j * a->kv_rs, a->dk) * a->scale;
+		w[j] = score(a, q, k, mr, j);
 		if (w[j] > m)
 			m = w[j];
+	}
+	memset(o, 0, sizeof(float) * a->dk);
+	if (m == -INFINITY) {	/* every key masked */
+		memset(w, 0, sizeof(float) * a->S);
+		return -INFINITY;
 	}
 	for (int j = 0; j < nk; j++) {
 		w[j] = expf(w[j] - m);
@@ -60,7 +76,6 @@ static float row_with_weights(const struct attn_args *a, const float *q,
 	}
 	for (int j = nk; j < a->S; j++)
 		w[j] = 0;
-	memset(o, 0, sizeof(float) * a->dk);
 	for (int j = 0; j < nk; j++) {
 		w[j] /= sum;
 		axpy(o, w[j] * drop(a, rk, j), v + j * a->kv_rs, a->dk);
@@ -70,14 +85,16 @@ static float row_with_weights(const struct attn_args *a, const float *q,
 
 /* Row t online: m the running maximum, l the running sum of exp(s - m). */
 static float row_online(const struct attn_args *a, const float *q,
-			const float *k, const float *v, float *o, int nk,
-			uint32_t rk)
+			const float *k, const float *v, float *o,
+			const float *mr, int nk, uint32_t rk)
 {
 	float m = -INFINITY, l = 0;
 
 	memset(o, 0, sizeof(float) * a->dk);
 	for (int j = 0; j < nk; j++) {
-		float s = dot(q, k + j * a->kv_rs, a->dk) * a->scale;
+		float s = score(a, q, k, mr, j);
+		if (s == -INFINITY)
+			continue;
 		if (s > m) {
 			float c = expf(m - s);
 			l *= c;
@@ -88,6 +105,8 @@ static float row_online(const struct attn_args *a, const float *q,
 		l += p;
 		axpy(o, p * drop(a, rk, j), v + j * a->kv_rs, a->dk);
 	}
+	if (l == 0)
+		return -INFINITY;
 	scale(o, 1 / l, a->dk);
 	return m + logf(l);
 }
@@ -102,6 +121,7 @@ void attn_head_forward_ref(const struct attn_args *a, int b, int h)
 		float *o = a->out + b * a->o_bs + t * a->o_rs + h * a->dk;
 		size_t row = ((size_t)b * a->H + h) * a->T + t;
 		float *w = a->weights ? a->weights + row * a->S : NULL;
+		const float *mr = a->mask ? a->mask + (size_t)t * a->S : NULL;
 		int nk = attn_nkeys(a, b, t);
 		uint32_t rk = attn_drop_row(a, b, h, t);
 		float lse;
@@ -112,9 +132,9 @@ void attn_head_forward_ref(const struct attn_args *a, int b, int h)
 				memset(w, 0, sizeof(float) * a->S);
 			lse = -INFINITY;
 		} else if (w) {
-			lse = row_with_weights(a, q, k, v, o, w, nk, rk);
+			lse = row_with_weights(a, q, k, v, o, w, mr, nk, rk);
 		} else {
-			lse = row_online(a, q, k, v, o, nk, rk);
+			lse = row_online(a, q, k, v, o, mr, nk, rk);
 		}
 		if (a->lse)
 			a->lse[row] = lse;
@@ -123,12 +143,14 @@ void attn_head_forward_ref(const struct attn_args *a, int b, int h)
 
 /* The log-sum-exp of row t's scores, when the forward pass kept none. */
 static float row_lse(const struct attn_args *a, const float *q,
-		     const float *k, int nk)
+		     const float *k, const float *mr, int nk)
 {
 	float m = -INFINITY, l = 0;
 
 	for (int j = 0; j < nk; j++) {
-		float s = dot(q, k + j * a->kv_rs, a->dk) * a->scale;
+		float s = score(a, q, k, mr, j);
+		if (s == -INFINITY)
+			continue;
 		if (s > m) {
 			l *= expf(m - s);
 			m = s;
@@ -155,16 +177,19 @@ void attn_head_backward_ref(const struct attn_args *a, int b, int h,
 		long oo = b * a->o_bs + t * a->o_rs + h * a->dk;
 		size_t row = ((size_t)b * a->H + h) * a->T + t;
 		const float *q = a->q + qo, *go = dout + oo;
+		const float *mr = a->mask ? a->mask + (size_t)t * a->S : NULL;
 		int nk = attn_nkeys(a, b, t);
 		uint32_t rk = attn_drop_row(a, b, h, t);
 
 		if (nk == 0)
 			continue;
-		float lse = a->lse ? a->lse[row] : row_lse(a, q, k, nk);
+		float lse = a->lse ? a->lse[row] : row_lse(a, q, k, mr, nk);
+		if (lse == -INFINITY)	/* every key masked: no gradient */
+			continue;
 		float D = dot(go, a->out + oo, a->dk);
 		for (int j = 0; j < nk; j++) {
 			long r = j * a->kv_rs;
-			float s = dot(q, k + r, a->dk) * a->scale;
+			float s = score(a, q, k, mr, j);
 			float p = expf(s - lse), z = drop(a, rk, j);
 			if (dv)
 				axpy(dv + ko + r, p * z, go, a->dk);

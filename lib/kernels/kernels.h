@@ -199,9 +199,12 @@ void adam_update(float *w, float *m, float *v, const float *g, size_t n,
  *
  * Masks: keys j >= klen[b] (padding; klen NULL: all S), and with causal,
  * keys j > q_pos0 + t (q_pos0: the position of the first query, for a
- * decoder with a cache of earlier positions).  A row with every key masked
- * gives zeros.  weights (optional) [B, H, T, S]; lse (optional, needed by
- * the backward pass) [B, H, T], the log-sum-exp of each row's scores.
+ * decoder with a cache of earlier positions).  mask (optional) [T, S] is
+ * added to the scaled scores of every batch item and head: mask[t S + j]
+ * to row t's score of key j, -inf masking the key.  A row with every key
+ * masked gives zeros (and lse -inf).  weights (optional) [B, H, T, S];
+ * lse (optional, needed by the backward pass) [B, H, T], the log-sum-exp
+ * of each row's scores (mask added).
  *
  * Dropout of the weights (training; dropout 0: off): out = (softmax(...)
  * * keep / (1 - dropout)) v, with keep[t, j] of batch item b and head h
@@ -217,6 +220,7 @@ struct attn_args {
 	const float *k; const float *v; long kv_bs, kv_rs;
 	float *out; long o_bs, o_rs;
 	const int *klen;
+	const float *mask;
 	int causal, q_pos0;
 	float *weights;
 	float *lse;

@@ -10,7 +10,9 @@
  * P V by a second register-blocked product.  No [T, S] matrix.  When
  * weights are asked for, the reference does the head.  Dropout zeroes the
  * dropped weights in the product with V only (the sums are the whole
- * softmax's) and scales the output by 1 / (1 - p) at the end.
+ * softmax's) and scales the output by 1 / (1 - p) at the end.  The
+ * additive mask, when given, is added to each block's scores; a row whose
+ * scores so far are all -inf adds nothing (its maximum is still -inf).
  *
  * The backward pass recomputes the probabilities from the saved lse, and
  * the dropout mask from the seed, by the same blocks; it accumulates dk
@@ -290,6 +292,20 @@ static inline __m256 keep8(__m256i rk, int j, __m256i cut1)
 						      cut1));
 }
 
+/* Adds the mask's entries to the scores of the block's rows r < rows
+ * (query rows t0 + r, keys j0 .. j0 + nb - 1, the first nk[r] - j0 of
+ * them valid). */
+static void add_mask(float s[][KB], const struct attn_args *a, int t0,
+		     int rows, const int *nk, int j0, int nb)
+{
+	for (int r = 0; r < rows; r++) {
+		const float *mr = a->mask + (size_t)(t0 + r) * a->S + j0;
+		int valid = nk[r] - j0 < nb ? nk[r] - j0 : nb;
+		for (int j = 0; j < valid; j++)
+			s[r][j] += mr[j];
+	}
+}
+
 static inline struct attn_drop drop_row(const struct attn_args *a, int b,
 					int h, int t)
 {
@@ -409,6 +425,8 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 			for (int g = 0; g < groups; g++)
 				kb->scores(s + g * QR, q + g * QR, kt, sp, j0,
 					   nb, dk, a->scale);
+			if (a->mask)
+				add_mask(s, a, t0, rows, nk, j0, nb);
 			float mx[QB];
 			for (int r = 0; r < groups * QR; r++)
 				mx[r] = nk[r] > j0 ? row_max(s[r], nk[r] - j0 < nb ?
@@ -418,9 +436,14 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 				if (mx[r] > m[r] + LAZY_MAX)
 					raise_max(mx[r], &m[r], &l[r],
 						  acc + r * dp, dp);
-			for (int r = 0; r < groups * QR; r++)
+			for (int r = 0; r < groups * QR; r++) {
+				if (m[r] == -INFINITY) {	/* nothing yet */
+					memset(s[r], 0, sizeof(float) * nb);
+					continue;
+				}
 				l[r] += kb->exp_row(s[r], m[r], nk[r] - j0,
 						    nb, &dr[r], j0);
+			}
 			for (int g = 0; g < groups; g++)
 				kb->pv(acc + g * QR * dp, dp, s + g * QR,
 				       vrows + j0 * dp, dp, nb, dk, j0 == 0);
@@ -428,11 +451,12 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
 			size_t row = ((size_t)b * a->H + h) * a->T + t0 + r;
-			__m256 inv = _mm256_set1_ps(nk[r] ? zs / l[r] : 0);
+			__m256 inv = _mm256_set1_ps(l[r] > 0 ? zs / l[r] : 0);
 			FOR_LANES(d, dk, rem)
 				str(o + d, rem, _mm256_mul_ps(inv, _mm256_load_ps(acc + r * dp + d)));
 			if (a->lse)
-				a->lse[row] = nk[r] ? m[r] + logf(l[r]) : -INFINITY;
+				a->lse[row] = l[r] > 0 ? m[r] + logf(l[r]) :
+					      -INFINITY;
 		}
 	}
 }
@@ -494,6 +518,8 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 			dr[r] = drop_row(a, b, h, t);
 			kmax = nk[r] > kmax ? nk[r] : kmax;
 			lse[r] = a->lse[((size_t)b * a->H + h) * a->T + t];
+			if (lse[r] == -INFINITY)	/* every key masked */
+				nk[r] = 0;
 			__m256 s = _mm256_setzero_ps();
 			FOR_LANES(d, n, rem)
 				s = _mm256_fmadd_ps(ldr(g[r] + d, rem),
@@ -510,6 +536,8 @@ void attn_head_backward_blocks(const struct attn_args *a, int b, int h,
 				kb->scores(ds + gr * QR, g + gr * QR, vt, sp, j0,
 					   nb, n, 1);
 			}
+			if (a->mask)
+				add_mask(p, a, t0, rows, nk, j0, nb);
 			for (int r = 0; r < nr; r++)
 				kb->grad_row(p[r], ds[r], nk[r] - j0, nb, &dr[r],
 					     j0, lse[r], D[r], a->scale, zs);

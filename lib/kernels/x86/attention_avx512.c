@@ -479,9 +479,11 @@ forward_small(const struct attn_args *a, int b, int h, int nv)
 		}
 }
 
+/* The whole-head path has no additive mask: the blocks add it. */
 static int small_head(const struct attn_args *a)
 {
-	return a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK;
+	return a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK &&
+	       !a->mask;
 }
 
 void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
