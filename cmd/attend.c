@@ -4,7 +4,7 @@
  * att.init for rnnencdec, att.{l}.k and att.{l}.v for the Transformer).
  * Without one, scaled dot-product attention of the records q [H, T, d],
  * k and v [H, S, d] and an optional additive mask [T, S]: out [H, T, d]
- * (and weights [H, T, S] with --weights).
+ * (and weights [H, T, S] with --weights), by the library's kernel.
  */
 #include <getopt.h>
 #include <math.h>
@@ -33,29 +33,11 @@ static void usage(void)
 	exit(0);
 }
 
-/* softmax(q k^T / sqrt(d) + mask) v of one head, with the weights. */
-static void masked_head(float *out, float *w, const float *q, const float *k,
-			const float *v, const float *mask, int T, int S, int d)
-{
-	int t, j;
-
-	sgemm(0, 1, T, S, d, 1.0f / sqrtf(d), q, d, k, d, 0.0f, w, S);
-	for (t = 0; t < T; t++) {
-		float *row = w + (size_t)t * S, max = -INFINITY;
-
-		for (j = 0; j < S; j++) {
-			row[j] += mask[(size_t)t * S + j];
-			if (row[j] > max)
-				max = row[j];
-		}
-		if (max == -INFINITY)	/* every key masked: zeros */
-			memset(row, 0, S * sizeof *row);
-		else
-			softmax_rows(row, row, 1, S);
-	}
-	sgemm(0, 0, T, d, S, 1.0f, w, S, v, d, 0.0f, out, d);
-}
-
+/*
+ * The attention of one frame by the library's kernel (kernels.h), the
+ * heads as its batch: out [H, T, d] = softmax(q k^T / sqrt(d) + mask) v,
+ * and the weights [H, T, S] when wanted.
+ */
 static int general_frame(struct frame *f, int want_weights)
 {
 	struct tensor *q = frame_need(f, "q", DT_F32, 3, "the caller");
@@ -64,7 +46,7 @@ static int general_frame(struct frame *f, int want_weights)
 	struct tensor *v = k ? frame_need(f, "v", DT_F32, 3, "the caller") :
 			   NULL;
 	struct tensor *mask = frame_find(f, "mask"), out, wt;
-	int H, T, S, d, h;
+	int H, T, S, d;
 	uint64_t od[3], wd[3];
 
 	if (!v)
@@ -86,18 +68,9 @@ static int general_frame(struct frame *f, int want_weights)
 	od[0] = H, od[1] = T, od[2] = d;
 	wd[0] = H, wd[1] = T, wd[2] = S;
 	if (tensor_init(&out, "out", DT_F32, 3, od) < 0 ||
-	    tensor_init(&wt, "weights", DT_F32, 3, wd) < 0)
+	    (want_weights && tensor_init(&wt, "weights", DT_F32, 3, wd) < 0))
 		return -1;
-	if (mask) {
-		for (h = 0; h < H; h++)
-			masked_head((float *)out.data + (size_t)h * T * d,
-				    (float *)wt.data + (size_t)h * T * S,
-				    (float *)q->data + (size_t)h * T * d,
-				    (float *)k->data + (size_t)h * S * d,
-				    (float *)v->data + (size_t)h * S * d,
-				    mask->data, T, S, d);
-	} else if (H && T && S && d) {
-		/* the heads are the batch of the fused kernel */
+	if (H && T && S && d) {
 		struct attn_args a = {
 			.B = H, .H = 1, .T = T, .S = S, .dk = d,
 			.scale = 1.0f / sqrtf(d),
@@ -105,17 +78,15 @@ static int general_frame(struct frame *f, int want_weights)
 			.k = k->data, .v = v->data,
 			.kv_bs = (long)S * d, .kv_rs = d,
 			.out = out.data, .o_bs = (long)T * d, .o_rs = d,
-			.weights = wt.data,
+			.mask = mask ? mask->data : NULL,
+			.weights = want_weights ? wt.data : NULL,
 		};
 
 		attention_forward(&a);
 	}
 	if (!frame_put(f, &out))
 		return -1;
-	if (want_weights)
-		return frame_put(f, &wt) ? 0 : -1;
-	tensor_free(&wt);
-	return 0;
+	return !want_weights || frame_put(f, &wt) ? 0 : -1;
 }
 
 static void general(int want_weights)

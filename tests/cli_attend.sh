@@ -1,0 +1,144 @@
+#!/bin/sh
+# attend without a model: out = softmax(q k^T / sqrt(d) + mask) v and,
+# with -w, the weights, against values computed here in awk for two small
+# frames (2 queries, 3 keys, d 2; the second with 2 heads and a mask of
+# -inf and finite entries, one row wholly masked: zeros); the same for
+# every instruction set; shapes that disagree refused (exit 1, the frame
+# named); -w with -m a usage error (exit 2).
+set -u
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+errors=0
+fail() {
+	echo "cli_attend: $*" >&2
+	errors=$((errors + 1))
+}
+
+# The frames, in the text form (mode "in") or the wanted out and weights
+# of each frame, one value a line (mode "want").
+cat >"$T/frames.awk" <<'END'
+function vals(x, n,   i, s) {
+	s = ""
+	for (i = 0; i < n; i++)
+		s = s (i ? " " : "") x[i]
+	return s
+}
+BEGIN {
+	# frame 0: one head, no mask
+	nh[0] = 1; split("1 0 0 1", q0); split("1 0 0 1 1 1", k0)
+	split("1 2 3 4 5 6", v0)
+	# frame 1: two heads, a mask shared by both
+	nh[1] = 2; split("1 0 0 1 0.5 -1 2 0.25", q1)
+	split("1 0 0 1 1 1 -1 2 0.5 0.5 3 -2", k1)
+	split("1 2 3 4 5 6 -1 0 0 1 2 -3", v1)
+	split("0 -inf 0.5 -inf -inf -inf", m1)
+	T = 2; S = 3; d = 2
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < nh[f] * T * d; i++)
+			q[i] = f ? q1[i + 1] : q0[i + 1]
+		for (i = 0; i < nh[f] * S * d; i++) {
+			k[i] = f ? k1[i + 1] : k0[i + 1]
+			v[i] = f ? v1[i + 1] : v0[i + 1]
+		}
+		for (i = 0; i < T * S; i++)
+			m[i] = f ? m1[i + 1] : 0
+		H = nh[f]
+		if (mode == "in") {
+			print "record q f32 [" H "," T "," d "]"
+			print vals(q, H * T * d)
+			print "record k f32 [" H "," S "," d "]"
+			print vals(k, H * S * d)
+			print "record v f32 [" H "," S "," d "]" (f ? "" : " end")
+			print vals(v, H * S * d)
+			if (f) {
+				print "record mask f32 [" T "," S "] end"
+				print vals(m, T * S)
+			}
+			continue
+		}
+		for (h = 0; h < H; h++)
+		for (t = 0; t < T; t++) {
+			mx = "none"
+			for (j = 0; j < S; j++) {
+				s[j] = 0
+				for (c = 0; c < d; c++)
+					s[j] += q[(h * T + t) * d + c] * \
+						k[(h * S + j) * d + c]
+				s[j] /= sqrt(d)
+				ok[j] = m[t * S + j] != "-inf"
+				if (ok[j]) {
+					s[j] += m[t * S + j]
+					if (mx == "none" || s[j] > mx)
+						mx = s[j]
+				}
+			}
+			sum = 0
+			for (j = 0; j < S; j++)
+				sum += ok[j] ? exp(s[j] - mx) : 0
+			for (c = 0; c < d; c++) {
+				o = 0
+				for (j = 0; j < S; j++)
+					if (ok[j])
+						o += exp(s[j] - mx) / sum * \
+						     v[(h * S + j) * d + c]
+				out[f] = out[f] sprintf("%.9g\n", o)
+			}
+			for (j = 0; j < S; j++)
+				w[f] = w[f] sprintf("%.9g\n",
+					ok[j] ? exp(s[j] - mx) / sum : 0)
+		}
+	}
+	for (f = 0; f < 2; f++)
+		printf "%s%s", out[f], w[f]
+}
+END
+awk -v mode=in -f "$T/frames.awk" >"$T/in.txt"
+awk -v mode=want -f "$T/frames.awk" >"$T/want"
+tensordump -r "$T/in.txt" >"$T/in.tsr" || fail "tensordump -r: status $?"
+
+# The values of the records out and weights, frame by frame, one a line.
+values() {
+	tensordump -H -n out -n weights -vall |
+		awk 'NR % 2 == 0 { for (i = 1; i <= NF; i++) print $i }'
+}
+
+for k in reference avx2 avx512; do
+	ATTN_KERNELS=$k attend -w <"$T/in.tsr" >"$T/out.tsr" ||
+		fail "$k: status $?"
+	values <"$T/out.tsr" >"$T/got"
+	# within 1e-6 (the values are at most 6; float's rounding, 6e-7)
+	paste "$T/got" "$T/want" | awk -v k=$k '
+		{ d = $1 - $2; if (d < 0) d = -d
+		  if (d > 1e-6 || ($1 == 0) != ($2 == 0)) {
+			print "cli_attend: " k ": value " NR ": got " $1 \
+			      ", want " $2; bad = 1 } }
+		END { exit bad }' >&2 || fail "$k: values differ"
+	[ "$(wc -l <"$T/got")" -eq "$(wc -l <"$T/want")" ] ||
+		fail "$k: $(wc -l <"$T/got") values, want $(wc -l <"$T/want")"
+	# without -w, out alone, the same values
+	ATTN_KERNELS=$k attend <"$T/in.tsr" >"$T/out2.tsr" ||
+		fail "$k: no -w: status $?"
+	tensordump -H -n weights "$T/out2.tsr" | grep -q . &&
+		fail "$k: weights without -w"
+	tensordump -H -n out "$T/out2.tsr" | grep -c . | grep -qx 2 ||
+		fail "$k: not one out per frame"
+done
+
+# Refusals: exit 1 naming the frame, or 2 for a usage error.
+refusal() {
+	tensordump -r >"$T/bad.tsr"
+	attend <"$T/bad.tsr" >/dev/null 2>"$T/err"
+	echo "$?: $(cat "$T/err")"
+}
+qk='record q f32 [1,2,2]\n1 2 3 4\nrecord k f32 [1,3,2]\n1 2 3 4 5 6\n'
+r=$(printf "$qk"'record v f32 [1,2,2] end\n1 2 3 4\n' | refusal)
+case $r in "1: attend: frame 0: q [H, T, d], k and v [H, S, d] disagree") ;;
+*) fail "k and v of other shapes: $r" ;; esac
+r=$(printf "$qk"'record v f32 [1,3,2]\n1 2 3 4 5 6\nrecord mask f32 [3,2] end
+0 0 0 0 0 0\n' | refusal)
+case $r in "1: attend: frame 0: mask is not f32 [T, S] = [2, 3]") ;;
+*) fail "a mask [S, T]: $r" ;; esac
+attend -w -m model.tsr </dev/null >/dev/null 2>&1
+[ $? -eq 2 ] || fail "-w with -m: not exit 2"
+
+exit $((errors > 0))
