@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "common/filter.h"
+#include "common/opt.h"
 #include "common/prog.h"
 #include "common/translate.h"
 

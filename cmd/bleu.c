@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "eval/bleu.h"
+#include "common/opt.h"
 #include "common/prog.h"
 
 #define MAX_METRICS 2
@@ -110,18 +111,6 @@ struct args {
 	int ninputs;
 };
 
-static long int_arg(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *s == 0 || *end || v < lo || v > hi)
-		usage_error("%s: want an integer from %ld to %ld, not '%s'", opt, lo, hi, s);
-	return v;
-}
-
 static void add_metric(struct args *a, const char *name)
 {
 	enum metric_kind k;
@@ -201,7 +190,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 			a->out.json = !strcmp(optarg, "json");
 			break;
 		case 'b': a->out.score_only = 1; break;
-		case 'w': a->out.width = int_arg("-w", optarg, 0, 17); break;
+		case 'w': a->out.width = opt_int(optarg, "-w", 0, 17); break;
 		case OPT_SH: a->out.short_sig = 1; break;
 		case OPT_TOK:
 			if (bleu_tok_parse(optarg) < 0)
@@ -214,17 +203,20 @@ static void parse_args(int argc, char **argv, struct args *a)
 				usage_error("-s: want exp, floor, add-k or none, not '%s'", optarg);
 			a->bleu.smooth = bleu_smooth_parse(optarg);
 			break;
-		case OPT_SV: {
-			char *end;
-
-			a->bleu.smooth_value = strtod(optarg, &end);
-			if (*optarg == 0 || *end || !(a->bleu.smooth_value >= 0))
-				usage_error("-sv: want a number >= 0, not '%s'", optarg);
+		case OPT_SV:
+			a->bleu.smooth_value = opt_number(optarg, "-sv");
+			if (!(a->bleu.smooth_value >= 0))
+				usage_error("option -sv: '%s' is below 0", optarg);
 			break;
-		}
-		case OPT_CC: a->chrf.char_order = int_arg("-cc", optarg, 0, NGRAM_MAX_ORDER); break;
-		case OPT_CW: a->chrf.word_order = int_arg("-cw", optarg, 0, NGRAM_MAX_ORDER); break;
-		case OPT_BETA: a->chrf.beta = int_arg("--chrf-beta", optarg, 0, 1000); break;
+		case OPT_CC:
+			a->chrf.char_order = opt_int(optarg, "-cc", 0,
+						     NGRAM_MAX_ORDER);
+			break;
+		case OPT_CW:
+			a->chrf.word_order = opt_int(optarg, "-cw", 0,
+						     NGRAM_MAX_ORDER);
+			break;
+		case OPT_BETA: a->chrf.beta = opt_int(optarg, "--chrf-beta", 0, 1000); break;
 		case OPT_WS: a->chrf.whitespace = 1; break;
 		case OPT_CLC: a->chrf.lowercase = 1; break;
 		case OPT_EPS: a->chrf.eps_smoothing = 1; break;
@@ -233,8 +225,12 @@ static void parse_args(int argc, char **argv, struct args *a)
 				usage_error("--paired-bs and --paired-ar exclude each other");
 			a->test = c == OPT_PBS ? 'b' : 'a';
 			break;
-		case OPT_PBSN: a->bs_n = int_arg("--paired-bs-n", optarg, 1, 100000000); break;
-		case OPT_PARN: a->ar_n = int_arg("--paired-ar-n", optarg, 1, 100000000); break;
+		case OPT_PBSN:
+			a->bs_n = opt_int(optarg, "--paired-bs-n", 1, 100000000);
+			break;
+		case OPT_PARN:
+			a->ar_n = opt_int(optarg, "--paired-ar-n", 1, 100000000);
+			break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
 		default: usage_error("unknown option");

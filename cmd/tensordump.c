@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "text/bpe.h"
+#include "common/opt.h"
 #include "common/prog.h"
 #include "stream/stream.h"
 #include "text/svg.h"
@@ -82,38 +83,15 @@ static void usage(void)
 	exit(0);
 }
 
-static uint64_t parse_num(const char *s, const char *what)
-{
-	char *end;
-	uint64_t v;
-
-	if (*s < '0' || *s > '9')
-		usage_error("%s: \"%s\" is not a number", what, s);
-	v = strtoull(s, &end, 10);
-	if (*end)
-		usage_error("%s: \"%s\" is not a number", what, s);
-	return v;
-}
-
-/* A layer or head: a number below INT_MAX. */
-static int parse_index(const char *s, const char *what)
-{
-	uint64_t v = parse_num(s, what);
-
-	if (v >= INT_MAX)
-		usage_error("%s: %s is too large", what, s);
-	return v;
-}
-
 static void parse_frames(char *s)
 {
 	char *dash = strchr(s, '-');
 
 	if (dash)
 		*dash = 0;
-	opt.frame_lo = parse_num(s, "--frame");
-	opt.frame_hi = !dash ? opt.frame_lo
-		     : dash[1] ? parse_num(dash + 1, "--frame") : UINT64_MAX;
+	opt.frame_lo = opt_int(s, "--frame", 0, LLONG_MAX);
+	opt.frame_hi = !dash ? opt.frame_lo : !dash[1] ? UINT64_MAX :
+		       (uint64_t)opt_int(dash + 1, "--frame", 0, LLONG_MAX);
 	if (opt.frame_hi < opt.frame_lo)
 		usage_error("--frame: an empty range");
 }
@@ -584,7 +562,8 @@ int main(int argc, char **argv)
 		case 's': opt.stats = 1; break;
 		case 'v':
 			opt.values = !optarg ? 8 : strcmp(optarg, "all") == 0
-				   ? SIZE_MAX : parse_num(optarg, "--values");
+				   ? SIZE_MAX : (size_t)opt_int(optarg,
+						"--values", 0, LLONG_MAX);
 			if (!opt.values)
 				opt.values = SIZE_MAX;
 			break;
@@ -601,17 +580,18 @@ int main(int argc, char **argv)
 		case 't': opt.mode = TEXT; break;
 		case 'r': opt.mode = FROM_TEXT; break;
 		case 'z':
-			opt.zlib = parse_num(optarg, "--zlib");
-			if (opt.zlib > 9)
-				usage_error("--zlib: a level from 0 to 9");
+			opt.zlib = opt_int(optarg, "--zlib", 0, 9);
 			break;
-		case 'l': opt.limit = parse_num(optarg, "--limit"); break;
+		case 'l': opt.limit = opt_int(optarg, "--limit", 0, LLONG_MAX);
+			break;
 		case 'g': opt.mode = PICTURE; opt.svg = optarg; break;
 		case 'm': opt.model = optarg; break;
 		case OPT_LAYER:
-			opt.layer = parse_index(optarg, "--layer");
+			opt.layer = opt_int(optarg, "--layer", 0, INT_MAX - 1);
 			break;
-		case OPT_HEAD: opt.head = parse_index(optarg, "--head"); break;
+		case OPT_HEAD:
+			opt.head = opt_int(optarg, "--head", 0, INT_MAX - 1);
+			break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
 		default: usage_error("unknown option");

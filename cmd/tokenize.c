@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "text/bpe.h"
+#include "common/opt.h"
 #include "common/prog.h"
 #include "stream/stream.h"
 
@@ -432,19 +433,6 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 
 /* ---- options ------------------------------------------------------------ */
 
-static long parse_int(const char *s, const char *what, long min)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end || errno || v < min || v > 1 << 24)
-		usage_error("%s: '%s' is not a number from %ld to %d", what, s,
-			    min, 1 << 24);
-	return v;
-}
-
 static void check_options(void)
 {
 	if (opt.learn) {
@@ -482,7 +470,7 @@ int main(int argc, char **argv)
 	};
 	static char *stdin_only[] = { "-" };
 	struct bpe_text out = { 0 };
-	char **files, *end;
+	char **files;
 	int c, nfiles;
 
 	prog_init(argc, argv);
@@ -490,13 +478,13 @@ int main(int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			opt.learn = parse_int(optarg, "--learn", BPE_FIRST_UNIT);
+			opt.learn = opt_int(optarg, "--learn", BPE_FIRST_UNIT,
+					    1 << 24);
 			break;
 		case 'c':
-			opt.coverage = strtod(optarg, &end);
-			if (*end || end == optarg || !(opt.coverage > 0 &&
-							opt.coverage <= 1))
-				usage_error("--coverage: '%s' is not a number "
+			opt.coverage = opt_number(optarg, "--coverage");
+			if (!(opt.coverage > 0 && opt.coverage <= 1))
+				usage_error("option --coverage: '%s' is not "
 					    "above 0 and at most 1", optarg);
 			break;
 		case 'm': opt.model = optarg; break;

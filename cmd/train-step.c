@@ -15,6 +15,7 @@
 #include "text/bpe.h"
 #include "base/errmsg.h"
 #include "common/filter.h"
+#include "common/opt.h"
 #include "kernels/kernels.h"
 #include "common/prog.h"
 #include "run/train.h"
@@ -183,11 +184,6 @@ static void export(const char *model, const char *out, const char *dtype)
 	model_free(m);
 }
 
-static long count(const char *arg, const char *option)
-{
-	return opt_positive(arg, option);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -240,16 +236,16 @@ int main(int argc, char **argv)
 		case 's': sv = optarg; break;
 		case 't': tv = optarg; break;
 		case 'S': set[nset++] = optarg; break;
-		case 'n': o.steps = count(optarg, "--steps"); break;
-		case 'e': o.epochs = count(optarg, "--epochs"); break;
+		case 'n': o.steps = opt_positive(optarg, "--steps"); break;
+		case 'e': o.epochs = opt_positive(optarg, "--epochs"); break;
 		case 'T': o.seconds = opt_number(optarg, "--time"); break;
-		case 'E': o.save_every = count(optarg, "--save-every"); break;
-		case 'k': o.keep = count(optarg, "--keep"); break;
-		case 'L': o.log_every = count(optarg, "--log-every"); break;
+		case 'E': o.save_every = opt_positive(optarg, "--save-every"); break;
+		case 'k': o.keep = opt_positive(optarg, "--keep"); break;
+		case 'L': o.log_every = opt_positive(optarg, "--log-every"); break;
 		case 'd': dev_path = optarg; break;
-		case 'D': o.dev_every = count(optarg, "--dev-every"); break;
-		case 'b': o.batch = count(optarg, "--batch"); break;
-		case 'A': avg = count(optarg, "--average"); break;
+		case 'D': o.dev_every = opt_positive(optarg, "--dev-every"); break;
+		case 'b': o.batch = opt_positive(optarg, "--batch"); break;
+		case 'A': avg = opt_positive(optarg, "--average"); break;
 		case 'o': out = optarg; break;
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;

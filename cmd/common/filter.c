@@ -1,12 +1,11 @@
 /* filter.c: windows, batches and input order for the programs, and
  * their common options; see filter.h. */
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "base/errmsg.h"
 #include "filter.h"
+#include "opt.h"
 #include "prog.h"
 
 int filter_window(int batch)
@@ -215,35 +214,4 @@ int filter_stage_main(int argc, char **argv, const struct option *longopts,
 		;	/* no options of their own */
 	check_write(filter_stage(model, s, batch));
 	return 0;
-}
-
-int opt_positive(const char *arg, const char *option)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (!*arg || *end || errno || v < 1 || v > INT_MAX)
-		usage_error("%s: '%s' is not a positive integer", option, arg);
-	return v;
-}
-
-double opt_number(const char *arg, const char *option)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (!*arg || *end || errno)
-		usage_error("%s: '%s' is not a number", option, arg);
-	return v;
-}
-
-int opt_bf16(const char *arg, const char *option)
-{
-	if (strcmp(arg, "f32") != 0 && strcmp(arg, "bf16") != 0)
-		usage_error("%s: '%s' is neither f32 nor bf16", option, arg);
-	return strcmp(arg, "bf16") == 0;
 }

@@ -60,11 +60,4 @@ int filter_getopt(int argc, char **argv, const char *shortopts,
 int filter_stage_main(int argc, char **argv, const struct option *longopts,
 		      void (*usage)(void), enum stage s);
 
-/* Option arguments of the programs: a positive integer, a number, a
- * precision (f32: 0, bf16: 1, as --matmul takes); a bad one is a usage
- * error naming the option. */
-int opt_positive(const char *arg, const char *option);
-double opt_number(const char *arg, const char *option);
-int opt_bf16(const char *arg, const char *option);
-
 #endif

@@ -6,6 +6,7 @@
 #include "text/bpe.h"
 #include "base/errmsg.h"
 #include "filter.h"
+#include "opt.h"
 #include "kernels/gemm_packed.h"
 #include "prog.h"
 #include "translate.h"
