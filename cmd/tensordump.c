@@ -16,6 +16,7 @@
 #include "text/bpe.h"
 #include "common/opt.h"
 #include "common/prog.h"
+#include "common/vocab.h"
 #include "stream/stream.h"
 #include "text/svg.h"
 #include "stream/tsr_text.h"
@@ -286,25 +287,6 @@ static int dump(const char *path)
 
 /* ---- pictures ----------------------------------------------------------- */
 
-/* The vocabularies of the model given with -m, loaded once. */
-static struct bpe *vocab(int target)
-{
-	static struct bpe *side[2];
-	static struct tsr_map *model;
-	const char *name = target ? "vocab.tgt" : "vocab.src";
-	struct tensor *t;
-
-	if (side[target])
-		return side[target];
-	if (!model && !(model = tsr_map_open(opt.model)))
-		die_err();
-	if (!(t = frame_need(&model->f, name, DT_U8, 1, "train-step --init")))
-		die("%s: %s", opt.model, err_msg());
-	if (!(side[target] = bpe_load(t->data, t->nbytes)))
-		die("%s: %s: %s", opt.model, name, err_msg());
-	return side[target];
-}
-
 /*
  * The labels of n positions from the ids record `name` of f: the units of
  * the model's vocabulary (-m), or the ids as numbers.  NULL when the frame
@@ -316,6 +298,7 @@ static char **labels(const struct frame *f, const char *name, uint64_t n,
 	const struct tensor *t = frame_find(f, name);
 	const int32_t *id;
 	struct bpe_text s = { 0 };
+	struct bpe *v;
 	char **label;
 
 	if (!t)
@@ -326,18 +309,19 @@ static char **labels(const struct frame *f, const char *name, uint64_t n,
 	if (!(label = calloc(n, sizeof *label)))
 		die("out of memory");
 	id = t->data;
+	v = opt.model ? vocab_model(opt.model, target) : NULL;
 	for (uint64_t i = 0; i < n; i++) {
 		s.n = 0;
-		if (!opt.model) {
+		if (!v) {
 			char num[16];
 			int k = snprintf(num, sizeof num, "%" PRId32, id[i]);
 			bpe_text_add(&s, num, k);
-		} else if (id[i] < 0 || id[i] >= bpe_size(vocab(target))) {
+		} else if (id[i] < 0 || id[i] >= bpe_size(v)) {
 			die("frame %" PRIu64 ": %s: id %" PRId32 " is not in "
 			    "%s's %s vocabulary", f->number, name, id[i],
 			    opt.model, target ? "target" : "source");
 		} else {
-			bpe_unit_show(vocab(target), id[i], &s);
+			bpe_unit_show(v, id[i], &s);
 		}
 		if (bpe_text_add(&s, "", 1) < 0 || !(label[i] = strdup(s.s)))
 			die("out of memory");

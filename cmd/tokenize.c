@@ -13,6 +13,7 @@
 #include "text/bpe.h"
 #include "common/opt.h"
 #include "common/prog.h"
+#include "common/vocab.h"
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
@@ -111,56 +112,16 @@ static char *input_line(struct input *in, size_t *len)
 
 /* ---- vocabularies ------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0, k;
-	char *buf = NULL;
-
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	do {
-		if (!(buf = realloc(buf, cap *= 2)))
-			die("out of memory");
-		n += k = fread(buf + n, 1, cap - n, f);
-	} while (k && n == cap);
-	if (ferror(f))
-		die("%s: %s", path, strerror(errno));
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* The vocabulary of one side (0 source, 1 target), loaded once. */
 static struct bpe *vocab(int target)
 {
 	static struct bpe *side[2];
-	static struct tsr_map *model;
 	const char *path = target && opt.tgt_vocab ? opt.tgt_vocab : opt.vocab;
-	const char *name = target ? "vocab.tgt" : "vocab.src";
-	struct tensor *t;
-	size_t len;
-	char *text;
 
-	if (side[target])
-		return side[target];
-	if (path) {
-		text = read_file(path, &len);
-		if (!(side[target] = bpe_load(text, len)))
-			die("%s: %s", path, err_msg());
-		free(text);
-		return side[target];
-	}
-	/* lazily: only the vocabulary's checksum is verified, not the
-	 * parameters' */
-	if (!model && !(model = tsr_map_open_lazy(opt.model)))
-		die_err();
-	if (!(t = frame_need(&model->f, name, DT_U8, 1, "train-step --init")))
-		die("%s: %s", opt.model, err_msg());
-	if (tsr_map_verify(model, t) < 0)
-		die_err();
-	if (!(side[target] = bpe_load(t->data, t->nbytes)))
-		die("%s: %s: %s", opt.model, name, err_msg());
+	if (!path)
+		return vocab_model(opt.model, target);
+	if (!side[target])
+		side[target] = vocab_file(path, NULL);
 	return side[target];
 }
 

@@ -7,7 +7,6 @@
  * and at the end, and on SIGINT or SIGTERM; a resumed run gives the model
  * an unbroken one gives.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "common/opt.h"
 #include "kernels/kernels.h"
 #include "common/prog.h"
+#include "common/vocab.h"
 #include "run/train.h"
 
 enum { OPT_DTYPE = 256, OPT_MATMUL };	/* long options without a letter */
@@ -72,36 +72,12 @@ static void usage(void)
 	exit(0);
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0, k;
-	char *buf = NULL;
-
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	do {
-		if (!(buf = realloc(buf, (cap *= 2) + 1)))
-			die("out of memory");
-		n += k = fread(buf + n, 1, cap - n, f);
-	} while (k && n == cap);
-	if (ferror(f))
-		die("%s: %s", path, strerror(errno));
-	fclose(f);
-	if (memchr(buf, 0, n))
-		die("%s: not a vocabulary (a NUL byte)", path);
-	buf[n] = 0;
-	return buf;
-}
-
 /* The vocabulary's text and its size, checked by loading it. */
 static char *vocab(const char *path, int *size)
 {
-	char *text = read_file(path);
-	struct bpe *v = bpe_load(text, strlen(text));
+	char *text;
+	struct bpe *v = vocab_file(path, &text);
 
-	if (!v)
-		die("%s: %s", path, err_msg());
 	*size = bpe_size(v);
 	bpe_free(v);
 	return text;

@@ -1,0 +1,59 @@
+/* vocab.c: loading the programs' vocabularies (vocab.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prog.h"
+#include "stream/stream.h"
+#include "text/bpe.h"
+#include "vocab.h"
+
+struct bpe *vocab_file(const char *path, char **text)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = NULL;
+	struct bpe *v;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	do {
+		if (!(buf = realloc(buf, (cap *= 2) + 1)))
+			die("out of memory");
+		n += k = fread(buf + n, 1, cap - n, f);
+	} while (k && n == cap);
+	if (ferror(f))
+		die("%s: %s", path, strerror(errno));
+	fclose(f);
+	if (memchr(buf, 0, n))
+		die("%s: not a vocabulary (a NUL byte)", path);
+	buf[n] = 0;
+	if (!(v = bpe_load(buf, n)))
+		die("%s: %s", path, err_msg());
+	if (text)
+		*text = buf;
+	else
+		free(buf);
+	return v;
+}
+
+struct bpe *vocab_model(const char *path, int target)
+{
+	static struct bpe *side[2];
+	static struct tsr_map *model;
+	const char *name = target ? "vocab.tgt" : "vocab.src";
+	struct tensor *t;
+
+	if (side[target])
+		return side[target];
+	if (!model && !(model = tsr_map_open_lazy(path)))
+		die_err();
+	if (!(t = frame_need(&model->f, name, DT_U8, 1, "train-step --init")))
+		die("%s: %s", path, err_msg());
+	if (tsr_map_verify(model, t) < 0)
+		die_err();
+	if (!(side[target] = bpe_load(t->data, t->nbytes)))
+		die("%s: %s: %s", path, name, err_msg());
+	return side[target];
+}
