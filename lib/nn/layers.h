@@ -43,8 +43,9 @@ void linear_backward(float *dx, float *dW, float *db, const float *dy,
  * rows of logits [N, V] with reference ids tgt [N]; rows whose reference is
  * <pad> (0) are skipped.  The target distribution of a row is
  * (1 - eps) onehot(tgt) + eps / V.
- * Returns the sum of the rows' losses; *nll (may be NULL) gets the sum of
- * -log p(tgt) (for perplexity), *count (may be NULL) the rows counted.
+ * Returns the sum of the rows' losses (>= 0), or -1 (err_msg()) out of
+ * memory; *nll (may be NULL) gets the sum of -log p(tgt) (for
+ * perplexity), *count (may be NULL) the rows counted.
  * dlogits [N, V] (may be NULL, may equal logits) is OVERWRITTEN with
  * scale * (softmax(logits) - target), zero on skipped rows.
  */

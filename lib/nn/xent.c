@@ -17,6 +17,7 @@ struct xent_ctx {
 	int V;
 	float eps, scale;
 	double *loss, *nll;	/* [N] per row */
+	int oom;		/* a thread could not get its row buffer */
 };
 
 static void xent_rows(void *arg, int64_t lo, int64_t hi)
@@ -27,8 +28,11 @@ static void xent_rows(void *arg, int64_t lo, int64_t hi)
 	float *tmp = c->dlogits ? NULL : malloc(V * sizeof(float));
 	int64_t i;
 
-	if (!c->dlogits && !tmp)
-		abort();	/* V floats: nothing sensible to do without */
+	if (!c->dlogits && !tmp) {
+		__atomic_store_n(&((struct xent_ctx *)c)->oom, 1,
+				 __ATOMIC_RELAXED);
+		return;
+	}
 	for (i = lo; i < hi; i++) {
 		const float *z = c->logits + (size_t)i * V;
 		float *p = c->dlogits ? c->dlogits + (size_t)i * V : tmp;
@@ -86,16 +90,20 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
 	int one = kern_threads() == 1;
 	struct xent_ctx c = {
 		dlogits, one ? dbias : NULL, logits, bias, tgt, V, eps, scale,
-		NULL, NULL,
+		NULL, NULL, 0,
 	};
 	double loss = 0, nll_sum = 0;
 	int i, rows = 0;
 
 	c.loss = malloc((N ? N : 1) * 2 * sizeof(double));
 	if (!c.loss)
-		abort();
+		goto oom;
 	c.nll = c.loss + N;
 	kern_parallel_for(N, 8, xent_rows, &c);
+	if (c.oom) {
+		free(c.loss);
+		goto oom;
+	}
 	if (dbias && !one)
 		bias_backward(dbias, dlogits, N, V);
 	for (i = 0; i < N; i++) {
@@ -111,4 +119,7 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
 	if (count)
 		*count = rows;
 	return loss;
+oom:
+	err_set("cross-entropy: out of memory for %d rows of %d", N, V);
+	return -1;
 }

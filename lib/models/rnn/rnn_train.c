@@ -343,12 +343,15 @@ static double output_layer(const struct rnn_net *net, struct pass *p,
 	for (int r = 0; r < TB; r += OUT_ROWS) {
 		int rows = TB - r < OUT_ROWS ? TB - r : OUT_ROWS, count;
 		const float *t = p->t + (size_t)r * l;
-		double nll_part;
+		double nll_part, part;
 
 		rnn_logits_forward(net, rows, t, p->logits);
-		loss += xent_forward_backward(p->logits, p->logits,
-					      p->ytgt + r, rows, V, eps, scale,
-					      &nll_part, &count);
+		part = xent_forward_backward(p->logits, p->logits,
+					     p->ytgt + r, rows, V, eps, scale,
+					     &nll_part, &count);
+		if (part < 0)
+			return -1;
+		loss += part;
 		*nll += nll_part;
 		*ntok += count;
 		linear_backward(p->dt + (size_t)r * l, g->out_W, g->out_bias,
@@ -503,6 +506,8 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 	arrange_ids(&p, src, tgt);
 	forward(net, &p, src->len);
 	loss = output_layer(net, &p, (float)eps, scale, &nll_sum, &count);
+	if (loss < 0)
+		goto out;
 	backward(net, &p, src->len);
 	if (nll)
 		*nll = nll_sum;

@@ -248,6 +248,8 @@ double tf_train_batch(struct model *m, const struct batch_ids *src,
 					    n->g.out_b, f.out_tgt, f.nout,
 					    n->tgt_vocab, eps, scale, nll,
 					    ntok);
+	if (loss < 0)
+		return -1;
 	tf_backward(n, &f);
 	return loss;
 }
