@@ -156,6 +156,11 @@ $(BUILD)/bench/%: bench/%.c $(STATIC)
 DEPS = $(LIB_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
        $(PROGS:=.d) $(TESTS:=.d) $(BENCHES:=.d)
 -include $(DEPS)
+# A target made before its .d file existed (a build tree older than
+# -MMD) is made again once: nothing else knows which headers it read.
+NODEP = $(foreach t,$(DEPS:.d=),$(if $(wildcard $(t).d),,$(t)))
+$(filter $(LIB_OBJ) $(COMMON_OBJ) $(TESTLIB_OBJ),$(NODEP:=.o)) \
+$(filter $(PROGS) $(TESTS) $(BENCHES),$(NODEP)): FORCE
 
 # Every #include "..." of lib/ and cmd/ against the table of layers in
 # tools/check-layers.sh.  make check runs it before building: it takes a
