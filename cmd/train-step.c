@@ -160,6 +160,61 @@ static void export(const char *model, const char *out, const char *dtype)
 	model_free(m);
 }
 
+static void hms(char *buf, size_t size, double s)
+{
+	long t = s > 0 && s < 1e9 ? (long)s : 0;
+
+	snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+/* Prints train_run's reports on stderr (ctx: the model's path). */
+static void print_report(const struct train_report *r, void *ctx)
+{
+	char left[40] = "", t[32];
+
+	switch (r->event) {
+	case TRAIN_PROGRESS:
+		if (r->left >= 0) {
+			hms(t, sizeof t, r->left);
+			snprintf(left, sizeof left, "  left %s", t);
+		}
+		fprintf(stderr, "%s: step %ld  epoch %ld  loss %.4f  ppl %.2f  "
+			"lr %.3g  %.0f tok/s%s%s\n", progname, r->step,
+			r->epoch, r->loss, r->ppl, r->lr, r->tok_per_s, left,
+			r->skipped ? "  (batches skipped)" : "");
+		break;
+	case TRAIN_DEV:
+		fprintf(stderr, "%s: step %ld  dev loss %.4f  dev ppl %.2f\n",
+			progname, r->step, r->dev_nll, r->dev_ppl);
+		break;
+	case TRAIN_SKIPPED:
+		warnx_("step %ld: batch of %d pairs skipped: its %s is not "
+		       "finite", r->step + 1, r->pairs, r->nonfinite_loss ?
+		       "loss" : "gradient");
+		break;
+	case TRAIN_REORDERED:
+		warnx_("the corpus differs from the one this pass began "
+		       "with: the pass goes on in a different order");
+		break;
+	case TRAIN_STOPPING:
+		fprintf(stderr, "%s: %s: saving at step %ld\n", progname,
+			strsignal(r->signal), r->step);
+		break;
+	case TRAIN_SAVED:
+		fprintf(stderr, "%s: saved %s at step %ld, epoch %ld, %.0f "
+			"target tokens/s\n", progname, (const char *)ctx,
+			r->step, r->epoch, r->tok_per_s);
+		break;
+	}
+}
+
+/* The warnings alone, for --quiet. */
+static void print_warnings(const struct train_report *r, void *ctx)
+{
+	if (r->event == TRAIN_SKIPPED || r->event == TRAIN_REORDERED)
+		print_report(r, ctx);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -195,7 +250,7 @@ int main(int argc, char **argv)
 	const char *dev_path = NULL, *out = NULL, *pairs = "-";
 	const char *export_path = NULL, *dtype = NULL, *matmul = NULL;
 	char **set = NULL;
-	int nset = 0, do_init = 0, avg = 0, c;
+	int nset = 0, do_init = 0, avg = 0, quiet = 0, c;
 	struct corpus train, dev;
 	struct model *m;
 
@@ -226,7 +281,7 @@ int main(int argc, char **argv)
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;
 		case OPT_MATMUL: matmul = optarg; break;
-		case 'q': o.quiet = 1; break;
+		case 'q': quiet = 1; break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
 		default: usage_error("unknown option");
@@ -269,6 +324,8 @@ int main(int argc, char **argv)
 		usage_error("--time: a negative time");
 	if (!o.dev_every)
 		o.dev_every = o.save_every;
+	o.report = quiet ? print_warnings : print_report;
+	o.ctx = (void *)model;
 	free(set);
 	/* the vocabulary sizes, to check the pairs against */
 	m = model_load(model, 0, NULL);

@@ -72,8 +72,7 @@ static struct train_opts quiet_opts(long steps)
 	struct train_opts o;
 
 	memset(&o, 0, sizeof o);
-	o.steps = steps;
-	o.quiet = 1;
+	o.steps = steps;	/* no report: quiet */
 	return o;
 }
 
@@ -363,6 +362,71 @@ START_TEST(checkpoints_and_average)
 }
 END_TEST
 
+/* The reports of a run, in order. */
+struct log {
+	int n;
+	struct train_report r[32];
+};
+
+static void record(const struct train_report *r, void *ctx)
+{
+	struct log *l = ctx;
+
+	ck_assert_int_lt(l->n, 32);
+	l->r[l->n++] = *r;
+}
+
+START_TEST(reports_through_callback)
+{
+	static const struct { enum train_event e; long step; } want[] = {
+		{ TRAIN_PROGRESS, 3 }, { TRAIN_DEV, 5 }, { TRAIN_PROGRESS, 6 },
+		{ TRAIN_PROGRESS, 9 }, { TRAIN_DEV, 10 }, { TRAIN_SAVED, 10 },
+	};
+	struct corpus c, dev;
+	struct train_opts o = quiet_opts(10);
+	struct model *m = make(tmpdir_path("m"), NULL);
+	struct log l = { 0 };
+	double nll;
+	int i;
+
+	model_free(m);
+	write_pairs(tmpdir_path("pairs"), 200, 7);
+	write_pairs(tmpdir_path("dev"), 20, 8);
+	read_corpus(&c, tmpdir_path("pairs"));
+	read_corpus(&dev, tmpdir_path("dev"));
+	o.log_every = 3;
+	o.dev_every = 5;
+	o.batch = 8;
+	o.report = record;
+	o.ctx = &l;
+	ck_assert_int_eq(train_run(tmpdir_path("m"), &c, &dev, &o), 0);
+	ck_assert_int_eq(l.n, 6);
+	for (i = 0; i < 6; i++) {
+		const struct train_report *r = &l.r[i];
+
+		ck_assert_int_eq(r->event, want[i].e);
+		ck_assert_int_eq(r->step, want[i].step);
+		ck_assert_int_ge(r->epoch, 1);
+		ck_assert(r->epoch_done >= 0 && r->epoch_done < 1);
+		ck_assert(r->elapsed >= 0 && (i == 0 ||
+			  r->elapsed >= l.r[i - 1].elapsed));
+		if (r->event == TRAIN_PROGRESS)
+			ck_assert(r->loss > 0 && r->ppl > 1 && r->lr > 0 &&
+				  r->tok_per_s > 0 && r->left >= 0);
+		if (r->event == TRAIN_DEV)
+			ck_assert(fabs(r->dev_ppl - exp(r->dev_nll)) < 1e-9);
+	}
+	/* the last dev loss is the saved model's */
+	m = model_load(tmpdir_path("m"), 0, NULL);
+	ck_assert_int_eq(dev_loss(m, &dev, 8, &nll), 0);
+	ck_assert(fabs(nll - l.r[4].dev_nll) < 1e-12);
+	ck_assert(l.r[1].dev_nll > nll);
+	model_free(m);
+	corpus_free(&c);
+	corpus_free(&dev);
+}
+END_TEST
+
 START_TEST(refuses_bad_corpus)
 {
 	struct corpus c;
@@ -405,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, skips_non_finite_batches);
 	tcase_add_test(tc, dev_loss_matches_train_batch);
 	tcase_add_test(tc, checkpoints_and_average);
+	tcase_add_test(tc, reports_through_callback);
 	tcase_add_test(tc, refuses_bad_corpus);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include "base/errmsg.h"
 #include "optim.h"
-#include "common/prog.h"
 #include "search.h"
 #include "train.h"
 
@@ -156,13 +155,30 @@ static int config_setf(struct config *c, const char *key, const char *fmt,
 	return config_set(c, key, buf);
 }
 
+/* Sends r (its event set) to o's callback with the time and place. */
+static void report(const struct train_opts *o, struct train_report *r,
+		   long step, const struct position *pos, long nbatch,
+		   double t0)
+{
+	if (!o->report)
+		return;
+	r->step = step;
+	r->epoch = pos->epoch + 1;
+	r->epoch_done = nbatch > 0 ? (double)pos->batch / nbatch : 0;
+	r->elapsed = now() - t0;
+	o->report(r, o->ctx);
+}
+
+/* The position stored in m, and whether the pass it is in began on
+ * another corpus (*reordered). */
 static int read_position(const struct model *m, struct position *pos,
-			 const struct corpus *c)
+			 const struct corpus *c, int *reordered)
 {
 	const char *s;
 	long crc;
 
 	memset(pos, 0, sizeof *pos);
+	*reordered = 0;
 	if (!config_get(&m->cfg, "epoch"))
 		return 0;	/* a fresh model */
 	if (config_int(&m->cfg, "epoch", &pos->epoch) < 0 ||
@@ -174,9 +190,7 @@ static int read_position(const struct model *m, struct position *pos,
 		return -1;
 	}
 	pos->seed = strtoull(s, NULL, 10);
-	if (pos->batch > 0 && (uint32_t)crc != c->crc)
-		warnx_("the corpus differs from the one this pass began "
-		       "with: the pass goes on in a different order");
+	*reordered = pos->batch > 0 && (uint32_t)crc != c->crc;
 	return 0;
 }
 
@@ -240,19 +254,12 @@ struct meter {
 	int skipped;
 };
 
-static void hms(char *buf, size_t size, double s)
-{
-	long t = s > 0 && s < 1e9 ? (long)s : 0;
-
-	snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-}
-
 static void progress(struct meter *mt, const struct optim *o,
 		     const struct position *pos, double lr,
 		     const struct train_opts *opt, long nbatch)
 {
+	struct train_report r = { .event = TRAIN_PROGRESS };
 	double t = now(), el = t - mt->t0, left = -1, per_step;
-	char eta[64] = "", t_left[40];
 
 	per_step = mt->steps_all ? el / mt->steps_all : 0;
 	if (opt->steps)
@@ -265,16 +272,13 @@ static void progress(struct meter *mt, const struct optim *o,
 	}
 	if (opt->seconds && (left < 0 || opt->seconds - el < left))
 		left = opt->seconds - el;
-	if (left >= 0) {
-		hms(t_left, sizeof t_left, left);
-		snprintf(eta, sizeof eta, "  left %s", t_left);
-	}
-	fprintf(stderr, "%s: step %ld  epoch %ld  loss %.4f  ppl %.2f  "
-		"lr %.3g  %.0f tok/s%s%s\n", progname, o->step, pos->epoch + 1,
-		mt->tok ? mt->loss / mt->tok : 0,
-		mt->tok ? exp(mt->nll / mt->tok) : 0, lr,
-		mt->tok / (t - mt->tlast), eta,
-		mt->skipped ? "  (batches skipped)" : "");
+	r.left = left < 0 ? -1 : left;
+	r.loss = mt->tok ? mt->loss / mt->tok : 0;
+	r.ppl = mt->tok ? exp(mt->nll / mt->tok) : 0;
+	r.lr = lr;
+	r.tok_per_s = t > mt->tlast ? mt->tok / (t - mt->tlast) : 0;
+	r.skipped = mt->skipped;
+	report(opt, &r, o->step, pos, nbatch, mt->t0);
 	mt->tlast = t;
 	mt->loss = mt->nll = 0;
 	mt->tok = mt->steps = 0;
@@ -285,8 +289,10 @@ static void progress(struct meter *mt, const struct optim *o,
  * it was applied, 0 if skipped, -1 on error. */
 static int train_one(struct model *m, struct optim *o,
 		     const struct corpus *c, const struct epoch_plan *plan,
-		     long b, struct meter *mt, double *lr)
+		     const struct position *pos, struct meter *mt, double *lr,
+		     const struct train_opts *opt)
 {
+	long b = pos->batch;
 	const int *idx = plan->idx + plan->start[b];
 	int n = plan->start[b + 1] - plan->start[b], ntok = 0, i;
 	struct batch_ids src = { 0 }, tgt = { 0 };
@@ -306,9 +312,11 @@ static int train_one(struct model *m, struct optim *o,
 		goto out;
 	norm = grad_norm(m->g, m->nw);
 	if (!isfinite(loss) || !isfinite(norm)) {
-		warnx_("step %ld: batch of %d pairs skipped: its %s is not "
-		       "finite", o->step + 1, n, isfinite(loss) ? "gradient" :
-		       "loss");
+		struct train_report r = { .event = TRAIN_SKIPPED };
+
+		r.pairs = n;
+		r.nonfinite_loss = !isfinite(loss);
+		report(opt, &r, o->step, pos, plan->nbatch, mt->t0);
 		mt->skipped++;
 		rc = 0;
 		goto out;
@@ -327,17 +335,21 @@ out:
 	return rc;
 }
 
-static void report_dev(const struct model *m, const struct corpus *dev,
-		       const struct train_opts *opt, long step)
+static int evaluate(const struct model *m, const struct corpus *dev,
+		    const struct train_opts *opt, long step,
+		    const struct position *pos, long nbatch, double t0)
 {
+	struct train_report r = { .event = TRAIN_DEV };
 	double nll;
 
 	if (dev_loss(m, dev, opt->batch > 0 ? opt->batch : 32, &nll) < 0) {
-		warnx_("dev loss: %s", err_msg());
-		return;
+		err_prefix("the dev loss");
+		return -1;
 	}
-	fprintf(stderr, "%s: step %ld  dev loss %.4f  dev ppl %.2f\n",
-		progname, step, nll, exp(nll));
+	r.dev_nll = nll;
+	r.dev_ppl = exp(nll);
+	report(opt, &r, step, pos, nbatch, t0);
+	return 0;
 }
 
 int train_run(const char *path, const struct corpus *train,
@@ -352,13 +364,13 @@ int train_run(const char *path, const struct corpus *train,
 	struct sigaction sa, old_int, old_term;
 	long batch_tokens, done_epochs = 0, start_step;
 	double lr = 0;
-	int rc = -1, planned = 0, r;
+	int rc = -1, planned = 0, reordered, r;
 
 	if (!m)
 		return -1;
 	if (optim_init(&o, m) < 0 || optim_load(&o, m, map) < 0 ||
 	    config_int(&m->cfg, "batch_tokens", &batch_tokens) < 0 ||
-	    read_position(m, &pos, train) < 0) {
+	    read_position(m, &pos, train, &reordered) < 0) {
 		err_prefix("%s", path);
 		tsr_map_close(map);
 		goto out;
@@ -376,6 +388,11 @@ int train_run(const char *path, const struct corpus *train,
 	sigaction(SIGTERM, &sa, &old_term);
 	stop_signal = 0;
 	mt.t0 = mt.tlast = now();
+	if (reordered) {
+		struct train_report rr = { .event = TRAIN_REORDERED };
+
+		report(opt, &rr, o.step, &pos, 0, mt.t0);
+	}
 	for (;;) {
 		if (stop_signal ||
 		    (opt->steps && o.step - start_step >= opt->steps) ||
@@ -394,7 +411,7 @@ int train_run(const char *path, const struct corpus *train,
 			planned = 1;
 		}
 		r = pos.batch < plan.nbatch ? train_one(m, &o, train, &plan,
-						pos.batch, &mt, &lr) : 0;
+						&pos, &mt, &lr, opt) : 0;
 		if (r < 0)
 			goto out;
 		if (++pos.batch >= plan.nbatch) {
@@ -404,24 +421,31 @@ int train_run(const char *path, const struct corpus *train,
 		}
 		if (r == 0)
 			continue;
-		if (!opt->quiet && opt->log_every &&
-		    o.step % opt->log_every == 0)
+		if (opt->log_every && o.step % opt->log_every == 0)
 			progress(&mt, &o, &pos, lr, opt, plan.nbatch);
-		if (dev && opt->dev_every && o.step % opt->dev_every == 0)
-			report_dev(m, dev, opt, o.step);
+		if (dev && opt->dev_every && o.step % opt->dev_every == 0 &&
+		    evaluate(m, dev, opt, o.step, &pos, plan.nbatch,
+			     mt.t0) < 0)
+			goto out;
 		if (opt->save_every && o.step % opt->save_every == 0 &&
 		    save(m, path, &o, &pos, train, opt->keep) < 0)
 			goto out;
 	}
-	if (stop_signal && !opt->quiet)
-		fprintf(stderr, "%s: %s: saving at step %ld\n", progname,
-			strsignal(stop_signal), o.step);
+	if (stop_signal) {
+		struct train_report rs = { .event = TRAIN_STOPPING };
+
+		rs.signal = stop_signal;
+		report(opt, &rs, o.step, &pos, plan.nbatch, mt.t0);
+	}
 	if (save(m, path, &o, &pos, train, opt->keep) < 0)
 		goto out;
-	if (!opt->quiet)
-		fprintf(stderr, "%s: saved %s at step %ld, epoch %ld, %.0f "
-			"target tokens/s\n", progname, path, o.step,
-			pos.epoch + 1, mt.tok_all / (now() - mt.t0));
+	{
+		struct train_report rs = { .event = TRAIN_SAVED };
+		double el = now() - mt.t0;
+
+		rs.tok_per_s = el > 0 ? mt.tok_all / el : 0;
+		report(opt, &rs, o.step, &pos, plan.nbatch, mt.t0);
+	}
 	rc = 0;
 out:
 	if (mt.t0) {

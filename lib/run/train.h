@@ -50,23 +50,60 @@ int epoch_plan_make(struct epoch_plan *p, const struct corpus *c,
 		    uint64_t seed, int batch_tokens);
 void epoch_plan_free(struct epoch_plan *p);
 
+/* What train_run reports through train_opts.report. */
+enum train_event {
+	TRAIN_PROGRESS,		/* where the run stands, the loss since the
+				 * last report */
+	TRAIN_DEV,		/* an evaluation on the dev pairs */
+	TRAIN_SKIPPED,		/* a batch skipped: its loss or gradient is
+				 * not finite (nonfinite_loss says which) */
+	TRAIN_REORDERED,	/* the corpus differs from the one the pass
+				 * began with: it goes on in another order */
+	TRAIN_STOPPING,		/* a signal arrived (signal): saving */
+	TRAIN_SAVED,		/* the model saved at the end */
+};
+
+/* The numbers of a report; each event sets the fields it names. */
+struct train_report {
+	enum train_event event;
+	long step;		/* updates done, in all runs */
+	long epoch;		/* the pass under way, from 1 */
+	double epoch_done;	/* the share of its batches done, 0 .. 1 */
+	double elapsed;		/* seconds since train_run began */
+	double left;		/* PROGRESS: seconds to the nearest limit,
+				 * < 0 without one */
+	double loss, ppl;	/* PROGRESS: per target token since the last
+				 * progress report (loss with smoothing) */
+	double lr;		/* PROGRESS: the last update's rate */
+	double tok_per_s;	/* PROGRESS: target tokens a second since the
+				 * last; SAVED: over the whole run */
+	int skipped;		/* PROGRESS: batches skipped since the last */
+	double dev_nll, dev_ppl;	/* DEV: loss per target token, exp */
+	int pairs;		/* SKIPPED: pairs of the batch */
+	int nonfinite_loss;	/* SKIPPED: 1 the loss, 0 the gradient */
+	int signal;		/* STOPPING */
+};
+
 struct train_opts {
 	long steps;		/* stop after this many updates (0: no limit) */
 	long epochs;		/* ... after this many passes end */
 	double seconds;		/* ... after this much time */
 	long save_every;	/* updates between saves (0: at the end only) */
 	int keep;		/* keep the last K saves as MODEL.ckpt.STEP */
-	long log_every;		/* updates between progress lines */
+	long log_every;		/* updates between progress reports */
 	long dev_every;		/* updates between dev losses */
 	int batch;		/* sentences per batch of the dev loss */
-	int quiet;		/* no progress lines */
+	/* called with every report (NULL: none); ctx is its own */
+	void (*report)(const struct train_report *r, void *ctx);
+	void *ctx;
 };
 
 /*
  * Trains the model at path (loaded with its optimiser's state) on train,
- * reporting the loss on dev (may be NULL), until a limit of o is reached
- * or SIGINT/SIGTERM arrives; then saves and returns 0.  Progress goes to
- * stderr.  -1 on error (a model with NaN in it is never written).
+ * evaluating on dev (may be NULL), until a limit of o is reached or
+ * SIGINT/SIGTERM arrives; then saves and returns 0.  Progress, dev results
+ * and warnings go to o->report, never to a stream.  -1 on error (a model
+ * with NaN in it is never written).
  */
 int train_run(const char *path, const struct corpus *train,
 	      const struct corpus *dev, const struct train_opts *o);
