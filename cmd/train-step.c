@@ -20,17 +20,23 @@
 #include "common/vocab.h"
 #include "run/train.h"
 
-enum { OPT_DTYPE = 256, OPT_MATMUL };	/* long options without a letter */
+enum {	/* long options without a letter */
+	OPT_DTYPE = 256, OPT_MATMUL, OPT_LOG_TIME, OPT_DEV_LINES, OPT_PATIENCE,
+	OPT_BATCH_TOKENS,
+};	/* long options without a letter */
 
 static void usage(void)
 {
 	printf("usage: %s --init -m MODEL --arch ARCH --src-vocab FILE "
-	       "--tgt-vocab FILE [--set KEY=VALUE]...\n"
-	       "       %s -m MODEL [--steps N] [--epochs N] [--time SECONDS] "
-	       "[--save-every N]\n"
-	       "          [--keep K] [--log-every N] [--dev FILE] "
-	       "[--dev-every N]\n"
-	       "          [--matmul f32|bf16] [-q] [PAIRS]\n"
+	       "--tgt-vocab FILE\n"
+	       "          [--set KEY=VALUE]...\n"
+	       "       %s -m MODEL [--steps N] [--epochs N] [--time SECONDS]\n"
+	       "          [--save-every N] [--keep K] [--log-every N] "
+	       "[--log-time SECONDS]\n"
+	       "          [--batch-tokens N]"
+	       " [--dev FILE] [--dev-every N] [--dev-lines N]\n"
+	       "          [--patience N] [-b N]"
+	       " [--matmul f32|bf16] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16]\n"
 	       "Makes, trains, averages or exports a translation model.\n\n"
@@ -40,7 +46,8 @@ static void usage(void)
 	       "  -s, --src-vocab=FILE   the source vocabulary "
 	       "(made by tokenize)\n"
 	       "  -t, --tgt-vocab=FILE   the target vocabulary\n"
-	       "  -S, --set=KEY=VALUE    a config key of the new model\n"
+	       "  -S, --set=KEY=VALUE    a config key of the new model "
+	       "(train-step(1))\n"
 	       "  -n, --steps=N          stop after N updates\n"
 	       "  -e, --epochs=N         stop after N passes over the pairs\n"
 	       "  -T, --time=SECONDS     stop after this long\n"
@@ -48,11 +55,20 @@ static void usage(void)
 	       "  -k, --keep=K           keep the last K saves as "
 	       "MODEL.ckpt.STEP\n"
 	       "  -L, --log-every=N      progress every N updates (default "
-	       "100)\n"
-	       "  -d, --dev=FILE         pairs for the dev loss\n"
-	       "  -D, --dev-every=N      dev loss every N updates (default: "
+	       "100) ...\n"
+	       "      --log-time=SECONDS ... or this often (default 30; 0: "
+	       "never)\n"
+	       "      --batch-tokens=N   target tokens a training batch "
+	       "(default: the model's)\n"
+	       "  -d, --dev=FILE         pairs to evaluate on: dev loss, "
+	       "BLEU, MODEL.best\n"
+	       "  -D, --dev-every=N      evaluate every N updates (default: "
 	       "as saves)\n"
-	       "  -b, --batch=N          sentences per batch of the dev loss "
+	       "      --dev-lines=N      evaluate on the first N pairs "
+	       "(default 500)\n"
+	       "      --patience=N       stop after N evaluations without a "
+	       "better one\n"
+	       "  -b, --batch=N          sentences a batch on the dev pairs "
 	       "(default 32)\n"
 	       "      --matmul=PREC      f32 (default) or bf16: the matrix "
 	       "products' inputs\n"
@@ -170,22 +186,35 @@ static void hms(char *buf, size_t size, double s)
 /* Prints train_run's reports on stderr (ctx: the model's path). */
 static void print_report(const struct train_report *r, void *ctx)
 {
-	char left[40] = "", t[32];
+	char left[40] = "", el[32], t[32], bleu[32] = "";
 
+	hms(el, sizeof el, r->elapsed);
 	switch (r->event) {
 	case TRAIN_PROGRESS:
 		if (r->left >= 0) {
 			hms(t, sizeof t, r->left);
 			snprintf(left, sizeof left, "  left %s", t);
 		}
-		fprintf(stderr, "%s: step %ld  epoch %ld  loss %.4f  ppl %.2f  "
-			"lr %.3g  %.0f tok/s%s%s\n", progname, r->step,
-			r->epoch, r->loss, r->ppl, r->lr, r->tok_per_s, left,
+		fprintf(stderr, "%s: %s  step %ld  epoch %ld (%.0f%%)  "
+			"loss %.4f  ppl %.2f  lr %.3g  %.0f tok/s%s%s\n",
+			progname, el, r->step, r->epoch, 100 * r->epoch_done,
+			r->loss, r->ppl, r->lr, r->tok_per_s, left,
 			r->skipped ? "  (batches skipped)" : "");
 		break;
 	case TRAIN_DEV:
-		fprintf(stderr, "%s: step %ld  dev loss %.4f  dev ppl %.2f\n",
-			progname, r->step, r->dev_nll, r->dev_ppl);
+		if (r->dev_bleu >= 0)
+			snprintf(bleu, sizeof bleu, "  dev BLEU %.2f",
+				 r->dev_bleu);
+		fprintf(stderr, "%s: %s  step %ld  dev loss %.4f  dev ppl "
+			"%.2f%s (%d pairs)%s%s%s\n", progname, el, r->step,
+			r->dev_nll, r->dev_ppl, bleu, r->dev_lines,
+			r->best ? "  best: saved as " : "",
+			r->best ? (const char *)ctx : "", r->best ? ".best" : "");
+		break;
+	case TRAIN_PATIENCE:
+		fprintf(stderr, "%s: %ld evaluations without a better one "
+			"(the best at step %ld): stopping\n", progname,
+			r->since_best, r->best_step);
 		break;
 	case TRAIN_SKIPPED:
 		warnx_("step %ld: batch of %d pairs skipped: its %s is not "
@@ -238,19 +267,25 @@ int main(int argc, char **argv)
 		{ "export", required_argument, NULL, 'x' },
 		{ "dtype", required_argument, NULL, OPT_DTYPE },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
+		{ "log-time", required_argument, NULL, OPT_LOG_TIME },
+		{ "dev-lines", required_argument, NULL, OPT_DEV_LINES },
+		{ "patience", required_argument, NULL, OPT_PATIENCE },
+		{ "batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct train_opts o = {
-		.save_every = 1000, .log_every = 100, .batch = 32,
+		.save_every = 1000, .log_every = 100, .log_seconds = 30,
+		.dev_lines = 500, .dev_bleu = 1, .batch = 32,
 	};
 	const char *model = NULL, *arch = NULL, *sv = NULL, *tv = NULL;
 	const char *dev_path = NULL, *out = NULL, *pairs = "-";
 	const char *export_path = NULL, *dtype = NULL, *matmul = NULL;
 	char **set = NULL;
-	int nset = 0, do_init = 0, avg = 0, quiet = 0, c;
+	int nset = 0, do_init = 0, avg = 0, quiet = 0, dev_lines_given = 0;
+	int c;
 	struct corpus train, dev;
 	struct model *m;
 
@@ -281,6 +316,21 @@ int main(int argc, char **argv)
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;
 		case OPT_MATMUL: matmul = optarg; break;
+		case OPT_LOG_TIME:
+			o.log_seconds = opt_number(optarg, "--log-time");
+			if (o.log_seconds < 0)
+				usage_error("--log-time: a negative time");
+			break;
+		case OPT_DEV_LINES:
+			o.dev_lines = opt_positive(optarg, "--dev-lines");
+			dev_lines_given = 1;
+			break;
+		case OPT_PATIENCE:
+			o.patience = opt_positive(optarg, "--patience");
+			break;
+		case OPT_BATCH_TOKENS:
+			o.batch_tokens = opt_positive(optarg, "--batch-tokens");
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
@@ -322,6 +372,8 @@ int main(int argc, char **argv)
 		pairs = argv[optind];
 	if (o.seconds < 0)
 		usage_error("--time: a negative time");
+	if (!dev_path && (o.patience || dev_lines_given))
+		usage_error("--patience and --dev-lines go with --dev");
 	if (!o.dev_every)
 		o.dev_every = o.save_every;
 	o.report = quiet ? print_warnings : print_report;

@@ -379,8 +379,9 @@ static void record(const struct train_report *r, void *ctx)
 START_TEST(reports_through_callback)
 {
 	static const struct { enum train_event e; long step; } want[] = {
-		{ TRAIN_PROGRESS, 3 }, { TRAIN_DEV, 5 }, { TRAIN_PROGRESS, 6 },
-		{ TRAIN_PROGRESS, 9 }, { TRAIN_DEV, 10 }, { TRAIN_SAVED, 10 },
+		{ TRAIN_PROGRESS, 1 }, { TRAIN_PROGRESS, 3 }, { TRAIN_DEV, 5 },
+		{ TRAIN_PROGRESS, 6 }, { TRAIN_PROGRESS, 9 }, { TRAIN_DEV, 10 },
+		{ TRAIN_SAVED, 10 },
 	};
 	struct corpus c, dev;
 	struct train_opts o = quiet_opts(10);
@@ -400,8 +401,8 @@ START_TEST(reports_through_callback)
 	o.report = record;
 	o.ctx = &l;
 	ck_assert_int_eq(train_run(tmpdir_path("m"), &c, &dev, &o), 0);
-	ck_assert_int_eq(l.n, 6);
-	for (i = 0; i < 6; i++) {
+	ck_assert_int_eq(l.n, 7);
+	for (i = 0; i < 7; i++) {
 		const struct train_report *r = &l.r[i];
 
 		ck_assert_int_eq(r->event, want[i].e);
@@ -414,13 +415,14 @@ START_TEST(reports_through_callback)
 			ck_assert(r->loss > 0 && r->ppl > 1 && r->lr > 0 &&
 				  r->tok_per_s > 0 && r->left >= 0);
 		if (r->event == TRAIN_DEV)
-			ck_assert(fabs(r->dev_ppl - exp(r->dev_nll)) < 1e-9);
+			ck_assert(fabs(r->dev_ppl - exp(r->dev_nll)) < 1e-9 &&
+				  r->dev_bleu < 0 && r->dev_lines == 20);
 	}
 	/* the last dev loss is the saved model's */
 	m = model_load(tmpdir_path("m"), 0, NULL);
 	ck_assert_int_eq(dev_loss(m, &dev, 8, &nll), 0);
-	ck_assert(fabs(nll - l.r[4].dev_nll) < 1e-12);
-	ck_assert(l.r[1].dev_nll > nll);
+	ck_assert(fabs(nll - l.r[5].dev_nll) < 1e-12);
+	ck_assert(l.r[2].dev_nll > nll);
 	model_free(m);
 	corpus_free(&c);
 	corpus_free(&dev);

@@ -66,74 +66,6 @@ static void batch_free(struct batch_ids *b)
 	free(b->len);
 }
 
-/* Frames of pairs lo .. hi-1 holding src.ids and tgt.ids. */
-static int pair_frames(struct frame *f, const struct corpus *c, int lo,
-		       int hi)
-{
-	int i;
-
-	for (i = lo; i < hi; i++) {
-		struct frame *fr = &f[i - lo];
-		struct tensor t;
-		uint64_t d;
-
-		frame_clear(fr);
-		fr->number = i;
-		d = c->slen[i];
-		if (tensor_init_copy(&t, "src.ids", DT_I32, 1, &d,
-				     c->src + c->soff[i]) < 0 ||
-		    !frame_put(fr, &t))
-			return -1;
-		d = c->tlen[i];
-		if (tensor_init_copy(&t, "tgt.ids", DT_I32, 1, &d,
-				     c->tgt + c->toff[i]) < 0 ||
-		    !frame_put(fr, &t))
-			return -1;
-	}
-	return 0;
-}
-
-int dev_loss(const struct model *m, const struct corpus *dev, int batch,
-	     double *nll)
-{
-	const struct arch *a = m->arch;
-	struct frame *f = calloc(batch, sizeof *f);
-	struct frame **fp = calloc(batch, sizeof *fp);
-	struct hyp *h = calloc(batch, sizeof *h);
-	double sum = 0;
-	long ntok = 0;
-	int lo, i, n, rc = -1;
-
-	if (!f || !fp || !h) {
-		err_set("out of memory for the dev loss");
-		goto out;
-	}
-	for (i = 0; i < batch; i++)
-		fp[i] = &f[i];
-	for (lo = 0; lo < dev->n; lo += batch) {
-		n = dev->n - lo < batch ? dev->n - lo : batch;
-		if (pair_frames(f, dev, lo, lo + n) < 0 ||
-		    a->embed(m, fp, n) < 0 || a->encode(m, fp, n) < 0 ||
-		    a->attend(m, fp, n) < 0 ||
-		    search_force(m, fp, n, "tgt.ids", 0, h) < 0)
-			goto out;
-		for (i = 0; i < n; i++) {
-			sum -= h[i].score;
-			ntok += h[i].len;
-			hyp_free(&h[i]);
-		}
-	}
-	*nll = ntok ? sum / ntok : 0;
-	rc = 0;
-out:
-	for (i = 0; f && i < batch; i++)
-		frame_free(&f[i]);
-	free(f);
-	free(fp);
-	free(h);
-	return rc;
-}
-
 /* Where the run stands, mirrored in the config's keys. */
 struct position {
 	long epoch, batch;
@@ -206,6 +138,63 @@ static int write_position(struct model *m, const struct position *pos,
 	       config_setf(cfg, "corpus_crc", "%" PRIu32, c->crc) < 0 ? -1 : 0;
 }
 
+/*
+ * The best evaluation on the dev pairs so far, kept in the config (keys
+ * dev_*) so that a resumed run goes on comparing with it, as long as the
+ * dev pairs and the way they are scored (key) are the same.
+ */
+struct best {
+	uint32_t key;
+	int have;
+	double bleu, nll;	/* bleu < 0: not scored */
+	long step, since;	/* since: evaluations since the best */
+};
+
+static uint32_t dev_key(const struct corpus *dev, const struct train_opts *o)
+{
+	uint32_t lines = o->dev_lines > 0 && o->dev_lines < dev->n ?
+			 (uint32_t)o->dev_lines : (uint32_t)dev->n;
+
+	return dev->crc ^ lines * 2654435761u ^ (o->dev_bleu ? 1u : 0u);
+}
+
+static void read_best(const struct model *m, struct best *b,
+		      uint32_t key)
+{
+	const struct config *c = &m->cfg;
+	long k;
+
+	memset(b, 0, sizeof *b);
+	b->key = key;
+	if (config_get(c, "dev_key") && config_int(c, "dev_key", &k) == 0 &&
+	    (uint32_t)k == key &&
+	    config_double(c, "dev_best_bleu", &b->bleu) == 0 &&
+	    config_double(c, "dev_best_loss", &b->nll) == 0 &&
+	    config_int(c, "dev_best_step", &b->step) == 0 &&
+	    config_int(c, "dev_since_best", &b->since) == 0)
+		b->have = 1;
+}
+
+static int write_best(struct model *m, const struct best *b)
+{
+	struct config *c = &m->cfg;
+
+	if (!b->have)
+		return 0;
+	return config_setf(c, "dev_key", "%" PRIu32, b->key) < 0 ||
+	       config_setf(c, "dev_best_bleu", "%.17g", b->bleu) < 0 ||
+	       config_setf(c, "dev_best_loss", "%.17g", b->nll) < 0 ||
+	       config_setf(c, "dev_best_step", "%ld", b->step) < 0 ||
+	       config_setf(c, "dev_since_best", "%ld", b->since) < 0 ? -1 : 0;
+}
+
+/* Whether an evaluation beats b: a higher BLEU, or the same BLEU (or
+ * none) and a lower loss. */
+static int better(const struct best *b, double bleu, double nll)
+{
+	return !b->have || bleu > b->bleu || (bleu == b->bleu && nll < b->nll);
+}
+
 /* Removes checkpoints beyond the last k. */
 static void prune_checkpoints(const char *path, int k)
 {
@@ -221,12 +210,13 @@ static void prune_checkpoints(const char *path, int k)
 }
 
 static int save(struct model *m, const char *path, const struct optim *o,
-		const struct position *pos, const struct corpus *c, int keep)
+		const struct position *pos, const struct corpus *c,
+		const struct best *best, int keep)
 {
 	struct tensor *rec;
 	int n, rc;
 
-	if (write_position(m, pos, o->step, c) < 0)
+	if (write_position(m, pos, o->step, c) < 0 || write_best(m, best) < 0)
 		return -1;
 	rec = optim_records(o, m, &n);
 	if (!rec)
@@ -335,125 +325,210 @@ out:
 	return rc;
 }
 
-static int evaluate(const struct model *m, const struct corpus *dev,
-		    const struct train_opts *opt, long step,
-		    const struct position *pos, long nbatch, double t0)
-{
-	struct train_report r = { .event = TRAIN_DEV };
-	double nll;
+/* A training run: the model, its optimiser, where it stands. */
+struct run {
+	const char *path;
+	const struct train_opts *opt;
+	const struct corpus *train, *dev;
+	struct model *m;
+	struct optim o;
+	struct position pos;
+	struct epoch_plan plan;
+	struct meter mt;
+	struct best best;
+};
 
-	if (dev_loss(m, dev, opt->batch > 0 ? opt->batch : 32, &nll) < 0) {
+static void run_report(struct run *r, struct train_report *rep)
+{
+	report(r->opt, rep, r->o.step, &r->pos, r->plan.nbatch, r->mt.t0);
+}
+
+/*
+ * Evaluates on the dev pairs, reports, keeps a better model as
+ * PATH.best; *stop set when opt->patience evaluations in a row did not
+ * improve.
+ */
+static int evaluate(struct run *r, int *stop)
+{
+	const struct train_opts *opt = r->opt;
+	struct train_report rep = { .event = TRAIN_DEV };
+	int batch = opt->batch > 0 ? opt->batch : 32;
+	int lines = opt->dev_lines > 0 && opt->dev_lines < r->dev->n ?
+		    opt->dev_lines : r->dev->n;
+	struct corpus part = *r->dev;
+	double nll, bleu = -1;
+	char best[4096];
+
+	part.n = lines;
+	if (dev_loss(r->m, &part, batch, &nll) < 0) {
 		err_prefix("the dev loss");
 		return -1;
 	}
-	r.dev_nll = nll;
-	r.dev_ppl = exp(nll);
-	report(opt, &r, step, pos, nbatch, t0);
+	if (opt->dev_bleu && dev_bleu(r->m, &part, lines, batch, &bleu) < 0) {
+		err_prefix("the dev BLEU");
+		return -1;
+	}
+	rep.dev_nll = nll;
+	rep.dev_ppl = exp(nll);
+	rep.dev_bleu = bleu;
+	rep.dev_lines = lines;
+	if (better(&r->best, bleu, nll)) {
+		r->best.have = 1;
+		r->best.bleu = bleu;
+		r->best.nll = nll;
+		r->best.step = r->o.step;
+		r->best.since = 0;
+		rep.best = 1;
+		if (snprintf(best, sizeof best, "%s.best", r->path) >=
+		    (int)sizeof best) {
+			err_set("%s: name too long", r->path);
+			return -1;
+		}
+		if (save(r->m, best, &r->o, &r->pos, r->train, &r->best,
+			 0) < 0)
+			return -1;
+	} else {
+		r->best.since++;
+	}
+	rep.best_step = r->best.step;
+	rep.since_best = r->best.since;
+	run_report(r, &rep);
+	*stop = opt->patience && r->best.since >= opt->patience;
+	return 0;
+}
+
+/* Whether a progress report is due after an update. */
+static int progress_due(const struct run *r, long start_step)
+{
+	const struct train_opts *opt = r->opt;
+
+	return r->o.step == start_step + 1 ||
+	       (opt->log_every && r->o.step % opt->log_every == 0) ||
+	       (opt->log_seconds > 0 &&
+		now() - r->mt.tlast >= opt->log_seconds);
+}
+
+/* Loads the model at path with its optimiser and position. */
+static int run_open(struct run *r, const char *path, long *batch_tokens)
+{
+	struct tsr_map *map;
+	int reordered;
+
+	r->path = path;
+	r->m = model_load(path, 1, &map);
+	if (!r->m)
+		return -1;
+	if (optim_init(&r->o, r->m) < 0 || optim_load(&r->o, r->m, map) < 0 ||
+	    config_int(&r->m->cfg, "batch_tokens", batch_tokens) < 0 ||
+	    read_position(r->m, &r->pos, r->train, &reordered) < 0) {
+		err_prefix("%s", path);
+		tsr_map_close(map);
+		return -1;
+	}
+	tsr_map_close(map);
+	if (r->opt->batch_tokens && r->opt->batch_tokens != *batch_tokens) {
+		*batch_tokens = r->opt->batch_tokens;
+		if (config_setf(&r->m->cfg, "batch_tokens", "%ld",
+				*batch_tokens) < 0)
+			return -1;
+	}
+	if (r->dev)
+		read_best(r->m, &r->best, dev_key(r->dev, r->opt));
+	r->mt.t0 = r->mt.tlast = now();
+	if (reordered) {
+		struct train_report rep = { .event = TRAIN_REORDERED };
+
+		run_report(r, &rep);
+	}
 	return 0;
 }
 
 int train_run(const char *path, const struct corpus *train,
 	      const struct corpus *dev, const struct train_opts *opt)
 {
-	struct tsr_map *map;
-	struct model *m = model_load(path, 1, &map);
-	struct epoch_plan plan = { 0 };
-	struct position pos;
-	struct optim o = { 0 };
-	struct meter mt = { 0 };
+	struct run r = { .opt = opt, .train = train, .dev = dev };
+	struct train_report rep = { 0 };
 	struct sigaction sa, old_int, old_term;
 	long batch_tokens, done_epochs = 0, start_step;
-	double lr = 0;
-	int rc = -1, planned = 0, reordered, r;
+	double lr = 0, el;
+	int rc = -1, planned = 0, stop = 0, k;
 
-	if (!m)
-		return -1;
-	if (optim_init(&o, m) < 0 || optim_load(&o, m, map) < 0 ||
-	    config_int(&m->cfg, "batch_tokens", &batch_tokens) < 0 ||
-	    read_position(m, &pos, train, &reordered) < 0) {
-		err_prefix("%s", path);
-		tsr_map_close(map);
-		goto out;
-	}
-	tsr_map_close(map);
 	if (train->n == 0) {
 		err_set("no training pairs");
-		goto out;
+		return -1;
 	}
-	start_step = o.step;
+	if (run_open(&r, path, &batch_tokens) < 0)
+		goto out;
+	start_step = r.o.step;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	stop_signal = 0;
-	mt.t0 = mt.tlast = now();
-	if (reordered) {
-		struct train_report rr = { .event = TRAIN_REORDERED };
-
-		report(opt, &rr, o.step, &pos, 0, mt.t0);
-	}
-	for (;;) {
+	while (!stop) {
 		if (stop_signal ||
-		    (opt->steps && o.step - start_step >= opt->steps) ||
+		    (opt->steps && r.o.step - start_step >= opt->steps) ||
 		    (opt->epochs && done_epochs >= opt->epochs) ||
-		    (opt->seconds && now() - mt.t0 >= opt->seconds))
+		    (opt->seconds && now() - r.mt.t0 >= opt->seconds))
 			break;
-		if (pos.batch == 0) {	/* a new pass, ordered by the rng */
-			pos.seed = rng_next(&m->rng);
-			epoch_plan_free(&plan);
+		if (r.pos.batch == 0) {	/* a new pass, ordered by the rng */
+			r.pos.seed = rng_next(&r.m->rng);
+			epoch_plan_free(&r.plan);
 			planned = 0;
 		}
 		if (!planned) {
-			if (epoch_plan_make(&plan, train, pos.seed,
+			if (epoch_plan_make(&r.plan, train, r.pos.seed,
 					    batch_tokens) < 0)
-				goto out;
+				goto restore;
 			planned = 1;
 		}
-		r = pos.batch < plan.nbatch ? train_one(m, &o, train, &plan,
-						&pos, &mt, &lr, opt) : 0;
-		if (r < 0)
-			goto out;
-		if (++pos.batch >= plan.nbatch) {
-			pos.epoch++;
-			pos.batch = 0;
+		k = r.pos.batch < r.plan.nbatch ?
+		    train_one(r.m, &r.o, train, &r.plan, &r.pos, &r.mt, &lr,
+			      opt) : 0;
+		if (k < 0)
+			goto restore;
+		if (++r.pos.batch >= r.plan.nbatch) {
+			r.pos.epoch++;
+			r.pos.batch = 0;
 			done_epochs++;
 		}
-		if (r == 0)
+		if (k == 0)
 			continue;
-		if (opt->log_every && o.step % opt->log_every == 0)
-			progress(&mt, &o, &pos, lr, opt, plan.nbatch);
-		if (dev && opt->dev_every && o.step % opt->dev_every == 0 &&
-		    evaluate(m, dev, opt, o.step, &pos, plan.nbatch,
-			     mt.t0) < 0)
-			goto out;
-		if (opt->save_every && o.step % opt->save_every == 0 &&
-		    save(m, path, &o, &pos, train, opt->keep) < 0)
-			goto out;
+		if (progress_due(&r, start_step))
+			progress(&r.mt, &r.o, &r.pos, lr, opt, r.plan.nbatch);
+		if (dev && opt->dev_every && r.o.step % opt->dev_every == 0 &&
+		    evaluate(&r, &stop) < 0)
+			goto restore;
+		if (opt->save_every && r.o.step % opt->save_every == 0 &&
+		    save(r.m, path, &r.o, &r.pos, train, &r.best,
+			 opt->keep) < 0)
+			goto restore;
 	}
-	if (stop_signal) {
-		struct train_report rs = { .event = TRAIN_STOPPING };
-
-		rs.signal = stop_signal;
-		report(opt, &rs, o.step, &pos, plan.nbatch, mt.t0);
+	if (stop) {
+		rep.event = TRAIN_PATIENCE;
+		rep.since_best = r.best.since;
+		rep.best_step = r.best.step;
+		run_report(&r, &rep);
+	} else if (stop_signal) {
+		rep.event = TRAIN_STOPPING;
+		rep.signal = stop_signal;
+		run_report(&r, &rep);
 	}
-	if (save(m, path, &o, &pos, train, opt->keep) < 0)
-		goto out;
-	{
-		struct train_report rs = { .event = TRAIN_SAVED };
-		double el = now() - mt.t0;
-
-		rs.tok_per_s = el > 0 ? mt.tok_all / el : 0;
-		report(opt, &rs, o.step, &pos, plan.nbatch, mt.t0);
-	}
+	if (save(r.m, path, &r.o, &r.pos, train, &r.best, opt->keep) < 0)
+		goto restore;
+	memset(&rep, 0, sizeof rep);
+	rep.event = TRAIN_SAVED;
+	el = now() - r.mt.t0;
+	rep.tok_per_s = el > 0 ? r.mt.tok_all / el : 0;
+	run_report(&r, &rep);
 	rc = 0;
+restore:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 out:
-	if (mt.t0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	epoch_plan_free(&plan);
-	optim_free(&o);
-	model_free(m);
+	epoch_plan_free(&r.plan);
+	optim_free(&r.o);
+	model_free(r.m);
 	return rc;
 }

@@ -60,6 +60,8 @@ enum train_event {
 	TRAIN_REORDERED,	/* the corpus differs from the one the pass
 				 * began with: it goes on in another order */
 	TRAIN_STOPPING,		/* a signal arrived (signal): saving */
+	TRAIN_PATIENCE,		/* stopping: since_best evaluations without
+				 * a better one (the best at best_step) */
 	TRAIN_SAVED,		/* the model saved at the end */
 };
 
@@ -79,6 +81,12 @@ struct train_report {
 				 * last; SAVED: over the whole run */
 	int skipped;		/* PROGRESS: batches skipped since the last */
 	double dev_nll, dev_ppl;	/* DEV: loss per target token, exp */
+	double dev_bleu;	/* DEV: BLEU of greedy translations, < 0 if
+				 * not scored */
+	int dev_lines;		/* DEV: pairs evaluated */
+	int best;		/* DEV: the best so far, saved as PATH.best */
+	long best_step;		/* DEV, PATIENCE: the step of the best */
+	long since_best;	/* DEV, PATIENCE: evaluations since */
 	int pairs;		/* SKIPPED: pairs of the batch */
 	int nonfinite_loss;	/* SKIPPED: 1 the loss, 0 the gradient */
 	int signal;		/* STOPPING */
@@ -90,9 +98,17 @@ struct train_opts {
 	double seconds;		/* ... after this much time */
 	long save_every;	/* updates between saves (0: at the end only) */
 	int keep;		/* keep the last K saves as MODEL.ckpt.STEP */
-	long log_every;		/* updates between progress reports */
-	long dev_every;		/* updates between dev losses */
-	int batch;		/* sentences per batch of the dev loss */
+	long log_every;		/* updates between progress reports ... */
+	double log_seconds;	/* ... or seconds (0: no limit); and after
+				 * the first update */
+	long dev_every;		/* updates between evaluations on dev */
+	int dev_lines;		/* the first pairs of dev evaluated (0: all) */
+	int dev_bleu;		/* with the BLEU of greedy translations */
+	long patience;		/* stop after this many evaluations without
+				 * a better one (0: never) */
+	long batch_tokens;	/* target tokens a batch (0: the model's
+				 * batch_tokens; else stored in it) */
+	int batch;		/* sentences per batch on dev */
 	/* called with every report (NULL: none); ctx is its own */
 	void (*report)(const struct train_report *r, void *ctx);
 	void *ctx;
@@ -100,8 +116,10 @@ struct train_opts {
 
 /*
  * Trains the model at path (loaded with its optimiser's state) on train,
- * evaluating on dev (may be NULL), until a limit of o is reached or
- * SIGINT/SIGTERM arrives; then saves and returns 0.  Progress, dev results
+ * evaluating on dev (may be NULL), until a limit of o is reached, the
+ * patience runs out or SIGINT/SIGTERM arrives; then saves and returns 0.
+ * The best evaluation's model is saved as PATH.best (a higher BLEU, or
+ * with the same BLEU or none a lower loss).  Progress, dev results
  * and warnings go to o->report, never to a stream.  -1 on error (a model
  * with NaN in it is never written).
  */
@@ -114,6 +132,14 @@ int train_run(const char *path, const struct corpus *train,
  */
 int dev_loss(const struct model *m, const struct corpus *dev, int batch,
 	     double *nll);
+
+/*
+ * The BLEU (sacreBLEU's default: 13a, exp smoothing) of m's greedy
+ * translations of dev's first `lines` pairs, detokenised, against their
+ * detokenised targets, in batches of `batch` sentences.
+ */
+int dev_bleu(const struct model *m, const struct corpus *dev, int lines,
+	     int batch, double *bleu);
 
 /* Averages the parameters of n models of one shape into out (config,
  * vocabularies and generator of the last one; no optimiser state). */
