@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "text/bpe.h"
 #include "base/errmsg.h"
 #include "common/filter.h"
@@ -29,7 +30,7 @@ static void usage(void)
 {
 	printf("usage: %s --init -m MODEL --arch ARCH --src-vocab FILE "
 	       "--tgt-vocab FILE\n"
-	       "          [--set KEY=VALUE]...\n"
+	       "          [--set KEY=VALUE]... [--force]\n"
 	       "       %s -m MODEL [--steps N] [--epochs N] [--time SECONDS]\n"
 	       "          [--save-every N] [--keep K] [--log-every N] "
 	       "[--log-time SECONDS]\n"
@@ -42,6 +43,8 @@ static void usage(void)
 	       "Makes, trains, averages or exports a translation model.\n\n"
 	       "  -m, --model=FILE       the model file\n"
 	       "  -i, --init             make a fresh model\n"
+	       "  -f, --force            with --init: replace an existing "
+	       "file\n"
 	       "  -a, --arch=ARCH        rnnsearch, rnnencdec or transformer\n"
 	       "  -s, --src-vocab=FILE   the source vocabulary "
 	       "(made by tokenize)\n"
@@ -99,16 +102,31 @@ static char *vocab(const char *path, int *size)
 	return text;
 }
 
+/*
+ * Makes a fresh model at path, refusing an existing file unless force,
+ * and settings that are not the architecture's keys and values.
+ */
 static void init(const char *model, const char *arch, const char *sv,
-		 const char *tv, char **set, int nset)
+		 const char *tv, char **set, int nset, int force)
 {
 	char *src = NULL, *tgt = NULL, ssize[32], tsize[32];
 	const char **all = calloc(nset + 2, sizeof *all);
+	const struct arch *a;
 	struct model *m;
+	struct stat st;
 	int n1, n2, i;
 
 	if (!arch || !sv || !tv)
 		usage_error("--init needs --arch, --src-vocab and --tgt-vocab");
+	if (!(a = arch_find(arch)))
+		usage_error("--arch: %s (rnnsearch, rnnencdec or transformer)",
+			    err_msg());
+	for (i = 0; i < nset; i++)
+		if (model_check_setting(a, set[i]) < 0)
+			usage_error("--set: %s", err_msg());
+	if (!force && lstat(model, &st) == 0)
+		die("%s exists: --init replaces a model only with --force",
+		    model);
 	if (!all)
 		die("out of memory");
 	src = vocab(sv, &n1);
@@ -249,6 +267,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "model", required_argument, NULL, 'm' },
 		{ "init", no_argument, NULL, 'i' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "src-vocab", required_argument, NULL, 's' },
 		{ "tgt-vocab", required_argument, NULL, 't' },
@@ -284,7 +303,8 @@ int main(int argc, char **argv)
 	const char *dev_path = NULL, *out = NULL, *pairs = "-";
 	const char *export_path = NULL, *dtype = NULL, *matmul = NULL;
 	char **set = NULL;
-	int nset = 0, do_init = 0, avg = 0, quiet = 0, dev_lines_given = 0;
+	int nset = 0, do_init = 0, force = 0, avg = 0, quiet = 0;
+	int dev_lines_given = 0;
 	int c;
 	struct corpus train, dev;
 	struct model *m;
@@ -293,11 +313,12 @@ int main(int argc, char **argv)
 	set = calloc(argc, sizeof *set);
 	if (!set)
 		die("out of memory");
-	while ((c = getopt_long(argc, argv, "m:ia:s:t:S:n:e:T:E:k:L:d:D:b:A:"
+	while ((c = getopt_long(argc, argv, "m:ifa:s:t:S:n:e:T:E:k:L:d:D:b:A:"
 				"o:x:qhV", longopts, NULL)) != -1)
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 'i': do_init = 1; break;
+		case 'f': force = 1; break;
 		case 'a': arch = optarg; break;
 		case 's': sv = optarg; break;
 		case 't': tv = optarg; break;
@@ -360,12 +381,13 @@ int main(int argc, char **argv)
 	if (do_init) {
 		if (optind < argc)
 			usage_error("unexpected argument '%s'", argv[optind]);
-		init(model, arch, sv, tv, set, nset);
+		init(model, arch, sv, tv, set, nset, force);
 		free(set);
 		return 0;
 	}
-	if (nset || arch || sv || tv)
-		usage_error("--set, --arch and the vocabularies go with --init");
+	if (nset || arch || sv || tv || force)
+		usage_error("--set, --arch, --force and the vocabularies go "
+			    "with --init");
 	if (optind + 1 < argc)
 		usage_error("unexpected argument '%s'", argv[optind + 1]);
 	if (optind < argc)

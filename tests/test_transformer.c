@@ -148,7 +148,8 @@ START_TEST(parameters_as_models_md)
 	const char *pre_tgt[] = { "norm=pre", "tie=tgt" };
 	const char *all[] = { "tie=all" };
 	const char *odd[] = { "heads=3" };
-	struct model *m = make(NULL, 0, 0);
+	const char *paper[] = { "norm=post", "tie=none" };
+	struct model *m = make(paper, 2, 0);
 	struct param *p;
 	int i;
 

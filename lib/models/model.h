@@ -177,6 +177,16 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 int model_size_key(const struct model *m, const char *key, int *out);
 
 /*
+ * Checks one "key=value" setting of a new model of architecture a: a key
+ * a user may set for it, with a value of its kind and range.  -1 with a
+ * message naming the key, and for an unknown key listing the keys.
+ * (model_create does not check: a model file may hold keys of its own.)
+ */
+int model_check_setting(const struct arch *a, const char *kv);
+/* The keys a user may set for a, separated by spaces, in buf. */
+void model_keys(const struct arch *a, char *buf, size_t size);
+
+/*
  * A fresh model: arch, config (defaults, then the "key=value" settings),
  * vocabularies (text), seed; declared, allocated and initialised.
  */
