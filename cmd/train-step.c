@@ -124,9 +124,13 @@ static void init(const char *model, const char *arch, const char *sv,
 	for (i = 0; i < nset; i++)
 		if (model_check_setting(a, set[i]) < 0)
 			usage_error("--set: %s", err_msg());
-	if (!force && lstat(model, &st) == 0)
-		die("%s exists: --init replaces a model only with --force",
-		    model);
+	if (lstat(model, &st) == 0) {
+		if (!force)
+			die("%s exists: --init replaces a model only with "
+			    "--force", model);
+		if (train_lock(model) < 0)	/* held until exit */
+			die_err();
+	}
 	if (!all)
 		die("out of memory");
 	src = vocab(sv, &n1);

@@ -3,6 +3,7 @@
  * train.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -325,6 +326,69 @@ out:
 	return rc;
 }
 
+int train_lock(const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char lock[4096], pid[32];
+	int fd, n;
+
+	if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock) {
+		err_set("%s: name too long", path);
+		return -1;
+	}
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		err_set("%s: %s", lock, strerror(errno));
+		return -1;
+	}
+	if (fcntl(fd, F_SETLK, &fl) < 0) {
+		int e = errno;
+
+		fl.l_type = F_WRLCK;
+		if ((e == EACCES || e == EAGAIN) && fcntl(fd, F_GETLK, &fl) == 0 &&
+		    fl.l_type != F_UNLCK)
+			err_set("%s is in use: process %ld holds %s", path,
+				(long)fl.l_pid, lock);
+		else
+			err_set("%s: cannot lock: %s", lock, strerror(e));
+		close(fd);
+		return -1;
+	}
+	/* the holder's pid, for people (fcntl's F_GETLK is the authority) */
+	n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, n, 0) != n) {
+		err_set("%s: %s", lock, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Fails unless a file can be made beside path, as saves make theirs: a
+ * directory that cannot be written is found before any training.
+ */
+static int check_writable(const char *path)
+{
+	char tmp[4096];
+	int fd;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >=
+	    (int)sizeof tmp) {
+		err_set("%s: name too long", path);
+		return -1;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err_set("%s: cannot write beside it, where saves go: %s", path,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
 /* A training run: the model, its optimiser, where it stands. */
 struct run {
 	const char *path;
@@ -451,13 +515,15 @@ int train_run(const char *path, const struct corpus *train,
 	struct sigaction sa, old_int, old_term;
 	long batch_tokens, done_epochs = 0, start_step;
 	double lr = 0, el;
-	int rc = -1, planned = 0, stop = 0, k;
+	int rc = -1, planned = 0, stop = 0, k, lock;
 
 	if (train->n == 0) {
 		err_set("no training pairs");
 		return -1;
 	}
-	if (run_open(&r, path, &batch_tokens) < 0)
+	if ((lock = train_lock(path)) < 0)
+		return -1;
+	if (check_writable(path) < 0 || run_open(&r, path, &batch_tokens) < 0)
 		goto out;
 	start_step = r.o.step;
 	memset(&sa, 0, sizeof sa);
@@ -530,5 +596,6 @@ out:
 	epoch_plan_free(&r.plan);
 	optim_free(&r.o);
 	model_free(r.m);
+	close(lock);
 	return rc;
 }

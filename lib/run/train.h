@@ -120,11 +120,20 @@ struct train_opts {
  * patience runs out or SIGINT/SIGTERM arrives; then saves and returns 0.
  * The best evaluation's model is saved as PATH.best (a higher BLEU, or
  * with the same BLEU or none a lower loss).  Progress, dev results
- * and warnings go to o->report, never to a stream.  -1 on error (a model
- * with NaN in it is never written).
+ * and warnings go to o->report, never to a stream.  The model is locked
+ * (train_lock) and its directory checked for writing before training.
+ * -1 on error (a model with NaN in it is never written).
  */
 int train_run(const char *path, const struct corpus *train,
 	      const struct corpus *dev, const struct train_opts *o);
+
+/*
+ * Locks the model at path for one writer: an fcntl lock on path.lock
+ * (made if need be, left in place; it holds the holder's pid).  Returns
+ * the descriptor to close to unlock, or -1 with a message naming the
+ * process that holds it.  train_run takes it for the whole run.
+ */
+int train_lock(const char *path);
 
 /*
  * The mean loss per target token of dev under m (no dropout): *nll the
