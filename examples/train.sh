@@ -4,15 +4,17 @@
 # line N of TGT_FILE).  Learns one joint subword vocabulary, makes a
 # Transformer with the settings of examples/bible-transformer.sh (d 256,
 # ffn 1024, 4 heads, 3 + 3 layers, pre-norm, every embedding tied, noam
-# warmup 300, batches of 2000 target tokens), trains it for TIME seconds
-# with the dev loss every SAVE updates, averages the last AVG checkpoints,
-# exports the average with f16 parameters, and scores its greedy and beam
-# translations of the dev set with BLEU.
+# warmup 300, batches of 2000 target tokens: train-step's defaults),
+# trains it for TIME seconds with the dev loss and greedy BLEU every SAVE
+# updates (the best model kept as model.tsr.best), averages the last AVG
+# checkpoints, exports the average with f16 parameters, and scores its
+# greedy and beam translations of the dev set with BLEU.
 #
 #   sh examples/train.sh SRC_FILE TGT_FILE DIR
 #
 # Everything goes to DIR: vocab, model.tsr (the trained model, with its
-# optimiser's state), model.tsr.ckpt.STEP, avg.tsr, model.f16.tsr (the
+# optimiser's state), model.tsr.ckpt.STEP, model.tsr.best (the best by
+# dev BLEU during training), avg.tsr, model.f16.tsr (the
 # model to translate with), dev.greedy and dev.beam (the dev set's
 # translations) and bleu.txt.  Stopping it (^C) saves the model; running it
 # again resumes training for another TIME seconds.
@@ -22,7 +24,9 @@
 # VOCAB (subword units, 8000), THREADS (1), MATMUL (bf16 where the CPU has
 # AVX512_BF16, else f32: train-step --matmul), BATCH (target tokens a
 # batch, 2000), SAVE (updates between saves and dev losses, 100), AVG
-# (checkpoints averaged, 5), K (beam size, 4), SETTINGS (more
+# (checkpoints averaged, 5), K (beam size, 4), DEV_EVAL (dev pairs
+# scored during training, 500), PATIENCE (stop after this many
+# evaluations without a better one; default: never), SETTINGS (more
 # KEY=VALUE settings of the model, separated by spaces: train-step(1)),
 # DEV_SRC and DEV_TGT (the dev set; without them the last DEV_LINES lines
 # of the given files, default 500 and at most a tenth of them, are held
@@ -36,7 +40,8 @@ command -v train-step >/dev/null ||
 	PATH=$(cd "$(dirname "$0")/.." && pwd)/build/bin:$PATH
 TIME=${TIME:-2100} VOCAB=${VOCAB:-8000} THREADS=${THREADS:-1}
 BATCH=${BATCH:-2000} SAVE=${SAVE:-100} AVG=${AVG:-5} K=${K:-4}
-DEV_LINES=${DEV_LINES:-500} SETTINGS=${SETTINGS:-}
+DEV_LINES=${DEV_LINES:-500} DEV_EVAL=${DEV_EVAL:-500}
+SETTINGS=${SETTINGS:-} PATIENCE=${PATIENCE:-}
 if [ -z "${MATMUL:-}" ]; then
 	MATMUL=f32
 	grep -q avx512_bf16 /proc/cpuinfo 2>/dev/null && MATMUL=bf16
@@ -96,10 +101,11 @@ fi
 
 limit="-T $TIME" what="$TIME s"
 [ -z "${STEPS:-}" ] || limit="-n $STEPS" what="$STEPS updates"
+[ -z "$PATIENCE" ] || limit="$limit --patience $PATIENCE"
 say "training for $what ($THREADS threads, $MATMUL products)"
 # shellcheck disable=SC2086
 train-step -m model.tsr --matmul "$MATMUL" $limit -E "$SAVE" \
-	-k "$AVG" -L 50 -d dev.tsr train.tsr
+	-k "$AVG" -L 50 -d dev.tsr --dev-lines "$DEV_EVAL" train.tsr
 
 have=$(ls model.tsr.ckpt.* 2>/dev/null | wc -l)
 if [ "$have" -ge 2 ]; then

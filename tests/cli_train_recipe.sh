@@ -1,9 +1,10 @@
 #!/bin/sh
 # examples/train.sh on a tiny corpus (reversing and upper-casing up to four
 # of eight two-letter words) for 600 updates: it holds out a dev set,
-# trains, averages, exports an f16 model that translates every line (as
-# many lines out as in), and scores the dev set; a given dev set is used
-# as given; bad arguments are refused.
+# trains with the dev BLEU and the best model kept, averages, exports an
+# f16 model that translates every line (as many lines out as in), and
+# scores the dev set; a given dev set is used as given; bad arguments are
+# refused.
 set -eu
 recipe=$(cd "$(dirname "$0")/../examples" && pwd)/train.sh
 T=$(mktemp -d)
@@ -29,6 +30,8 @@ done
 grep -q '^greedy: BLEU.* = [0-9.]* ' run/bleu.txt || fail "no greedy BLEU"
 grep -q '^beam 4: BLEU.* = [0-9.]* ' run/bleu.txt || fail "no beam BLEU"
 grep -q 'averaging the last 3 checkpoints' log || fail "no averaging"
+grep -q 'dev BLEU [0-9.]* (30 pairs)' log || fail "no dev BLEU in training"
+[ -e run/model.tsr.best ] || fail "no best model kept"
 tensordump -H run/model.f16.tsr | grep -q ' f16 ' || fail "export not f16"
 tensordump -H run/model.f16.tsr | grep -q ' optim\.' && fail "optimiser exported"
 # every line of the source translated, line N for line N
