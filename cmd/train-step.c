@@ -231,7 +231,8 @@ static void print_report(const struct train_report *r, void *ctx)
 			"%.2f%s (%d pairs)%s%s%s\n", progname, el, r->step,
 			r->dev_nll, r->dev_ppl, bleu, r->dev_lines,
 			r->best ? "  best: saved as " : "",
-			r->best ? (const char *)ctx : "", r->best ? ".best" : "");
+			r->best ? (const char *)ctx : "",
+			r->best ? ".best" : "");
 		break;
 	case TRAIN_PATIENCE:
 		fprintf(stderr, "%s: %ld evaluations without a better one "

@@ -78,7 +78,8 @@ if [ ! -e train.src ]; then
 	else
 		hold=$DEV_LINES
 		[ "$hold" -le $((n / 10)) ] || hold=$((n / 10))
-		[ "$hold" -ge 1 ] || { say "too few lines to hold out a dev set"; exit 1; }
+		[ "$hold" -ge 1 ] ||
+			{ say "too few lines to hold out a dev set"; exit 1; }
 		tail -n "$hold" "$src" | tr '\t' ' ' > dev.src
 		tail -n "$hold" "$tgt" | tr '\t' ' ' > dev.tgt
 	fi
@@ -93,7 +94,8 @@ if [ ! -e model.tsr ]; then
 		-S d_model=256 -S heads=4 -S ffn=1024 -S enc_layers=3 \
 		-S dec_layers=3 -S norm=pre -S tie=all -S lr=1 -S warmup=300 \
 		-S batch_tokens="$BATCH" -S dropout=0.1 \
-		-S label_smoothing=0.1 $(for s in $SETTINGS; do echo "-S $s"; done)
+		-S label_smoothing=0.1 \
+		$(for s in $SETTINGS; do echo "-S $s"; done)
 fi
 [ -e train.tsr ] ||
 	paste train.src train.tgt | tokenize -p -m model.tsr > train.tsr

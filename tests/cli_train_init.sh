@@ -44,7 +44,8 @@ for s in bogus=1 d_modle=16 heads=2.5 heads=0 norm=mid tie=some \
 	[ ! -e new.tsr ] || fail "--set $s made a model"
 done
 init -m new.tsr -S bogus=1 2> err || :
-grep -q "no key 'bogus' can be set for transformer; the keys are: .*d_model.*norm" err ||
+keys="the keys are: .*d_model.*norm"
+grep -q "no key 'bogus' can be set for transformer; $keys" err ||
 	fail "no list of keys: $(cat err)"
 rc=0
 train-step -i -m new.tsr -a rnnsearch -s vocab -t vocab -S dropout=0.1 \
@@ -56,7 +57,8 @@ train-step -i -m new.tsr -a lstm -s vocab -t vocab 2> err || rc=$?
 [ "$rc" -eq 2 ] || fail "-a lstm: exit $rc"
 
 # the keys listed are the keys the manual's tables give, for each arch
-documented=$(sed -n 's/^\.It Li \([a-z_0-9]*\)\( , \([a-z_0-9]*\)\)* Ta.*/\1 \3/p' "$man" |
+key='\([a-z_0-9]*\)'
+documented=$(sed -n "s/^\.It Li $key\( , $key\)* Ta.*/\1 \3/p" "$man" |
 	tr ' ' '\n' | grep . | sort -u)
 all=
 for a in transformer rnnsearch rnnencdec; do
@@ -64,13 +66,14 @@ for a in transformer rnnsearch rnnencdec; do
 	keys=$(sed -n 's/.*the keys are: //p' err)
 	[ -n "$keys" ] || fail "$a: $(cat err)"
 	for k in $keys; do
-		echo "$documented" | grep -qx "$k" || fail "$a: $k not in train-step(1)"
-		# each accepted with its default's value (read back below)
+		echo "$documented" | grep -qx "$k" ||
+			fail "$a: $k not in train-step(1)"
 	done
 	all="$all $keys"
 done
 for k in $documented; do
-	echo " $all " | grep -q " $k " || fail "train-step(1) documents $k, no arch takes it"
+	echo " $all " | grep -q " $k " ||
+		fail "train-step(1) documents $k, no arch takes it"
 done
 
 # every key accepted with a value of its kind; the defaults are the recipes'

@@ -63,11 +63,13 @@ chmod 666 ro/m.tsr.lock
 chmod 755 "$T"
 chmod 555 ro
 as=
-[ "$(id -u)" -ne 0 ] || as="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+[ "$(id -u)" -ne 0 ] ||
+	as="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 rc=0
 $as train-step -m ro/m.tsr -n 5 -L 1 pairs.tsr 2> err || rc=$?
 [ "$rc" -eq 1 ] || fail "an unwritable directory: exit $rc"
-grep -q "^train-step: ro/m.tsr: cannot write beside it, where saves go: Permission denied$" err ||
+msg="ro/m.tsr: cannot write beside it, where saves go: Permission denied"
+grep -q "^train-step: $msg$" err ||
 	fail "$(cat err)"
 grep -q ' step ' err && fail "trained before finding the directory: $(cat err)"
 cmp ro/m.tsr fresh.tsr || fail "the model changed"

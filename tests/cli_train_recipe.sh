@@ -15,12 +15,14 @@ fail() { echo "cli_train_recipe: $*" >&2; exit 1; }
 awk 'BEGIN { srand(7); split("ab cd ef gh ij kl mn op", w, " ");
 	for (i = 0; i < 300; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
 		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
-			s = s (j ? " " : "") x; r = toupper(x) (j ? " " : "") r }
+			s = s (j ? " " : "") x
+			r = toupper(x) (j ? " " : "") r }
 		print s > "src.txt"; print r > "tgt.txt" } }'
 small="d_model=32 heads=2 ffn=64 enc_layers=1 dec_layers=1 batch_tokens=300"
 export VOCAB=300 SAVE=20 AVG=3 THREADS=1 SETTINGS="$small"
 
-STEPS=600 sh "$recipe" src.txt tgt.txt run > log 2>&1 || { cat log; fail "exit $?"; }
+STEPS=600 sh "$recipe" src.txt tgt.txt run > log 2>&1 ||
+	{ cat log; fail "exit $?"; }
 [ "$(wc -l < run/dev.src)" -eq 30 ] || fail "dev: not a tenth held out"
 [ "$(wc -l < run/train.src)" -eq 270 ] || fail "train: not 270 lines"
 tail -n 30 tgt.txt | cmp -s - run/dev.tgt || fail "dev: not the last lines"
@@ -33,7 +35,8 @@ grep -q 'averaging the last 3 checkpoints' log || fail "no averaging"
 grep -q 'dev BLEU [0-9.]* (30 pairs)' log || fail "no dev BLEU in training"
 [ -e run/model.tsr.best ] || fail "no best model kept"
 tensordump -H run/model.f16.tsr | grep -q ' f16 ' || fail "export not f16"
-tensordump -H run/model.f16.tsr | grep -q ' optim\.' && fail "optimiser exported"
+tensordump -H run/model.f16.tsr | grep -q ' optim\.' &&
+	fail "optimiser exported"
 # every line of the source translated, line N for line N
 M=run/model.f16.tsr
 tokenize -m $M src.txt | embed -m $M | encode -m $M | attend -m $M |
@@ -41,13 +44,14 @@ tokenize -m $M src.txt | embed -m $M | encode -m $M | attend -m $M |
 [ "$(wc -l < all.out)" -eq 300 ] || fail "$(wc -l < all.out) lines of 300"
 # 600 updates teach it most of the task: the greedy BLEU is above 50
 bleu -b run/dev.tgt < run/dev.greedy |
-	awk '{ exit !($1 > 50) }' || fail "dev BLEU $(bleu -b run/dev.tgt < run/dev.greedy)"
+	awk '{ exit !($1 > 50) }' ||
+	fail "dev BLEU $(bleu -b run/dev.tgt < run/dev.greedy)"
 
 # a dev set given
 head -n 20 src.txt > dsrc
 head -n 20 tgt.txt > dtgt
-DEV_SRC=dsrc DEV_TGT=dtgt TIME=0.5 sh "$recipe" src.txt tgt.txt run2 >/dev/null \
-	2> log || { cat log; fail "exit $? with DEV_SRC"; }
+DEV_SRC=dsrc DEV_TGT=dtgt TIME=0.5 sh "$recipe" src.txt tgt.txt run2 \
+	> /dev/null 2> log || { cat log; fail "exit $? with DEV_SRC"; }
 cmp -s dtgt run2/dev.tgt || fail "DEV_TGT not the dev set"
 [ "$(wc -l < run2/train.src)" -eq 300 ] || fail "DEV_SRC: not all trained on"
 [ "$(wc -l < run2/dev.greedy)" -eq 20 ] || fail "DEV_SRC: not 20 lines"

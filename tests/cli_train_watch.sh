@@ -15,7 +15,8 @@ fail() { echo "cli_train_watch: $*" >&2; exit 1; }
 awk 'BEGIN { srand(11); split("ab cd ef gh ij kl mn op", w, " ");
 	for (i = 0; i < 400; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
 		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
-			s = s (j ? " " : "") x; r = toupper(x) (j ? " " : "") r }
+			s = s (j ? " " : "") x
+			r = toupper(x) (j ? " " : "") r }
 		print s "\t" r } }' > pairs.txt
 head -n 360 pairs.txt > train.txt
 tail -n 40 pairs.txt > dev.txt
@@ -29,7 +30,10 @@ cp m.tsr fresh.tsr
 
 # the first update, then none for 1000 updates
 train-step -m m.tsr -n 3 -L 1000 train.tsr 2> log
-grep -Eq '^train-step: 0:00:0[0-9]  step 1  epoch 1 \([0-9]+%\)  loss [0-9.]+  ppl [0-9.]+  lr [0-9.e-]+  [0-9]+ tok/s  left 0:00:0[0-9]$' log ||
+n='[0-9.]+'
+line="^train-step: 0:00:0[0-9]  step 1  epoch 1 \([0-9]+%\)  loss $n  ppl $n"
+line="$line  lr [0-9.e-]+  [0-9]+ tok/s  left 0:00:0[0-9]\$"
+grep -Eq "$line" log ||
 	fail "no progress at the first update: $(cat log)"
 [ "$(grep -c ' step [0-9]*  epoch' log)" -eq 1 ] || fail "$(cat log)"
 # and every 0.2 seconds, in 1.5 seconds
@@ -37,17 +41,20 @@ cp fresh.tsr t.tsr
 train-step -m t.tsr -T 1.5 -L 1000000 --log-time 0.2 train.tsr 2> log
 n=$(grep -c ' step [0-9]*  epoch' log)
 [ "$n" -ge 4 ] || fail "$n progress lines in 1.5 s every 0.2 s: $(cat log)"
-grep -q 'epoch [2-9][0-9]* (' log || fail "the epoch does not advance: $(cat log)"
+grep -q 'epoch [2-9][0-9]* (' log ||
+	fail "the epoch does not advance: $(cat log)"
 
 # dev evaluation: loss, BLEU of 30 of the 40 pairs, the best model kept
 cp fresh.tsr d.tsr
 train-step -m d.tsr -n 300 -E 1000 -D 50 --dev-lines 30 -d dev.tsr \
 	train.tsr 2> log
-[ "$(grep -c 'dev loss [0-9.]*  dev ppl [0-9.]*  dev BLEU [0-9.]* (30 pairs)' log)" -eq 6 ] ||
+dev='dev loss [0-9.]*  dev ppl [0-9.]*  dev BLEU [0-9.]* (30 pairs)'
+[ "$(grep -c "$dev" log)" -eq 6 ] ||
 	fail "not 6 evaluations of 30 pairs: $(cat log)"
 [ -e d.tsr.best ] || fail "no d.tsr.best"
 # the best is the highest BLEU reported, and bleu(1) agrees with it
-best=$(sed -n 's/.*dev BLEU \([0-9.]*\) (30 pairs)  best: saved as d.tsr.best$/\1/p' log | tail -n 1)
+saved='(30 pairs)  best: saved as d.tsr.best'
+best=$(sed -n "s/.*dev BLEU \([0-9.]*\) $saved\$/\1/p" log | tail -n 1)
 step=$(grep 'best: saved' log | tail -n 1 | sed 's/.*  step \([0-9]*\) .*/\1/')
 top=$(sed -n 's/.*dev BLEU \([0-9.]*\) .*/\1/p' log | sort -n | tail -n 1)
 [ -n "$best" ] && [ "$best" = "$top" ] || fail "best $best, highest $top"
@@ -63,7 +70,8 @@ head -n 30 dev.txt | cut -f2 > ref
 cp fresh.tsr p.tsr
 train-step -m p.tsr -n 100000 -E 100000 -D 10 --patience 2 -d dev.tsr \
 	train.tsr 2> log
-grep -q '2 evaluations without a better one (the best at step [0-9]*): stopping' log ||
+stop='2 evaluations without a better one (the best at step [0-9]*): stopping'
+grep -q "$stop" log ||
 	fail "no stop for patience: $(cat log)"
 bstep=$(sed -n 's/.*(the best at step \([0-9]*\)).*/\1/p' log)
 pstep=$(sed -n 's/.*saved p.tsr at step \([0-9]*\),.*/\1/p' log)
@@ -76,7 +84,8 @@ train-step -q -m b1.tsr -e 1 train.tsr
 train-step -q -m b2.tsr -e 1 --batch-tokens 100 train.tsr
 s1=$(tensordump -t b1.tsr | sed -n 's/^"step=\([0-9]*\)\\n"$/\1/p')
 s2=$(tensordump -t b2.tsr | sed -n 's/^"step=\([0-9]*\)\\n"$/\1/p')
-[ "$s2" -gt $((2 * s1)) ] || fail "batches of 100 tokens: $s2 updates, of 300: $s1"
+[ "$s2" -gt $((2 * s1)) ] ||
+	fail "batches of 100 tokens: $s2 updates, of 300: $s1"
 tensordump -t b2.tsr | grep -q '^"batch_tokens=100\\n"$' ||
 	fail "batch_tokens not stored"
 

@@ -112,8 +112,8 @@ static int detok(const struct bpe *v, const int32_t *ids, int len,
 	return 0;
 }
 
-int dev_bleu(const struct model *m, const struct corpus *dev, int lines,
-	     int batch, double *bleu)
+int dev_bleu(const struct model *m, const struct corpus *dev, int batch,
+	     double *bleu)
 {
 	struct bleu_cfg cfg = { .tok = BLEU_TOK_13A, .smooth = BLEU_SMOOTH_EXP,
 				.smooth_value = -1 };
@@ -125,7 +125,7 @@ int dev_bleu(const struct model *m, const struct corpus *dev, int lines,
 	int64_t sum[BLEU_NSTATS] = { 0 }, st[BLEU_NSTATS];
 	struct search_opts so;
 	struct metric mt;
-	int lo, i, k, n, rc = -1, have_metric = 0;
+	int lo, i, k, n, rc = -1, have_metric = 0, lines = dev->n;
 
 	if (!v) {
 		err_prefix("vocab.tgt");
@@ -141,7 +141,6 @@ int dev_bleu(const struct model *m, const struct corpus *dev, int lines,
 	search_opts_default(&so);
 	for (i = 0; i < batch; i++)
 		fp[i] = &f[i];
-	lines = lines < dev->n ? lines : dev->n;
 	for (lo = 0; lo < lines; lo += batch) {
 		n = lines - lo < batch ? lines - lo : batch;
 		if (memory(m, f, fp, dev, lo, n) < 0 ||

@@ -345,8 +345,8 @@ int train_lock(const char *path)
 		int e = errno;
 
 		fl.l_type = F_WRLCK;
-		if ((e == EACCES || e == EAGAIN) && fcntl(fd, F_GETLK, &fl) == 0 &&
-		    fl.l_type != F_UNLCK)
+		if ((e == EACCES || e == EAGAIN) &&
+		    fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
 			err_set("%s is in use: process %ld holds %s", path,
 				(long)fl.l_pid, lock);
 		else
@@ -428,7 +428,7 @@ static int evaluate(struct run *r, int *stop)
 		err_prefix("the dev loss");
 		return -1;
 	}
-	if (opt->dev_bleu && dev_bleu(r->m, &part, lines, batch, &bleu) < 0) {
+	if (opt->dev_bleu && dev_bleu(r->m, &part, batch, &bleu) < 0) {
 		err_prefix("the dev BLEU");
 		return -1;
 	}

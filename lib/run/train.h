@@ -144,11 +144,11 @@ int dev_loss(const struct model *m, const struct corpus *dev, int batch,
 
 /*
  * The BLEU (sacreBLEU's default: 13a, exp smoothing) of m's greedy
- * translations of dev's first `lines` pairs, detokenised, against their
- * detokenised targets, in batches of `batch` sentences.
+ * translations of dev's sources, detokenised as decode prints them,
+ * against their detokenised targets, in batches of `batch` sentences.
  */
-int dev_bleu(const struct model *m, const struct corpus *dev, int lines,
-	     int batch, double *bleu);
+int dev_bleu(const struct model *m, const struct corpus *dev, int batch,
+	     double *bleu);
 
 /* Averages the parameters of n models of one shape into out (config,
  * vocabularies and generator of the last one; no optimiser state). */
