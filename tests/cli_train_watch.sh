@@ -60,6 +60,13 @@ top=$(sed -n 's/.*dev BLEU \([0-9.]*\) .*/\1/p' log | sort -n | tail -n 1)
 [ -n "$best" ] && [ "$best" = "$top" ] || fail "best $best, highest $top"
 tensordump -t d.tsr.best | grep -q "^\"step=$step\\\\n\"$" ||
 	fail "d.tsr.best is not step $step"
+# and the model remembers it, for a resumed run to compare with
+tensordump -t d.tsr | grep -q "^\"dev_best_step=$step\\\\n\"$" ||
+	fail "d.tsr: no dev_best_step=$step"
+tensordump -t d.tsr | sed -n 's/^"dev_best_bleu=\(.*\)\\n"$/\1/p' |
+	awk -v b="$best" '{ v = $1 }
+		END { exit !(v != "" && sprintf("%.2f", v) == b) }' ||
+	fail "d.tsr: dev_best_bleu is not $best"
 head -n 30 dev.txt | cut -f1 | tokenize -m d.tsr.best | embed -m d.tsr.best |
 	encode -m d.tsr.best | attend -m d.tsr.best | decode -m d.tsr.best > hyp
 head -n 30 dev.txt | cut -f2 > ref
