@@ -284,14 +284,14 @@ static int read_memory(struct tf_decoder *dc, struct frame **f, int nf)
 			for (i = 0; i < nf; i++)
 				if (len[i] != dc->srclen[i])
 					break;
-			free(len);
-			if (i < nf) {
+			if (i < nf)
 				err_set("frame %llu: %s has %d rows where "
 					"att.0.k has %d",
 					(unsigned long long)f[i]->number, name,
 					len[i], dc->srclen[i]);
+			free(len);
+			if (i < nf)
 				return -1;
-			}
 		}
 	}
 	return 0;
