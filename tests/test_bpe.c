@@ -690,6 +690,9 @@ START_TEST(text_format_refused)
 		{ "ab\tmerge\ta b", "ab\tmerge\ta b\textra", "line 266: expected" },
 		{ "ab\tmerge\ta b", "aa\tmerge\ta a", "line 266: unit 'aa' twice" },
 		{ "aa\tmerge\ta a", "aaa\tmerge\ta aa", "line 265: merge of a unit" },
+		/* an empty part, looked up before any other merge (the
+		 * lookup of an empty key once passed NULL to memcpy) */
+		{ "aa\tmerge\ta a", "aa\tmerge\t a", "line 265: merge of a unit" },
 	};
 	struct bpe *v = learn_lines(corpus, 2, 1, 1000, 1.0);
 	char *text = saved(v), *bad;

@@ -19,7 +19,8 @@ static uint64_t hash_bytes(const unsigned char *p, size_t len)
 		h ^= h >> 29;
 	}
 	w = 0;
-	memcpy(&w, p, len);
+	if (len)	/* an empty key may be NULL, which memcpy must not get */
+		memcpy(&w, p, len);
 	h = (h ^ w) * k;
 	h ^= h >> 32;
 	h *= 0xd6e8feb86659fd93u;
@@ -30,7 +31,7 @@ static int key_eq(const struct bpe_map *m, const struct bpe_map_ent *e,
 		  uint64_t h, const void *key, size_t len)
 {
 	return e->hash == h && e->len == len &&
-	       memcmp(m->keys.s + e->off, key, len) == 0;
+	       (!len || memcmp(m->keys.s + e->off, key, len) == 0);
 }
 
 int64_t *bpe_map_find(const struct bpe_map *m, const void *key, size_t len)
