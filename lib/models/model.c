@@ -208,10 +208,54 @@ int model_check_setting(const struct arch *a, const char *kv)
 /* Parameters start on 64-byte boundaries, for the vector kernels. */
 #define PARAM_ALIGN 16
 
+/* FNV-1a: the slot of a parameter's name. */
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return (size_t)(h ^ h >> 32);
+}
+
+/* Room for one more parameter: the table doubled, the slots rehashed
+ * (at most half full). */
+static int param_room(struct model *m)
+{
+	size_t nslot, i, j;
+	struct param *p;
+	int *slot, cap;
+
+	if (m->nparam < m->param_cap)
+		return 0;
+	cap = m->param_cap ? 2 * m->param_cap : 64;
+	nslot = 2 * (size_t)cap;
+	p = realloc(m->param, cap * sizeof *p);
+	if (p)
+		m->param = p;
+	slot = p ? calloc(nslot, sizeof *slot) : NULL;
+	if (!slot) {
+		err_set("out of memory for %d parameters", cap);
+		return -1;
+	}
+	for (i = 0; i < (size_t)m->nparam; i++) {
+		for (j = name_hash(p[i].name) & (nslot - 1); slot[j];
+		     j = (j + 1) & (nslot - 1))
+			;
+		slot[j] = i + 1;
+	}
+	free(m->param_slot);
+	m->param_slot = slot;
+	m->param_mask = nslot - 1;
+	m->param_cap = cap;
+	return 0;
+}
+
 int model_add_param(struct model *m, const char *name, int rank, int d0,
 		    int d1)
 {
 	struct param *p;
+	size_t n, j;
 
 	if (strlen(name) >= PARAM_NAME_MAX || rank < 1 || rank > 2 ||
 	    d0 <= 0 || (rank == 2 && d1 <= 0)) {
@@ -222,29 +266,44 @@ int model_add_param(struct model *m, const char *name, int rank, int d0,
 		err_set("parameter '%s' declared twice", name);
 		return -1;
 	}
-	p = realloc(m->param, (m->nparam + 1) * sizeof *p);
-	if (!p) {
-		err_set("out of memory");
+	n = (size_t)d0 * (rank == 2 ? d1 : 1);
+	if (n > (m->param_budget - m->param_bytes) / 2) {
+		err_set("the config declares more parameters than the file "
+			"holds: '%s' [%d, %d] takes them beyond its %zu bytes "
+			"of records", name, d0, rank == 2 ? d1 : 1,
+			m->param_budget);
 		return -1;
 	}
-	m->param = p;
-	p += m->nparam++;
+	if (param_room(m) < 0)
+		return -1;
+	p = &m->param[m->nparam++];
 	memset(p, 0, sizeof *p);
 	strcpy(p->name, name);
 	p->rank = rank;
 	p->dim[0] = d0;
 	p->dim[1] = rank == 2 ? d1 : 1;
-	p->n = (size_t)d0 * p->dim[1];
+	p->n = n;
+	m->param_bytes += 2 * n;
+	for (j = name_hash(name) & m->param_mask; m->param_slot[j];
+	     j = (j + 1) & m->param_mask)
+		;
+	m->param_slot[j] = m->nparam;
 	return 0;
 }
 
 struct param *model_param(const struct model *m, const char *name)
 {
-	int i;
+	size_t j;
 
-	for (i = 0; i < m->nparam; i++)
-		if (strcmp(m->param[i].name, name) == 0)
-			return &m->param[i];
+	if (!m->param_slot)
+		return NULL;
+	for (j = name_hash(name) & m->param_mask; m->param_slot[j];
+	     j = (j + 1) & m->param_mask) {
+		struct param *p = &m->param[m->param_slot[j] - 1];
+
+		if (strcmp(p->name, name) == 0)
+			return p;
+	}
 	return NULL;
 }
 
@@ -263,15 +322,54 @@ static size_t padded(size_t n)
 	return (n + PARAM_ALIGN - 1) / PARAM_ALIGN * PARAM_ALIGN;
 }
 
+/*
+ * The largest value of each size key of MODELS.md (train-step(1) lists
+ * them), checked before an architecture reads its config, which may
+ * allocate by them before a parameter is declared (a Transformer's table
+ * of positions is 512 x d_model floats): sizes well beyond any model
+ * trained here, and small enough that nothing a config can ask for before
+ * its parameters are checked against the file costs more than 32 MB.
+ */
+static const struct {
+	const char *key;
+	long max;
+} size_max[] = {
+	{ "src_vocab", 1L << 20 }, { "tgt_vocab", 1L << 20 },
+	{ "emb", 1L << 14 }, { "hidden", 1L << 14 }, { "att", 1L << 14 },
+	{ "maxout", 1L << 14 }, { "d_model", 1L << 14 }, { "heads", 1L << 10 },
+	{ "ffn", 1L << 16 }, { "enc_layers", 1L << 10 },
+	{ "dec_layers", 1L << 10 },
+};
+
+static int check_sizes(const struct config *c)
+{
+	size_t i;
+	long v;
+
+	for (i = 0; i < sizeof size_max / sizeof size_max[0]; i++) {
+		if (!config_get(c, size_max[i].key))
+			continue;
+		if (config_int(c, size_max[i].key, &v) < 0)
+			return -1;
+		if (v < 1 || v > size_max[i].max) {
+			err_set("config: %s=%ld is out of range (1 .. %ld)",
+				size_max[i].key, v, size_max[i].max);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Reads the sizes and declares the parameters. */
 static int model_declare(struct model *m)
 {
 	long sv, tv;
 
-	if (config_int(&m->cfg, "src_vocab", &sv) < 0 ||
+	if (check_sizes(&m->cfg) < 0 ||
+	    config_int(&m->cfg, "src_vocab", &sv) < 0 ||
 	    config_int(&m->cfg, "tgt_vocab", &tv) < 0)
 		return -1;
-	if (sv < 4 || tv < 4 || sv > INT32_MAX || tv > INT32_MAX) {
+	if (sv < 4 || tv < 4) {
 		err_set("config: src_vocab=%ld, tgt_vocab=%ld: a vocabulary "
 			"has at least the 4 special tokens", sv, tv);
 		return -1;
@@ -354,6 +452,7 @@ struct model *model_create(const char *arch, const char *const *settings,
 		return NULL;
 	}
 	m->arch = a;
+	m->param_budget = SIZE_MAX;
 	if (config_set(&m->cfg, "arch", a->name) < 0 ||
 	    set_all(&m->cfg, train_defaults) < 0 ||
 	    set_all(&m->cfg, a->defaults) < 0)
@@ -572,6 +671,8 @@ struct model *model_load(const char *path, int mode, struct tsr_map **mapp)
 		load_text(map, "vocab.tgt", &m->vocab_tgt_len, path) : NULL;
 	if (!m->vocab_tgt)
 		goto fail;
+	for (i = 0; i < map->f.n; i++)
+		m->param_budget += map->f.rec[i].nbytes;
 	if (model_declare(m) < 0) {
 		err_prefix("%s", path);
 		goto fail;
@@ -811,6 +912,7 @@ void model_free(struct model *m)
 	free(m->vocab_src);
 	free(m->vocab_tgt);
 	free(m->param);
+	free(m->param_slot);
 	free(m->w);
 	free(m->g);
 	free(m->net);

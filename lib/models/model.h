@@ -36,8 +36,14 @@ struct model {
 	char *vocab_src, *vocab_tgt;	/* the tokenizer's text, NUL-terminated */
 	size_t vocab_src_len, vocab_tgt_len;
 	int src_vocab, tgt_vocab;	/* sizes, from the config */
-	int nparam;
+	int nparam, param_cap;
 	struct param *param;
+	int *param_slot;		/* names hashed: index + 1, 0 empty */
+	size_t param_mask;		/* slots - 1 */
+	size_t param_bytes;		/* declared, at 2 bytes an element */
+	size_t param_budget;		/* which param_bytes may not pass:
+					   model_load's the bytes of the
+					   file's records, else SIZE_MAX */
 	float *w, *g;			/* one allocation each; g may be NULL */
 	size_t nw;			/* floats in w (and g) */
 	struct tsr_map *map;		/* MODEL_LOAD_MAPPED: the file, whose
@@ -160,7 +166,13 @@ int arch_register(const struct arch *a);
  */
 void *model_scratch(struct model *m, size_t bytes);
 
-/* Declares a parameter (during arch->declare). */
+/*
+ * Declares a parameter (during arch->declare), in constant time (the
+ * table grows by doubling, names are hashed).  When loading, a parameter
+ * that takes the declared ones beyond the file's records (at 2 bytes an
+ * element, as f16) is refused at once, so that a crafted config cannot
+ * make the program declare or allocate more than the file could hold.
+ */
 int model_add_param(struct model *m, const char *name, int rank, int d0,
 		    int d1);
 struct param *model_param(const struct model *m, const char *name);
