@@ -85,6 +85,26 @@ START_TEST(config_refusals)
 		ck_assert_int_eq(config_set_kv(&c, "novalue"), -1);
 		config_free(&c);
 	}
+	{
+		/* CONFIG_MAX_KEYS keys parse, one more is refused (a line
+		 * of its own: repeats were once looked for key by key, so
+		 * that a million keys took hours) */
+		struct config c = { 0 };
+		char *text = malloc(16 * (CONFIG_MAX_KEYS + 1)), *p = text;
+		int i;
+
+		for (i = 0; i <= CONFIG_MAX_KEYS; i++)
+			p += sprintf(p, "k%d=%d\n", i, i);
+		ck_assert_int_eq(config_parse(&c, text, p - text - 11, "cfg"),
+				 0);
+		ck_assert_int_eq(c.n, CONFIG_MAX_KEYS);
+		config_free(&c);
+		ck_assert_int_eq(config_parse(&c, text, p - text, "cfg"), -1);
+		ck_assert_str_eq(err_msg(), "cfg: line 1025: more than 1024 "
+			"keys");
+		config_free(&c);
+		free(text);
+	}
 }
 END_TEST
 

@@ -94,6 +94,13 @@ static int parse_line(struct config *c, const char *s, size_t n,
 		free(val);
 		return -1;
 	}
+	if (c->n == CONFIG_MAX_KEYS) {
+		err_set("%s: line %d: more than %d keys", label, lineno,
+			CONFIG_MAX_KEYS);
+		free(key);
+		free(val);
+		return -1;
+	}
 	if (find(c, key) >= 0) {
 		err_set("%s: line %d: key '%s' given twice", label, lineno,
 			key);

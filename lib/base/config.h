@@ -9,12 +9,16 @@
 
 #include <stddef.h>
 
+/* Keys in a config, at most (so that finding a key stays cheap). */
+#define CONFIG_MAX_KEYS 1024
+
 struct config {
 	int n, cap;
 	char **key, **val;
 };
 
-/* Parses text (len bytes) into c (appending); label names it in errors. */
+/* Parses text (len bytes) into c (appending); label names it in errors.
+ * More than CONFIG_MAX_KEYS keys are refused. */
 int config_parse(struct config *c, const char *text, size_t len,
 		 const char *label);
 /* Sets key (replacing its value if present). */
