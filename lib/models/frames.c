@@ -1,15 +1,45 @@
 /* frames.c: frames to padded batches and back; see frames.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
 #include "frames.h"
+
+int frame_check_input(const struct frame *f, const struct tensor *t)
+{
+	const struct tensor *ids = frame_find(f, "src.ids");
+	unsigned long long fn = f->number, i, n, cols;
+	const float *x = t->data;
+
+	if (t->dtype != DT_F32 || t->rank < 1)
+		return 0;
+	n = t->nbytes / sizeof(float);
+	for (i = 0; i < n && isfinite(x[i]); i++)
+		;
+	cols = t->rank == 2 ? t->dim[1] : 0;
+	if (i < n && cols)
+		err_set("frame %llu: %s[%llu, %llu] is %g: a model's input "
+			"is finite", fn, t->name, i / cols, i % cols, x[i]);
+	else if (i < n)
+		err_set("frame %llu: %s[%llu] is %g: a model's input is "
+			"finite", fn, t->name, i, x[i]);
+	else if (t->rank == 2 && ids && ids->rank == 1 &&
+		 t->dim[0] != ids->dim[0])
+		err_set("frame %llu: %s has %llu rows and src.ids %llu "
+			"tokens: a row for each token", fn, t->name,
+			(unsigned long long)t->dim[0],
+			(unsigned long long)ids->dim[0]);
+	else
+		return 0;
+	return -1;
+}
 
 const float *frame_rows(const struct frame *f, const char *name, int width,
 			const char *stage, int *S)
 {
 	const struct tensor *t = frame_need(f, name, DT_F32, 2, stage);
 
-	if (!t)
+	if (!t || frame_check_input(f, t) < 0)
 		return NULL;
 	if (t->dim[1] != (uint64_t)width || t->dim[0] == 0 ||
 	    t->dim[0] > FRAME_ROWS_MAX) {

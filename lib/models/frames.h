@@ -15,9 +15,20 @@
 #define FRAME_ROWS_MAX (1 << 20)
 
 /*
+ * Checks record t of frame f, which a stage or a decoder reads: every
+ * value finite, and, if of rank 2 and the frame holds src.ids, a row for
+ * each source token.  -1 with err_msg() naming the frame, the record and
+ * the first bad value or the row counts: no model writes NaN or Inf (fed
+ * them, a Transformer's decoder ends every hypothesis at once), and rows
+ * that disagree with the tokens misplace the attention.
+ */
+int frame_check_input(const struct frame *f, const struct tensor *t);
+
+/*
  * Record name of frame f, f32 [S, width] with 1 <= S <= FRAME_ROWS_MAX,
- * as the program stage writes it: its payload, and S in *S.  NULL with
- * err_msg() naming the frame, the record and the shape wanted.
+ * as the program stage writes it, checked by frame_check_input: its
+ * payload, and S in *S.  NULL with err_msg() naming the frame, the record
+ * and the shape wanted or what is wrong.
  */
 const float *frame_rows(const struct frame *f, const char *name, int width,
 			const char *stage, int *S);

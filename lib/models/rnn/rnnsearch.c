@@ -342,7 +342,7 @@ const float *rnn_need_vector(const struct frame *f, const char *name, int n,
 {
 	const struct tensor *t = frame_need(f, name, DT_F32, 1, stage);
 
-	if (!t)
+	if (!t || frame_check_input(f, t) < 0)
 		return NULL;
 	if (t->dim[0] != (uint64_t)n) {
 		err_set("frame %llu: record '%s' is [%llu]; the model wants "
