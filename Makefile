@@ -179,31 +179,63 @@ check:
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCHES)
 
-# The fuzzer needs clang's libFuzzer; FUZZ_TIME seconds of fuzzing.  It
-# links only the stream's own files, so work in progress elsewhere in lib/
-# cannot break it.  Its one command compiles several sources, so it cannot
-# write one dependency file; it depends on every header instead.
+# The fuzzers need clang's libFuzzer: one target per parser,
+# fuzz/fuzz_NAME.c, linked with libtensor built for fuzzing (coverage,
+# ASan, UBSan) in build-fuzz/lib.  make fuzz runs each for FUZZ_TIME
+# seconds from its seeds, fuzz/corpus/NAME (and fuzz/NAME.dict where there
+# is one); the model loader's seeds are tiny models that train-step makes.
+# What a run finds is left in build-fuzz/crash-*.  tools/need.sh checks
+# for clang and libFuzzer first.
 FUZZ_TIME ?= 60
 FUZZ_CC   ?= clang
-FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRC   = $(filter-out %_pclmul.c,$(wildcard lib/stream/*.c)) lib/base/err.c
-FUZZ_OBJ   = build-fuzz/crc32_pclmul.o
+FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB   = build-fuzz/lib/libtensor.a
+FUZZ_NAMES = $(patsubst fuzz/fuzz_%.c,%,$(filter-out fuzz/fuzz_util.c,$(wildcard fuzz/fuzz_*.c)))
+FUZZ_BINS  = $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
+FUZZ_SEEDS = build-fuzz/seeds/model
+
+# The vector kernels are no parser's, and with ASan each takes many minutes
+# to compile: they are built plain.
+build-fuzz/lib/%_avx2.o build-fuzz/lib/%_avx512.o \
+build-fuzz/lib/%_avx512bf16.o: override CFLAGS = -g -O1
+
 build-fuzz/need-fuzz.ok:
 	@FUZZ_CC='$(FUZZ_CC)' sh tools/need.sh fuzz
 	@mkdir -p $(@D) && touch $@
-build-fuzz/%_pclmul.o: lib/stream/%_pclmul.c $(HEADERS) | build-fuzz/need-fuzz.ok
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -mpclmul -msse4.1 -c $< -o $@
 
-build-fuzz/fuzz_stream: fuzz/fuzz_stream.c $(FUZZ_SRC) $(FUZZ_OBJ) $(HEADERS) \
-		       | build-fuzz/need-fuzz.ok
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) fuzz/fuzz_stream.c $(FUZZ_SRC) $(FUZZ_OBJ) $(LDLIBS_ALL) -o $@
+# (made by this Makefile again, where it is $(STATIC))
+ifneq ($(BUILD),build-fuzz/lib)
+$(FUZZ_LIB): $(LIB_SRC) $(HEADERS) | build-fuzz/need-fuzz.ok
+	$(MAKE) BUILD=build-fuzz/lib SAN= CC=$(FUZZ_CC) \
+	    CFLAGS='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' $@
+endif
 
-fuzz: build-fuzz/fuzz_stream
-	@mkdir -p build-fuzz/corpus
-	build-fuzz/fuzz_stream -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
-	    -dict=fuzz/stream.dict build-fuzz/corpus fuzz/corpus
+build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_util.c fuzz/fuzz_util.h $(FUZZ_LIB)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -Ifuzz -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer \
+	    $< fuzz/fuzz_util.c $(FUZZ_LIB) $(LDLIBS_ALL) -o $@
+
+# A vocabulary of 260 units and a model of each architecture, the
+# smallest train-step makes, and the transformer exported as f16.
+$(FUZZ_SEEDS): $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
+	@rm -rf $@ && mkdir -p $@
+	echo x | $(BUILD)/bin/tokenize -l 260 >$@.vocab 2>/dev/null
+	for a in rnnsearch rnnencdec; do \
+	    $(BUILD)/bin/train-step --init -m $@/$$a.tsr -a $$a -s $@.vocab \
+	    -t $@.vocab -S emb=2 -S hidden=2 -S att=2 -S maxout=2 || exit 1; done
+	$(BUILD)/bin/train-step --init -m $@/tf.tsr -a transformer -s $@.vocab \
+	    -t $@.vocab -S d_model=2 -S heads=1 -S ffn=2 -S enc_layers=1 \
+	    -S dec_layers=1 -S tie=all
+	$(BUILD)/bin/train-step --export $@/tf16.tsr -m $@/tf.tsr
+
+fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
+	@for t in $(FUZZ_NAMES); do \
+	    mkdir -p build-fuzz/corpus/$$t; \
+	    seeds=fuzz/corpus/$$t; [ $$t = model ] && seeds=$(FUZZ_SEEDS); \
+	    dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
+	    echo "fuzz_$$t: $(FUZZ_TIME) s"; \
+	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+	        -artifact_prefix=build-fuzz/ $$dict build-fuzz/corpus/$$t $$seeds \
+	        || exit 1; done
 
 # The main command: builds everything, then translates examples/sample.es
 # with the trained model in models/ (examples/bible-transformer.sh made it;
