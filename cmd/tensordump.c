@@ -3,6 +3,7 @@
  * stream, converts between streams and their text form, and draws the
  * attention of frames as pictures.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -341,36 +342,41 @@ static void free_labels(char **label, uint64_t n)
  * The [T, S] plane of att.weights to draw, into plane: the record itself
  * for the recurrent models; for the Transformer's [L, H, T, S], the head
  * --head of layer --layer, by default the mean of the last layer's heads.
- * Writes the title.
+ * Writes the title.  -1 (err_msg() set) when there is no such plane.
  */
-static void att_plane(const struct frame *f, const struct tensor *a,
-		      float *plane, char *title, size_t cap)
+static int att_plane(const struct frame *f, const struct tensor *a,
+		     float *plane, char *title, size_t cap)
 {
 	const float *w = a->data;
 	uint64_t L, H, T = a->dim[a->rank - 2], S = a->dim[a->rank - 1];
 	uint64_t l, plane_n = T * S;
 
 	if (a->rank == 2) {
-		if (opt.layer >= 0 || opt.head >= 0)
-			die("frame %" PRIu64 ": att.weights is [T,S], of a "
-			    "recurrent model: no --layer or --head", f->number);
+		if (opt.layer >= 0 || opt.head >= 0) {
+			err_set("frame %" PRIu64 ": att.weights is [T,S], of a "
+				"recurrent model: no --layer or --head",
+				f->number);
+			return -1;
+		}
 		memcpy(plane, w, plane_n * sizeof *plane);
 		snprintf(title, cap, "frame %" PRIu64, f->number);
-		return;
+		return 0;
 	}
 	L = a->dim[0];
 	H = a->dim[1];
 	l = opt.layer >= 0 ? (uint64_t)opt.layer : L - 1;
-	if (l >= L || (opt.head >= 0 && (uint64_t)opt.head >= H))
-		die("frame %" PRIu64 ": att.weights has %" PRIu64 " layers of "
-		    "%" PRIu64 " heads: no layer %" PRIu64 ", head %d",
-		    f->number, L, H, l, opt.head);
+	if (l >= L || (opt.head >= 0 && (uint64_t)opt.head >= H)) {
+		err_set("frame %" PRIu64 ": att.weights has %" PRIu64 " layers "
+			"of %" PRIu64 " heads: no layer %" PRIu64 ", head %d",
+			f->number, L, H, l, opt.head);
+		return -1;
+	}
 	w += l * H * plane_n;
 	if (opt.head >= 0) {
 		memcpy(plane, w + opt.head * plane_n, plane_n * sizeof *plane);
 		snprintf(title, cap, "frame %" PRIu64 ", layer %" PRIu64
 			 ", head %d", f->number, l, opt.head);
-		return;
+		return 0;
 	}
 	for (uint64_t i = 0; i < plane_n; i++) {
 		double sum = 0;
@@ -380,6 +386,7 @@ static void att_plane(const struct frame *f, const struct tensor *a,
 	}
 	snprintf(title, cap, "frame %" PRIu64 ", layer %" PRIu64 ", mean of "
 		 "%" PRIu64 " heads", f->number, l, H);
+	return 0;
 }
 
 /* The file of frame n's picture: '#' in --svg's name is the number. */
@@ -396,31 +403,44 @@ static char *picture_path(uint64_t n)
 	return path;
 }
 
-/* Draws the attention of frame f, if it has att.weights.  1 if it did. */
+/*
+ * Draws the attention of frame f, if it has att.weights: 1 if it did, 0
+ * if not, -1 (err_msg() set) on an error, having freed what it took, so
+ * that the caller frees the rest and exits.
+ */
 static int picture(const struct frame *f)
 {
 	const struct tensor *a = frame_find(f, "att.weights");
 	struct svg_heatmap h;
-	char title[128], *path, **src, **tgt;
+	char title[128], *path = NULL, **src = NULL, **tgt = NULL;
 	const char *tname;
 	uint64_t T, S;
-	float *plane;
-	FILE *out;
+	float *plane = NULL;
+	FILE *out = NULL;
+	int rc = -1;
 
 	if (!a)
 		return 0;
-	if (a->dtype != DT_F32 || (a->rank != 2 && a->rank != 4))
-		die("frame %" PRIu64 ": att.weights is not f32 [T,S] or "
-		    "[L,H,T,S]", f->number);
+	if (a->dtype != DT_F32 || (a->rank != 2 && a->rank != 4)) {
+		err_set("frame %" PRIu64 ": att.weights is not f32 [T,S] or "
+			"[L,H,T,S]", f->number);
+		return -1;
+	}
 	T = a->dim[a->rank - 2];
 	S = a->dim[a->rank - 1];
 	if (!T || !S || T > INT_MAX / S || (a->rank == 4 && !a->dim[0]) ||
-	    (a->rank == 4 && !a->dim[1]))
-		die("frame %" PRIu64 ": att.weights is empty or too large to "
-		    "draw", f->number);
-	if (!(plane = malloc(T * S * sizeof *plane)))
-		die("out of memory");
-	att_plane(f, a, plane, title, sizeof title);
+	    (a->rank == 4 && !a->dim[1])) {
+		err_set("frame %" PRIu64 ": att.weights is empty or too large "
+			"to draw", f->number);
+		return -1;
+	}
+	if (!(plane = malloc(T * S * sizeof *plane)) ||
+	    !(path = picture_path(f->number))) {
+		err_set("out of memory");
+		goto out;
+	}
+	if (att_plane(f, a, plane, title, sizeof title) < 0)
+		goto out;
 	tname = frame_find(f, "hyp.ids") ? "hyp.ids" : "tgt.ids";
 	src = labels(f, "src.ids", S, 0);
 	tgt = labels(f, tname, T, 1);
@@ -429,20 +449,30 @@ static int picture(const struct frame *f)
 		.row_label = (const char *const *)tgt,
 		.col_label = (const char *const *)src, .title = title,
 	};
-	if (!(path = picture_path(f->number)))
-		die("out of memory");
 	out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!out)
-		die("%s: %m", path);
-	if (svg_heatmap(out, &h) < 0 || fflush(out) != 0)
-		die("%s: %s", path, err_msg());
-	if (out != stdout && fclose(out) != 0)
-		die("%s: %m", path);
+	if (!out) {
+		err_set("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (svg_heatmap(out, &h) < 0) {
+		err_prefix("%s", path);
+		goto out;
+	}
+	if (fflush(out) != 0) {
+		err_set("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 1;
+out:
+	if (out && out != stdout && fclose(out) != 0 && rc == 1) {
+		err_set("%s: %s", path, strerror(errno));
+		rc = -1;
+	}
 	free(path);
 	free(plane);
 	free_labels(src, S);
 	free_labels(tgt, T);
-	return 1;
+	return rc;
 }
 
 /* Draws the chosen frames of every stream; one picture per file unless
@@ -450,7 +480,7 @@ static int picture(const struct frame *f)
 static int pictures(char **files)
 {
 	struct frame f = { 0 };
-	int drawn = 0, rc = 0;
+	int drawn = 0, rc = 0, got;
 
 	for (; *files && rc == 0; files++) {
 		struct tsr_reader *r = tsr_reader_path(*files);
@@ -461,12 +491,19 @@ static int pictures(char **files)
 			if (f.number < opt.frame_lo || f.number > opt.frame_hi ||
 			    !frame_find(&f, "att.weights"))
 				continue;
-			if (drawn && !strchr(opt.svg, '#'))
-				die("%s: frame %" PRIu64 " is a second picture: "
-				    "put '#' in the name for one file per "
-				    "frame, or choose one with -f", opt.svg,
-				    f.number);
-			drawn += picture(&f);
+			if (drawn && !strchr(opt.svg, '#')) {
+				err_set("%s: frame %" PRIu64 " is a second "
+					"picture: put '#' in the name for one "
+					"file per frame, or choose one with -f",
+					opt.svg, f.number);
+				rc = -1;
+				break;
+			}
+			if ((got = picture(&f)) < 0) {
+				rc = -1;
+				break;
+			}
+			drawn += got;
 		}
 		if (rc < 0)
 			warnx_("%s", err_msg());

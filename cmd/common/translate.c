@@ -173,7 +173,7 @@ static int run(const struct translate_opts *o, int scoring)
 	struct filter fl = { o->batch, process, emit, &c };
 	struct tsr_reader *r = NULL;
 	struct model *m;
-	int W = filter_window(o->batch), rc = -1;
+	int W = filter_window(o->batch), rc = -1, i;
 
 	c.o = o;
 	c.scoring = scoring;
@@ -224,6 +224,11 @@ out:
 	bpe_free(c.tv);
 	bpe_free(c.sv);
 	bpe_text_free(&c.text);
+	/* a window left unwritten (the reader went away, or an error) */
+	for (i = 0; i < W && c.res && c.forced; i++) {
+		search_result_free(&c.res[i]);
+		hyp_free(&c.forced[i]);
+	}
 	free(c.res);
 	free(c.forced);
 	free(c.tmp);
