@@ -322,55 +322,16 @@ static size_t padded(size_t n)
 	return (n + PARAM_ALIGN - 1) / PARAM_ALIGN * PARAM_ALIGN;
 }
 
-/*
- * The largest value of each size key of MODELS.md (train-step(1) lists
- * them), checked before an architecture reads its config, which may
- * allocate by them before a parameter is declared (a Transformer's table
- * of positions is 512 x d_model floats): sizes well beyond any model
- * trained here, and small enough that nothing a config can ask for before
- * its parameters are checked against the file costs more than 32 MB.
- */
-static const struct {
-	const char *key;
-	long max;
-} size_max[] = {
-	{ "src_vocab", 1L << 20 }, { "tgt_vocab", 1L << 20 },
-	{ "emb", 1L << 14 }, { "hidden", 1L << 14 }, { "att", 1L << 14 },
-	{ "maxout", 1L << 14 }, { "d_model", 1L << 14 }, { "heads", 1L << 10 },
-	{ "ffn", 1L << 16 }, { "enc_layers", 1L << 10 },
-	{ "dec_layers", 1L << 10 },
-};
-
-static int check_sizes(const struct config *c)
-{
-	size_t i;
-	long v;
-
-	for (i = 0; i < sizeof size_max / sizeof size_max[0]; i++) {
-		if (!config_get(c, size_max[i].key))
-			continue;
-		if (config_int(c, size_max[i].key, &v) < 0)
-			return -1;
-		if (v < 1 || v > size_max[i].max) {
-			err_set("config: %s=%ld is out of range (1 .. %ld)",
-				size_max[i].key, v, size_max[i].max);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Reads the sizes and declares the parameters. */
 static int model_declare(struct model *m)
 {
-	long sv, tv;
+	int sv, tv;
 
-	if (check_sizes(&m->cfg) < 0 ||
-	    config_int(&m->cfg, "src_vocab", &sv) < 0 ||
-	    config_int(&m->cfg, "tgt_vocab", &tv) < 0)
+	if (model_size_key(m, "src_vocab", &sv) < 0 ||
+	    model_size_key(m, "tgt_vocab", &tv) < 0)
 		return -1;
 	if (sv < 4 || tv < 4) {
-		err_set("config: src_vocab=%ld, tgt_vocab=%ld: a vocabulary "
+		err_set("config: src_vocab=%d, tgt_vocab=%d: a vocabulary "
 			"has at least the 4 special tokens", sv, tv);
 		return -1;
 	}
@@ -871,15 +832,38 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 	return 0;
 }
 
+/*
+ * The largest value of each size key of MODELS.md (train-step(1) lists
+ * them; another key's is MODEL_SIZE_MAX): an architecture may allocate by
+ * them before a parameter is declared and checked against the file (a
+ * Transformer's table of positions is 512 x d_model floats), so they are
+ * well beyond any model trained here, and small enough that nothing a
+ * config asks for before then costs more than 32 MB.
+ */
+static const struct {
+	const char *key;
+	long max;
+} size_max[] = {
+	{ "src_vocab", 1L << 20 }, { "tgt_vocab", 1L << 20 },
+	{ "emb", 1L << 14 }, { "hidden", 1L << 14 }, { "att", 1L << 14 },
+	{ "maxout", 1L << 14 }, { "d_model", 1L << 14 }, { "heads", 1L << 10 },
+	{ "ffn", 1L << 16 }, { "enc_layers", 1L << 10 },
+	{ "dec_layers", 1L << 10 },
+};
+
 int model_size_key(const struct model *m, const char *key, int *out)
 {
-	long v;
+	long v, max = MODEL_SIZE_MAX;
+	size_t i;
 
+	for (i = 0; i < sizeof size_max / sizeof size_max[0]; i++)
+		if (strcmp(size_max[i].key, key) == 0)
+			max = size_max[i].max;
 	if (config_int(&m->cfg, key, &v) < 0)
 		return -1;
-	if (v < 1 || v > MODEL_SIZE_MAX) {
-		err_set("config: %s=%ld is out of range (1 .. %d)", key, v,
-			MODEL_SIZE_MAX);
+	if (v < 1 || v > max) {
+		err_set("config: %s=%ld is out of range (1 .. %ld)", key, v,
+			max);
 		return -1;
 	}
 	*out = (int)v;

@@ -183,7 +183,10 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 /*
  * A size of m's config (d_model, hidden, ...) into *out: an integer 1 ..
  * MODEL_SIZE_MAX, so that 3n and friends fit an int and a parameter's
- * elements a size_t; -1 with err_msg() naming the key otherwise.
+ * elements a size_t, and for the size keys of MODELS.md 1 .. their
+ * maximum (model.c's size_max: 16384 for d_model, 1024 layers, ...), so
+ * that an architecture may allocate by them before its parameters are
+ * checked against the file; -1 with err_msg() naming the key otherwise.
  */
 #define MODEL_SIZE_MAX (1 << 20)
 int model_size_key(const struct model *m, const char *key, int *out);
