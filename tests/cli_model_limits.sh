@@ -81,7 +81,7 @@ refused layers.tsr "layers.tsr: the config declares more parameters than the fil
 craft tf.txt wide.tsr d_model=1048576 heads=1
 refused wide.tsr "wide.tsr: config: d_model=1048576 is out of range (1 .. 16384)"
 craft tf.txt wide.tsr d_model=16384 heads=1
-refused wide.tsr "wide.tsr: the config declares more parameters than the file holds: 'src.emb' [260, 16384]"
+refused wide.tsr "wide.tsr: the config declares more parameters than the file holds: 'tgt.emb' [260, 16384]"
 craft tf.txt ffn.tsr ffn=65537
 refused ffn.tsr "ffn.tsr: config: ffn=65537 is out of range (1 .. 65536)"
 craft rnn.txt rnn.tsr hidden=16384

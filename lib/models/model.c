@@ -83,15 +83,23 @@ static const struct {
 	{ "label_smoothing", 'r', 0, 1, '>', NULL, NULL },
 	{ "dropout", 'r', 0, 1, '>', NULL, "transformer" },
 	{ "batch_tokens", 'i', 1, 1 << 30, 0, NULL, NULL },
-	{ "emb", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "hidden", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "att", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "maxout", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "d_model", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "heads", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "ffn", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "enc_layers", 'i', 1, 1 << 20, 0, NULL, NULL },
-	{ "dec_layers", 'i', 1, 1 << 20, 0, NULL, NULL },
+	/* The sizes' maxima (train-step(1) lists them): an architecture may
+	 * allocate by them before a parameter is declared and checked
+	 * against the file (a Transformer's table of positions is 512 x
+	 * d_model floats), so they are well beyond any model trained here,
+	 * and small enough that nothing a config asks for before then costs
+	 * more than 32 MB.  model_size_key reads every size by them. */
+	{ "src_vocab", 'i', 1, 1 << 20, 0, NULL, NULL },
+	{ "tgt_vocab", 'i', 1, 1 << 20, 0, NULL, NULL },
+	{ "emb", 'i', 1, 1 << 14, 0, NULL, NULL },
+	{ "hidden", 'i', 1, 1 << 14, 0, NULL, NULL },
+	{ "att", 'i', 1, 1 << 14, 0, NULL, NULL },
+	{ "maxout", 'i', 1, 1 << 14, 0, NULL, NULL },
+	{ "d_model", 'i', 1, 1 << 14, 0, NULL, NULL },
+	{ "heads", 'i', 1, 1 << 10, 0, NULL, NULL },
+	{ "ffn", 'i', 1, 1 << 16, 0, NULL, NULL },
+	{ "enc_layers", 'i', 1, 1 << 10, 0, NULL, NULL },
+	{ "dec_layers", 'i', 1, 1 << 10, 0, NULL, NULL },
 	{ "norm", 'w', 0, 0, 0, "pre|post", NULL },
 	{ "tie", 'w', 0, 0, 0, "none|tgt|all", NULL },
 	{ "ln_eps", 'r', 0, 1, 'b', NULL, NULL },
@@ -832,33 +840,14 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 	return 0;
 }
 
-/*
- * The largest value of each size key of MODELS.md (train-step(1) lists
- * them; another key's is MODEL_SIZE_MAX): an architecture may allocate by
- * them before a parameter is declared and checked against the file (a
- * Transformer's table of positions is 512 x d_model floats), so they are
- * well beyond any model trained here, and small enough that nothing a
- * config asks for before then costs more than 32 MB.
- */
-static const struct {
-	const char *key;
-	long max;
-} size_max[] = {
-	{ "src_vocab", 1L << 20 }, { "tgt_vocab", 1L << 20 },
-	{ "emb", 1L << 14 }, { "hidden", 1L << 14 }, { "att", 1L << 14 },
-	{ "maxout", 1L << 14 }, { "d_model", 1L << 14 }, { "heads", 1L << 10 },
-	{ "ffn", 1L << 16 }, { "enc_layers", 1L << 10 },
-	{ "dec_layers", 1L << 10 },
-};
-
 int model_size_key(const struct model *m, const char *key, int *out)
 {
 	long v, max = MODEL_SIZE_MAX;
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof size_max / sizeof size_max[0]; i++)
-		if (strcmp(size_max[i].key, key) == 0)
-			max = size_max[i].max;
+	for (i = 0; i < NSETTABLE; i++)
+		if (strcmp(settable[i].name, key) == 0)
+			max = (long)settable[i].hi;
 	if (config_int(&m->cfg, key, &v) < 0)
 		return -1;
 	if (v < 1 || v > max) {
