@@ -18,7 +18,8 @@
 
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-b N] < enc.tsr > memory.tsr\n"
+	printf("usage: %s -m MODEL [-b N] " FILTER_USAGE
+	       " < enc.tsr > memory.tsr\n"
 	       "       %s [-w] < qkv.tsr > out.tsr\n"
 	       "With a model, adds the decoder's memory (att.*) to every "
 	       "frame, from enc.out.\n"
@@ -28,6 +29,7 @@ static void usage(void)
 	       "  -b, --batch=N      sentences per batch (default 64; results "
 	       "do not depend on it)\n"
 	       "  -w, --weights      also write the attention weights [H,T,S]\n"
+	       FILTER_HELP
 	       "  -h, --help         this help\n"
 	       "  -V, --version      the version\n", progname, progname);
 	exit(0);
@@ -119,6 +121,7 @@ int main(int argc, char **argv)
 		{ "weights", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		FILTER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *model = NULL;

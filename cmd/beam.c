@@ -12,21 +12,31 @@
 #include "common/prog.h"
 #include "common/translate.h"
 
-enum { OPT_MATMUL = 256 };
+/* Beams wider than this are a typo: the search holds k^2 candidates. */
+#define BEAM_MAX 1000
 
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-k K] [-l ALPHA] [-n N | -t] [-b N] "
-	       "[-a A] [-c B]\n"
-	       "       [--matmul PREC] < memory.tsr\n"
+	printf("usage: %s -m MODEL [-k K] [-l ALPHA] [-n N | -t] [-A] "
+	       "[--scores [--normalize]]\n"
+	       "       [-b N] [-a A] [-c B] [--matmul PREC]\n"
+	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Beam search: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
-	       "  -k, --beam=K         beam size (default 5)\n"
+	       "  -k, --beam=K         beam size (default 5, at most 1000)\n"
 	       "  -l, --alpha=ALPHA    length penalty ((5+len)/6)^ALPHA "
 	       "(default 0.6)\n"
-	       "  -n, --nbest=N        the N best: i ||| text ||| score\n"
-	       "  -b, --batch=N        sentences per batch (default 16; "
-	       "results do not depend on it)\n"
+	       "  -n, --nbest=N        the N best: i ||| text ||| F0= logp "
+	       "||| logp/penalty\n"
+	       "  -A, --align          add ' ||| ' and the word alignment "
+	       "(Pharaoh: i-j ...)\n"
+	       "      --scores         add ' ||| ' and log p(translation) "
+	       "in nats, the sum\n"
+	       "      --normalize      the score per target id (</s> "
+	       "included), not the sum\n"
+	       "  -b, --batch=N        sentences per batch (default 16, at "
+	       "most 65536;\n"
+	       "                       results do not depend on it)\n"
 	       "  -a, --max-len-a=A    at most A*S+B target ids, </s> "
 	       "included (default 2)\n"
 	       "  -c, --max-len-b=B    (default 10)\n"
@@ -36,6 +46,7 @@ static void usage(void)
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
 	       "bfloat16 (AVX512_BF16)\n"
+	       FILTER_HELP
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
 	exit(0);
@@ -44,17 +55,17 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "model", required_argument, NULL, 'm' },
 		{ "beam", required_argument, NULL, 'k' },
 		{ "alpha", required_argument, NULL, 'l' },
 		{ "nbest", required_argument, NULL, 'n' },
-		{ "batch", required_argument, NULL, 'b' },
 		{ "max-len-a", required_argument, NULL, 'a' },
 		{ "max-len-b", required_argument, NULL, 'c' },
-		{ "tensors", no_argument, NULL, 't' },
+		{ "scores", no_argument, NULL, OPT_SCORES },
+		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		TRANSLATE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct translate_opts o = { .batch = 16 };
@@ -64,17 +75,18 @@ int main(int argc, char **argv)
 	search_opts_default(&o.search);
 	o.search.k = 5;
 	o.search.alpha = 0.6;
-	while ((c = translate_getopt(argc, argv, "m:k:l:n:b:a:c:thV",
+	while ((c = translate_getopt(argc, argv, "m:k:l:n:b:a:c:tAhV",
 				     longopts, usage, &o)) != -1)
 		switch (c) {
 		case 'k':
-			o.search.k = opt_positive(optarg, "--beam");
+			o.search.k = opt_int(optarg, "--beam", 1, BEAM_MAX);
 			break;
 		case 'l':
 			o.search.alpha = opt_number(optarg, "--alpha");
 			break;
 		case 'n':
-			o.search.nbest = opt_positive(optarg, "--nbest");
+			o.search.nbest = opt_int(optarg, "--nbest", 1,
+						 BEAM_MAX);
 			o.moses = 1;
 			break;
 		case OPT_MATMUL:
@@ -83,6 +95,8 @@ int main(int argc, char **argv)
 		}
 	if (o.moses && o.tensors)
 		usage_error("--nbest and --tensors do not go together");
+	if (o.moses && o.scores)
+		usage_error("--nbest lines have their scores: no --scores");
 	if (o.search.nbest > o.search.k)
 		usage_error("--nbest %d is more than the beam (-k %d)",
 			    o.search.nbest, o.search.k);

@@ -50,6 +50,8 @@ static void usage(void)
 	       "  -par, --paired-ar             approximate randomisation\n"
 	       "  -parn, --paired-ar-n N        trials (default: 10000)\n"
 	       "\n"
+	       "  --threads N                   threads of the kernels (no "
+	       "effect: bleu has none)\n"
 	       "  -h, --help                    this help\n"
 	       "  -V, --version                 the version\n",
 	       progname, progname);
@@ -96,6 +98,7 @@ static const struct option longopts[] = {
 	{ "parn", required_argument, NULL, OPT_PARN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	PROG_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -179,7 +182,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 	a->inputs = calloc(argc, sizeof *a->inputs);
 	if (!a->inputs)
 		die("out of memory");
-	while ((c = getopt_long_only(argc, argv, "m:i:f:bw:s:hV", longopts, NULL)) != -1) {
+	while ((c = prog_getopt(argc, argv, "m:i:f:bw:s:hV", longopts, 1)) != -1) {
 		switch (c) {
 		case 'm': add_metric(a, optarg); break;
 		case 'i': a->inputs[a->ninputs++] = optarg; break;
@@ -233,7 +236,6 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
-		default: usage_error("unknown option");
 		}
 	}
 	if (a->chrf.char_order + a->chrf.word_order == 0)

@@ -13,25 +13,32 @@
 #include "common/prog.h"
 #include "common/translate.h"
 
-enum { OPT_MATMUL = 256 };
-
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-t] [-b N] [-a A] [-c B] [--matmul PREC] "
-	       "< memory.tsr\n"
+	printf("usage: %s -m MODEL [-t | -A] [--scores [--normalize]] [-b N] "
+	       "[-a A] [-c B]\n"
+	       "       [--matmul PREC] " FILTER_USAGE " < memory.tsr\n"
 	       "Greedy decoding: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
-	       "  -b, --batch=N        sentences per batch (default 64; "
-	       "results do not depend on it)\n"
+	       "  -b, --batch=N        sentences per batch (default 64, at "
+	       "most 65536;\n"
+	       "                       results do not depend on it)\n"
 	       "  -a, --max-len-a=A    at most A*S+B target ids, </s> "
 	       "included (default 2)\n"
 	       "  -c, --max-len-b=B    (default 10)\n"
+	       "  -A, --align          add ' ||| ' and the word alignment "
+	       "(Pharaoh: i-j ...)\n"
+	       "      --scores         add ' ||| ' and log p(translation) "
+	       "in nats, the sum\n"
+	       "      --normalize      the score per target id (</s> "
+	       "included), not the sum\n"
 	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
 	       "hyp.score added\n"
 	       "      --matmul=PREC    f32 (default) or bf16: the "
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
 	       "bfloat16 (AVX512_BF16)\n"
+	       FILTER_HELP
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
 	exit(0);
@@ -40,21 +47,21 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "batch", required_argument, NULL, 'b' },
 		{ "max-len-a", required_argument, NULL, 'a' },
 		{ "max-len-b", required_argument, NULL, 'c' },
-		{ "tensors", no_argument, NULL, 't' },
+		{ "scores", no_argument, NULL, OPT_SCORES },
+		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		TRANSLATE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct translate_opts o = { .batch = 64 };
 
 	prog_init(argc, argv);
 	search_opts_default(&o.search);
-	while (translate_getopt(argc, argv, "m:b:a:c:thV", longopts, usage,
+	while (translate_getopt(argc, argv, "m:b:a:c:tAhV", longopts, usage,
 				&o) != -1)
 		o.bf16 = opt_bf16(optarg, "--matmul");	/* its one option */
 	check_write(translate_run(&o));

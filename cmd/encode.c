@@ -10,14 +10,17 @@
 
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-b N] < in.tsr > out.tsr\n"
+	printf("usage: %s -m MODEL [-b N] " FILTER_USAGE
+	       " < in.tsr > out.tsr\n"
 	       "Adds enc.out to every frame (src.emb in), for the model's "
 	       "architecture.\n\n"
-	       "  -m, --model=FILE   the model file\n"
-	       "  -b, --batch=N      sentences per batch (default 64; results "
-	       "do not depend on it)\n"
-	       "  -h, --help         this help\n"
-	       "  -V, --version      the version\n", progname);
+	       "  -m, --model=FILE     the model file\n"
+	       "  -b, --batch=N        sentences per batch (default 64, at "
+	       "most 65536;\n"
+	       "                       results do not depend on it)\n"
+	       FILTER_HELP
+	       "  -h, --help           this help\n"
+	       "  -V, --version        the version\n", progname);
 	exit(0);
 }
 
@@ -28,6 +31,7 @@ int main(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		FILTER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 

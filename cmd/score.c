@@ -13,16 +13,21 @@
 
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-n] [-A | -t] [-b N] < memory.tsr\n"
-	       "Prints log p(tgt.ids | source) in nats, one line per frame.\n\n"
+	printf("usage: %s -m MODEL [-n] [-A | -t] [-b N]\n"
+	       "       " FILTER_USAGE " < memory.tsr\n"
+	       "Prints log p(tgt.ids | source) in nats, one line per "
+	       "frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
-	       "  -n, --normalize      per target token\n"
+	       "  -n, --normalize      per target id (</s> included), not "
+	       "the sum\n"
 	       "  -A, --align          print the hard word alignment "
 	       "(Pharaoh: i-j ...)\n"
 	       "  -t, --tensors        frames out: att.weights, hyp.score "
 	       "added\n"
-	       "  -b, --batch=N        sentences per batch (default 64; "
-	       "results do not depend on it)\n"
+	       "  -b, --batch=N        sentences per batch (default 64, at "
+	       "most 65536;\n"
+	       "                       results do not depend on it)\n"
+	       FILTER_HELP
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
 	exit(0);
@@ -31,32 +36,19 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "model", required_argument, NULL, 'm' },
 		{ "normalize", no_argument, NULL, 'n' },
-		{ "align", no_argument, NULL, 'A' },
-		{ "tensors", no_argument, NULL, 't' },
-		{ "batch", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		TRANSLATE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct translate_opts o = { .batch = 64 };
-	int c;
 
 	prog_init(argc, argv);
 	search_opts_default(&o.search);
-	while ((c = translate_getopt(argc, argv, "m:nAtb:hV", longopts, usage,
-				     &o)) != -1)
-		switch (c) {
-		case 'n':
-			o.normalize = 1;
-			break;
-		case 'A':
-			o.align = 1;
-			break;
-		}
-	if (o.align && o.tensors)
-		usage_error("--align and --tensors do not go together");
+	while (translate_getopt(argc, argv, "m:nAtb:hV", longopts, usage,
+				&o) != -1)
+		o.normalize = 1;	/* -n, its one option */
 	check_write(score_run(&o));
 	return 0;
 }

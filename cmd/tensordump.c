@@ -79,6 +79,8 @@ static void usage(void)
 	       "last)\n"
 	       "      --head=H         a Transformer's head (default: the mean "
 	       "of the layer's heads)\n"
+	       "      --threads=N      threads of the kernels (default: "
+	       "ATTN_THREADS or all)\n"
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname, progname,
 	       progname);
@@ -569,6 +571,7 @@ int main(int argc, char **argv)
 		{ "head", required_argument, NULL, OPT_HEAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	char *stdin_only[] = { "-", NULL };
@@ -577,8 +580,8 @@ int main(int argc, char **argv)
 	int c, status = 0;
 
 	prog_init(argc, argv);
-	while ((c = getopt_long(argc, argv, "sv::n:f:Hctrz:l:g:m:hV", longopts,
-				NULL)) != -1) {
+	while ((c = prog_getopt(argc, argv, "sv::n:f:Hctrz:l:g:m:hV", longopts,
+				0)) != -1) {
 		switch (c) {
 		case 's': opt.stats = 1; break;
 		case 'v':
@@ -615,7 +618,6 @@ int main(int argc, char **argv)
 			break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
-		default: usage_error("unknown option");
 		}
 	}
 	if (opt.zlib >= 0 && opt.mode != FROM_TEXT)

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "text/bpe.h"
+#include "common/filter.h"
 #include "common/opt.h"
 #include "common/prog.h"
 #include "common/vocab.h"
@@ -56,6 +57,11 @@ static void usage(void)
 	       "cover this share of\n"
 	       "                        the text (default 0.9999); the rest "
 	       "are bytes\n"
+	       "      --limit=BYTES     with -d: the largest record accepted "
+	       "(default 4G)\n"
+	       "      --force           write a stream even to a terminal\n"
+	       "      --threads=N       threads of the kernels (no effect "
+	       "here)\n"
 	       "  -h, --help            this help\n"
 	       "  -V, --version         the version\n",
 	       progname, progname, progname, BPE_FIRST_UNIT);
@@ -103,7 +109,9 @@ static char *input_line(struct input *in, size_t *len)
 			fclose(in->f);
 		return NULL;
 	}
-	in->lineno++;
+	/* a stream's magic and version: not text (tokenize -d reads it) */
+	if (in->lineno++ == 0 && n >= 5 && memcmp(in->line, "TNSR\1", 5) == 0)
+		die("%s: a tensor stream, not text", in->label);
 	if (n > 0 && in->line[n - 1] == '\n')
 		n--;
 	*len = n;
@@ -243,7 +251,7 @@ static void tokenize(char **files, int nfiles)
 	vocab(opt.target);              /* a bad vocabulary fails at once */
 	if (opt.pairs)
 		vocab(1);
-	if (opt.format == STREAM && !(w = tsr_writer_fd(1, "<stdout>", 0)))
+	if (opt.format == STREAM && !(w = filter_writer()))
 		die_err();
 	for (i = 0; i < nfiles; i++) {
 		input_open(&in, files[i]);
@@ -371,6 +379,7 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 	for (i = 0; i < nfiles; i++) {
 		if (!(r = tsr_reader_path(files[i])))
 			die_err();
+		tsr_reader_set_limit(r, filter_lim.limit);
 		while ((rc = tsr_read_frame(r, &f)) > 0) {
 			if (!(t = ids_record(&f)))
 				die("%s: %s", tsr_reader_label(r), err_msg());
@@ -427,6 +436,9 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static char *stdin_only[] = { "-" };
@@ -435,8 +447,8 @@ int main(int argc, char **argv)
 	int c, nfiles;
 
 	prog_init(argc, argv);
-	while ((c = getopt_long(argc, argv, "l:c:m:v:Tpf:dn:hV", longopts,
-				NULL)) != -1) {
+	while ((c = prog_getopt(argc, argv, "l:c:m:v:Tpf:dn:hV", longopts,
+				0)) != -1) {
 		switch (c) {
 		case 'l':
 			opt.learn = opt_int(optarg, "--learn", BPE_FIRST_UNIT,
@@ -466,9 +478,12 @@ int main(int argc, char **argv)
 				usage_error("--format: '%s' is not stream, "
 					    "units or ids", optarg);
 			break;
+		case OPT_LIMIT:
+			filter_lim.limit = opt_bytes(optarg, "--limit");
+			break;
+		case OPT_FORCE: filter_lim.force = 1; break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
-		default: usage_error("unknown option");
 		}
 	}
 	files = optind < argc ? argv + optind : stdin_only;

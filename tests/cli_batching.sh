@@ -36,8 +36,8 @@ fi
 export ATTN_KERNELS=reference
 prev=a.tsr
 for s in embed encode attend; do
-	$s -m m.tsr -b 1 < $prev > $s.1.tsr
-	sh -c "$limit $s -m m.tsr -b 64 < $prev > $s.64.tsr" ||
+	$s -m m.tsr --max-input 10000 -b 1 < $prev > $s.1.tsr
+	sh -c "$limit $s -m m.tsr --max-input 10000 -b 64 < $prev > $s.64.tsr" ||
 		fail "$s -b 64 failed within the memory limit"
 	cmp $s.1.tsr $s.64.tsr || fail "$s -b 64 and -b 1 differ"
 	prev=$s.1.tsr

@@ -1,5 +1,6 @@
 /* filter.c: windows, batches and input order for the programs, and
  * their common options; see filter.h. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,6 +8,10 @@
 #include "filter.h"
 #include "opt.h"
 #include "prog.h"
+
+struct filter_limits filter_lim = {
+	FILTER_MAX_INPUT, FILTER_WINDOW_MEM, TSR_DEFAULT_LIMIT, 0
+};
 
 int filter_window(int batch)
 {
@@ -26,6 +31,62 @@ static uint64_t source_length(const struct frame *f)
 			return t->dim[0];
 	}
 	return 0;
+}
+
+/* The records indexed by source position (MODELS.md), [S, ...]. */
+static int by_source(const char *name)
+{
+	static const char *const pat[] = {
+		"src.ids", "src.emb", "enc.out", "att.keys", "att.*.k",
+		"att.*.v"
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof pat / sizeof pat[0]; i++)
+		if (fnmatch(pat[i], name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A source of more than max units (and </s>) cut to its first max and
+ * </s>: the rows of every record indexed by source position, src.ids'
+ * last id moved to the end (src.ids ends with </s>, FORMAT.md).
+ */
+static void cut_input(struct frame *f, int max)
+{
+	uint64_t S = source_length(f), keep = (uint64_t)max + 1;
+	int i;
+
+	if (S <= keep)
+		return;
+	for (i = 0; i < f->n; i++) {
+		struct tensor *t = &f->rec[i];
+		size_t row;
+
+		if (t->rank < 1 || t->dim[0] != S || !by_source(t->name))
+			continue;
+		row = t->nbytes / S;
+		if (strcmp(t->name, "src.ids") == 0 && t->dtype == DT_I32)
+			((int32_t *)t->data)[keep - 1] =
+				((int32_t *)t->data)[S - 1];
+		t->dim[0] = keep;
+		t->nbytes = keep * row;
+	}
+	warnx_("line %llu: %llu units cut to %d (--max-input)",
+	       (unsigned long long)f->number + 1,
+	       (unsigned long long)S - 1, max);
+}
+
+/* The bytes a frame holds. */
+static uint64_t frame_bytes(const struct frame *f)
+{
+	uint64_t b = 0;
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		b += f->rec[i].nbytes;
+	return b;
 }
 
 struct keyed {
@@ -65,15 +126,18 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 		if (fl->process(fl->ctx, fp, slot, b) < 0)
 			return -1;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if ((rc = fl->emit(fl->ctx, &win[i], i)) < 0)
 			return rc;
-	return 0;
+		frame_clear(&win[i]);
+	}
+	return fl->flush(fl->ctx);
 }
 
 int filter_run(const struct filter *fl, struct tsr_reader *r)
 {
 	int W = filter_window(fl->batch), n = 0, rc = 0, i;
+	uint64_t bytes = 0;
 	struct frame *win = calloc(W, sizeof *win);
 	struct keyed *key = malloc(W * sizeof *key);
 	struct frame **fp = malloc(fl->batch * sizeof *fp);
@@ -91,13 +155,17 @@ int filter_run(const struct filter *fl, struct tsr_reader *r)
 			rc = -1;
 			break;
 		}
-		if (got == 1)
-			n++;
-		if (n == W || (got == 0 && n > 0)) {
+		if (got == 1) {
+			cut_input(&win[n], filter_lim.max_input);
+			bytes += frame_bytes(&win[n++]);
+		}
+		if (n == W || bytes >= filter_lim.window_mem ||
+		    (got == 0 && n > 0)) {
 			rc = run_window(fl, win, n, key, fp, slot);
 			if (rc < 0)
 				break;
 			n = 0;
+			bytes = 0;
 		}
 		if (got == 0)
 			break;
@@ -146,10 +214,37 @@ static int stage_emit(void *arg, struct frame *f, int slot)
 	return tsr_write_frame(c->w, f);
 }
 
+static int stage_flush(void *arg)
+{
+	const struct stage_ctx *c = arg;
+
+	return tsr_flush(c->w);
+}
+
+struct tsr_reader *filter_reader(void)
+{
+	struct tsr_reader *r = tsr_reader_fd(0, "<stdin>");
+
+	if (r)
+		tsr_reader_set_limit(r, filter_lim.limit);
+	return r;
+}
+
+struct tsr_writer *filter_writer(void)
+{
+	if (!filter_lim.force && isatty(1)) {
+		err_set("<stdout>: not writing a binary stream to a terminal "
+			"(--force writes it)");
+		return NULL;
+	}
+	return tsr_writer_fd(1, "<stdout>", 0);
+}
+
 int filter_stage(const char *model_path, enum stage s, int batch)
 {
 	struct stage_ctx c = { NULL, s, NULL };
-	struct filter fl = { batch, stage_process, stage_emit, &c };
+	struct filter fl = { batch, stage_process, stage_emit, stage_flush,
+			     &c };
 	struct tsr_reader *r = NULL;
 	struct model *m = model_load(model_path, MODEL_LOAD_MAPPED, NULL);
 	int rc = -1;
@@ -157,13 +252,10 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 	if (!m)
 		return -1;
 	c.m = m;
-	r = tsr_reader_fd(0, "<stdin>");
-	c.w = tsr_writer_fd(1, "<stdout>", 0);
-	if (r && c.w) {
+	r = filter_reader();
+	c.w = r ? filter_writer() : NULL;
+	if (r && c.w)
 		rc = filter_run(&fl, r);
-		if (rc == 0)
-			rc = tsr_flush(c.w);
-	}
 	if (c.w && tsr_writer_close(c.w) < 0 && rc == 0)
 		rc = -1;
 	tsr_reader_free(r);
@@ -177,13 +269,28 @@ int filter_getopt(int argc, char **argv, const char *shortopts,
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1)
+	while ((c = prog_getopt(argc, argv, shortopts, longopts, 0)) != -1)
 		switch (c) {
 		case 'm':
 			*model = optarg;
 			break;
 		case 'b':
-			*batch = opt_positive(optarg, "--batch");
+			*batch = opt_int(optarg, "--batch", 1,
+					FILTER_BATCH_MAX);
+			break;
+		case OPT_MAX_INPUT:
+			filter_lim.max_input = opt_int(optarg, "--max-input",
+						       1, 1 << 20);
+			break;
+		case OPT_WINDOW_MEM:
+			filter_lim.window_mem = opt_bytes(optarg,
+							  "--window-mem");
+			break;
+		case OPT_LIMIT:
+			filter_lim.limit = opt_bytes(optarg, "--limit");
+			break;
+		case OPT_FORCE:
+			filter_lim.force = 1;
 			break;
 		case 'h':
 			usage();
@@ -191,8 +298,6 @@ int filter_getopt(int argc, char **argv, const char *shortopts,
 		case 'V':
 			prog_version();
 			break;
-		case '?':
-			usage_error("unknown option");
 		default:
 			return c;
 		}

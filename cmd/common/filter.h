@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include "models/model.h"
 #include "stream/stream.h"
+#include "prog.h"
 
 /*
  * A batch also holds at most FILTER_TOKENS x batch padded tokens (its
@@ -19,19 +20,80 @@
  */
 #define FILTER_TOKENS 100
 
+/*
+ * The limits a user sets on the programs that read streams (options
+ * --max-input, --window-mem, --limit, --force; FILTER_LONGOPTS):
+ * - max_input: source units per sentence, </s> not counted.  A longer
+ *   source is cut to its first max_input units and </s> in every record
+ *   indexed by source position (src.ids, src.emb, enc.out, att.keys,
+ *   att.*.k, att.*.v), with a warning naming the line; the default, 1024,
+ *   is four times the longest sentences of usual training data, and
+ *   bounds encode's time and memory (quadratic in the length) per line.
+ * - window_mem: a window also ends once the frames read into it hold
+ *   this many bytes (default 256 MiB), whatever the batch size.
+ * - limit: the largest record payload the reader accepts (FORMAT.md).
+ * - force: a binary stream written to a terminal (refused otherwise).
+ */
+struct filter_limits {
+	int max_input;
+	uint64_t window_mem;
+	uint64_t limit;
+	int force;
+};
+extern struct filter_limits filter_lim;
+
+#define FILTER_MAX_INPUT 1024
+#define FILTER_WINDOW_MEM ((uint64_t)256 << 20)
+#define FILTER_BATCH_MAX 65536
+
+enum {
+	OPT_MAX_INPUT = 0x4100, OPT_WINDOW_MEM, OPT_LIMIT, OPT_FORCE
+};
+/* The options of filter_lim and prog.h's, for a getopt_long table. */
+#define FILTER_LONGOPTS \
+	{ "max-input", required_argument, NULL, OPT_MAX_INPUT }, \
+	{ "window-mem", required_argument, NULL, OPT_WINDOW_MEM }, \
+	{ "limit", required_argument, NULL, OPT_LIMIT }, \
+	{ "force", no_argument, NULL, OPT_FORCE }, \
+	PROG_LONGOPTS
+
+/* The lines of --help for FILTER_LONGOPTS. */
+#define FILTER_HELP \
+	"      --max-input=N    cut sources to N units (default 1024), " \
+	"with a warning\n" \
+	"      --window-mem=BYTES  frames read ahead, at most (default " \
+	"256M)\n" \
+	"      --limit=BYTES    largest record accepted (default 4G)\n" \
+	"      --threads=N      threads of the kernels (default: " \
+	"ATTN_THREADS or all)\n" \
+	"      --force          write a stream even to a terminal\n"
+#define FILTER_USAGE \
+	"[--max-input N] [--window-mem BYTES] [--limit BYTES]\n" \
+	"       [--threads N] [--force]"
+
 struct filter {
 	int batch;		/* frames per batch, at most */
 	/* One batch of n frames; slot[i] is frame i's place in its window. */
 	int (*process)(void *ctx, struct frame **f, const int *slot, int n);
 	/* Every frame of a window, in input order; may return TSR_EPIPE. */
 	int (*emit)(void *ctx, struct frame *f, int slot);
+	/* After each window's frames: makes them reach the reader, so that
+	 * -b 1 answers line by line.  0, -1 or TSR_EPIPE. */
+	int (*flush)(void *ctx);
 	void *ctx;
 };
 
-/* Frames per window for a batch size. */
+/* Frames per window for a batch size (at most FILTER_BATCH_MAX). */
 int filter_window(int batch);
 
-/* Runs fl over every frame of r.  0, -1 (err_msg()) or TSR_EPIPE. */
+/* The reader of stdin, with filter_lim's limit; NULL with err_msg(). */
+struct tsr_reader *filter_reader(void);
+/* The writer of a stream on stdout, refusing a terminal unless forced. */
+struct tsr_writer *filter_writer(void);
+
+/* Runs fl over every frame of r, the sources cut to filter_lim.max_input
+ * and the windows bounded by window_mem.  0, -1 (err_msg()) or
+ * TSR_EPIPE. */
 int filter_run(const struct filter *fl, struct tsr_reader *r);
 
 /* The pipeline's stages, by name: "embed", "encode", "attend". */
@@ -45,7 +107,8 @@ int filter_stage(const char *model_path, enum stage s, int batch);
 
 /*
  * getopt_long for the model programs: -m FILE into *model, -b N into
- * *batch; -h (usage()), -V and an unknown option answered here.  Returns
+ * *batch, FILTER_LONGOPTS into filter_lim; -h (usage()), -V and an
+ * unknown option answered here.  Returns
  * the program's other options one by one, then -1 at their end, having
  * refused a missing -m (when need_model) and any argument left over.
  */

@@ -1,6 +1,7 @@
 /* opt.c: the programs' option arguments (opt.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,4 +64,27 @@ int opt_bf16(const char *arg, const char *option)
 		usage_error("option %s: '%s' is neither f32 nor bf16", option,
 			    arg);
 	return strcmp(arg, "bf16") == 0;
+}
+
+uint64_t opt_bytes(const char *arg, const char *option)
+{
+	static const char suffix[] = "kMG";
+	const char *p;
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	p = *end ? strchr(suffix, *end) : NULL;
+	if (p && end[1] == 0) {
+		if (v > (1ULL << 62) >> 10 * (p - suffix + 1))
+			v = 0;	/* out of range */
+		v <<= 10 * (p - suffix + 1);
+		end++;
+	}
+	if (*arg < '0' || *arg > '9' || *end || errno || v < 1 ||
+	    v > 1ULL << 62)
+		usage_error("option %s: '%s' is not a byte count from 1 to "
+			    "2^62 (suffix k, M or G)", option, arg);
+	return v;
 }

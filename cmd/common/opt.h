@@ -7,6 +7,8 @@
 #ifndef ATTN_OPT_H
 #define ATTN_OPT_H
 
+#include <stdint.h>
+
 /* An integer from min to max. */
 long long opt_int(const char *arg, const char *option, long long min,
 		  long long max);
@@ -16,5 +18,8 @@ int opt_positive(const char *arg, const char *option);
 double opt_number(const char *arg, const char *option);
 /* A precision, as --matmul takes: f32 0, bf16 1. */
 int opt_bf16(const char *arg, const char *option);
+/* A byte count from 1 to 2^62, decimal digits with an optional suffix
+ * k, M or G (times 2^10, 2^20, 2^30). */
+uint64_t opt_bytes(const char *arg, const char *option);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernels/kernels.h"
 #include "prog.h"
 #include "stream/stream.h"
 
@@ -25,12 +26,12 @@ void prog_version(void)
 	exit(0);
 }
 
-static void vwarn(const char *fmt, va_list ap)
+static void vwarn(const char *fmt, va_list ap, const char *tail)
 {
 	fflush(stdout);
 	fprintf(stderr, "%s: ", progname);
 	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", tail);
 }
 
 void warnx_(const char *fmt, ...)
@@ -38,7 +39,7 @@ void warnx_(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	vwarn(fmt, ap, "");
 	va_end(ap);
 }
 
@@ -47,7 +48,7 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	vwarn(fmt, ap, "");
 	va_end(ap);
 	exit(1);
 }
@@ -67,11 +68,64 @@ void check_write(int rc)
 
 void usage_error(const char *fmt, ...)
 {
+	char tail[300];
 	va_list ap;
 
+	snprintf(tail, sizeof tail, " (try '%s --help')", progname);
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	vwarn(fmt, ap, tail);
 	va_end(ap);
-	fprintf(stderr, "Try '%s --help'.\n", progname);
 	exit(EXIT_USAGE);
+}
+
+/* The usage error for what getopt refused, bad the word it stopped at. */
+static void bad_option(const char *bad, const char *shortopts,
+		       const struct option *longopts, int only)
+{
+	const char *name = bad + 1 + (bad[1] == '-');
+	size_t n = strcspn(name, "=");
+	int i;
+
+	if (optopt == 0)
+		usage_error("unknown option '%s'", bad);
+	if (bad[1] == '-' || (only && n > 1))
+		for (i = 0; longopts[i].name; i++)
+			if (longopts[i].val == optopt &&
+			    strlen(longopts[i].name) == n &&
+			    strncmp(longopts[i].name, name, n) == 0)
+				usage_error("option '%.*s' %s", (int)(name -
+					    bad + n), bad,
+					    longopts[i].has_arg == no_argument ?
+					    "takes no argument" :
+					    "needs an argument");
+	if (optopt < 256 && strchr(shortopts, optopt))
+		usage_error("option '-%c' needs an argument", optopt);
+	usage_error("unknown option '-%c'", optopt);
+}
+
+/* The threads of the kernels: at most this many (a typo's guard). */
+#define THREADS_MAX 1024
+
+int prog_getopt(int argc, char **argv, const char *shortopts,
+		const struct option *longopts, int only)
+{
+	long v;
+	char *end;
+	int c;
+
+	opterr = 0;
+	for (;;) {
+		c = only ? getopt_long_only(argc, argv, shortopts, longopts, NULL)
+			 : getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c != PROG_OPT_THREADS)
+			break;
+		v = strtol(optarg, &end, 10);
+		if (!*optarg || *end || v < 1 || v > THREADS_MAX)
+			usage_error("--threads: '%s' is not an integer from 1 "
+				    "to %d", optarg, THREADS_MAX);
+		kern_set_threads(v);
+	}
+	if (c == '?')	/* argv[optind - 1]: the word getopt stopped at */
+		bad_option(argv[optind - 1], shortopts, longopts, only);
+	return c;
 }

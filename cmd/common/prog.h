@@ -6,6 +6,7 @@
 #ifndef ATTN_PROG_H
 #define ATTN_PROG_H
 
+#include <getopt.h>
 #include "base/errmsg.h"
 
 #define EXIT_USAGE 2
@@ -23,7 +24,21 @@ void die(const char *fmt, ...) ATTN_PRINTF(1, 2) __attribute__((noreturn));
 void die_err(void) __attribute__((noreturn));
 /* For a tsr_* write result: TSR_EPIPE exits 0 quietly, -1 dies. */
 void check_write(int rc);
-/* "Try 'NAME --help'." on stderr and exit 2. */
+/* "NAME: message (try 'NAME --help')" on stderr, one line, and exit 2. */
 void usage_error(const char *fmt, ...) ATTN_PRINTF(1, 2) __attribute__((noreturn));
+
+/* The options every program takes, for its getopt_long table. */
+enum { PROG_OPT_THREADS = 0x4000 };
+#define PROG_LONGOPTS \
+	{ "threads", required_argument, NULL, PROG_OPT_THREADS }
+
+/*
+ * getopt_long (getopt_long_only when only) with one message for a bad
+ * option: an unknown one or a missing argument is a usage error naming
+ * it, in one line (getopt's own message is silenced).  --threads N is
+ * taken here: the kernels' thread count, set once for the run.
+ */
+int prog_getopt(int argc, char **argv, const char *shortopts,
+		const struct option *longopts, int only);
 
 #endif

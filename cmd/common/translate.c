@@ -35,6 +35,15 @@ static int want_attw(const struct translate_opts *o)
 	return o->tensors || o->align;
 }
 
+/* What --scores prints: the sum of the log-probabilities (nats), or with
+ * --normalize that per target id (</s> included), as score -n. */
+static double line_score(const struct translate_opts *o, const struct hyp *h)
+{
+	if (!o->normalize)
+		return h->score;
+	return h->len ? h->score / h->len : 0;
+}
+
 static int process(void *arg, struct frame **f, const int *slot, int n)
 {
 	struct tctx *c = arg;
@@ -135,30 +144,76 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 			     &c->text);
 }
 
+/* One line of text: the translation (or, when scoring, the alignment or
+ * the score), then the alignment and the score asked for, each after
+ * " ||| ". */
+static int print_line(struct tctx *c, const struct frame *f,
+		      const struct hyp *h)
+{
+	const struct translate_opts *o = c->o;
+
+	if (c->scoring && !o->align) {
+		printf("%.6f\n", line_score(o, h));
+		return 0;
+	}
+	if (c->scoring)
+		return emit_alignment(c, f, h) < 0 ? -1 :
+		       (printf("%.*s\n", (int)c->text.n, c->text.s), 0);
+	if (detok(c, h) < 0)
+		return -1;
+	printf("%.*s", (int)c->text.n, c->text.s);
+	if (o->align) {
+		if (emit_alignment(c, f, h) < 0)
+			return -1;
+		printf(" ||| %.*s", (int)c->text.n, c->text.s);
+	}
+	if (o->scores)
+		printf(" ||| %.6f", line_score(o, h));
+	putchar('\n');
+	return 0;
+}
+
+/*
+ * The n best in Moses' layout: i ||| text ||| F0= raw ||| score, raw the
+ * sum of the log-probabilities and score the beam's ranking (raw over
+ * the length penalty), and with --align a fifth field, the alignment.
+ */
+static int print_nbest(struct tctx *c, const struct frame *f,
+		       const struct search_result *res)
+{
+	int i;
+
+	for (i = 0; i < res->n; i++) {
+		const struct hyp *h = &res->hyp[i];
+
+		if (detok(c, h) < 0)
+			return -1;
+		printf("%llu ||| %.*s ||| F0= %.6f ||| %.6f", c->line,
+		       (int)c->text.n, c->text.s, h->score, h->norm);
+		if (c->o->align) {
+			if (emit_alignment(c, f, h) < 0)
+				return -1;
+			printf(" ||| %.*s", (int)c->text.n, c->text.s);
+		}
+		putchar('\n');
+	}
+	return 0;
+}
+
 static int emit(void *arg, struct frame *f, int slot)
 {
 	struct tctx *c = arg;
 	const struct translate_opts *o = c->o;
 	struct hyp *h = c->scoring ? &c->forced[slot] : c->res[slot].hyp;
 	double score = c->scoring && !o->normalize ? h->score : h->norm;
-	int i, rc = 0;
+	int rc;
 
-	if (o->tensors) {
+	if (o->tensors)
 		rc = put_tensors(c, f, h, score);
-	} else if (c->scoring && !o->align) {
-		printf("%.6f\n", score);
-	} else if (o->moses) {
-		for (i = 0; rc == 0 && i < c->res[slot].n; i++) {
-			h = &c->res[slot].hyp[i];
-			rc = detok(c, h);
-			printf("%llu ||| %.*s ||| %.6f\n", c->line,
-			       (int)c->text.n, c->text.s, h->norm);
-		}
-	} else {
-		rc = c->scoring ? emit_alignment(c, f, h) : detok(c, h);
-		if (rc == 0)
-			printf("%.*s\n", (int)c->text.n, c->text.s);
-	}
+	else if (o->moses)
+		rc = print_nbest(c, f, &c->res[slot]);
+	else
+		rc = print_line(c, f, h);
 	c->line++;
 	if (c->scoring)
 		hyp_free(&c->forced[slot]);
@@ -167,10 +222,24 @@ static int emit(void *arg, struct frame *f, int slot)
 	return rc;
 }
 
+/* The window's lines or frames on their way. */
+static int flush(void *arg)
+{
+	struct tctx *c = arg;
+
+	if (c->w)
+		return tsr_flush(c->w);
+	if (fflush(stdout) != 0) {
+		err_set("<stdout>: write error");
+		return -1;
+	}
+	return 0;
+}
+
 static int run(const struct translate_opts *o, int scoring)
 {
 	struct tctx c = { 0 };
-	struct filter fl = { o->batch, process, emit, &c };
+	struct filter fl = { o->batch, process, emit, flush, &c };
 	struct tsr_reader *r = NULL;
 	struct model *m;
 	int W = filter_window(o->batch), rc = -1, i;
@@ -202,19 +271,16 @@ static int run(const struct translate_opts *o, int scoring)
 	c.forced = calloc(W, sizeof *c.forced);
 	c.tmp = calloc(o->batch, sizeof *c.tmp);
 	c.tmph = calloc(o->batch, sizeof *c.tmph);
-	r = tsr_reader_fd(0, "<stdin>");
-	if (o->tensors)
-		c.w = tsr_writer_fd(1, "<stdout>", 0);
-	if (!c.res || !c.forced || !c.tmp || !c.tmph || !r ||
-	    (o->tensors && !c.w))
+	if (!c.res || !c.forced || !c.tmp || !c.tmph) {
+		err_set("out of memory for a window of %d frames", W);
+		goto out;
+	}
+	r = filter_reader();
+	if (r && o->tensors)
+		c.w = filter_writer();
+	if (!r || (o->tensors && !c.w))
 		goto out;
 	rc = filter_run(&fl, r);
-	if (rc == 0 && c.w)
-		rc = tsr_flush(c.w);
-	if (rc == 0 && fflush(stdout) != 0) {
-		err_set("<stdout>: write error");
-		rc = -1;
-	}
 out:
 	if (c.keep)
 		c.m->arch->dec_free(c.keep);
@@ -248,17 +314,38 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		switch (c) {
 		case 'a':
 			o->search.len_a = opt_number(optarg, "--max-len-a");
+			if (o->search.len_a < 0 || o->search.len_a > 1000)
+				usage_error("--max-len-a: %s is not from 0 to "
+					    "1000", optarg);
 			break;
 		case 'c':
 			o->search.len_b = opt_number(optarg, "--max-len-b");
+			if (o->search.len_b < 0 || o->search.len_b > 100000)
+				usage_error("--max-len-b: %s is not from 0 to "
+					    "100000", optarg);
 			break;
 		case 't':
 			o->tensors = 1;
-			o->search.want_attw = 1;
+			break;
+		case 'A':
+			o->align = 1;
+			break;
+		case OPT_SCORES:
+			o->scores = 1;
+			break;
+		case OPT_NORMALIZE:
+			o->normalize = 1;
 			break;
 		default:
 			return c;
 		}
+	if (o->search.len_a == 0 && o->search.len_b < 1)
+		usage_error("--max-len-a 0 and --max-len-b %g: no room for "
+			    "a target", o->search.len_b);
+	if (o->tensors && (o->align || o->scores))
+		usage_error("--tensors goes with neither --align nor "
+			    "--scores");
+	o->search.want_attw = want_attw(o);
 	return -1;
 }
 

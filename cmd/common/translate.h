@@ -8,6 +8,7 @@
 #define ATTN_TRANSLATE_H
 
 #include <getopt.h>
+#include "common/filter.h"
 #include "run/search.h"
 
 struct translate_opts {
@@ -15,17 +16,30 @@ struct translate_opts {
 	int batch;
 	struct search_opts search;
 	int tensors;		/* frames out, not text */
-	int moses;		/* n-best lines: i ||| text ||| score */
-	int normalize;		/* score: per target token */
-	int align;		/* score: Pharaoh word alignment */
+	int moses;		/* n-best lines: i ||| text ||| F0= raw ||| score */
+	int scores;		/* decode, beam: ||| the score on each line */
+	int normalize;		/* scores per target id, not their sum */
+	int align;		/* Pharaoh word alignment */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (model.h's dec_bf16) */
 };
 
+/* The options of decode, beam and score: long-only ones, and the table
+ * entries the three share (with FILTER_LONGOPTS). */
+enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL };
+#define TRANSLATE_LONGOPTS \
+	{ "model", required_argument, NULL, 'm' }, \
+	{ "batch", required_argument, NULL, 'b' }, \
+	{ "tensors", no_argument, NULL, 't' }, \
+	{ "align", no_argument, NULL, 'A' }, \
+	FILTER_LONGOPTS
+
 /*
- * getopt_long for decode, beam and score: -m, -b, -h and -V as
- * filter_getopt (the model needed), -a, -c and -t into o.  Returns the
- * program's other options one by one, then -1 at their end.
+ * getopt_long for decode, beam and score: -m, -b, -h, -V and
+ * FILTER_LONGOPTS as filter_getopt (the model needed); -a, -c, -t, -A,
+ * --scores and --normalize into o.  Returns the program's other options
+ * one by one, then -1 at their end, having refused --tensors with
+ * --align or --scores.
  */
 int translate_getopt(int argc, char **argv, const char *shortopts,
 		     const struct option *longopts, void (*usage)(void),

@@ -212,8 +212,10 @@ static int beam_step(struct beam *b, int t, int nh)
 
 	st->nrow = nh;
 	st->row_ent = malloc(nh * sizeof *st->row_ent);
-	st->tok = malloc(nh * b->k * sizeof *st->tok);
-	st->row = malloc(nh * b->k * sizeof *st->row);
+	/* each sentence takes at most k candidates: cap = n k entries (not
+	 * nh k, which is k times more and overflows an int) */
+	st->tok = malloc((size_t)b->cap * sizeof *st->tok);
+	st->row = malloc((size_t)b->cap * sizeof *st->row);
 	st->att = b->attw ? malloc((natt ? natt : 1) * sizeof(float)) : NULL;
 	if (!st->row_ent || !st->tok || !st->row || (b->attw && !st->att)) {
 		err_set("out of memory in the search");
