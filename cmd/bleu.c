@@ -182,7 +182,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 	a->inputs = calloc(argc, sizeof *a->inputs);
 	if (!a->inputs)
 		die("out of memory");
-	while ((c = prog_getopt(argc, argv, "m:i:f:bw:s:hV", longopts, 1)) != -1) {
+	while ((c = prog_getopt(argc, argv, "m:i:f:bw:s:hV", longopts,
+				1)) != -1) {
 		switch (c) {
 		case 'm': add_metric(a, optarg); break;
 		case 'i': a->inputs[a->ninputs++] = optarg; break;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "text/bpe.h"
 #include "common/filter.h"
+#include "common/modelid.h"
 #include "common/opt.h"
 #include "common/prog.h"
 #include "common/vocab.h"
@@ -119,6 +120,35 @@ static char *input_line(struct input *in, size_t *len)
 }
 
 /* ---- vocabularies ------------------------------------------------------- */
+
+/* The identity of the vocabularies (modelid.h), made once. */
+static const struct model_id *vocab_id(void)
+{
+	static struct model_id id;
+	static int made;
+	const struct tensor *t[2];
+	char *text[2];
+	int i;
+
+	if (made)
+		return &id;
+	if (opt.model) {
+		for (i = 0; i < 2; i++)
+			t[i] = vocab_model_record(opt.model, i);
+		model_id_vocab(&id, t[0]->data, t[0]->nbytes, t[1]->data,
+			       t[1]->nbytes, opt.model);
+	} else {
+		bpe_free(vocab_file(opt.vocab, &text[0]));
+		bpe_free(vocab_file(opt.tgt_vocab ? opt.tgt_vocab : opt.vocab,
+				    &text[1]));
+		model_id_vocab(&id, text[0], strlen(text[0]), text[1],
+			       strlen(text[1]), opt.vocab);
+		free(text[0]);
+		free(text[1]);
+	}
+	made = 1;
+	return &id;
+}
 
 /* The vocabulary of one side (0 source, 1 target), loaded once. */
 static struct bpe *vocab(int target)
@@ -244,8 +274,8 @@ static void tokenize(char **files, int nfiles)
 	struct bpe_text shown = { 0 };
 	struct input in = { 0 };
 	uint64_t frame = 0;
-	char *line, *tab;
-	size_t len;
+	char *line, *tab, idtext[MODEL_ID_TEXT];
+	size_t len, idlen = 0;
 	int i;
 
 	vocab(opt.target);              /* a bad vocabulary fails at once */
@@ -253,9 +283,14 @@ static void tokenize(char **files, int nfiles)
 		vocab(1);
 	if (opt.format == STREAM && !(w = filter_writer()))
 		die_err();
+	if (w)
+		idlen = model_id_text(vocab_id(), idtext);
 	for (i = 0; i < nfiles; i++) {
 		input_open(&in, files[i]);
 		while ((line = input_line(&in, &len))) {
+			if (w)
+				put_record(w, "model.id", DT_U8, idtext, idlen,
+					   frame, 0);
 			if (!opt.pairs) {
 				put_side(w, &shown, opt.target, line, len,
 					 frame, 1);
@@ -381,7 +416,8 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 			die_err();
 		tsr_reader_set_limit(r, filter_lim.limit);
 		while ((rc = tsr_read_frame(r, &f)) > 0) {
-			if (!(t = ids_record(&f)))
+			if (model_id_frame(&f, vocab_id()) < 0 ||
+			    !(t = ids_record(&f)))
 				die("%s: %s", tsr_reader_label(r), err_msg());
 			if (bpe_decode(vocab(opt.target ||
 					     strncmp(t->name, "src.", 4)),

@@ -88,8 +88,12 @@ mv out text.tsr
 expect 0 tokenize -d -v vocab text.tsr
 cmp -s out text.want || fail "stream round trip differs"
 [ "$(wc -l <out)" -eq $nlines ] || fail "$(wc -l <out) lines back, not $nlines"
-# frames 0..13, each src.ids then src.text with the end flag
-tensordump -H text.tsr >list
+# frames 0..13, each model.id, src.ids, then src.text with the end flag
+tensordump -H -n model.id text.tsr | awk '$1 == NR - 1' >list
+[ "$(wc -l <list)" -eq $nlines ] || fail "model.id records: $(cat list)"
+tensordump -H text.tsr | awk 'NR % 3 == 1 && $2 != "model.id"' >list
+[ -s list ] && fail "model.id not first: $(cat list)"
+tensordump -H -n 'src.*' text.tsr >list
 [ "$(wc -l <list)" -eq $((2 * nlines)) ] || fail "records: $(cat list)"
 awk 'NR % 2 == 1 && ($1 != (NR - 1) / 2 || $2 != "src.ids" || $3 != "i32") ||
      NR % 2 == 0 && ($1 != NR / 2 - 1 || $2 != "src.text" || $NF != "end") {
@@ -139,10 +143,10 @@ printf 'el perro\tthe dog\n\tonly target\nsrc only\t\na\tb\tc\n' >pairs
 expect 0 tokenize -v vocab -p pairs
 mv out pairs.tsr
 tensordump -H pairs.tsr | awk '{ print $1, $2, $NF }' >list
-printf '%s\n' '0 src.ids -' '0 src.text -' '0 tgt.ids -' '0 tgt.text end' \
-	'1 src.ids -' '1 src.text -' '1 tgt.ids -' '1 tgt.text end' \
-	'2 src.ids -' '2 src.text -' '2 tgt.ids -' '2 tgt.text end' \
-	'3 src.ids -' '3 src.text -' '3 tgt.ids -' '3 tgt.text end' >want
+printf '%s\n' '0 model.id -' '0 src.ids -' '0 src.text -' '0 tgt.ids -' '0 tgt.text end' \
+	'1 model.id -' '1 src.ids -' '1 src.text -' '1 tgt.ids -' '1 tgt.text end' \
+	'2 model.id -' '2 src.ids -' '2 src.text -' '2 tgt.ids -' '2 tgt.text end' \
+	'3 model.id -' '3 src.ids -' '3 src.text -' '3 tgt.ids -' '3 tgt.text end' >want
 cmp -s list want || fail "pairs records: $(cat list)"
 tokenize -d -v vocab pairs.tsr >out        # tgt.ids before src.ids
 printf 'the dog\nonly target\n\nb\tc\n' >want
@@ -159,7 +163,7 @@ expect 1 tokenize -v vocab -p badpairs
 err_has "tokenize: badpairs:2: no tab between source and target"
 echo 'the cat' | tokenize -v vocab -T >out
 tensordump -H out | awk '{ print $2 }' | tr '\n' ' ' >list
-[ "$(cat list)" = 'tgt.ids tgt.text ' ] || fail "--target records: $(cat list)"
+[ "$(cat list)" = 'model.id tgt.ids tgt.text ' ] || fail "--target records: $(cat list)"
 
 # ---- a model file holds both vocabularies --------------------------------
 tokenize -l 300 part2 >vocab.tgt 2>/dev/null
@@ -188,7 +192,14 @@ printf 'el perro\tthe dog\n' | tokenize -m model -p >p.tsr
 tokenize -d -m model p.tsr >out                 # tgt.ids with vocab.tgt
 [ "$(cat out)" = 'the dog' ] || fail "-m -d: $(cat out)"
 printf 'el perro\tthe dog\n' | tokenize -v vocab --tgt-vocab vocab.tgt -p >q.tsr
-cmp -s p.tsr q.tsr || fail "--tgt-vocab differs from the model's vocab.tgt"
+# the same records, and the same vocabularies' hash in model.id
+tensordump -t -n '[st][rg][ct].*' p.tsr >p.txt
+tensordump -t -n '[st][rg][ct].*' q.tsr >q.txt
+cmp -s p.txt q.txt || fail "--tgt-vocab differs from the model's vocab.tgt"
+tensordump -t -n model.id p.tsr | grep -o 'vocab=[0-9a-f]*' >p.id
+tensordump -t -n model.id q.tsr | grep -o 'vocab=[0-9a-f]*' >q.id
+[ -s p.id ] && cmp -s p.id q.id ||
+	fail "model.id: -m $(cat p.id), -v --tgt-vocab $(cat q.id)"
 echo x | tokenize -v vocab >one.tsr
 expect 1 tokenize -m one.tsr
 err_has 'tokenize: one.tsr: frame 0 has no record "vocab.src"'

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "base/errmsg.h"
 #include "filter.h"
+#include "modelid.h"
 #include "opt.h"
 #include "prog.h"
 
@@ -182,6 +183,7 @@ out:
 
 struct stage_ctx {
 	const struct model *m;
+	struct model_id id;
 	enum stage s;
 	struct tsr_writer *w;
 };
@@ -193,6 +195,9 @@ static int stage_process(void *arg, struct frame **f, const int *slot,
 	const struct arch *a = c->m->arch;
 	int i;
 
+	for (i = 0; i < n; i++)
+		if (model_id_frame(f[i], &c->id) < 0)
+			return -1;
 	switch (c->s) {
 	case STAGE_EMBED:
 		for (i = 0; i < n; i++)
@@ -242,7 +247,7 @@ struct tsr_writer *filter_writer(void)
 
 int filter_stage(const char *model_path, enum stage s, int batch)
 {
-	struct stage_ctx c = { NULL, s, NULL };
+	struct stage_ctx c = { .s = s };
 	struct filter fl = { batch, stage_process, stage_emit, stage_flush,
 			     &c };
 	struct tsr_reader *r = NULL;
@@ -252,6 +257,7 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 	if (!m)
 		return -1;
 	c.m = m;
+	model_id_model(&c.id, m, model_path);
 	r = filter_reader();
 	c.w = r ? filter_writer() : NULL;
 	if (r && c.w)

@@ -8,6 +8,7 @@
 #include "filter.h"
 #include "opt.h"
 #include "kernels/gemm_packed.h"
+#include "modelid.h"
 #include "prog.h"
 #include "translate.h"
 #include "base/utf8.h"
@@ -15,6 +16,7 @@
 struct tctx {
 	const struct translate_opts *o;
 	const struct model *m;
+	struct model_id id;
 	struct bpe *sv, *tv;
 	struct tsr_writer *w;		/* --tensors */
 	int scoring;
@@ -49,6 +51,9 @@ static int process(void *arg, struct frame **f, const int *slot, int n)
 	struct tctx *c = arg;
 	int i;
 
+	for (i = 0; i < n; i++)
+		if (model_id_frame(f[i], &c->id) < 0)
+			return -1;
 	if (!c->keep)	/* on failure, the search says why */
 		c->keep = c->m->arch->dec_new(c->m, f, 1, 1);
 	if (c->scoring) {
@@ -250,6 +255,7 @@ static int run(const struct translate_opts *o, int scoring)
 	if (!m)
 		return -1;
 	c.m = m;
+	model_id_model(&c.id, m, o->model);
 	if (o->bf16 && m->arch != &arch_transformer) {
 		err_set("%s: --matmul bf16: the %s decoder has f32 products "
 			"only", o->model, m->arch->name);

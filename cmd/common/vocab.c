@@ -38,22 +38,33 @@ struct bpe *vocab_file(const char *path, char **text)
 	return v;
 }
 
-struct bpe *vocab_model(const char *path, int target)
+const struct tensor *vocab_model_record(const char *path, int target)
 {
-	static struct bpe *side[2];
 	static struct tsr_map *model;
+	static struct tensor *side[2];
 	const char *name = target ? "vocab.tgt" : "vocab.src";
-	struct tensor *t;
 
 	if (side[target])
 		return side[target];
 	if (!model && !(model = tsr_map_open_lazy(path)))
 		die_err();
-	if (!(t = frame_need(&model->f, name, DT_U8, 1, "train-step --init")))
+	if (!(side[target] = frame_need(&model->f, name, DT_U8, 1,
+					"train-step --init")))
 		die("%s: %s", path, err_msg());
-	if (tsr_map_verify(model, t) < 0)
+	if (tsr_map_verify(model, side[target]) < 0)
 		die_err();
+	return side[target];
+}
+
+struct bpe *vocab_model(const char *path, int target)
+{
+	static struct bpe *side[2];
+	const struct tensor *t;
+
+	if (side[target])
+		return side[target];
+	t = vocab_model_record(path, target);
 	if (!(side[target] = bpe_load(t->data, t->nbytes)))
-		die("%s: %s: %s", path, name, err_msg());
+		die("%s: %s: %s", path, t->name, err_msg());
 	return side[target];
 }

@@ -8,6 +8,7 @@
 #define ATTN_VOCAB_H
 
 struct bpe;
+struct tensor;
 
 /* The vocabulary in the file at path; with text, its text too (NUL-
  * terminated, no NUL inside; the caller frees it). */
@@ -20,5 +21,7 @@ struct bpe *vocab_file(const char *path, char **text);
  * parameters'.
  */
 struct bpe *vocab_model(const char *path, int target);
+/* Its record (u8 text, checksum verified), kept while the program runs. */
+const struct tensor *vocab_model_record(const char *path, int target);
 
 #endif

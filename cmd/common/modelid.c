@@ -1,0 +1,140 @@
+/* modelid.c: a model's identity in its streams; see modelid.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "base/errmsg.h"
+#include "modelid.h"
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * FNV_PRIME;
+	return h;
+}
+
+/* A length, then the bytes: no two sequences of texts hash alike by
+ * shifting a boundary. */
+static uint64_t fnv_text(uint64_t h, const void *p, size_t n)
+{
+	uint64_t len = n;
+
+	return fnv(fnv(h, &len, sizeof len), p, n);
+}
+
+static void set_file(struct model_id *id, const char *file)
+{
+	snprintf(id->file, sizeof id->file, "%s", file);
+}
+
+void model_id_vocab(struct model_id *id, const char *src, size_t nsrc,
+		    const char *tgt, size_t ntgt, const char *file)
+{
+	memset(id, 0, sizeof *id);
+	id->vocab = fnv_text(fnv_text(FNV_OFFSET, src, nsrc), tgt, ntgt);
+	set_file(id, file);
+}
+
+void model_id_model(struct model_id *id, const struct model *m,
+		    const char *file)
+{
+	uint64_t h;
+	int i;
+
+	model_id_vocab(id, m->vocab_src, m->vocab_src_len, m->vocab_tgt,
+		       m->vocab_tgt_len, file);
+	h = fnv(fnv_text(FNV_OFFSET, m->arch->name, strlen(m->arch->name)),
+		&id->vocab, sizeof id->vocab);
+	for (i = 0; i < m->nparam; i++) {
+		const struct param *p = &m->param[i];
+		/* crc32 takes at most UINT_MAX bytes at a time */
+		const unsigned char *b = (const unsigned char *)p->w;
+		size_t left = p->n * sizeof(float), k;
+		uint32_t crc = crc32(0, NULL, 0);
+		int32_t dim[3] = { p->rank, p->dim[0], p->dim[1] };
+
+		for (; left; left -= k, b += k) {
+			k = left > (1u << 30) ? 1u << 30 : left;
+			crc = crc32(crc, b, k);
+		}
+		h = fnv_text(h, p->name, strlen(p->name));
+		h = fnv(fnv(h, dim, sizeof dim), &crc, sizeof crc);
+	}
+	id->params = h;
+	id->has_params = 1;
+}
+
+size_t model_id_text(const struct model_id *id, char *text)
+{
+	if (id->has_params)
+		return snprintf(text, MODEL_ID_TEXT, "vocab=%016" PRIx64
+				" params=%016" PRIx64 " model=%s", id->vocab,
+				id->params, id->file);
+	return snprintf(text, MODEL_ID_TEXT, "vocab=%016" PRIx64 " model=%s",
+			id->vocab, id->file);
+}
+
+/* Parses "vocab=V[ params=P] model=FILE"; 0 or -1. */
+static int parse(const struct tensor *t, struct model_id *id)
+{
+	char buf[MODEL_ID_TEXT], *p;
+	size_t n = t->nbytes;
+
+	memset(id, 0, sizeof *id);
+	if (t->dtype != DT_U8 || t->rank != 1 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, t->data, n);
+	buf[n] = 0;
+	if (sscanf(buf, "vocab=%16" SCNx64, &id->vocab) != 1)
+		return -1;
+	p = strstr(buf, " params=");
+	if (p && sscanf(p, " params=%16" SCNx64, &id->params) == 1)
+		id->has_params = 1;
+	if (!(p = strstr(buf, " model=")))
+		return -1;
+	set_file(id, p + 7);
+	return 0;
+}
+
+int model_id_frame(struct frame *f, const struct model_id *id)
+{
+	const struct tensor *t = frame_find(f, "model.id");
+	char text[MODEL_ID_TEXT];
+	struct model_id old;
+	struct tensor rec;
+	uint64_t len;
+
+	if (t && parse(t, &old) < 0) {
+		err_set("frame %llu: model.id is not 'vocab=HEX [params=HEX] "
+			"model=FILE'", (unsigned long long)f->number);
+		return -1;
+	}
+	if (t && old.vocab != id->vocab) {
+		err_set("frame %llu: made with the vocabulary of %s "
+			"(vocab=%016" PRIx64 "), not that of %s (vocab=%016"
+			PRIx64 ")", (unsigned long long)f->number, old.file,
+			old.vocab, id->file, id->vocab);
+		return -1;
+	}
+	if (t && old.has_params && id->has_params &&
+	    old.params != id->params) {
+		err_set("frame %llu: made with the model %s (params=%016"
+			PRIx64 "), not %s (params=%016" PRIx64 ")",
+			(unsigned long long)f->number, old.file, old.params,
+			id->file, id->params);
+		return -1;
+	}
+	if (t && (old.has_params || !id->has_params))
+		return 0;	/* as complete already */
+	len = model_id_text(id, text);
+	if (tensor_init_copy(&rec, "model.id", DT_U8, 1, &len, text) < 0 ||
+	    !frame_put(f, &rec))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Streams know their model: tokenize records the vocabularies' hash in
+# model.id, the first stage with parameters adds theirs, and every later
+# stage (and tokenize -d) refuses frames made with another model or
+# vocabulary, naming both files, writing nothing.
+set -u
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+	want=$1; shift
+	"$@" >out 2>err; got=$?
+	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(cat err)"
+}
+err_has() { grep -qF -- "$1" err || fail "stderr lacks '$1': $(cat err)"; }
+nothing_out() { [ -s out ] && fail "$1 wrote output"; }
+
+i=0
+while [ $i -lt 20 ]; do
+	echo "el perro come la comida del perro y el gato come"
+	i=$((i + 1))
+done > corpus
+tokenize -l 300 corpus > v1 2>/dev/null
+echo "otra cosa" >> corpus
+tokenize -l 320 corpus > v2 2>/dev/null
+cmp -s v1 v2 && { echo "FAIL: the vocabularies are the same"; exit 1; }
+mk() {	# mk MODEL VOCAB HIDDEN
+	train-step -i -m $1 -a rnnsearch -s $2 -t $2 -S emb=8 -S hidden=$3 \
+		-S att=8 -S maxout=4 || exit 1
+}
+mk A.tsr v1 8
+mk B.tsr v1 6		# A's vocabulary, other parameters
+mk C.tsr v2 8		# another vocabulary
+printf 'el perro\nel gato come\n' > in.txt
+tokenize -m A.tsr in.txt > a.ids || exit 1
+tokenize -v v1 in.txt > v.ids || exit 1
+embed -m A.tsr < a.ids > a.emb && encode -m A.tsr < a.emb > a.enc &&
+	attend -m A.tsr < a.enc > a.mem || fail "A's own pipeline failed"
+decode -m A.tsr -c 3 < a.mem > a.txt || fail "decode -m A failed"
+[ "$(wc -l < a.txt)" -eq 2 ] || fail "decode -m A: $(cat a.txt)"
+
+# what the records say
+tensordump -t -n model.id a.ids | sed -n 3p > id1
+grep -qE '^"vocab=[0-9a-f]{16} model=A\.tsr"$' id1 ||
+	fail "tokenize: $(cat id1)"
+tensordump -t -n model.id a.emb | sed -n 3p > id2
+grep -qE '^"vocab=[0-9a-f]{16} params=[0-9a-f]{16} model=A\.tsr"$' id2 ||
+	fail "embed: $(cat id2)"
+vA=$(grep -o 'vocab=[0-9a-f]*' id1)
+[ "$(grep -o 'vocab=[0-9a-f]*' id2)" = "$vA" ] || fail "embed changed vocab="
+# tokenize -v with the vocabulary file the model was made from: the same
+[ "$(tensordump -t -n model.id v.ids | sed -n 3p | grep -o 'vocab=[0-9a-f]*')" \
+	= "$vA" ] || fail "tokenize -v v1 and -m A differ"
+embed -m A.tsr < v.ids > /dev/null || fail "embed -m A refused tokenize -v v1"
+
+# another model's parameters: refused by every stage after the first
+pA=$(grep -o 'params=[0-9a-f]*' id2)
+for st in "encode -m B.tsr < a.emb" "attend -m B.tsr < a.enc" \
+	  "decode -m B.tsr < a.mem" "beam -m B.tsr < a.mem" \
+	  "score -m B.tsr < a.mem"; do
+	expect 1 sh -c "$st"
+	err_has "frame 0: made with the model A.tsr ($pA), not B.tsr (params="
+	nothing_out "$st"
+	[ "$(wc -l < err)" -eq 1 ] || fail "$st: $(cat err)"
+done
+# another vocabulary: refused from the first stage on, and by tokenize -d
+for st in "embed -m C.tsr < a.ids" "encode -m C.tsr < a.emb" \
+	  "tokenize -d -m C.tsr < a.ids"; do
+	expect 1 sh -c "$st"
+	err_has "frame 0: made with the vocabulary of A.tsr ($vA), not that"
+	err_has " of C.tsr (vocab="
+	nothing_out "$st"
+done
+# a stream with no model.id (made by hand, or by an older toolkit) is taken
+tensordump -t a.ids |
+	awk '/^record model.id/ { skip = 2 } skip-- > 0 { next } 1' |
+	tensordump -r > bare.ids
+tensordump -n model.id bare.ids | grep -q model.id &&
+	fail "model.id not dropped"
+embed -m B.tsr < bare.ids > b.emb || fail "embed -m B refused a bare stream"
+tensordump -t -n model.id b.emb | grep -q 'model=B.tsr' ||
+	fail "embed did not add model.id to a bare stream"
+[ $fails -eq 0 ]
