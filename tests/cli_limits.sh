@@ -90,6 +90,7 @@ err_has "exceeds the limit of 100 bytes"
 # ---- numbers out of range, bad options: one line, exit 2 -----------------
 for cmd in "decode -m m.tsr -b 200000000" "beam -m m.tsr -k 100000" \
 	   "decode -m m.tsr -a -1" "decode -m m.tsr -a 0 -c 0" \
+	   "decode -m m.tsr -a nan" "beam -m m.tsr -l inf" \
 	   "beam -m m.tsr -n 0" "embed -m m.tsr --threads 0" \
 	   "score -m m.tsr --window-mem 0" "encode -m m.tsr -b 0" \
 	   "decode -m m.tsr --alpha 1" "embed -m m.tsr --bogus" \

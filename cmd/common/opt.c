@@ -1,6 +1,7 @@
 /* opt.c: the programs' option arguments (opt.h). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,9 @@ double opt_number(const char *arg, const char *option)
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (!*arg || *end || errno)
-		usage_error("option %s: '%s' is not a number", option, arg);
+	if (!*arg || *end || errno || !isfinite(v))
+		usage_error("option %s: '%s' is not a finite number", option,
+			    arg);
 	return v;
 }
 

@@ -14,7 +14,7 @@ long long opt_int(const char *arg, const char *option, long long min,
 		  long long max);
 /* An integer from 1 to INT_MAX. */
 int opt_positive(const char *arg, const char *option);
-/* A number (strtod's syntax, the whole argument). */
+/* A finite number (strtod's syntax, the whole argument). */
 double opt_number(const char *arg, const char *option);
 /* A precision, as --matmul takes: f32 0, bf16 1. */
 int opt_bf16(const char *arg, const char *option);

@@ -161,13 +161,10 @@ static int print_line(struct tctx *c, const struct frame *f,
 		printf("%.6f\n", line_score(o, h));
 		return 0;
 	}
-	if (c->scoring)
-		return emit_alignment(c, f, h) < 0 ? -1 :
-		       (printf("%.*s\n", (int)c->text.n, c->text.s), 0);
-	if (detok(c, h) < 0)
+	if (c->scoring ? emit_alignment(c, f, h) < 0 : detok(c, h) < 0)
 		return -1;
 	printf("%.*s", (int)c->text.n, c->text.s);
-	if (o->align) {
+	if (o->align && !c->scoring) {
 		if (emit_alignment(c, f, h) < 0)
 			return -1;
 		printf(" ||| %.*s", (int)c->text.n, c->text.s);
