@@ -18,8 +18,8 @@
 
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-b N] " FILTER_USAGE
-	       " < enc.tsr > memory.tsr\n"
+	printf("usage: %s -m MODEL [-b N]\n"
+	       "       " FILTER_USAGE " < enc.tsr > memory.tsr\n"
 	       "       %s [-w] < qkv.tsr > out.tsr\n"
 	       "With a model, adds the decoder's memory (att.*) to every "
 	       "frame, from enc.out.\n"

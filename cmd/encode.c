@@ -10,8 +10,8 @@
 
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-b N] " FILTER_USAGE
-	       " < in.tsr > out.tsr\n"
+	printf("usage: %s -m MODEL [-b N]\n"
+	       "       " FILTER_USAGE " < in.tsr > out.tsr\n"
 	       "Adds enc.out to every frame (src.emb in), for the model's "
 	       "architecture.\n\n"
 	       "  -m, --model=FILE     the model file\n"
