@@ -40,11 +40,17 @@ refused -w 18 bleu -w 18 ref
 refused --alpha 1y beam -m m.tsr --alpha 1y
 refused --coverage 0 tokenize -l 300 -c 0
 refused --matmul f16 decode -m m.tsr --matmul f16
+# the bounds that keep 16 x batch frames and k x k candidates in range
+refused --batch 65537 decode -m m.tsr -b 65537
+refused --beam 1001 beam -m m.tsr -k 1001
+refused --max-len-a nan decode -m m.tsr -a nan
 
 # In range: past the parser, on to the next error (the model is missing:
 # exit 1) or to work.
-embed -m missing.tsr -b 2147483647 </dev/null >/dev/null 2>&1
-[ $? -eq 1 ] || fail "-b 2147483647 refused"
+embed -m missing.tsr -b 65536 </dev/null >/dev/null 2>&1
+[ $? -eq 1 ] || fail "-b 65536 refused"
+beam -m missing.tsr -k 1000 </dev/null >/dev/null 2>&1
+[ $? -eq 1 ] || fail "-k 1000 refused"
 echo 'record x f32 [1] end
 1' | tensordump -r -z 9 >"$T/z.tsr" || fail "-z 9 refused"
 tensordump -f 0- -v0 "$T/z.tsr" >/dev/null || fail "-f 0- refused"

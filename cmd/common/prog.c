@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernels/kernels.h"
+#include "opt.h"
 #include "prog.h"
 #include "stream/stream.h"
 
@@ -109,8 +110,6 @@ static void bad_option(const char *bad, const char *shortopts,
 int prog_getopt(int argc, char **argv, const char *shortopts,
 		const struct option *longopts, int only)
 {
-	long v;
-	char *end;
 	int c;
 
 	opterr = 0;
@@ -119,11 +118,8 @@ int prog_getopt(int argc, char **argv, const char *shortopts,
 			 : getopt_long(argc, argv, shortopts, longopts, NULL);
 		if (c != PROG_OPT_THREADS)
 			break;
-		v = strtol(optarg, &end, 10);
-		if (!*optarg || *end || v < 1 || v > THREADS_MAX)
-			usage_error("--threads: '%s' is not an integer from 1 "
-				    "to %d", optarg, THREADS_MAX);
-		kern_set_threads(v);
+		kern_set_threads(opt_int(optarg, "--threads", 1,
+					 THREADS_MAX));
 	}
 	if (c == '?')	/* argv[optind - 1]: the word getopt stopped at */
 		bad_option(argv[optind - 1], shortopts, longopts, only);

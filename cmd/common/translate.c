@@ -318,14 +318,14 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		case 'a':
 			o->search.len_a = opt_number(optarg, "--max-len-a");
 			if (o->search.len_a < 0 || o->search.len_a > 1000)
-				usage_error("--max-len-a: %s is not from 0 to "
-					    "1000", optarg);
+				usage_error("option --max-len-a: '%s' is not from 0 "
+					    "to 1000", optarg);
 			break;
 		case 'c':
 			o->search.len_b = opt_number(optarg, "--max-len-b");
 			if (o->search.len_b < 0 || o->search.len_b > 100000)
-				usage_error("--max-len-b: %s is not from 0 to "
-					    "100000", optarg);
+				usage_error("option --max-len-b: '%s' is not from 0 "
+					    "to 100000", optarg);
 			break;
 		case 't':
 			o->tensors = 1;
