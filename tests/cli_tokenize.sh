@@ -143,10 +143,14 @@ printf 'el perro\tthe dog\n\tonly target\nsrc only\t\na\tb\tc\n' >pairs
 expect 0 tokenize -v vocab -p pairs
 mv out pairs.tsr
 tensordump -H pairs.tsr | awk '{ print $1, $2, $NF }' >list
-printf '%s\n' '0 model.id -' '0 src.ids -' '0 src.text -' '0 tgt.ids -' '0 tgt.text end' \
-	'1 model.id -' '1 src.ids -' '1 src.text -' '1 tgt.ids -' '1 tgt.text end' \
-	'2 model.id -' '2 src.ids -' '2 src.text -' '2 tgt.ids -' '2 tgt.text end' \
-	'3 model.id -' '3 src.ids -' '3 src.text -' '3 tgt.ids -' '3 tgt.text end' >want
+printf '%s\n' '0 model.id -' '0 src.ids -' '0 src.text -' '0 tgt.ids -' \
+	'0 tgt.text end' \
+	'1 model.id -' '1 src.ids -' '1 src.text -' '1 tgt.ids -' \
+	'1 tgt.text end' \
+	'2 model.id -' '2 src.ids -' '2 src.text -' '2 tgt.ids -' \
+	'2 tgt.text end' \
+	'3 model.id -' '3 src.ids -' '3 src.text -' '3 tgt.ids -' \
+	'3 tgt.text end' >want
 cmp -s list want || fail "pairs records: $(cat list)"
 tokenize -d -v vocab pairs.tsr >out        # tgt.ids before src.ids
 printf 'the dog\nonly target\n\nb\tc\n' >want
@@ -163,7 +167,8 @@ expect 1 tokenize -v vocab -p badpairs
 err_has "tokenize: badpairs:2: no tab between source and target"
 echo 'the cat' | tokenize -v vocab -T >out
 tensordump -H out | awk '{ print $2 }' | tr '\n' ' ' >list
-[ "$(cat list)" = 'model.id tgt.ids tgt.text ' ] || fail "--target records: $(cat list)"
+[ "$(cat list)" = 'model.id tgt.ids tgt.text ' ] ||
+	fail "--target records: $(cat list)"
 
 # ---- a model file holds both vocabularies --------------------------------
 tokenize -l 300 part2 >vocab.tgt 2>/dev/null
