@@ -27,7 +27,7 @@ tokenize -l 300 src tgt > vocab 2>/dev/null
 for arch in rnnsearch transformer; do
 	case $arch in
 	rnnsearch) set -- -S emb=8 -S hidden=8 -S att=8 -S maxout=4 ;;
-	*) set -- -S d_model=16 -S heads=2 -S d_ff=16 -S enc_layers=1 \
+	*) set -- -S d_model=16 -S heads=2 -S ffn=16 -S enc_layers=1 \
 		  -S dec_layers=1 ;;
 	esac
 	rm -f m.tsr
