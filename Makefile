@@ -5,7 +5,7 @@
 #   make check-layers    the includes against the table of layers
 #   make SAN=1 check     the same, built with ASan and UBSan (in build-san/)
 #   make bench           benchmarks
-#   make fuzz            libFuzzer target for the stream reader (clang)
+#   make fuzz            libFuzzer targets, one per parser (clang)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make demo            translate examples/sample.es with models/bible-es-en.tsr
 #
