@@ -132,7 +132,8 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 {
 	const struct tensor *src = frame_need(f, "src.ids", DT_I32, 1,
 					      "tokenize");
-	size_t plane = (size_t)h->len * h->S;
+	/* the Transformer's last layer, all its heads */
+	struct align_opts ao = { .layers = 1ull << (h->L - 1) };
 
 	if (!src)
 		return -1;
@@ -143,10 +144,8 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 		return -1;
 	}
 	c->text.n = 0;
-	/* the Transformer's last layer, all its heads */
-	return align_pharaoh(c->sv, src->data, h->S, c->tv, h->ids, h->len,
-			     h->attw + (size_t)(h->L - 1) * h->H * plane, h->H,
-			     &c->text);
+	return align_words(c->sv, src->data, h->S, c->tv, h->ids, h->len,
+			   h->attw, h->L, h->H, &ao, &c->text);
 }
 
 /* One line of text: the translation (or, when scoring, the alignment or

@@ -42,56 +42,123 @@ static int pair_cmp(const void *pa, const void *pb)
 	return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
 }
 
-int align_pharaoh(const struct bpe *sv, const int32_t *src, int S,
-		  const struct bpe *tv, const int32_t *tgt, int T,
-		  const float *attw, int P, struct bpe_text *out)
+/* The words' count: one more than the greatest of word[n]. */
+static int word_count(const int *word, int n)
 {
-	int *sw = malloc((S + 1) * sizeof *sw), *tw = malloc((T + 1) *
-							     sizeof *tw);
-	int *pair = malloc(2 * (T + 1) * sizeof *pair);
-	int t, j, p, np = 0, i, rc = -1;
+	int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (word[i] + 1 > m)
+			m = word[i] + 1;
+	return m;
+}
+
+/* on[i] for each of n layers or heads: chosen by mask (0: all); -1 (err)
+ * if the mask chooses one >= n. */
+static int chosen(uint64_t mask, int n, const char *what, int *on)
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (mask >> i & 1 && i >= n) {
+			err_set("%s %d chosen, the attention has %d %ss",
+				what, i, n, what);
+			return -1;
+		}
+	for (i = 0; i < n; i++)
+		on[i] = !mask || (i < 64 && mask >> i & 1);
+	return 0;
+}
+
+/* A [TW, SW] += the mass of plane a [T, S], by words. */
+static void add_plane(double *A, int SW, const float *a, const int *tw,
+		      int T, const int *sw, int S)
+{
+	int t, s;
+
+	for (t = 0; t < T; t++)
+		if (tw[t] >= 0)
+			for (s = 0; s < S; s++)
+				if (sw[s] >= 0)
+					A[(size_t)tw[t] * SW + sw[s]] +=
+						a[(size_t)t * S + s];
+}
+
+/*
+ * Pairs (v, w) of the links of A [TW, SW] into pair; their count.  The
+ * sums over the planes stand for the means: dividing all by |P| changes
+ * neither the greatest nor the shares.
+ */
+static int links(const double *A, int TW, int SW, double min_share,
+		 int *pair)
+{
+	int w, v, best, np = 0;
+
+	for (w = 0; w < TW; w++) {
+		const double *r = A + (size_t)w * SW;
+		double total = 0;
+
+		for (best = 0, v = 0; v < SW; v++) {
+			total += r[v];
+			if (r[v] > r[best])
+				best = v;
+		}
+		if (SW == 0 || total <= 0)
+			continue;
+		for (v = 0; v < SW; v++)
+			if (v == best ||
+			    (min_share > 0 && r[v] >= min_share * total)) {
+				pair[2 * np] = v;
+				pair[2 * np + 1] = w;
+				np++;
+			}
+	}
+	return np;
+}
+
+int align_words(const struct bpe *sv, const int32_t *src, int S,
+		const struct bpe *tv, const int32_t *tgt, int T,
+		const float *attw, int L, int H, const struct align_opts *o,
+		struct bpe_text *out)
+{
+	int *sw = malloc((S + 1) * sizeof *sw);
+	int *tw = malloc((T + 1) * sizeof *tw);
+	int *lon = malloc((L + 1) * sizeof *lon);
+	int *hon = malloc((H + 1) * sizeof *hon);
+	int *pair = NULL;
+	double *A = NULL;
+	size_t plane = (size_t)T * S;
+	int SW, TW, l, h, i, np, rc = -1;
 	char buf[32];
 
-	if (!sw || !tw || !pair) {
+	if (!sw || !tw || !lon || !hon) {
 		err_set("out of memory");
 		goto out;
 	}
-	if (align_unit_words(sv, src, S, sw) < 0 ||
+	if (chosen(o->layers, L, "layer", lon) < 0 ||
+	    chosen(o->heads, H, "head", hon) < 0 ||
+	    align_unit_words(sv, src, S, sw) < 0 ||
 	    align_unit_words(tv, tgt, T, tw) < 0)
 		goto out;
-	for (t = 0; t < T; t++) {
-		float best = -1;
-		int bj = -1;
-
-		if (tw[t] < 0)
-			continue;
-		for (j = 0; j < S; j++) {
-			float a = 0;
-
-			if (sw[j] < 0)
-				continue;
-			for (p = 0; p < P; p++)
-				a += attw[((size_t)p * T + t) * S + j];
-			if (a > best) {
-				best = a;
-				bj = j;
-			}
-		}
-		if (bj >= 0) {
-			pair[2 * np] = sw[bj];
-			pair[2 * np + 1] = tw[t];
-			np++;
-		}
+	SW = word_count(sw, S);
+	TW = word_count(tw, T);
+	A = calloc((size_t)TW * SW + 1, sizeof *A);
+	pair = malloc(((size_t)TW * SW + 1) * 2 * sizeof *pair);
+	if (!A || !pair) {
+		err_set("out of memory");
+		goto out;
 	}
+	for (l = 0; l < L; l++)
+		for (h = 0; h < H; h++)
+			if (lon[l] && hon[h])
+				add_plane(A, SW, attw + ((size_t)l * H + h) *
+					  plane, tw, T, sw, S);
+	np = links(A, TW, SW, o->min_share, pair);
 	qsort(pair, np, 2 * sizeof *pair, pair_cmp);
 	for (i = 0; i < np; i++) {
-		int n;
+		int n = snprintf(buf, sizeof buf, "%s%d-%d", out->n ? " " : "",
+				 pair[2 * i], pair[2 * i + 1]);
 
-		if (i > 0 && pair[2 * i] == pair[2 * i - 2] &&
-		    pair[2 * i + 1] == pair[2 * i - 1])
-			continue;
-		n = snprintf(buf, sizeof buf, "%s%d-%d", out->n ? " " : "",
-			     pair[2 * i], pair[2 * i + 1]);
 		if (bpe_text_add(out, buf, n) < 0)
 			goto out;
 	}
@@ -99,6 +166,9 @@ int align_pharaoh(const struct bpe *sv, const int32_t *src, int S,
 out:
 	free(sw);
 	free(tw);
+	free(lon);
+	free(hon);
+	free(A);
 	free(pair);
 	return rc;
 }

@@ -1,10 +1,29 @@
 /*
  * align.h: hard word alignments from attention weights, in the Pharaoh
- * format ("i-j" pairs of source and target word positions, from 0,
- * separated by spaces).  Words are the text's space-separated words, not
- * subword units: a unit belongs to the word of its first non-space byte
- * (a unit that starts with U+2581 starts a new word), and units that have
- * no such byte (</s>, a lone space) belong to none.
+ * format: "i-j" pairs of source and target word positions, from 0,
+ * separated by spaces, sorted by i then j, each once.
+ *
+ * Words are the text's space-separated words, not subword units: a unit
+ * belongs to the word of its first non-space byte (a unit that starts
+ * with U+2581 starts a new word), and units that have no such byte (</s>,
+ * <s>, <pad>, a lone space) belong to none.
+ *
+ * What is computed.  attw [L, H, T, S] holds the attention weights of L
+ * layers of H heads each (the planes; an RNNsearch has one) of the T target
+ * units over the S source units.  The caller chooses the layers and the
+ * heads; the planes used are P = { (l, h) : l chosen, h chosen }, every
+ * chosen head of every chosen layer.  For target word w and source word v,
+ *
+ *	A(w, v) = 1/|P| sum over (l, h) in P, units t of w, units s of v
+ *		  of attw[l, h, t, s],
+ *
+ * the mean over the planes of the attention mass that w's units put on
+ * v's units (a word of several units adds its units' masses; the mass on
+ * units of no word, such as the source's </s>, counts for no word).  Each
+ * target word w is linked to the source word v of greatest A(w, v), the
+ * first (leftmost) of equal ones, and with min_share > 0 also to every
+ * other source word v with A(w, v) >= min_share * sum over v' of A(w, v').
+ * A target word that puts no mass on any source word gets no link.
  */
 #ifndef ATTN_ALIGN_H
 #define ATTN_ALIGN_H
@@ -12,19 +31,25 @@
 #include <stdint.h>
 #include "bpe.h"
 
+struct align_opts {
+	uint64_t layers;	/* bit l: layer l used; 0: every layer */
+	uint64_t heads;		/* bit h: head h of each; 0: every head */
+	double min_share;	/* 0: one link per target word; see above */
+};
+
 /* word[i] (>= 0, or -1: no word) for each of the n ids. */
 int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
 		     int *word);
 
 /*
- * Appends the alignment of target ids tgt [T] to source ids src [S] under
- * the attention weights attw [P, T, S] (the mean of the P planes is used;
- * the Transformer's caller passes its last layer's heads): each target
- * word unit is linked to the source word unit it attends to most.  Pairs
- * are sorted, each once.
+ * Appends the alignment of target ids tgt [T] (vocabulary tv) to source
+ * ids src [S] (vocabulary sv) under attw [L, H, T, S], as above.  -1
+ * (err_msg()) on an id outside a vocabulary, a chosen layer >= L or head
+ * >= H, or no memory.
  */
-int align_pharaoh(const struct bpe *sv, const int32_t *src, int S,
-		  const struct bpe *tv, const int32_t *tgt, int T,
-		  const float *attw, int P, struct bpe_text *out);
+int align_words(const struct bpe *sv, const int32_t *src, int S,
+		const struct bpe *tv, const int32_t *tgt, int T,
+		const float *attw, int L, int H, const struct align_opts *o,
+		struct bpe_text *out);
 
 #endif

@@ -1,0 +1,258 @@
+/*
+ * test_align.c: word alignments from attention (align.h) on hand-made
+ * weights: units joined to words (merged units that carry the space,
+ * byte units, a lone space, </s>), the mass of a word's units summed,
+ * the choice of layers and heads, ties, words that put no mass on any
+ * source word, more links by share, and the refusals.  The expected
+ * Pharaoh strings are worked out by hand in the comments.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/errmsg.h"
+#include "run_suite.h"
+#include "text/align.h"
+
+/* A vocabulary of the specials and the 256 byte units alone: the ids of
+ * a text are its bytes + BPE_BYTE0, so a space is a unit of its own. */
+static struct bpe *bytes_vocab(void)
+{
+	static const char specials[] = "0\t<pad>\tspecial\n1\t<s>\tspecial\n"
+		"2\t</s>\tspecial\n3\t<unk>\tspecial\n";
+	struct bpe_text t = { 0 };
+	struct bpe *v;
+	char line[32];
+	int b, n;
+
+	n = snprintf(line, sizeof line, "attn-bpe 1 %d\n", BPE_FIRST_UNIT);
+	bpe_text_add(&t, line, n);
+	bpe_text_add(&t, specials, sizeof specials - 1);
+	for (b = 0; b < 256; b++) {
+		n = snprintf(line, sizeof line, "%d\t<0x%02X>\tbyte\n",
+			     BPE_BYTE0 + b, b);
+		bpe_text_add(&t, line, n);
+	}
+	v = bpe_load(t.s, t.n);
+	ck_assert_msg(v != NULL, "%s", err_msg());
+	bpe_text_free(&t);
+	return v;
+}
+
+/* The ids of s in bytes_vocab, then </s>; their count. */
+static int byte_ids(const char *s, int32_t *ids)
+{
+	int n = 0;
+
+	while (*s)
+		ids[n++] = BPE_BYTE0 + (unsigned char)*s++;
+	ids[n++] = BPE_EOS;
+	return n;
+}
+
+START_TEST(units_joined_to_words)
+{
+	static const char *const corpus[] = { "ab ab ab cd cd" };
+	struct bpe_counter *c = bpe_counter_new();
+	struct bpe *v, *b = bytes_vocab();
+	struct bpe_ids ids = { 0 };
+	struct bpe_text t = { 0 };
+	int32_t bid[16];
+	int word[16], n, i;
+	/* " ab  c" + </s>: space, a, b, space, space, c, </s> */
+	static const int want[] = { -1, 0, 0, -1, -1, 1, -1 };
+
+	ck_assert_int_eq(bpe_counter_add(c, corpus[0], strlen(corpus[0])),
+			 0);
+	v = bpe_learn(c, 1000, 1.0);
+	ck_assert_ptr_nonnull(v);
+	/* merged units: "ab", "▁ab", "▁cd" (the space leads the unit) */
+	ck_assert_int_eq(bpe_encode(v, "ab ab cd", 8, &ids), 0);
+	ck_assert_uint_eq(ids.n, 3);
+	ck_assert_int_eq(bpe_unit_show(v, ids.v[1], &t), 0);
+	ck_assert_mem_eq(t.s, "\xe2\x96\x81" "ab", 5);
+	bpe_ids_push(&ids, BPE_EOS);
+	ck_assert_int_eq(align_unit_words(v, ids.v, 4, word), 0);
+	ck_assert_int_eq(word[0], 0);
+	ck_assert_int_eq(word[1], 1);
+	ck_assert_int_eq(word[2], 2);
+	ck_assert_int_eq(word[3], -1);
+	/* byte units: a lone space has no word, a word's bytes share one */
+	n = byte_ids(" ab  c", bid);
+	ck_assert_int_eq(n, 7);
+	ck_assert_int_eq(align_unit_words(b, bid, n, word), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(word[i] == want[i], "unit %d: word %d, not %d",
+			      i, word[i], want[i]);
+	bid[0] = 5000;
+	ck_assert_int_eq(align_unit_words(b, bid, 1, word), -1);
+	bpe_counter_free(c);
+	bpe_ids_free(&ids);
+	bpe_text_free(&t);
+	bpe_free(v);
+	bpe_free(b);
+}
+END_TEST
+
+/*
+ * Source "ab c" </s>: units a b _ c </s>, words ab (0) and c (1).
+ * Target "x yz" </s>: units x _ y z </s>, words x (0) and yz (1).
+ * Two layers of two heads: attw [2, 2, 5, 5], rows the target units,
+ * columns the source units.  Per plane, the masses by words:
+ *
+ *	plane	x on ab, c	yz on ab, c
+ *	(0,0)	.6, .4		.8, .5
+ *	(0,1)	0, 1		0, 2
+ *	(1,0)	.5, .5		0, 0
+ *	(1,1)	0, 0		.5, 1
+ *
+ * Plane (0,0) alone is the test of summing: x's best unit is c (.4 over
+ * .3 and .3), and y's is c (.4 over .2 and .1), but the words x and yz
+ * go to ab; and the target's space unit, with all its mass on c, must
+ * count for no word (else x would go to c).  The columns of the space
+ * and of </s> carry mass that no word gets.
+ */
+static const float attw[2][2][5][5] = {
+	{ {	{ .3f, .3f, 0, .4f, 0 },
+		{ 0, 0, 0, 1, 0 },
+		{ .2f, .1f, 0, .4f, .3f },
+		{ .5f, 0, 0, .1f, .4f },
+		{ 0, 0, 0, 1, 0 } },
+	  {	{ 0, 0, 0, 1, 0 },
+		{ 1, 0, 0, 0, 0 },
+		{ 0, 0, 0, 1, 0 },
+		{ 0, 0, 0, 1, 0 },
+		{ 1, 0, 0, 0, 0 } } },
+	{ {	{ .5f, 0, 0, .5f, 0 },
+		{ 0, 0, 0, 0, 1 },
+		{ 0, 0, 0, 0, 1 },
+		{ 0, 0, 0, 0, 1 },
+		{ 1, 0, 0, 0, 0 } },
+	  {	{ 0, 0, .5f, 0, .5f },
+		{ 0, 0, 0, 1, 0 },
+		{ 0, .5f, 0, .5f, 0 },
+		{ 0, 0, 0, .5f, .5f },
+		{ 0, 0, 0, 1, 0 } } },
+};
+
+/* The alignment of the example above under o, as a string. */
+static char *align_example(uint64_t layers, uint64_t heads, double share)
+{
+	struct align_opts o = { layers, heads, share };
+	struct bpe *v = bytes_vocab();
+	struct bpe_text t = { 0 };
+	int32_t src[8], tgt[8];
+	int S = byte_ids("ab c", src), T = byte_ids("x yz", tgt);
+	char *s;
+
+	ck_assert_int_eq(S, 5);
+	ck_assert_int_eq(T, 5);
+	if (align_words(v, src, S, v, tgt, T, &attw[0][0][0][0], 2, 2, &o,
+			&t) < 0) {
+		bpe_free(v);
+		bpe_text_free(&t);
+		return NULL;
+	}
+	s = strndup(t.s ? t.s : "", t.n);
+	bpe_free(v);
+	bpe_text_free(&t);
+	return s;
+}
+
+static void expect(uint64_t layers, uint64_t heads, double share,
+		   const char *want)
+{
+	char *got = align_example(layers, heads, share);
+
+	ck_assert_msg(got != NULL, "%s", err_msg());
+	ck_assert_msg(!strcmp(got, want), "layers %#llx heads %#llx share "
+		      "%g: '%s', not '%s'", (unsigned long long)layers,
+		      (unsigned long long)heads, share, got, want);
+	free(got);
+}
+
+START_TEST(planes_chosen)
+{
+	/* (0,0): x and yz to ab, their units' masses summed */
+	expect(1, 1, 0, "0-0 0-1");
+	/* (0,1): both to c */
+	expect(1, 2, 0, "1-0 1-1");
+	/* (1,0): x ties .5 and .5, the first (ab) wins; yz has no mass on
+	 * any source word, no link */
+	expect(2, 1, 0, "0-0");
+	/* (1,1): x has no mass on a word (only on the space and </s>) */
+	expect(2, 2, 0, "1-1");
+	/* layer 0, both heads: x .6 and 1.4, yz .8 and 2.5 */
+	expect(1, 0, 0, "1-0 1-1");
+	/* layer 1: x ties .5 and .5 (ab), yz .5 and 1 (c) */
+	expect(2, 0, 0, "0-0 1-1");
+	/* head 0 of both layers: x 1.1 and .9, yz .8 and .5 */
+	expect(0, 1, 0, "0-0 0-1");
+	/* all four: x 1.1 and 1.9, yz 1.3 and 3.5 */
+	expect(0, 0, 0, "1-0 1-1");
+	expect(3, 3, 0, "1-0 1-1");
+}
+END_TEST
+
+START_TEST(more_links_by_share)
+{
+	/* all four planes: x's shares 1.1/3 = .37 and .63, yz's 1.3/4.8 =
+	 * .27 and .73 */
+	expect(0, 0, .3, "0-0 1-0 1-1");
+	expect(0, 0, .25, "0-0 0-1 1-0 1-1");
+	expect(0, 0, .75, "1-0 1-1");
+	/* a share of 1 links the best only; (1,0): x's tie, both at .5 */
+	expect(0, 0, 1, "1-0 1-1");
+	expect(2, 1, .5, "0-0 1-0");
+}
+END_TEST
+
+START_TEST(no_words)
+{
+	struct align_opts o = { 0 };
+	struct bpe *v = bytes_vocab();
+	struct bpe_text t = { 0 };
+	int32_t src[8], tgt[8];
+	float a[2 * 5] = { .5f, .5f, 0, 0, 0, 0, 0, 0, 0, 1 };
+	int S = byte_ids("ab c", src), T = byte_ids(" ", tgt);
+
+	/* target " " </s>: no word, no link */
+	ck_assert_int_eq(align_words(v, src, S, v, tgt, T, a, 1, 1, &o, &t),
+			 0);
+	ck_assert_uint_eq(t.n, 0);
+	/* source </s> alone: no word to link to */
+	T = byte_ids("x", tgt);
+	ck_assert_int_eq(T, 2);
+	S = byte_ids("", src);
+	ck_assert_int_eq(align_words(v, src, S, v, tgt, T, a, 1, 1, &o, &t),
+			 0);
+	ck_assert_uint_eq(t.n, 0);
+	bpe_text_free(&t);
+	bpe_free(v);
+}
+END_TEST
+
+START_TEST(refused)
+{
+	ck_assert_ptr_null(align_example(4, 0, 0));
+	ck_assert_str_eq(err_msg(), "layer 2 chosen, the attention has 2 "
+			 "layers");
+	ck_assert_ptr_null(align_example(1, 1ull << 63, 0));
+	ck_assert_str_eq(err_msg(), "head 63 chosen, the attention has 2 "
+			 "heads");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("align");
+	TCase *tc = tcase_create("align");
+
+	tcase_add_test(tc, units_joined_to_words);
+	tcase_add_test(tc, planes_chosen);
+	tcase_add_test(tc, more_links_by_share);
+	tcase_add_test(tc, no_words);
+	tcase_add_test(tc, refused);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
