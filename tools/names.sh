@@ -57,7 +57,8 @@ BEGIN {
 		ng = split(g, gl, " ")
 		ns = split(l, sw, /[ \t]+/)
 		for (i = 2; i <= ns; i++) {
-			if (sw[i - 1] ~ /[.?!:;]([^A-Za-z0-9\200-\377]|\302\273|\342\200[\231\235])*$/)
+			# after a sentence's end, closing quotes and all
+			if (sw[i - 1] ~ /[.?!:;][^A-Za-z0-9]*$/)
 				continue
 			w = bare(sw[i])
 			if (!capital(w))
