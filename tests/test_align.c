@@ -138,7 +138,8 @@ static const float attw[2][2][5][5] = {
 /* The alignment of the example above under o, as a string. */
 static char *align_example(uint64_t layers, uint64_t heads, double share)
 {
-	struct align_opts o = { layers, heads, share };
+	struct align_opts o = { .layers = layers, .heads = heads,
+				.min_share = share };
 	struct bpe *v = bytes_vocab();
 	struct bpe_text t = { 0 };
 	int32_t src[8], tgt[8];
@@ -232,6 +233,54 @@ START_TEST(no_words)
 }
 END_TEST
 
+static void text_is(const struct bpe_text *t, const char *want)
+{
+	ck_assert_msg(t->n == strlen(want) && !memcmp(t->s, want, t->n),
+		      "'%.*s', not '%s'", (int)t->n, t->s, want);
+}
+
+/* Target "“The, Of” oft" </s>, every unit on the source's c: the three
+ * words go to c unless listed; the punctuation and quotes around a word
+ * and its case do not count, its letters do. */
+START_TEST(unlinked_words)
+{
+	static const char *const fw[] = { "the", "of" }, *const oft[] = {
+		"OFT" }, *const punct[] = { "the," };
+	static const char tgt_text[] = "\xe2\x80\x9cThe, Of\xe2\x80\x9d oft";
+	struct align_opts o = { 0 };
+	struct bpe *v = bytes_vocab();
+	struct bpe_text t = { 0 };
+	int32_t src[8], tgt[32];
+	float a[32 * 5] = { 0 };
+	int S = byte_ids("ab c", src), T = byte_ids(tgt_text, tgt), i;
+
+	for (i = 0; i < T; i++)
+		a[i * S + 3] = 1;
+	ck_assert_int_eq(align_words(v, src, S, v, tgt, T, a, 1, 1, &o, &t),
+			 0);
+	text_is(&t, "1-0 1-1 1-2");
+	o.unlinked = fw;
+	o.n_unlinked = 2;
+	t.n = 0;
+	ck_assert_int_eq(align_words(v, src, S, v, tgt, T, a, 1, 1, &o, &t),
+			 0);
+	text_is(&t, "1-2");
+	o.unlinked = oft;
+	o.n_unlinked = 1;
+	t.n = 0;
+	ck_assert_int_eq(align_words(v, src, S, v, tgt, T, a, 1, 1, &o, &t),
+			 0);
+	text_is(&t, "1-0 1-1");
+	o.unlinked = punct;
+	t.n = 0;
+	ck_assert_int_eq(align_words(v, src, S, v, tgt, T, a, 1, 1, &o, &t),
+			 0);
+	text_is(&t, "1-0 1-1 1-2");
+	bpe_text_free(&t);
+	bpe_free(v);
+}
+END_TEST
+
 START_TEST(refused)
 {
 	ck_assert_ptr_null(align_example(4, 0, 0));
@@ -252,6 +301,7 @@ int main(void)
 	tcase_add_test(tc, planes_chosen);
 	tcase_add_test(tc, more_links_by_share);
 	tcase_add_test(tc, no_words);
+	tcase_add_test(tc, unlinked_words);
 	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

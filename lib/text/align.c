@@ -2,25 +2,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <ctype.h>
 #include "align.h"
 #include "base/errmsg.h"
 
-int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
-		     int *word)
+/* align_unit_words; with text, the units' text is appended to it. */
+static int unit_words(const struct bpe *v, const int32_t *ids, int n,
+		      int *word, struct bpe_text *text)
 {
-	struct bpe_text t = { 0 };
+	struct bpe_text own = { 0 }, *t = text ? text : &own;
 	int i, w = -1, in_word = 0;
 	size_t k;
 
 	for (i = 0; i < n; i++) {
-		t.n = 0;
-		if (bpe_decode(v, &ids[i], 1, &t) < 0) {
-			bpe_text_free(&t);
+		if (!text)
+			t->n = 0;
+		k = t->n;
+		if (bpe_decode(v, &ids[i], 1, t) < 0) {
+			bpe_text_free(&own);
 			return -1;
 		}
 		word[i] = -1;
-		for (k = 0; k < t.n; k++) {
-			if (t.s[k] == ' ' || t.s[k] == '\t') {
+		for (; k < t->n; k++) {
+			if (t->s[k] == ' ' || t->s[k] == '\t') {
 				in_word = 0;
 				continue;
 			}
@@ -31,8 +36,58 @@ int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
 				word[i] = w;
 		}
 	}
-	bpe_text_free(&t);
+	bpe_text_free(&own);
 	return 0;
+}
+
+int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
+		     int *word)
+{
+	return unit_words(v, ids, n, word, NULL);
+}
+
+/* The length of the punctuation that s [n] starts with (0 if none), or
+ * with end, that it ends with: ASCII, and the quotes U+2018..U+201F. */
+static size_t punct(const unsigned char *s, size_t n, int end)
+{
+	if (n >= 3 && (end ? s[n - 3] : s[0]) == 0xe2 &&
+	    (end ? s[n - 2] : s[1]) == 0x80 &&
+	    (end ? s[n - 1] : s[2]) >= 0x98 && (end ? s[n - 1] : s[2]) <= 0x9f)
+		return 3;
+	if (n >= 1) {
+		unsigned char c = end ? s[n - 1] : s[0];
+
+		if (c < 0x80 && c > ' ' && !isalnum(c))
+			return 1;
+	}
+	return 0;
+}
+
+/* skip[w] for each of the TW words of text t: in o's unlinked list. */
+static void mark_unlinked(const struct bpe_text *t,
+			  const struct align_opts *o, char *skip, int TW)
+{
+	const unsigned char *s = (const unsigned char *)t->s;
+	size_t k = 0, a, b, m;
+	int w, i;
+
+	for (w = 0; w < TW; w++) {
+		while (k < t->n && (s[k] == ' ' || s[k] == '\t'))
+			k++;
+		for (a = k; k < t->n && s[k] != ' ' && s[k] != '\t'; k++)
+			;
+		b = k;
+		while ((m = punct(s + a, b - a, 0)) > 0)
+			a += m;
+		while ((m = punct(s + a, b - a, 1)) > 0)
+			b -= m;
+		skip[w] = 0;
+		for (i = 0; i < o->n_unlinked; i++)
+			if (strlen(o->unlinked[i]) == b - a &&
+			    !strncasecmp(o->unlinked[i], (const char *)s + a,
+					 b - a))
+				skip[w] = 1;
+	}
 }
 
 static int pair_cmp(const void *pa, const void *pb)
@@ -90,7 +145,7 @@ static void add_plane(double *A, int SW, const float *a, const int *tw,
  * neither the greatest nor the shares.
  */
 static int links(const double *A, int TW, int SW, double min_share,
-		 int *pair)
+		 const char *skip, int *pair)
 {
 	int w, v, best, np = 0;
 
@@ -103,7 +158,7 @@ static int links(const double *A, int TW, int SW, double min_share,
 			if (r[v] > r[best])
 				best = v;
 		}
-		if (SW == 0 || total <= 0)
+		if (SW == 0 || total <= 0 || skip[w])
 			continue;
 		for (v = 0; v < SW; v++)
 			if (v == best ||
@@ -126,7 +181,9 @@ int align_words(const struct bpe *sv, const int32_t *src, int S,
 	int *lon = malloc((L + 1) * sizeof *lon);
 	int *hon = malloc((H + 1) * sizeof *hon);
 	int *pair = NULL;
+	char *skip = NULL;
 	double *A = NULL;
+	struct bpe_text text = { 0 };
 	size_t plane = (size_t)T * S;
 	int SW, TW, l, h, i, np, rc = -1;
 	char buf[32];
@@ -138,13 +195,14 @@ int align_words(const struct bpe *sv, const int32_t *src, int S,
 	if (chosen(o->layers, L, "layer", lon) < 0 ||
 	    chosen(o->heads, H, "head", hon) < 0 ||
 	    align_unit_words(sv, src, S, sw) < 0 ||
-	    align_unit_words(tv, tgt, T, tw) < 0)
+	    unit_words(tv, tgt, T, tw, &text) < 0)
 		goto out;
 	SW = word_count(sw, S);
 	TW = word_count(tw, T);
 	A = calloc((size_t)TW * SW + 1, sizeof *A);
 	pair = malloc(((size_t)TW * SW + 1) * 2 * sizeof *pair);
-	if (!A || !pair) {
+	skip = malloc(TW + 1);
+	if (!A || !pair || !skip) {
 		err_set("out of memory");
 		goto out;
 	}
@@ -153,7 +211,8 @@ int align_words(const struct bpe *sv, const int32_t *src, int S,
 			if (lon[l] && hon[h])
 				add_plane(A, SW, attw + ((size_t)l * H + h) *
 					  plane, tw, T, sw, S);
-	np = links(A, TW, SW, o->min_share, pair);
+	mark_unlinked(&text, o, skip, TW);
+	np = links(A, TW, SW, o->min_share, skip, pair);
 	qsort(pair, np, 2 * sizeof *pair, pair_cmp);
 	for (i = 0; i < np; i++) {
 		int n = snprintf(buf, sizeof buf, "%s%d-%d", out->n ? " " : "",
@@ -170,5 +229,7 @@ out:
 	free(hon);
 	free(A);
 	free(pair);
+	free(skip);
+	bpe_text_free(&text);
 	return rc;
 }

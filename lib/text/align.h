@@ -23,7 +23,11 @@
  * target word w is linked to the source word v of greatest A(w, v), the
  * first (leftmost) of equal ones, and with min_share > 0 also to every
  * other source word v with A(w, v) >= min_share * sum over v' of A(w, v').
- * A target word that puts no mass on any source word gets no link.
+ * A target word that puts no mass on any source word gets no link, nor
+ * does one of the caller's unlinked words (function words, say): the
+ * target word compared without the ASCII punctuation and the quotes
+ * U+2018..U+201F around it, ASCII letters in either case alike ("The,"
+ * is "the").
  */
 #ifndef ATTN_ALIGN_H
 #define ATTN_ALIGN_H
@@ -35,6 +39,8 @@ struct align_opts {
 	uint64_t layers;	/* bit l: layer l used; 0: every layer */
 	uint64_t heads;		/* bit h: head h of each; 0: every head */
 	double min_share;	/* 0: one link per target word; see above */
+	const char *const *unlinked;	/* [n_unlinked] target words */
+	int n_unlinked;
 };
 
 /* word[i] (>= 0, or -1: no word) for each of the n ids. */
