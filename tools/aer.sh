@@ -20,9 +20,12 @@ for f in "$@"; do
 	[ -r "$f" ] || { echo "$0: $f: cannot read" >&2; exit 1; }
 done
 poss=${3:-$2}
+n=$(wc -l < "$1")
+for f in "$2" "$poss"; do
+	[ "$(wc -l < "$f")" -eq "$n" ] ||
+		{ echo "$0: $f: $(wc -l < "$f") lines, $1 $n" >&2; exit 1; }
+done
 paste -d '\t' "$1" "$2" "$poss" | awk -F '\t' -v prog="$0" '
-NF != 3 { printf "%s: line %d: not in all the files (%d lines?)\n",
-	  prog, NR, NR - 1 > "/dev/stderr"; bad = 1; exit 1 }
 {
 	for (k in s) delete s[k]
 	for (k in p) delete p[k]

@@ -43,7 +43,6 @@ for f in dev.ref dev.es dev.en; do
 done
 command -v diatheke > /dev/null ||
 	{ echo "$0: diatheke not found (apt-get install diatheke)" >&2; exit 1; }
-mkdir -p "$work"
 export LC_ALL=C.UTF-8
 
 # Every verse id of dev.ref in a dev book, before anything is read.
@@ -53,6 +52,8 @@ tr '+' '\n' < "$data/dev.ref" | awk -v books="$BOOKS" '
 	  if (!(p[1] in ok) || $0 !~ /^[1-3A-Za-z]+\.[0-9]+\.[0-9]+$/) {
 		printf "'"$0"': dev.ref line %d: \"%s\" is not a verse of a dev book\n",
 		       NR, $0 > "/dev/stderr"; exit 1 } }'
+
+mkdir -p "$work"
 
 # The words of every dev verse of one module: ref, word, numbers, head.
 words() {	# module, lang
