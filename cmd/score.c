@@ -13,7 +13,9 @@
 
 static void usage(void)
 {
-	printf("usage: %s -m MODEL [-n] [-A | -t] [-b N]\n"
+	printf("usage: %s -m MODEL [-n] [-A [--layers L] [--heads H] "
+	       "[--min-share X]\n"
+	       "       [--unlinked WORDS] | -t] [-b N]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Prints log p(tgt.ids | source) in nats, one line per "
 	       "frame.\n\n"
@@ -22,6 +24,14 @@ static void usage(void)
 	       "the sum\n"
 	       "  -A, --align          print the hard word alignment "
 	       "(Pharaoh: i-j ...)\n"
+	       "      --layers=L       layers averaged: 'all' or 0,1,... "
+	       "(default: all but\n"
+	       "                       the first, if there are more)\n"
+	       "      --heads=H        heads of each (default all)\n"
+	       "      --min-share=X    also link source words with X of "
+	       "the mass (default 0)\n"
+	       "      --unlinked=WORDS target words left without a link "
+	       "(the,of,...)\n"
 	       "  -t, --tensors        frames out: att.weights, hyp.score "
 	       "added\n"
 	       "  -b, --batch=N        sentences per batch (default 64, at "

@@ -1,4 +1,5 @@
 /* translate.c: the programs decode, beam and score; see translate.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,9 +133,11 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 {
 	const struct tensor *src = frame_need(f, "src.ids", DT_I32, 1,
 					      "tokenize");
-	/* the Transformer's last layer, all its heads */
-	struct align_opts ao = { .layers = 1ull << (h->L - 1) };
+	struct align_opts ao = c->o->al;
 
+	/* the default, the best on the Bible's dev set (doc/alignment.md) */
+	if (!c->o->al_layers && h->L > 1 && h->L <= 64)
+		ao.layers = ~0ull >> (64 - h->L) & ~1ull;
 	if (!src)
 		return -1;
 	if ((int)src->dim[0] != h->S) {
@@ -144,8 +147,12 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 		return -1;
 	}
 	c->text.n = 0;
-	return align_words(c->sv, src->data, h->S, c->tv, h->ids, h->len,
-			   h->attw, h->L, h->H, &ao, &c->text);
+	if (align_words(c->sv, src->data, h->S, c->tv, h->ids, h->len,
+			h->attw, h->L, h->H, &ao, &c->text) < 0) {
+		err_prefix("frame %llu", (unsigned long long)f->number);
+		return -1;
+	}
+	return 0;
 }
 
 /* One line of text: the translation (or, when scoring, the alignment or
@@ -305,6 +312,59 @@ out:
 	return rc;
 }
 
+/* --layers, --heads: "all" (0) or numbers from 0 to 63 joined by commas,
+ * as a mask. */
+static uint64_t opt_mask(const char *arg, const char *option)
+{
+	uint64_t mask = 0;
+	const char *p = arg;
+	char *end;
+	long v;
+
+	if (strcmp(arg, "all") == 0)
+		return 0;
+	for (;;) {
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (end == p || errno || v < 0 || v > 63 || *p == '-' ||
+		    *p == '+' || (*end && *end != ','))
+			usage_error("option %s: '%s' is neither 'all' nor "
+				    "numbers from 0 to 63 joined by commas",
+				    option, arg);
+		mask |= 1ull << v;
+		if (!*end)
+			return mask;
+		p = end + 1;
+	}
+}
+
+/* --unlinked: words joined by commas, kept for the whole run. */
+static void opt_words(const char *arg, struct align_opts *al)
+{
+	static char *copy;
+	static const char **word;
+	char *p, *q;
+	int n = 1;
+
+	for (p = (char *)arg; *p; p++)
+		n += *p == ',';
+	free(copy);
+	free(word);
+	copy = strdup(arg);
+	word = malloc(n * sizeof *word);
+	if (!copy || !word)
+		die("out of memory");
+	n = 0;
+	for (p = copy; p; p = q) {
+		if ((q = strchr(p, ',')))
+			*q++ = 0;
+		if (*p)
+			word[n++] = p;
+	}
+	al->unlinked = word;
+	al->n_unlinked = n;
+}
+
 int translate_getopt(int argc, char **argv, const char *shortopts,
 		     const struct option *longopts, void (*usage)(void),
 		     struct translate_opts *o)
@@ -338,6 +398,25 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		case OPT_NORMALIZE:
 			o->normalize = 1;
 			break;
+		case OPT_LAYERS:
+			o->al.layers = opt_mask(optarg, "--layers");
+			o->al_layers = o->al_given = 1;
+			break;
+		case OPT_HEADS:
+			o->al.heads = opt_mask(optarg, "--heads");
+			o->al_given = 1;
+			break;
+		case OPT_MIN_SHARE:
+			o->al.min_share = opt_number(optarg, "--min-share");
+			if (!(o->al.min_share >= 0 && o->al.min_share <= 1))
+				usage_error("option --min-share: '%s' is not "
+					    "from 0 to 1", optarg);
+			o->al_given = 1;
+			break;
+		case OPT_UNLINKED:
+			opt_words(optarg, &o->al);
+			o->al_given = 1;
+			break;
 		default:
 			return c;
 		}
@@ -347,6 +426,9 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 	if (o->tensors && (o->align || o->scores))
 		usage_error("--tensors goes with neither --align nor "
 			    "--scores");
+	if (o->al_given && !o->align)
+		usage_error("--layers, --heads, --min-share and --unlinked go "
+			    "with --align");
 	o->search.want_attw = want_attw(o);
 	return -1;
 }

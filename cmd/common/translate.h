@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include "common/filter.h"
 #include "run/search.h"
+#include "text/align.h"
 
 struct translate_opts {
 	const char *model;
@@ -20,6 +21,11 @@ struct translate_opts {
 	int scores;		/* decode, beam: ||| the score on each line */
 	int normalize;		/* scores per target id, not their sum */
 	int align;		/* Pharaoh word alignment */
+	struct align_opts al;	/* what -A averages and links (align.h) */
+	int al_layers;		/* --layers given; else every layer but the
+				   first (one layer: that one) */
+	int al_given;		/* any of --layers, --heads, --min-share,
+				   --unlinked */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (model.h's dec_bf16) */
 };
@@ -27,19 +33,26 @@ struct translate_opts {
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
 enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL };
+/* The options of the alignment (into o->al). */
+enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 #define TRANSLATE_LONGOPTS \
 	{ "model", required_argument, NULL, 'm' }, \
 	{ "batch", required_argument, NULL, 'b' }, \
 	{ "tensors", no_argument, NULL, 't' }, \
 	{ "align", no_argument, NULL, 'A' }, \
+	{ "layers", required_argument, NULL, OPT_LAYERS }, \
+	{ "heads", required_argument, NULL, OPT_HEADS }, \
+	{ "min-share", required_argument, NULL, OPT_MIN_SHARE }, \
+	{ "unlinked", required_argument, NULL, OPT_UNLINKED }, \
 	FILTER_LONGOPTS
 
 /*
  * getopt_long for decode, beam and score: -m, -b, -h, -V and
  * FILTER_LONGOPTS as filter_getopt (the model needed); -a, -c, -t, -A,
- * --scores and --normalize into o.  Returns the program's other options
- * one by one, then -1 at their end, having refused --tensors with
- * --align or --scores.
+ * --scores, --normalize and the alignment's options into o.  Returns the
+ * program's other options one by one, then -1 at their end, having
+ * refused --tensors with --align or --scores, and the alignment's
+ * options without --align.
  */
 int translate_getopt(int argc, char **argv, const char *shortopts,
 		     const struct option *longopts, void (*usage)(void),

@@ -1,0 +1,89 @@
+#!/bin/sh
+# score -A's choices (align.h works the computation out by hand in
+# tests/test_align.c): on a Transformer of three decoder layers of two
+# heads, the default averages layers 1 and 2 (every layer but the first),
+# "all" is every number, one link per target word unless --min-share
+# adds more, --unlinked words get none, and the refusals: a layer or head
+# the model lacks (exit 1), a bad list, --layers without -A (exit 2).
+set -eu
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+fail() { echo "cli_align: $*" >&2; exit 1; }
+
+awk 'BEGIN { srand(5); split("ab cd ef gh ij kl", w, " ");
+	for (i = 0; i < 200; i++) { n = 2 + int(rand() * 4); s = ""; r = "";
+		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 6)];
+			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
+		print s "\t" r } }' > pairs.txt
+cut -f1 pairs.txt > src.txt
+tokenize -l 280 src.txt > vocab 2>/dev/null
+train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=16 \
+	-S heads=2 -S ffn=32 -S enc_layers=1 -S dec_layers=3 -S tie=all \
+	-S warmup=20 -S batch_tokens=200
+tokenize -p -m m.tsr pairs.txt > pairs.tsr
+train-step -q -m m.tsr -n 30 pairs.tsr
+head -40 pairs.txt > some.txt
+tokenize -p -m m.tsr some.txt | embed -m m.tsr | encode -m m.tsr |
+	attend -m m.tsr > mem.tsr
+
+al() { score -m m.tsr -A "$@" < mem.tsr; }
+al > default.al
+al --layers 1,2 > l12.al
+al --layers 2,1 --heads all > l21.al
+al --layers all > all.al
+al --layers 0,1,2 --heads 1,0 > all2.al
+cmp -s default.al l12.al || fail "the default is not --layers 1,2"
+cmp -s l12.al l21.al || fail "--layers 2,1 --heads all differs"
+cmp -s all.al all2.al || fail "--layers all is not 0,1,2"
+# the choices make a difference on this model, or the above proves little
+differ=0
+for c in "--layers 0" "--layers 2 --heads 1" "--layers 1 --heads 0"; do
+	al $c | cmp -s - default.al || differ=$((differ + 1))
+done
+[ "$differ" -ge 2 ] || fail "only $differ of 3 choices change the alignment"
+
+# one link per target word, every word linked, positions in range
+[ "$(wc -l < default.al)" -eq 40 ] || fail "not 40 lines"
+paste -d '\t' some.txt default.al | awk -F '\t' '{
+	ns = split($1, s, " "); nt = split($2, t, " "); n = split($3, p, " ")
+	if (n != nt) { print NR ": " n " links for " nt " words"; bad = 1 }
+	for (k = 1; k <= n; k++) {
+		split(p[k], ij, "-")
+		if (ij[1] >= ns || ij[2] >= nt || seen[NR, ij[2]]++) {
+			print NR ": " p[k]; bad = 1 }
+	}
+} END { exit bad }' || fail "default: not one link per target word"
+# --min-share 0: the same; 1e-9: every source word that has any mass
+al --min-share 0 | cmp -s - default.al || fail "--min-share 0 differs"
+al --min-share 1e-9 > all-links.al
+paste -d '\t' some.txt all-links.al | awk -F '\t' '{
+	if (split($3, p, " ") != split($1, s, " ") * split($2, t, " ")) bad = 1
+} END { exit bad }' || fail "--min-share 1e-9: not every pair linked"
+# --unlinked: those words' links go, no other
+al --unlinked AB,cd > unl.al
+paste -d '\t' some.txt default.al | awk -F '\t' '{
+	split($2, t, " "); n = split($3, p, " "); out = ""
+	for (k = 1; k <= n; k++) { split(p[k], ij, "-")
+		if (t[ij[2] + 1] != "ab" && t[ij[2] + 1] != "cd")
+			out = out (out == "" ? "" : " ") p[k] }
+	print out }' > want.al
+cmp -s unl.al want.al || fail "--unlinked AB,cd"
+
+# refusals
+if al --layers 3 > /dev/null 2> err; then fail "--layers 3 accepted"; fi
+grep -q "layer 3 chosen, the attention has 3 layers" err ||
+	fail "--layers 3: $(cat err)"
+if al --heads 0,2 > /dev/null 2> err; then fail "--heads 2 accepted"; fi
+grep -q "head 2 chosen, the attention has 2 heads" err ||
+	fail "--heads 2: $(cat err)"
+for bad in "--layers x" "--layers 1,,2" "--layers 64" "--heads -1" \
+	   "--min-share 1.5"; do
+	st=0
+	al $bad > /dev/null 2> err || st=$?
+	[ "$st" -eq 2 ] || fail "$bad: exit $st, not 2"
+done
+st=0
+score -m m.tsr --layers 1 < mem.tsr > /dev/null 2> err || st=$?
+[ "$st" -eq 2 ] || fail "--layers without -A: exit $st, not 2"
+exit 0
