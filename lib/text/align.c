@@ -50,14 +50,17 @@ int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
  * with end, that it ends with: ASCII, and the quotes U+2018..U+201F. */
 static size_t punct(const unsigned char *s, size_t n, int end)
 {
-	if (n >= 3 && (end ? s[n - 3] : s[0]) == 0xe2 &&
-	    (end ? s[n - 2] : s[1]) == 0x80 &&
-	    (end ? s[n - 1] : s[2]) >= 0x98 && (end ? s[n - 1] : s[2]) <= 0x9f)
-		return 3;
-	if (n >= 1) {
-		unsigned char c = end ? s[n - 1] : s[0];
+	const unsigned char *q;
 
-		if (c < 0x80 && c > ' ' && !isalnum(c))
+	if (n >= 3) {
+		q = end ? s + n - 3 : s;
+		if (q[0] == 0xe2 && q[1] == 0x80 && q[2] >= 0x98 &&
+		    q[2] <= 0x9f)
+			return 3;
+	}
+	if (n >= 1) {
+		q = end ? s + n - 1 : s;
+		if (*q < 0x80 && *q > ' ' && !isalnum(*q))
 			return 1;
 	}
 	return 0;
