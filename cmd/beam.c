@@ -1,5 +1,5 @@
 /*
- * beam: beam search (MODELS.md, Decoding) of every frame's memory (from
+ * beam: beam search (doc/MODELS.md, Decoding) of every frame's memory (from
  * attend), with the GNMT length penalty; -k 1 is exactly decode.  Prints
  * the best translation, one line per frame, or the n best in Moses'
  * format, or with --tensors adds hyp.ids, att.weights and hyp.score.

@@ -1,5 +1,5 @@
 /*
- * decode: greedy decoding (MODELS.md, Decoding) of every frame's memory
+ * decode: greedy decoding (doc/MODELS.md, Decoding) of every frame's memory
  * (from attend): the most probable token at each step, the lowest id of
  * equal ones, until </s> or the maximum length.  Prints the detokenised
  * translation, one line per frame, or with --tensors adds hyp.ids,

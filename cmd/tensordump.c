@@ -267,7 +267,7 @@ static int dump(const char *path)
 	while ((rc = tsr_read(r, &t, &end)) == 1) {
 		tsr_read_info(r, &in);
 		/* A frame starts after an end flag or where the number
-		 * changes (FORMAT.md, Frames). */
+		 * changes (doc/FORMAT.md, Frames). */
 		if (ended || t.frame != last)
 			frames++;
 		records++;

@@ -743,7 +743,7 @@ END_TEST
 /* ---- GRU ---------------------------------------------------------------- */
 
 /*
- * One step of the GRU of MODELS.md in double: px [3n] = W x + b (rows z, r,
+ * One step of the GRU of doc/MODELS.md in double: px [3n] = W x + b (rows z, r,
  * h), U [3n, n]; returns hnew [n].
  */
 static void gru_step_d(double *hnew, const double *px, const double *h,

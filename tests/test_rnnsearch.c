@@ -1,6 +1,6 @@
 /*
  * test_rnnsearch.c: the recurrent models rnnsearch and rnnencdec
- * (MODELS.md): the decoder against the equations computed in double,
+ * (doc/MODELS.md): the decoder against the equations computed in double,
  * every parameter's gradient against finite differences,
  * scoring through the step-wise decoder against training, padding that
  * never changes a result, hypotheses duplicated by dec_select, the paper's
@@ -177,7 +177,7 @@ static void assert_records_close(const struct frame *a, const struct frame *b,
 	assert_close(x->data, y->data, n, tol, name);
 }
 
-/* ---- the equations of MODELS.md, in double ------------------------------- */
+/* ---- the equations of doc/MODELS.md, in double --------------------------- */
 
 static const float *W_(const struct model *m, const char *name)
 {
@@ -210,7 +210,7 @@ static double ref_sigma(double x)
 }
 
 /*
- * The paper's GRU, written from MODELS.md: rows z, r, h of W [3n, in],
+ * The paper's GRU, written from doc/MODELS.md: rows z, r, h of W [3n, in],
  * U [3n, n], b [3n] and, for the decoder, C [3n, dc] times c:
  *   z = sigma(Wz x + Uz h + Cz c + bz), r likewise,
  *   h~ = tanh(W x + U (r * h) + C c + b), h' = (1 - z) h + z h~.
@@ -882,7 +882,7 @@ START_TEST(paper_initialisation)
 }
 END_TEST
 
-/* The parameters of MODELS.md's tables, in their order and shapes. */
+/* The parameters of doc/MODELS.md's tables, in their order and shapes. */
 START_TEST(parameter_tables)
 {
 	struct model *s = make_model("rnnsearch", NULL);

@@ -1,5 +1,5 @@
 /*
- * test_search.c: greedy decoding and beam search (MODELS.md, Decoding) on
+ * test_search.c: greedy decoding and beam search (doc/MODELS.md, Decoding) on
  * a scripted architecture whose log-probabilities are a fixed function of
  * the source and the prefix, with coarse logits so that ties are common.
  * The search is held against a plain one-sentence implementation of the

@@ -1,5 +1,5 @@
 /*
- * test_stream.c: the tensor stream of FORMAT.md: round trips of every
+ * test_stream.c: the tensor stream of doc/FORMAT.md: round trips of every
  * dtype and rank, the exact bytes of a record, alignment, compression,
  * frames, concatenated streams, pipes (byte by byte, EINTR, a reader that
  * goes away), the atomic writer and the mapped loader.  The refusals of
@@ -90,7 +90,7 @@ START_TEST(roundtrip_dtypes_ranks)
 }
 END_TEST
 
-/* The bytes of one record, laid out by hand from FORMAT.md. */
+/* The bytes of one record, laid out by hand from doc/FORMAT.md. */
 START_TEST(exact_bytes)
 {
 	struct tt_stream s;

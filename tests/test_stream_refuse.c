@@ -1,5 +1,5 @@
 /*
- * test_stream_refuse.c: every refusal of FORMAT.md ("What a reader must
+ * test_stream_refuse.c: every refusal of doc/FORMAT.md ("What a reader must
  * refuse"), each with its whole message: the stream, the byte offset of
  * the record, its name and frame where known.  The damaged record is the
  * second of its stream, at byte 80, so offsets are really counted.  The

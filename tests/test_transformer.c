@@ -697,7 +697,7 @@ static double copied_tokens(const struct model *m, struct rng *r, int n)
 
 START_TEST(position_table_is_the_formula)
 {
-	/* the table the encoder and decoder read equals MODELS.md's PE
+	/* the table the encoder and decoder read equals doc/MODELS.md's PE
 	 * computed in double, and posenc() bit for bit */
 	enum { ROWS = 40, D = 10 };
 	float pe[ROWS * D], v;

@@ -34,7 +34,7 @@ static uint64_t source_length(const struct frame *f)
 	return 0;
 }
 
-/* The records indexed by source position (MODELS.md), [S, ...]. */
+/* The records indexed by source position (doc/MODELS.md), [S, ...]. */
 static int by_source(const char *name)
 {
 	static const char *const pat[] = {
@@ -52,7 +52,7 @@ static int by_source(const char *name)
 /*
  * A source of more than max units (and </s>) cut to its first max and
  * </s>: the rows of every record indexed by source position, src.ids'
- * last id moved to the end (src.ids ends with </s>, FORMAT.md).
+ * last id moved to the end (src.ids ends with </s>, doc/FORMAT.md).
  */
 static void cut_input(struct frame *f, int max)
 {

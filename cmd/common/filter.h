@@ -31,7 +31,7 @@
  *   bounds encode's time and memory (quadratic in the length) per line.
  * - window_mem: a window also ends once the frames read into it hold
  *   this many bytes (default 256 MiB), whatever the batch size.
- * - limit: the largest record payload the reader accepts (FORMAT.md).
+ * - limit: the largest record payload the reader accepts (doc/FORMAT.md).
  * - force: a binary stream written to a terminal (refused otherwise).
  */
 struct filter_limits {

@@ -1,5 +1,5 @@
 /*
- * config.h: the model.config record of MODELS.md: key=value lines; spaces
+ * config.h: the model.config record of doc/MODELS.md: key=value lines; spaces
  * around key and value are ignored, blank lines and lines starting with '#'
  * are skipped, a repeated key is an error, unknown keys are kept (and
  * written back in their order).

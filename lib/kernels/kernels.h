@@ -142,7 +142,7 @@ void embedding_forward(float *out, const int32_t *ids, int n,
 void embedding_backward(float *dtable, const int32_t *ids, int n,
 			const float *dout, int dim);
 
-/* ---- GRU of MODELS.md (reset gate before U), one step, B rows ---------- */
+/* ---- GRU of doc/MODELS.md (reset gate before U), one step, B rows ------ */
 
 /*
  * pre [B, 3n] holds W x + b in all three gates plus U_zr h in the z and r

@@ -43,7 +43,7 @@ const struct arch *arch_find(const char *name)
 }
 
 /*
- * The training keys of MODELS.md and their defaults: the RNNsearch paper's
+ * The training keys of doc/MODELS.md and their defaults: the RNNsearch paper's
  * Adadelta with clipping at 1; an architecture's defaults override them.
  */
 static const char *const train_defaults[] = {

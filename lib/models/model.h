@@ -6,7 +6,7 @@
  *
  * Parameters are named pointers into one allocation (m->w); their
  * gradients, when training, into another of the same layout (m->g).  The
- * names and shapes are those of MODELS.md.
+ * names and shapes are those of doc/MODELS.md.
  */
 #ifndef ATTN_MODEL_H
 #define ATTN_MODEL_H
@@ -80,7 +80,7 @@ struct arch {
 	const char *name;			/* the config's arch= value */
 	/*
 	 * Reads and checks the sizes in m->cfg and declares every parameter
-	 * with model_add_param(), in MODELS.md's order.
+	 * with model_add_param(), in doc/MODELS.md's order.
 	 */
 	int (*declare)(struct model *m);
 	/*
@@ -183,7 +183,7 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 /*
  * A size of m's config (d_model, hidden, ...) into *out: an integer 1 ..
  * MODEL_SIZE_MAX, so that 3n and friends fit an int and a parameter's
- * elements a size_t, and for the size keys of MODELS.md 1 .. their
+ * elements a size_t, and for the size keys of doc/MODELS.md 1 .. their
  * maximum (model.c's size_max: 16384 for d_model, 1024 layers, ...), so
  * that an architecture may allocate by them before its parameters are
  * checked against the file; -1 with err_msg() naming the key otherwise.

@@ -1,4 +1,4 @@
-/* gru.c: the GRU layer of MODELS.md over padded batches; see gru.h. */
+/* gru.c: the GRU layer of doc/MODELS.md over padded batches; see gru.h. */
 #include <string.h>
 
 #include "gru.h"

@@ -1,5 +1,5 @@
 /*
- * gru.h: the GRU of MODELS.md (the paper's: the reset gate multiplies the
+ * gru.h: the GRU of doc/MODELS.md (the paper's: the reset gate multiplies the
  * state before U, one bias per gate, rows z, r, h) as a layer over a batch
  * of padded sequences, and the one step that the decoders share with it.
  */

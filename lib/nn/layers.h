@@ -26,7 +26,7 @@
 #include "base/rng.h"
 
 /*
- * Linear map y = x W^T + b of MODELS.md (W stored [out, in]).
+ * Linear map y = x W^T + b of doc/MODELS.md (W stored [out, in]).
  * x [N, in], W [out, in], b [out] or NULL, y [N, out] (overwritten).
  */
 void linear_forward(float *y, const float *x, const float *W, const float *b,
@@ -39,7 +39,7 @@ void linear_backward(float *dx, float *dW, float *db, const float *dy,
 		     const float *x, const float *W, int N, int in, int out);
 
 /*
- * Cross-entropy with label smoothing eps (MODELS.md, Training), over the
+ * Cross-entropy with label smoothing eps (doc/MODELS.md, Training), over the
  * rows of logits [N, V] with reference ids tgt [N]; rows whose reference is
  * <pad> (0) are skipped.  The target distribution of a row is
  * (1 - eps) onehot(tgt) + eps / V.
@@ -93,7 +93,7 @@ void ffn_backward(float *dx, struct ffn_w *dw, float *dh, const float *dy,
 		  int N, int d, int f);
 
 /*
- * The sinusoidal position encodings of MODELS.md: posenc() is position
+ * The sinusoidal position encodings of doc/MODELS.md: posenc() is position
  * p's dimension i of d; posenc_table() fills pe [rows, d] with them for
  * positions 0 .. rows-1, and posenc_add() adds them to x [rows, d], row
  * r getting position p0 + r: from the table pe [pe_rows, d] where it

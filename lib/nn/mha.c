@@ -1,5 +1,5 @@
 /*
- * mha.c: multi-head attention of MODELS.md on top of the fused attention
+ * mha.c: multi-head attention of doc/MODELS.md on top of the fused attention
  * kernel: projections as one sgemm over every row of the batch, the heads
  * as column blocks of d_k inside the [rows, d] matrices.  Dropout on the
  * attention weights (training) is the kernel's: one draw of the run's

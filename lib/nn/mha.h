@@ -1,5 +1,5 @@
 /*
- * mha.h: multi-head attention of MODELS.md (Vaswani et al. 2017) over B
+ * mha.h: multi-head attention of doc/MODELS.md (Vaswani et al. 2017) over B
  * sentences, on top of the fused attention kernel (kernels.h): queries
  * x [B*Tq, d] over memory mem [B*Tk, d] (mem == x for self-attention),
  * the heads as column blocks of d / heads in the [rows, d] matrices.

@@ -1,5 +1,5 @@
 /*
- * optim.h: the optimisers of MODELS.md (Adam, Adadelta), the learning-rate
+ * optim.h: the optimisers of doc/MODELS.md (Adam, Adadelta), the learning-rate
  * schedules (constant, noam) and clipping to a global gradient norm.  The
  * state lives in two float arrays laid out as the model's parameters
  * (m->w) and is saved as optim.<slot>.<parameter> records: Adam's slots m

@@ -1,6 +1,6 @@
 /*
  * search.c: beam search (greedy with k = 1) and forced decoding over the
- * dec_* operations of an architecture; see search.h and MODELS.md.
+ * dec_* operations of an architecture; see search.h and doc/MODELS.md.
  *
  * The decoder's rows are the live hypotheses of all sentences, a
  * sentence's rows next to each other and in rank order.  Every step keeps

@@ -1,6 +1,6 @@
 /*
  * search.h: decoding with a model's step-wise decoder (struct arch's dec_*
- * operations), exactly as MODELS.md "Decoding" defines it: beam search in
+ * operations), exactly as doc/MODELS.md "Decoding" defines it: beam search in
  * the RNNsearch authors' manner, which with k = 1 is greedy decoding; and
  * forced decoding of given target ids, for score and the dev loss.
  *
@@ -21,7 +21,7 @@ struct search_opts {
 	int want_attw;		/* keep the attention weights */
 };
 
-/* The defaults of MODELS.md: k 1, alpha 0, 2 S + 10, one best. */
+/* The defaults of doc/MODELS.md: k 1, alpha 0, 2 S + 10, one best. */
 void search_opts_default(struct search_opts *o);
 
 /* A hypothesis: its ids (</s> included when reached) and scores. */

@@ -1,5 +1,5 @@
 /*
- * train.h: training a model on sentence pairs (MODELS.md, Training): the
+ * train.h: training a model on sentence pairs (doc/MODELS.md, Training): the
  * corpus in memory, batches by token count from length-sorted windows in
  * an order drawn from the model's generator, the loop (arch->train_batch,
  * clipping, the optimiser and its schedule), periodic atomic saves that

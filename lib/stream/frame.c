@@ -1,7 +1,7 @@
 /*
  * frame.c: frames, one sentence and everything computed for it, read and
  * written whole.  A frame ends at a record with the end flag, where the
- * frame number changes, or at the end of input (FORMAT.md, Frames); the
+ * frame number changes, or at the end of input (doc/FORMAT.md, Frames); the
  * reader reads one record ahead only in the second case, so a frame that
  * carries its end flag is returned as soon as it has arrived.
  */

@@ -1,5 +1,5 @@
 /*
- * stream.h: the tensor stream of FORMAT.md: a streaming reader and writer
+ * stream.h: the tensor stream of doc/FORMAT.md: a streaming reader and writer
  * that work on pipes, frames (one sentence and everything computed for it),
  * and a loader that maps a model file and uses aligned payloads in place.
  *

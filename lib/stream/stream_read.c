@@ -1,5 +1,5 @@
 /*
- * stream_read.c: the streaming reader of FORMAT.md over read(2).
+ * stream_read.c: the streaming reader of doc/FORMAT.md over read(2).
  *
  * The reader keeps its own buffer and asks read(2) only for what the
  * current record still needs, so on an interactive pipe it returns a record

@@ -1,5 +1,5 @@
 /*
- * stream_write.c: the streaming writer of FORMAT.md over write(2).
+ * stream_write.c: the streaming writer of doc/FORMAT.md over write(2).
  *
  * Records collect in one buffer that goes out in large writes; a payload
  * too big for the buffer goes out directly after it.  The writer counts

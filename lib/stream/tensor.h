@@ -14,7 +14,7 @@
  * library is built with -fvisibility=hidden; see the Makefile). */
 #pragma GCC visibility push(default)
 
-/* Element types, with the codes of FORMAT.md. */
+/* Element types, with the codes of doc/FORMAT.md. */
 enum dtype {
 	DT_F32 = 1, DT_F16 = 2, DT_BF16 = 3, DT_I32 = 4,
 	DT_I8 = 5, DT_U8 = 6, DT_F64 = 7, DT_I64 = 8,
@@ -56,7 +56,7 @@ void tensor_free(struct tensor *t);      /* frees an owned payload */
  * out of memory); release it with free(). */
 void *tensor_alloc(size_t nbytes);
 
-/* Checks a record name against FORMAT.md: 1..255 of [A-Za-z0-9._:-/]. */
+/* Checks a record name against doc/FORMAT.md: 1..255 of [A-Za-z0-9._:-/]. */
 int tensor_name_ok(const char *name, size_t len);
 
 /* f16 and bf16 from f32: round to nearest, ties to even; NaN stays NaN. */

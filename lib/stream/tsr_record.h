@@ -1,5 +1,5 @@
 /*
- * tsr_record.h: one record of FORMAT.md, decoded and checked.  Internal to
+ * tsr_record.h: one record of doc/FORMAT.md, decoded and checked.  Internal to
  * libtensor: the streaming reader (stream_read.c), the loader of mapped
  * files (tsr_map.c) and the writer (stream_write.c) share it, so that every
  * rule of the format is written down once.

@@ -14,7 +14,7 @@
  * space not followed by a run, are pieces of their own.  "a  b\tc" is the
  * pieces "a", " ", " b", "\t", "c".
  *
- * Units.  Ids 0-3 are <pad> <s> </s> <unk> (MODELS.md); ids 4-259 are the
+ * Units.  Ids 0-3 are <pad> <s> </s> <unk> (doc/MODELS.md); ids 4-259 are the
  * byte units <0x00>..<0xFF>; then the characters of the training text (the
  * most frequent ones, up to a coverage), then one unit per learned merge, in
  * the order learned.  A character that is not a unit, a control character,

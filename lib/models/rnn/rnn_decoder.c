@@ -1,5 +1,5 @@
 /*
- * rnn_decoder.c: the step-wise decoder of the recurrent models (MODELS.md)
+ * rnn_decoder.c: the step-wise decoder of the recurrent models (doc/MODELS.md)
  * for greedy search, beam search and scoring, batched over every live
  * hypothesis; and the output layer, which training shares.
  *

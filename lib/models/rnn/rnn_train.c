@@ -1,5 +1,5 @@
 /*
- * rnn_train.c: training of the recurrent models (MODELS.md): the forward
+ * rnn_train.c: training of the recurrent models (doc/MODELS.md): the forward
  * pass over a padded batch with teacher forcing (decoder inputs <s> then
  * the reference shifted by one), the loss, and the backward pass through
  * the deep output, the decoder GRU, the attention, the initial state, both

@@ -1,5 +1,5 @@
 /*
- * rnnsearch.c: the recurrent models of MODELS.md, rnnsearch (Bahdanau,
+ * rnnsearch.c: the recurrent models of doc/MODELS.md, rnnsearch (Bahdanau,
  * Cho and Bengio 2014, Appendix A) and rnnencdec (the encoder-decoder
  * without attention): their parameters, initialisation and the pipeline's
  * stages embed, encode and attend.  The decoder is in rnn_decoder.c,
@@ -24,7 +24,7 @@
 /* The sizes a parameter's shape is made of. */
 enum rnn_dim { D_NONE, D_VS, D_VT, D_M, D_N, D_2N, D_3N, D_NA, D_L, D_2L,
 	       D_DC };
-/* The paper's initialisation (MODELS.md, Training). */
+/* The paper's initialisation (doc/MODELS.md, Training). */
 enum rnn_init {
 	I_NORMAL,	/* N(0, 0.01^2): every other matrix, the embeddings */
 	I_ATT,		/* N(0, 0.001^2): Wa and Ua */

@@ -1,5 +1,5 @@
 /*
- * rnnsearch.h: inside the recurrent models of MODELS.md, rnnsearch
+ * rnnsearch.h: inside the recurrent models of doc/MODELS.md, rnnsearch
  * (Bahdanau et al. 2014) and rnnencdec (its baseline without attention):
  * their named parameters and the layers that the pipeline's stages
  * (rnnsearch.c), the step-wise decoder (rnn_decoder.c) and training
@@ -13,7 +13,7 @@
 #include "models/model.h"
 #include "nn/gru.h"
 
-/* One pointer per parameter of MODELS.md; NULL where the model has none. */
+/* One pointer per parameter of doc/MODELS.md; NULL where the model has none. */
 struct rnn_params {
 	float *src_emb;				/* [src_vocab, m] */
 	float *fwd_W, *fwd_U, *fwd_b;		/* [3n, m], [3n, n], [3n] */

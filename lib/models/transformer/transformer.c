@@ -1,7 +1,7 @@
 /*
  * transformer.c: arch_transformer, the Transformer of Vaswani et al. 2017
- * as MODELS.md gives it: its config, its parameters (declared, bound and
- * initialised in MODELS.md's order) and its table of operations.  The
+ * as doc/MODELS.md gives it: its config, its parameters (declared, bound and
+ * initialised in doc/MODELS.md's order) and its table of operations.  The
  * rest, by file:
  *
  *   transformer_layers.c    its input layer and residual sub-layers
@@ -130,7 +130,7 @@ static struct tf_net *net_alloc(const struct model *m)
 	return n;
 }
 
-/* Declares (declare) or binds every parameter, in MODELS.md's order. */
+/* Declares (declare) or binds every parameter, in doc/MODELS.md's order. */
 struct walker {
 	struct model *m;
 	int declare, err;

@@ -1,6 +1,6 @@
 /*
  * transformer.h: the inside of arch_transformer (Vaswani et al. 2017, as
- * MODELS.md gives it): its named parameter pointers and the layers it is
+ * doc/MODELS.md gives it): its named parameter pointers and the layers it is
  * built from.  Rows are positions: x [N, d] holds N = B * T rows, B
  * sentences padded to T positions each.
  */

@@ -335,7 +335,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	}
 	if (decoder_weights(dc) < 0)
 		goto fail;
-	/* room for MODELS.md's default maximum length; more on demand */
+	/* room for doc/MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
 	for (l = 0; l < L; l++) {
 		dc->sk[l] = falloc(cap * dc->tcap * d);

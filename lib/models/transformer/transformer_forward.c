@@ -1,7 +1,7 @@
 /*
  * transformer_forward.c: the Transformer's encoder and decoder over a
  * padded batch (transformer_batch.h), keeping what the backward pass
- * needs: MODELS.md's layers, each sub-layer residual with its layer norm
+ * needs: doc/MODELS.md's layers, each sub-layer residual with its layer norm
  * after (post-norm, the paper) or before (pre-norm) the function.
  */
 #include <string.h>
