@@ -4,12 +4,13 @@
  * (the caller zeroes them).  The folder:
  *
  *   layers.h   this map; linear, cross-entropy, dropout, the feed-forward
- *              layer and the sinusoidal position encodings
+ *              layer and the position encodings
  *   linear.c   linear_forward/backward
  *   xent.c     label-smoothed cross-entropy with its gradient
  *   dropout.c  inverted dropout fused with a residual sum
  *   ffn.c      the position-wise feed-forward layer (Transformer)
- *   posenc.c   the sinusoidal position encodings (Transformer)
+ *   posenc.c   the positions of the Transformer: sinusoidal encodings
+ *              and rotary embeddings (RoPE)
  *   mha.h/.c   multi-head attention over the fused attention kernel
  *   gru.h/.c   the GRU layer and its step (the recurrent models)
  *
@@ -104,5 +105,29 @@ float posenc(int p, int i, int d);
 void posenc_table(float *pe, int rows, int d);
 void posenc_add(float *x, int rows, int d, int p0, const float *pe,
 		int pe_rows);
+
+/*
+ * The rotary position embedding of Su et al. 2021 (RoFormer), in place
+ * on x [rows, heads * dh] (dh even): in every head, the pair of
+ * dimensions (2i, 2i+1) of row r, i < dh/2, is rotated by the angle
+ * pos[r] * theta_i, theta_i = 10000^(-2i/dh):
+ *
+ *   x'[2i]   = x[2i] cos - x[2i+1] sin
+ *   x'[2i+1] = x[2i] sin + x[2i+1] cos
+ *
+ * The pairs are the paper's interleaved ones, not GPT-NeoX's halves
+ * (i, i + dh/2).  Rotating queries and keys makes q.k depend on their
+ * positions only through pos_q - pos_k.  cos and sin come from the table
+ * cs [cs_rows, dh] (rope_table: (cos, sin) of pair i of position p at
+ * cs[p, 2i], cs[p, 2i+1]) where it reaches, computed beyond (the same
+ * bits either way).  No parameters: rope_backward turns dx [rows,
+ * heads * dh], the gradient of the rotated rows, into that of the rows
+ * before, in place (the rotation by the opposite angle).
+ */
+void rope_table(float *cs, int rows, int dh);
+void rope_forward(float *x, const int *pos, int rows, int heads, int dh,
+		  const float *cs, int cs_rows);
+void rope_backward(float *dx, const int *pos, int rows, int heads, int dh,
+		   const float *cs, int cs_rows);
 
 #endif

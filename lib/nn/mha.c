@@ -3,7 +3,9 @@
  * kernel: projections as one sgemm over every row of the batch, the heads
  * as column blocks of d_k inside the [rows, d] matrices.  Dropout on the
  * attention weights (training) is the kernel's: one draw of the run's
- * generator seeds its mask, which the backward pass makes again.
+ * generator seeds its mask, which the backward pass makes again.  With
+ * rotary positions, the queries and keys are rotated after their
+ * projections (a->q, a->k hold them rotated).
  */
 #include <math.h>
 #include <string.h>
@@ -41,6 +43,12 @@ void mha_forward(float *out, struct mha_acts *a, const float *x,
 	linear_forward(a->q, x, w->qW, w->qb, Nq, d, d);
 	linear_forward(a->k, mem, w->kW, w->kb, Nk, d, d);
 	linear_forward(a->v, mem, w->vW, w->vb, Nk, d, d);
+	if (dm->qpos)
+		rope_forward(a->q, dm->qpos, Nq, dm->heads, d / dm->heads,
+			     dm->cs, dm->cs_rows);
+	if (dm->kpos)
+		rope_forward(a->k, dm->kpos, Nk, dm->heads, d / dm->heads,
+			     dm->cs, dm->cs_rows);
 	attention_forward(&at);
 	linear_forward(out, a->ctx, w->oW, w->ob, Nq, d, d);
 }
@@ -66,6 +74,12 @@ void mha_backward(float *dx, float *dmem, struct mha_w *dw, const float *dout,
 	linear_backward(NULL, dw->oW, dw->ob, dout, a->ctx, w->oW, Nq, d, d);
 	memset(dq, 0, sizeof(float) * ((size_t)2 * Nk + Nq) * d);
 	attention_backward(&at, dctx, dq, dk, dv);
+	if (dm->qpos)
+		rope_backward(dq, dm->qpos, Nq, dm->heads, d / dm->heads,
+			      dm->cs, dm->cs_rows);
+	if (dm->kpos)
+		rope_backward(dk, dm->kpos, Nk, dm->heads, d / dm->heads,
+			      dm->cs, dm->cs_rows);
 	linear_backward(dx, dw->qW, dw->qb, dq, x, w->qW, Nq, d, d);
 	linear_backward(dmem, dw->kW, dw->kb, dk, mem, w->kW, Nk, d, d);
 	linear_backward(dmem, dw->vW, dw->vb, dv, mem, w->vW, Nk, d, d);

@@ -32,6 +32,11 @@ struct mha_dims {
 	const int *klen;
 	int causal;
 	float dropout;		/* on the attention weights; 0: off */
+	/* rotary positions (layers.h's rope_forward) of the rows of x and
+	 * mem, with rope_table cs [cs_rows, d / heads]; NULL: none */
+	const int *qpos, *kpos;
+	const float *cs;
+	int cs_rows;
 };
 
 /* out [B*Tq, d]; a's buffers filled (lse may be NULL at inference). */

@@ -1,4 +1,5 @@
-/* posenc.c: the sinusoidal position encodings; see layers.h. */
+/* posenc.c: the positions of the Transformer, sinusoidal and rotary;
+ * see layers.h. */
 #include <math.h>
 #include <stddef.h>
 #include "layers.h"
@@ -45,4 +46,72 @@ void posenc_add(float *x, int rows, int d, int p0, const float *pe,
 				xr[i] += posenc(p, i, d);
 		}
 	}
+}
+
+/* ---- rotary position embedding ----------------------------------------- */
+
+/* cos and sin of position p's angle p * theta_i of pair i in dh. */
+static void rope_cs(int p, int i, int dh, float *c, float *s)
+{
+	double angle = p * pow(10000.0, -2.0 * i / dh);
+
+	*c = (float)cos(angle);
+	*s = (float)sin(angle);
+}
+
+void rope_table(float *cs, int rows, int dh)
+{
+	int p, i;
+
+	for (p = 0; p < rows; p++)
+		for (i = 0; i < dh / 2; i++)
+			rope_cs(p, i, dh, cs + (size_t)p * dh + 2 * i,
+				cs + (size_t)p * dh + 2 * i + 1);
+}
+
+/*
+ * The rotation of rope_forward, by +angle (dir 1) or -angle (dir -1):
+ * the pair (a, b) becomes (a c - b s, a s + b c) with s = dir * sin.
+ */
+static void rope_rotate(float *x, const int *pos, int rows, int heads,
+			int dh, const float *cs, int cs_rows, int dir)
+{
+	int r, h, i, d = heads * dh;
+	float c, s, a, b;
+
+	for (r = 0; r < rows; r++) {
+		float *xr = x + (size_t)r * d;
+		int p = pos[r];
+
+		for (i = 0; i < dh / 2; i++) {
+			if (p < cs_rows) {
+				c = cs[(size_t)p * dh + 2 * i];
+				s = cs[(size_t)p * dh + 2 * i + 1];
+			} else {
+				rope_cs(p, i, dh, &c, &s);
+			}
+			s = dir * s;
+			for (h = 0; h < heads; h++) {
+				float *v = xr + h * dh + 2 * i;
+
+				a = v[0];
+				b = v[1];
+				v[0] = a * c - b * s;
+				v[1] = a * s + b * c;
+			}
+		}
+	}
+}
+
+void rope_forward(float *x, const int *pos, int rows, int heads, int dh,
+		  const float *cs, int cs_rows)
+{
+	rope_rotate(x, pos, rows, heads, dh, cs, cs_rows, 1);
+}
+
+void rope_backward(float *dx, const int *pos, int rows, int heads, int dh,
+		   const float *cs, int cs_rows)
+{
+	/* a rotation's transpose is the rotation by the opposite angle */
+	rope_rotate(dx, pos, rows, heads, dh, cs, cs_rows, -1);
 }

@@ -50,6 +50,7 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 {
 	const char *norm = config_get(&m->cfg, "norm");
 	const char *tie = config_get(&m->cfg, "tie");
+	const char *pos = config_get(&m->cfg, "pos");
 	double eps = 1e-5;
 
 	if (model_size_key(m, "src_vocab", &n->src_vocab) < 0 ||
@@ -96,6 +97,30 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 		return -1;
 	}
 	n->ln_eps = (float)eps;
+	/* a model without the key is one from before it: sinusoidal */
+	if (!pos || !strcmp(pos, "sinusoidal"))
+		n->pos = POS_SINUSOIDAL;
+	else if (!strcmp(pos, "rope"))
+		n->pos = POS_ROPE;
+	else if (!strcmp(pos, "learned"))
+		n->pos = POS_LEARNED;
+	else {
+		err_set("model.config: pos must be sinusoidal, rope or "
+			"learned, not %s", pos);
+		return -1;
+	}
+	if (n->pos == POS_ROPE && n->dk % 2) {
+		err_set("model.config: pos=rope rotates pairs of dimensions: "
+			"d_model/heads=%d must be even", n->dk);
+		return -1;
+	}
+	if (n->pos == POS_LEARNED) {
+		if (model_size_key(m, "max_pos", &n->max_pos) < 0)
+			return -1;
+	} else if (config_get(&m->cfg, "max_pos")) {
+		err_set("model.config: max_pos is for pos=learned only");
+		return -1;
+	}
 	n->emb_scale = sqrtf((float)n->d);
 	return 0;
 }
@@ -114,6 +139,7 @@ static struct tf_net *net_alloc(const struct model *m)
 	le = sizeof(struct tf_enc_layer) * sz.enc_layers;
 	ld = sizeof(struct tf_dec_layer) * sz.dec_layers;
 	off = (sizeof(struct tf_net) + 63) & ~(size_t)63;
+	/* the PE table, or rope's in its place ([TF_PE_ROWS, dk], smaller) */
 	p = calloc(1, off + 2 * (le + ld) + sizeof(float) * TF_PE_ROWS * sz.d);
 	if (!p) {
 		err_set("out of memory for the transformer");
@@ -125,8 +151,13 @@ static struct tf_net *net_alloc(const struct model *m)
 	n->g.enc = (struct tf_enc_layer *)(p + off + le);
 	n->w.dec = (struct tf_dec_layer *)(p + off + 2 * le);
 	n->g.dec = (struct tf_dec_layer *)(p + off + 2 * le + ld);
-	n->pe = (float *)(p + off + 2 * (le + ld));
-	posenc_table(n->pe, TF_PE_ROWS, n->d);
+	if (n->pos == POS_SINUSOIDAL) {
+		n->pe = (float *)(p + off + 2 * (le + ld));
+		posenc_table(n->pe, TF_PE_ROWS, n->d);
+	} else if (n->pos == POS_ROPE) {
+		n->rope = (float *)(p + off + 2 * (le + ld));
+		rope_table(n->rope, TF_PE_ROWS, n->dk);
+	}
 	return n;
 }
 
@@ -203,6 +234,12 @@ static int walk(struct model *m, struct tf_net *n, int declare)
 		par(&wk, &w->src_emb, &g->src_emb, 2, n->src_vocab, d,
 		    "src.emb");
 	par(&wk, &w->tgt_emb, &g->tgt_emb, 2, n->tgt_vocab, d, "tgt.emb");
+	if (n->pos == POS_LEARNED) {
+		par(&wk, &w->src_pos, &g->src_pos, 2, n->max_pos, d,
+		    "src.pos.emb");
+		par(&wk, &w->tgt_pos, &g->tgt_pos, 2, n->max_pos, d,
+		    "tgt.pos.emb");
+	}
 	for (l = 0; l < n->enc_layers; l++) {
 		struct tf_enc_layer *lw = &w->enc[l], *lg = &g->enc[l];
 
@@ -251,9 +288,16 @@ static int walk(struct model *m, struct tf_net *n, int declare)
 
 static int tf_declare(struct model *m)
 {
-	struct tf_net *n = net_alloc(m);
+	struct tf_net *n;
+	const char *pos = config_get(&m->cfg, "pos");
 	int rc;
 
+	/* the model file states the size of its table */
+	if (pos && !strcmp(pos, "learned") &&
+	    !config_get(&m->cfg, "max_pos") &&
+	    config_set(&m->cfg, "max_pos", TF_MAX_POS_STR) < 0)
+		return -1;
+	n = net_alloc(m);
 	if (!n)
 		return -1;
 	m->src_vocab = n->src_vocab;

@@ -37,6 +37,8 @@ struct tf_dec_layer {
 /* Every parameter (or every gradient) of the model, by name. */
 struct tf_params {
 	float *src_emb, *tgt_emb;	/* equal with tie=all */
+	float *src_pos, *tgt_pos;	/* pos=learned [max_pos, d], else
+					   NULL */
 	struct tf_enc_layer *enc;	/* [enc_layers] */
 	struct tf_dec_layer *dec;	/* [dec_layers] */
 	struct ln_w enc_ln, dec_ln;	/* pre-norm only, else NULL */
@@ -45,28 +47,48 @@ struct tf_params {
 
 enum { TIE_NONE, TIE_TGT, TIE_ALL };
 
-/* Positions whose encoding bind() tabulates; later ones are computed. */
+/* pos: sinusoidal encodings added to the embeddings (the default), rotary
+ * queries and keys of self-attention, or a trained table added. */
+enum { POS_SINUSOIDAL, POS_ROPE, POS_LEARNED };
+
+/* Positions whose encoding (sinusoidal or rotary) bind() tabulates; later
+ * ones are computed. */
 #define TF_PE_ROWS 512
+/* pos=learned's max_pos when the config does not say. */
+#define TF_MAX_POS_STR "512"
 
 /* m->net: sizes from the config, then the parameters and gradients. */
 struct tf_net {
 	int d, heads, dk, ffn, enc_layers, dec_layers, src_vocab, tgt_vocab;
 	int pre;		/* norm=pre */
 	int tie;		/* TIE_* */
+	int pos;		/* POS_* */
+	int max_pos;		/* pos=learned: positions of the table */
 	float ln_eps;
 	float emb_scale;	/* sqrt(d) */
 	struct tf_params w, g;	/* g's pointers NULL when not training */
 	float *pe;		/* [TF_PE_ROWS, d] sinusoidal encodings */
+	float *rope;		/* [TF_PE_ROWS, dk] rope_table (pos=rope) */
 };
 
 /* ---- the input layer (transformer_layers.c) ---------------------------- */
 
-/* x [B*T, d] = emb[ids] * sqrt(d) + PE(p0 + t) for ids [B, T]. */
+/*
+ * x [B*T, d] = emb[ids] * sqrt(d) + P(p0 + t) for ids [B, T] of the
+ * source (tgt 0) or target (1) side: P the sinusoidal encodings, the
+ * side's learned table (src.pos.emb, tgt.pos.emb), or nothing with
+ * pos=rope.  With pos=learned, p0 + T must not exceed max_pos: the
+ * callers check (tf_pos_limit) and say where.
+ */
 void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
-		      int B, int T, int p0, const float *emb);
-/* demb[ids] += sqrt(d) * dx; dx [rows, d] is scaled in place */
-void tf_embed_backward(const struct tf_net *n, float *demb,
-		       const int32_t *ids, int rows, float *dx);
+		      int B, int T, int p0, int tgt);
+/* The gradients of the side's embedding and learned table from dx [B*T,
+ * d] of tf_embed_forward with p0 0; dx is scaled in place. */
+void tf_embed_backward(const struct tf_net *n, const int32_t *ids, int B,
+		       int T, float *dx, int tgt);
+/* The positions a sentence may have: max_pos with pos=learned, else no
+ * limit (INT_MAX). */
+int tf_pos_limit(const struct tf_net *n);
 
 /* ---- residual sub-layers (transformer_layers.c) ------------------------ */
 

@@ -90,9 +90,11 @@ static const float *sub_output(const struct tf_net *n,
 void tf_backward(struct tf_net *n, struct fwd *f)
 {
 	int N = f->B * f->S, M = f->B * f->T, d = n->d, l;
-	struct mha_dims ds = tf_mha_dims(n, f, f->T, f->T, f->tlen, 1);
-	struct mha_dims dc = tf_mha_dims(n, f, f->T, f->S, f->slen, 0);
-	struct mha_dims es = tf_mha_dims(n, f, f->S, f->S, f->slen, 0);
+	struct mha_dims ds = tf_mha_dims(n, f, f->T, f->T, f->tlen, 1,
+					 f->tpos);
+	struct mha_dims dc = tf_mha_dims(n, f, f->T, f->S, f->slen, 0, NULL);
+	struct mha_dims es = tf_mha_dims(n, f, f->S, f->S, f->slen, 0,
+					 f->spos);
 	const struct tf_params *w = &n->w;
 	struct tf_params *g = &n->g;
 	float *dy = f->dA, *dx = f->dB, *dfin;
@@ -151,7 +153,7 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dropout_backward(dx, dy, f->my0, (size_t)M * d, f->drop);
 		swap(&dx, &dy);
 	}
-	tf_embed_backward(n, g->tgt_emb, f->dec_in, M, dy);
+	tf_embed_backward(n, f->dec_in, f->B, f->T, dy, 1);
 
 	x = n->enc_layers ? sub_output(n, &f->enc[n->enc_layers - 1].s_ffn)
 		: f->x0;
@@ -186,6 +188,6 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dropout_backward(dx, dy, f->m0, (size_t)N * d, f->drop);
 		swap(&dx, &dy);
 	}
-	tf_embed_backward(n, g->src_emb, f->src_ids, N, dy);
+	tf_embed_backward(n, f->src_ids, f->B, f->S, dy, 0);
 }
 

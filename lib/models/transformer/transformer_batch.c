@@ -44,11 +44,18 @@ static size_t maxz(size_t a, size_t b)
 }
 
 struct mha_dims tf_mha_dims(const struct tf_net *n, const struct fwd *f,
-			    int Tq, int Tk, const int *klen, int causal)
+			    int Tq, int Tk, const int *klen, int causal,
+			    const int *pos)
 {
+	/* rope: queries and keys of one sequence only; between two (the
+	 * cross-attention) a difference of positions means nothing */
+	if (n->pos != POS_ROPE)
+		pos = NULL;
 	return (struct mha_dims){
 		.B = f->B, .Tq = Tq, .Tk = Tk, .d = n->d, .heads = n->heads,
 		.klen = klen, .causal = causal, .dropout = f->drop,
+		.qpos = pos, .kpos = pos, .cs = n->rope,
+		.cs_rows = TF_PE_ROWS,
 	};
 }
 
@@ -61,6 +68,7 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	struct mha_dims es, ds, dc;
 
 	f->x0 = arena_floats(a, N * d);
+	f->spos = arena_take(a, sizeof(int) * N);
 	f->m0 = f->drop > 0 ? arena_take(a, N * d) : NULL;
 	f->enc = arena_take(a, sizeof(*f->enc) * n->enc_layers);
 	for (l = 0; l < n->enc_layers; l++) {
@@ -75,6 +83,7 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	if (!f->T)
 		return;
 	f->dec_in = arena_take(a, sizeof(int32_t) * M);
+	f->tpos = arena_take(a, sizeof(int) * M);
 	f->y0 = arena_floats(a, M * d);
 	f->my0 = f->drop > 0 ? arena_take(a, M * d) : NULL;
 	f->dec = arena_take(a, sizeof(*f->dec) * n->dec_layers);
@@ -101,9 +110,9 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	f->dfo = arena_floats(a, rows * d);
 	f->dE = arena_floats(a, N * d);
 	f->dh = arena_floats(a, rows * n->ffn);
-	es = tf_mha_dims(n, f, f->S, f->S, NULL, 0);
-	ds = tf_mha_dims(n, f, f->T, f->T, NULL, 1);
-	dc = tf_mha_dims(n, f, f->T, f->S, NULL, 0);
+	es = tf_mha_dims(n, f, f->S, f->S, NULL, 0, NULL);
+	ds = tf_mha_dims(n, f, f->T, f->T, NULL, 1, NULL);
+	dc = tf_mha_dims(n, f, f->T, f->S, NULL, 0, NULL);
 	f->dmha = arena_floats(a, maxz(mha_scratch_floats(&es),
 				maxz(mha_scratch_floats(&ds),
 				     mha_scratch_floats(&dc))));
@@ -122,6 +131,7 @@ static _Thread_local struct {
 int tf_plan_alloc(struct fwd *f, const struct tf_net *n)
 {
 	struct arena a = { NULL, 0 };
+	size_t i;
 
 	plan(f, &a, n);
 	if (a.used > ws.cap) {
@@ -137,6 +147,11 @@ int tf_plan_alloc(struct fwd *f, const struct tf_net *n)
 	a.base = ws.p;
 	a.used = 0;
 	plan(f, &a, n);
+	/* row b * T + t is position t */
+	for (i = 0; i < (size_t)f->B * f->S; i++)
+		f->spos[i] = (int)(i % f->S);
+	for (i = 0; f->T && i < (size_t)f->B * f->T; i++)
+		f->tpos[i] = (int)(i % f->T);
 	return 0;
 }
 
@@ -183,6 +198,15 @@ static int forward_batch(struct fwd *f, const struct tf_net *n,
 			tgt->B);
 		return -1;
 	}
+	for (b = 0; b < src->B; b++)
+		if (src->len[b] > tf_pos_limit(n) ||
+		    tgt->len[b] > tf_pos_limit(n)) {
+			err_set("transformer: pair %d of the batch has %d "
+				"source and %d target tokens, more than "
+				"max_pos=%d of pos=learned", b, src->len[b],
+				tgt->len[b], n->max_pos);
+			return -1;
+		}
 	memset(f, 0, sizeof(*f));
 	f->B = src->B;
 	f->S = src->S;
@@ -203,7 +227,7 @@ static int forward_batch(struct fwd *f, const struct tf_net *n,
 		for (t = 1; t < f->T; t++)
 			in[t] = y[t - 1];
 	}
-	tf_embed_forward(n, f->x0, src->ids, f->B, f->S, 0, n->w.src_emb);
+	tf_embed_forward(n, f->x0, src->ids, f->B, f->S, 0, 0);
 	tf_encoder_forward(n, f, r);
 	tf_decoder_forward(n, f, r);
 	return 0;

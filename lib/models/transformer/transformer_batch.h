@@ -31,6 +31,8 @@ struct fwd {
 	int train;			/* keep what the backward pass needs */
 	const int *slen, *tlen;
 	const int32_t *src_ids;		/* [B*S] */
+	int *spos, *tpos;		/* [B*S], [B*T] the rows' positions
+					   (pos=rope's rotations) */
 	int32_t *dec_in;		/* [B*T] <s> tgt[0 .. T-2] */
 	float *x0;			/* [B*S, d] encoder input */
 	uint8_t *m0;
@@ -60,9 +62,12 @@ struct fwd {
  * thread's workspace, kept from batch to batch; 0 or -1 (out of memory).
  */
 int tf_plan_alloc(struct fwd *f, const struct tf_net *n);
-/* The attention of f's batch: Tq queries over Tk keys, klen [B]. */
+/* The attention of f's batch: Tq queries over Tk keys, klen [B]; pos:
+ * self-attention's positions of the rows (f->spos, f->tpos), rotated
+ * with pos=rope; NULL for cross-attention. */
 struct mha_dims tf_mha_dims(const struct tf_net *n, const struct fwd *f,
-			    int Tq, int Tk, const int *klen, int causal);
+			    int Tq, int Tk, const int *klen, int causal,
+			    const int *pos);
 
 /* The encoder over f->x0 (the embedding sums, before dropout), to f->E;
  * r may be NULL when f->drop is 0. */

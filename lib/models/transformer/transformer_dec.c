@@ -9,7 +9,9 @@
  * for V.  dec_select hands a slot to the first child of each surviving
  * hypothesis and copies it only for the others, so greedy search never
  * copies and beam search copies only where a hypothesis branches.  The
- * attention of a step is that of single query rows (attn_step.h).
+ * attention of a step is that of single query rows (attn_step.h).  With
+ * pos=rope the step's queries and keys are rotated to its position before
+ * the keys join the cache, so each key is rotated once, when written.
  *
  * A step multiplies a few dozen rows by every weight matrix, where sgemm
  * spends more time packing a matrix than multiplying; so the step's
@@ -78,6 +80,7 @@ struct tf_decoder {
 	int *klen;		/* [cap] source length of each hypothesis */
 	const float **kp, **vp;	/* [cap] each hypothesis' keys and values */
 	int *nkeys;		/* [cap] the positions of the cache */
+	int *pos;		/* [cap] the step's position t, for rope */
 	int *tmp_slot, *tmp_sent, *claimed;	/* dec_select's */
 	/* the step's rows, [cap, .] */
 	float *x, *q, *k, *v, *ctx, *h, *logits;
@@ -232,6 +235,7 @@ static void dec_release(struct tf_decoder *dc)
 	free(dc->kp);
 	free(dc->vp);
 	free(dc->nkeys);
+	free(dc->pos);
 	free(dc->tmp_slot);
 	free(dc->tmp_sent);
 	free(dc->claimed);
@@ -349,6 +353,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	dc->kp = malloc(sizeof(*dc->kp) * cap);
 	dc->vp = malloc(sizeof(*dc->vp) * cap);
 	dc->nkeys = malloc(sizeof(int) * cap);
+	dc->pos = malloc(sizeof(int) * cap);
 	dc->tmp_slot = malloc(sizeof(int) * cap);
 	dc->tmp_sent = malloc(sizeof(int) * cap);
 	dc->claimed = malloc(sizeof(int) * cap);
@@ -365,7 +370,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	dc->sub.fo = falloc(cap * d);
 	dc->sub.sum = falloc(cap * d);
 	if (!dc->slot || !dc->sent || !dc->klen || !dc->kp || !dc->vp ||
-	    !dc->nkeys || !dc->tmp_slot ||
+	    !dc->nkeys || !dc->pos || !dc->tmp_slot ||
 	    !dc->tmp_sent || !dc->claimed || !dc->x || !dc->q || !dc->k ||
 	    !dc->v || !dc->ctx || !dc->h || !dc->logits ||
 	    !dc->sub.ln || !dc->sub.mean || !dc->sub.rstd || !dc->sub.fo ||
@@ -490,9 +495,17 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 				"vocabulary (%d)", (int)prev[i], n->tgt_vocab);
 			return -1;
 		}
+	if (dc->t >= tf_pos_limit(n)) {
+		err_set("transformer: the translation of sentence %d of the "
+			"batch outgrows max_pos=%d of pos=learned",
+			dc->sent[0], n->max_pos);
+		return -1;
+	}
 	if (dc->t == dc->tcap && grow_cache(dc) < 0)
 		return -1;
-	tf_embed_forward(n, dc->x, prev, nh, 1, dc->t, n->w.tgt_emb);
+	for (i = 0; i < nh; i++)
+		dc->pos[i] = dc->t;
+	tf_embed_forward(n, dc->x, prev, nh, 1, dc->t, 1);
 	for (l = 0; l < n->dec_layers; l++) {
 		const struct tf_dec_layer *w = &n->w.dec[l];
 		const struct dec_wt *t = &dc->wt[l];
@@ -501,6 +514,12 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		rc |= linear_packed(dc->q, u, nh, &t->self_q, w->self.qb, 0);
 		rc |= linear_packed(dc->k, u, nh, &t->self_k, w->self.kb, 0);
 		rc |= linear_packed(dc->v, u, nh, &t->self_v, w->self.vb, 0);
+		if (n->pos == POS_ROPE) {
+			rope_forward(dc->q, dc->pos, nh, n->heads, n->dk,
+				     n->rope, TF_PE_ROWS);
+			rope_forward(dc->k, dc->pos, nh, n->heads, n->dk,
+				     n->rope, TF_PE_ROWS);
+		}
 		self_attention(dc, l, nh);
 		rc |= linear_packed(dc->sub.fo, dc->ctx, nh, &t->self_o,
 				    w->self.ob, 0);

@@ -25,7 +25,8 @@ void tf_encoder_forward(const struct tf_net *n, struct fwd *f,
 			struct rng *r)
 {
 	int N = f->B * f->S, l;
-	struct mha_dims dm = tf_mha_dims(n, f, f->S, f->S, f->slen, 0);
+	struct mha_dims dm = tf_mha_dims(n, f, f->S, f->S, f->slen, 0,
+					 f->spos);
 	const float *x = f->x0, *u;
 
 	maybe_dropout(f->x0, f->m0, (size_t)N * n->d, f->drop, r);
@@ -69,11 +70,12 @@ void tf_decoder_forward(const struct tf_net *n, struct fwd *f,
 			struct rng *r)
 {
 	int M = f->B * f->T, l;
-	struct mha_dims ds = tf_mha_dims(n, f, f->T, f->T, f->tlen, 1);
-	struct mha_dims dc = tf_mha_dims(n, f, f->T, f->S, f->slen, 0);
+	struct mha_dims ds = tf_mha_dims(n, f, f->T, f->T, f->tlen, 1,
+					 f->tpos);
+	struct mha_dims dc = tf_mha_dims(n, f, f->T, f->S, f->slen, 0, NULL);
 	const float *y = f->y0, *u;
 
-	tf_embed_forward(n, f->y0, f->dec_in, f->B, f->T, 0, n->w.tgt_emb);
+	tf_embed_forward(n, f->y0, f->dec_in, f->B, f->T, 0, 1);
 	maybe_dropout(f->y0, f->my0, (size_t)M * n->d, f->drop, r);
 	for (l = 0; l < n->dec_layers; l++) {
 		const struct tf_dec_layer *w = &n->w.dec[l];

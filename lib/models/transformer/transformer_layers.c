@@ -1,37 +1,64 @@
 /*
  * transformer_layers.c: the Transformer's own layers, over nn/'s: the
- * input, scaled embeddings plus the sinusoidal position encodings
- * (nn/posenc.c) from the model's table; and a residual sub-layer's two
- * halves around its function.  See transformer.h.
+ * input, scaled embeddings plus the positions (the sinusoidal encodings
+ * of nn/posenc.c from the model's table, or a learned table; pos=rope
+ * adds none, its positions are in the self-attention, nn/mha.c); and a
+ * residual sub-layer's two halves around its function.  See
+ * transformer.h.
  */
+#include <limits.h>
 #include <stddef.h>
 #include "kernels/kernels.h"
 #include "transformer.h"
 
-void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
-		      int B, int T, int p0, const float *emb)
+int tf_pos_limit(const struct tf_net *n)
 {
-	/* x [B*T, d] = emb[ids] * sqrt(d) + PE(p0 + t) */
-	size_t i, rows = (size_t)B * T;
-	int b;
-
-	embedding_forward(x, ids, (int)rows, emb, n->d);
-	for (i = 0; i < rows * n->d; i++)
-		x[i] *= n->emb_scale;
-	for (b = 0; b < B; b++)
-		posenc_add(x + (size_t)b * T * n->d, T, n->d, p0, n->pe,
-			   TF_PE_ROWS);
+	return n->pos == POS_LEARNED ? n->max_pos : INT_MAX;
 }
 
-void tf_embed_backward(const struct tf_net *n, float *demb,
-		       const int32_t *ids, int rows, float *dx)
+void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
+		      int B, int T, int p0, int tgt)
 {
-	/* demb[ids] += sqrt(d) * dx; dx [rows, d] is scaled in place */
-	size_t i;
+	/* x [B*T, d] = emb[ids] * sqrt(d) + P(p0 + t) */
+	const float *emb = tgt ? n->w.tgt_emb : n->w.src_emb;
+	const float *P = tgt ? n->w.tgt_pos : n->w.src_pos;
+	size_t i, rows = (size_t)B * T, d = n->d;
+	int b, t;
 
-	for (i = 0; i < (size_t)rows * n->d; i++)
+	embedding_forward(x, ids, (int)rows, emb, n->d);
+	for (i = 0; i < rows * d; i++)
+		x[i] *= n->emb_scale;
+	for (b = 0; b < B; b++) {
+		float *xb = x + (size_t)b * T * d;
+
+		if (n->pos == POS_SINUSOIDAL)
+			posenc_add(xb, T, n->d, p0, n->pe, TF_PE_ROWS);
+		else if (n->pos == POS_LEARNED)
+			for (t = 0; t < T; t++)
+				for (i = 0; i < d; i++)
+					xb[t * d + i] +=
+						P[(size_t)(p0 + t) * d + i];
+	}
+}
+
+void tf_embed_backward(const struct tf_net *n, const int32_t *ids, int B,
+		       int T, float *dx, int tgt)
+{
+	/* dP[t] += dx[b, t]; demb[ids] += sqrt(d) * dx */
+	float *demb = tgt ? n->g.tgt_emb : n->g.src_emb;
+	float *dP = tgt ? n->g.tgt_pos : n->g.src_pos;
+	size_t i, rows = (size_t)B * T, d = n->d;
+	int b, t;
+
+	if (n->pos == POS_LEARNED)
+		for (b = 0; b < B; b++)
+			for (t = 0; t < T; t++)
+				for (i = 0; i < d; i++)
+					dP[t * d + i] +=
+						dx[((size_t)b * T + t) * d + i];
+	for (i = 0; i < rows * d; i++)
 		dx[i] *= n->emb_scale;
-	embedding_backward(demb, ids, rows, dx, n->d);
+	embedding_backward(demb, ids, (int)rows, dx, n->d);
 }
 
 const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,

@@ -30,10 +30,17 @@ int tf_embed(const struct model *m, struct frame **fr, int nf)
 		ids = frame_find(fr[i], "src.ids");
 		id = ids->data;
 		S = (int)ids->dim[0];
+		if (S > tf_pos_limit(n)) {
+			err_set("frame %llu: src.ids has %d tokens, more "
+				"than max_pos=%d of this model's learned "
+				"positions", (unsigned long long)fr[i]->number,
+				S, n->max_pos);
+			return -1;
+		}
 		x = frame_put_rows(fr[i], "src.emb", S, n->d, NULL);
 		if (!x)
 			return -1;
-		tf_embed_forward(n, x, id, 1, S, 0, n->w.src_emb);
+		tf_embed_forward(n, x, id, 1, S, 0, 0);
 	}
 	return 0;
 }
