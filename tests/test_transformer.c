@@ -58,11 +58,13 @@ static struct model *make(const char *const *extra, int nextra, double noise)
 	return m;
 }
 
-static struct model *make1(const char *norm, const char *tie, double noise)
+/* pos NULL: no pos key, as in a model from before it (sinusoidal) */
+static struct model *make2(const char *norm, const char *tie, const char *pos,
+			   double noise)
 {
-	const char *extra[] = { norm, tie, "dropout=0" };
+	const char *extra[] = { norm, tie, "dropout=0", pos };
 
-	return make(extra, 3, noise);
+	return make(extra, pos ? 4 : 3, noise);
 }
 
 /* B sentences of random tokens 3 .. V-1 ending with </s>, lengths len[]. */
@@ -222,6 +224,96 @@ START_TEST(parameters_as_models_md)
 }
 END_TEST
 
+/* pos: the learned tables' names and shapes, max_pos written into the
+ * config, no key at all by default; the keys' errors; and pos=learned's
+ * clear refusal of sentences longer than its table, in training, in the
+ * embed stage and in the decoder. */
+START_TEST(positions_config_and_limits)
+{
+	const char *learned[] = { "pos=learned" };
+	const char *small[] = { "pos=learned", "max_pos=5" };
+	const char *rope[] = { "pos=rope" };
+	const char *bad[][3] = {
+		{ "pos=alibi", NULL, "pos must be" },
+		{ "max_pos=9", NULL, "max_pos is for pos=learned" },
+		{ "pos=rope", "d_model=6", "must be even" },
+		{ "pos=learned", "max_pos=0", "max_pos=0" },
+	};
+	int sl[] = { 4, 6 }, tl[] = { 3, 2 }, sl2[] = { 3, 5 }, i, step;
+	struct batch_ids s, t, s1, t1;
+	struct frame *f, *fp[2];
+	struct decoder *d;
+	struct model *m;
+	struct param *p;
+	struct rng r;
+	float logp[2 * V];
+	int32_t prev[2] = { 1, 1 };
+
+	m = make(NULL, 0, 0);
+	ck_assert_ptr_null(config_get(&m->cfg, "pos"));
+	ck_assert_ptr_null(config_get(&m->cfg, "max_pos"));
+	model_free(m);
+	m = make(rope, 1, 0);
+	ck_assert_int_eq(m->nparam, 2 + 32 + 52 + 2);
+	model_free(m);
+	m = make(learned, 1, 0);
+	ck_assert_int_eq(m->nparam, 4 + 32 + 52 + 2);
+	ck_assert_str_eq(config_get(&m->cfg, "max_pos"), "512");
+	ck_assert_str_eq(m->param[2].name, "src.pos.emb");
+	ck_assert_str_eq(m->param[3].name, "tgt.pos.emb");
+	for (i = 2; i < 4; i++) {
+		ck_assert_int_eq(m->param[i].rank, 2);
+		ck_assert_int_eq(m->param[i].dim[0], 512);
+		ck_assert_int_eq(m->param[i].dim[1], 8);
+	}
+	model_free(m);
+	for (i = 0; i < 4; i++) {
+		const char *set[] = { "src_vocab=13", "tgt_vocab=13",
+				      "heads=2", bad[i][0], bad[i][1] };
+
+		ck_assert_ptr_null(model_create("transformer", set,
+						bad[i][1] ? 5 : 4, "", ""));
+		ck_assert_msg(strstr(err_msg(), bad[i][2]) != NULL, "%s",
+			      err_msg());
+	}
+
+	m = make(small, 2, 0);
+	p = model_param(m, "tgt.pos.emb");
+	ck_assert_int_eq(p->dim[0], 5);
+	rng_seed(&r, 8);
+	make_batch(&s, 2, sl, &r);
+	make_batch(&t, 2, tl, &r);
+	ck_assert_double_lt(m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL),
+			    0);
+	ck_assert_msg(strstr(err_msg(), "pair 1") &&
+		      strstr(err_msg(), "max_pos=5"), "%s", err_msg());
+	batch_one(&s1, &s, 0);
+	batch_one(&t1, &t, 0);
+	ck_assert_double_ge(m->arch->train_batch(m, &s1, &t1, 1.0f, NULL,
+						 NULL), 0);
+	f = frames_of(&s, fp);
+	ck_assert_int_eq(m->arch->embed(m, fp, 2), -1);
+	ck_assert_msg(strstr(err_msg(), "frame 1: src.ids has 6 tokens") &&
+		      strstr(err_msg(), "max_pos=5"), "%s", err_msg());
+	free_frames(f, 2);
+	free_batch(&s);
+	make_batch(&s, 2, sl2, &r);
+	f = frames_of(&s, fp);
+	pipeline(m, fp, 2);
+	d = m->arch->dec_new(m, fp, 2, 1);
+	ck_assert_ptr_nonnull(d);
+	for (step = 0; step < 5; step++)
+		ck_assert_int_eq(m->arch->dec_step(d, 2, prev, logp, NULL), 0);
+	ck_assert_int_eq(m->arch->dec_step(d, 2, prev, logp, NULL), -1);
+	ck_assert_msg(strstr(err_msg(), "max_pos=5"), "%s", err_msg());
+	m->arch->dec_free(d);
+	free_frames(f, 2);
+	free_batch(&s);
+	free_batch(&t);
+	model_free(m);
+}
+END_TEST
+
 /* ---- gradients ----------------------------------------------------------- */
 
 /* The loss of the batch from a fixed generator state (same dropout). */
@@ -250,10 +342,11 @@ static double loss_at(struct model *m, const struct batch_ids *s,
  * entries can be several percent; more than 10% would mean the central
  * check no longer covers the model.
  */
-static void grad_check(const char *norm, const char *tie, const char *drop)
+static void grad_check(const char *norm, const char *tie, const char *drop,
+		       const char *pos)
 {
-	const char *extra[] = { norm, tie, drop, "label_smoothing=0.1" };
-	struct model *m = make(extra, 4, 0.3);
+	const char *extra[] = { norm, tie, drop, "label_smoothing=0.1", pos };
+	struct model *m = make(extra, pos ? 5 : 4, 0.3);
 	int sl[] = { 5, 3, 6 }, tl[] = { 4, 6, 2 }, i, j, bad = 0, kinks = 0;
 	int checked = 0;
 	struct batch_ids s, t;
@@ -275,10 +368,13 @@ static void grad_check(const char *norm, const char *tie, const char *drop)
 		struct param *p = &m->param[i];
 		const float *gp = g + (p->w - m->w);
 		int nk = p->n < 4 ? (int)p->n : 4;
+		/* a learned table: among the rows of the batch's positions */
+		size_t range = strstr(p->name, ".pos.emb") ? 6 * (size_t)p->dim[1]
+			: p->n;
 
 		for (j = 0; j < nk; j++, checked++) {
 			size_t k = p->n <= 4 ? (size_t)j
-				: rng_below(&r, p->n);
+				: rng_below(&r, range);
 			float w0 = p->w[k];
 			double lp, lm, c, dp, dm;
 
@@ -297,14 +393,15 @@ static void grad_check(const char *norm, const char *tie, const char *drop)
 				kinks++;
 				continue;
 			}
-			fprintf(stderr, "%s %s %s: %s[%zu]: gradient %g, "
+			fprintf(stderr, "%s %s %s %s: %s[%zu]: gradient %g, "
 				"differences %g (one-sided %g, %g)\n", norm,
-				tie, drop, p->name, k, gp[k], c, dm, dp);
+				tie, drop, pos ? pos : "", p->name, k, gp[k],
+				c, dm, dp);
 			bad++;
 		}
 	}
-	ck_assert_msg(bad == 0, "%s %s %s: %d gradients off", norm, tie, drop,
-		      bad);
+	ck_assert_msg(bad == 0, "%s %s %s %s: %d gradients off", norm, tie,
+		      drop, pos ? pos : "", bad);
 	ck_assert_msg(kinks * 10 <= checked, "%s %s %s: %d kinks in %d",
 		      norm, tie, drop, kinks, checked);
 	free(g);
@@ -315,17 +412,29 @@ static void grad_check(const char *norm, const char *tie, const char *drop)
 
 START_TEST(gradients_post_norm)
 {
-	grad_check("norm=post", "tie=none", "dropout=0");
-	grad_check("norm=post", "tie=tgt", "dropout=0");
-	grad_check("norm=post", "tie=all", "dropout=0");
+	grad_check("norm=post", "tie=none", "dropout=0", NULL);
+	grad_check("norm=post", "tie=tgt", "dropout=0", NULL);
+	grad_check("norm=post", "tie=all", "dropout=0", NULL);
 }
 END_TEST
 
 START_TEST(gradients_pre_norm)
 {
-	grad_check("norm=pre", "tie=none", "dropout=0");
-	grad_check("norm=pre", "tie=tgt", "dropout=0");
-	grad_check("norm=pre", "tie=all", "dropout=0");
+	grad_check("norm=pre", "tie=none", "dropout=0", NULL);
+	grad_check("norm=pre", "tie=tgt", "dropout=0", NULL);
+	grad_check("norm=pre", "tie=all", "dropout=0", NULL);
+}
+END_TEST
+
+/* The positions: rotary (every parameter's gradient passes through the
+ * rotations of the self-attentions' queries and keys) and learned (the
+ * tables' own gradients among them). */
+START_TEST(gradients_positions)
+{
+	grad_check("norm=post", "tie=none", "dropout=0", "pos=rope");
+	grad_check("norm=pre", "tie=all", "dropout=0.2", "pos=rope");
+	grad_check("norm=post", "tie=tgt", "dropout=0", "pos=learned");
+	grad_check("norm=pre", "tie=none", "dropout=0.2", "pos=learned");
 }
 END_TEST
 
@@ -333,8 +442,8 @@ END_TEST
  * is a smooth function of the weights again. */
 START_TEST(gradients_with_dropout)
 {
-	grad_check("norm=post", "tie=none", "dropout=0.2");
-	grad_check("norm=pre", "tie=tgt", "dropout=0.2");
+	grad_check("norm=post", "tie=none", "dropout=0.2", NULL);
+	grad_check("norm=pre", "tie=tgt", "dropout=0.2", NULL);
 }
 END_TEST
 
@@ -349,9 +458,9 @@ static int32_t prev_of(const struct batch_ids *t, int i, int step)
 }
 
 static void decoder_matches_teacher(const char *norm, const char *tie,
-				    int width)
+				    const char *pos, int width)
 {
-	struct model *m = make1(norm, tie, 0.3);
+	struct model *m = make2(norm, tie, pos, 0.3);
 	/* sentence 1's target outgrows the cache's first 2 * 6 + 10 rows */
 	int sl[] = { 5, 3, 6 }, tl[] = { 4, 30, 9 };
 	struct batch_ids s, t;
@@ -447,9 +556,19 @@ static void decoder_matches_teacher(const char *norm, const char *tie,
 START_TEST(decoder_cache_matches_full_forward)
 {
 	/* width 4: more than 8 rows, the decoder's transposed weights */
-	decoder_matches_teacher("norm=post", "tie=none", 2);
-	decoder_matches_teacher("norm=pre", "tie=all", 4);
-	decoder_matches_teacher("norm=post", "tie=tgt", 4);
+	decoder_matches_teacher("norm=post", "tie=none", NULL, 2);
+	decoder_matches_teacher("norm=pre", "tie=all", NULL, 4);
+	decoder_matches_teacher("norm=post", "tie=tgt", NULL, 4);
+}
+END_TEST
+
+/* rope: the keys rotated once as they join the cache (and copied with
+ * it) are those the teacher-forced pass rotates all at once */
+START_TEST(decoder_cache_matches_full_forward_positions)
+{
+	decoder_matches_teacher("norm=post", "tie=none", "pos=rope", 2);
+	decoder_matches_teacher("norm=pre", "tie=all", "pos=rope", 4);
+	decoder_matches_teacher("norm=pre", "tie=tgt", "pos=learned", 4);
 }
 END_TEST
 
@@ -465,9 +584,9 @@ static void assert_close(const char *what, const float *a, const float *b,
 			      what, i, a[i], b[i]);
 }
 
-START_TEST(padding_changes_nothing)
+static void padding_check(const char *pos)
 {
-	struct model *m = make1("norm=post", "tie=none", 0.3);
+	struct model *m = make2("norm=post", "tie=none", pos, 0.3);
 	int sl[] = { 7, 3, 5 }, tl[] = { 6, 4, 8 }, l, k, step;
 	struct batch_ids s, t, s1, t1;
 	struct frame *fb, *fa, *pb[3], *pa[1];
@@ -536,6 +655,13 @@ START_TEST(padding_changes_nothing)
 	free_batch(&s);
 	free_batch(&t);
 	model_free(m);
+}
+
+START_TEST(padding_changes_nothing)
+{
+	padding_check(NULL);
+	padding_check("pos=rope");
+	padding_check("pos=learned");
 }
 END_TEST
 
@@ -768,10 +894,13 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, parameters_as_models_md);
+	tcase_add_test(tc, positions_config_and_limits);
 	tcase_add_test(tc, gradients_post_norm);
 	tcase_add_test(tc, gradients_pre_norm);
 	tcase_add_test(tc, gradients_with_dropout);
+	tcase_add_test(tc, gradients_positions);
 	tcase_add_test(tc, decoder_cache_matches_full_forward);
+	tcase_add_test(tc, decoder_cache_matches_full_forward_positions);
 	tcase_add_test(tc, padding_changes_nothing);
 	tcase_add_test(tc, dropout_matches_one_at_a_time);
 	tcase_add_test(tc, dropout_is_reproducible_and_off_at_inference);
