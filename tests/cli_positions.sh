@@ -16,7 +16,8 @@ fail() { echo "cli_positions: $*" >&2; exit 1; }
 pairs() {
 	awk -v seed="$1" -v n="$2" 'BEGIN { srand(seed)
 		split("ab cd ef gh ij kl mn op", w, " ")
-		for (i = 0; i < n; i++) { k = 1 + int(rand() * 5); s = ""; r = ""
+		for (i = 0; i < n; i++) {
+			k = 1 + int(rand() * 5); s = ""; r = ""
 			for (j = 0; j < k; j++) { x = w[1 + int(rand() * 8)]
 				s = s (j ? " " : "") x; r = x (j ? " " : "") r }
 			print s "\t" r } }'
@@ -105,5 +106,6 @@ printf '%s\tab\n' "$(cat long.txt)" | tokenize -p -m learned.tsr > long.tsr
 rc=0
 train-step -q -m learned.tsr -n 1 long.tsr 2> err || rc=$?
 [ "$rc" -eq 1 ] || fail "training on 41 words exited $rc"
-grep -q '^train-step: .*pair 0 .* more than max_pos=32' err || fail "train-step: $(cat err)"
+grep -q '^train-step: .*pair 0 .* more than max_pos=32' err ||
+	fail "train-step: $(cat err)"
 exit 0

@@ -369,8 +369,8 @@ static void grad_check(const char *norm, const char *tie, const char *drop,
 		const float *gp = g + (p->w - m->w);
 		int nk = p->n < 4 ? (int)p->n : 4;
 		/* a learned table: among the rows of the batch's positions */
-		size_t range = strstr(p->name, ".pos.emb") ? 6 * (size_t)p->dim[1]
-			: p->n;
+		size_t range = strstr(p->name, ".pos.emb")
+			? 6 * (size_t)p->dim[1] : p->n;
 
 		for (j = 0; j < nk; j++, checked++) {
 			size_t k = p->n <= 4 ? (size_t)j
