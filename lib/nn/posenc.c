@@ -80,24 +80,24 @@ static void rope_rotate(float *x, const int *pos, int rows, int heads,
 	float c, s, a, b;
 
 	for (r = 0; r < rows; r++) {
-		float *xr = x + (size_t)r * d;
 		int p = pos[r];
+		const float *cr = p < cs_rows ? cs + (size_t)p * dh : NULL;
 
-		for (i = 0; i < dh / 2; i++) {
-			if (p < cs_rows) {
-				c = cs[(size_t)p * dh + 2 * i];
-				s = cs[(size_t)p * dh + 2 * i + 1];
-			} else {
-				rope_cs(p, i, dh, &c, &s);
-			}
-			s = dir * s;
-			for (h = 0; h < heads; h++) {
-				float *v = xr + h * dh + 2 * i;
+		for (h = 0; h < heads; h++) {
+			float *v = x + (size_t)r * d + (size_t)h * dh;
 
-				a = v[0];
-				b = v[1];
-				v[0] = a * c - b * s;
-				v[1] = a * s + b * c;
+			for (i = 0; i < dh / 2; i++) {
+				if (cr) {
+					c = cr[2 * i];
+					s = cr[2 * i + 1];
+				} else {
+					rope_cs(p, i, dh, &c, &s);
+				}
+				s = dir * s;
+				a = v[2 * i];
+				b = v[2 * i + 1];
+				v[2 * i] = a * c - b * s;
+				v[2 * i + 1] = a * s + b * c;
 			}
 		}
 	}
