@@ -57,8 +57,10 @@ static const char *const train_defaults[] = {
  * The keys a user may set (train-step --set): their kind ('i' an integer,
  * 'r' a real number, 'w' one of words) and range.  An architecture takes
  * those of them that train_defaults or its own defaults hold, and only
- * (when arch names one) that architecture; the others (arch, the vocabulary
- * sizes, where training stands) are the program's to write.
+ * (when arch names one) that architecture; a key without a default (its
+ * absence is a meaning, as pos's) names its architecture.  The others
+ * (arch, the vocabulary sizes, where training stands) are the program's
+ * to write.
  */
 static const struct {
 	const char *name;
@@ -103,6 +105,8 @@ static const struct {
 	{ "norm", 'w', 0, 0, 0, "pre|post", NULL },
 	{ "tie", 'w', 0, 0, 0, "none|tgt|all", NULL },
 	{ "ln_eps", 'r', 0, 1, 'b', NULL, NULL },
+	{ "pos", 'w', 0, 0, 0, "sinusoidal|rope|learned", "transformer" },
+	{ "max_pos", 'i', 1, 1 << 20, 0, NULL, "transformer" },
 };
 
 #define NSETTABLE (int)(sizeof settable / sizeof settable[0])
@@ -128,7 +132,8 @@ static int settable_key(const struct arch *a, const char *key, size_t len)
 		    strncmp(settable[i].name, key, len) == 0 &&
 		    (!settable[i].arch || strcmp(settable[i].arch,
 						 a->name) == 0) &&
-		    (holds(train_defaults, settable[i].name) ||
+		    (settable[i].arch ||
+		     holds(train_defaults, settable[i].name) ||
 		     holds(a->defaults, settable[i].name)))
 			return i;
 	return -1;
