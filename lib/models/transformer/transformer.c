@@ -13,10 +13,11 @@
  *   transformer_dec.c       the step-by-step decoder
  *
  * The layers it shares with other models are nn/'s.  Positions (config
- * key pos, doc/positions.md): sinusoidal encodings added to the
- * embeddings (the default, and a model without the key), rotary queries
- * and keys in every self-attention (rope), or a learned table per side
- * (learned, src.pos.emb and tgt.pos.emb of max_pos rows).
+ * key pos; doc/MODELS.md, Transformer: the positions): sinusoidal
+ * encodings added to the embeddings (the default, and a model without the
+ * key), rotary queries and keys in every self-attention (rope), or a
+ * learned table per side (learned, src.pos.emb and tgt.pos.emb of max_pos
+ * rows).
  */
 #include <math.h>
 #include <stdarg.h>
