@@ -12,7 +12,6 @@
 #include "modelid.h"
 #include "prog.h"
 #include "translate.h"
-#include "base/utf8.h"
 
 struct tctx {
 	const struct translate_opts *o;
@@ -72,31 +71,10 @@ static int process(void *arg, struct frame **f, const int *slot, int n)
 	return 0;
 }
 
-/*
- * The text of ids on one line: a newline inside becomes a space, and byte
- * units that do not make whole characters (a model can emit any sequence)
- * become U+FFFD, so that the output is valid UTF-8 for bleu and for people.
- */
+/* The text of a hypothesis on one line (bpe_decode_line). */
 static int detok(struct tctx *c, const struct hyp *h)
 {
-	size_t k, n;
-
-	c->text.n = 0;
-	if (bpe_decode(c->tv, h->ids, h->len, &c->text) < 0)
-		return -1;
-	n = c->text.n;
-	if (n == 0)
-		return 0;
-	if (bpe_text_add(&c->text, NULL, 3 * n) < 0)
-		return -1;
-	/* repair into the room after the text, then move it back */
-	c->text.n = utf8_repair((unsigned char *)c->text.s + n,
-				(unsigned char *)c->text.s, n);
-	memmove(c->text.s, c->text.s + n, c->text.n);
-	for (k = 0; k < c->text.n; k++)
-		if (c->text.s[k] == '\n' || c->text.s[k] == '\r')
-			c->text.s[k] = ' ';
-	return 0;
+	return bpe_decode_line(c->tv, h->ids, h->len, &c->text);
 }
 
 static int put_tensors(struct tctx *c, struct frame *f, const struct hyp *h,

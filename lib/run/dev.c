@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
-#include "base/utf8.h"
 #include "eval/bleu.h"
 #include "search.h"
 #include "text/bpe.h"
@@ -90,28 +89,6 @@ static int memory(const struct model *m, struct frame *f, struct frame **fp,
 	       a->attend(m, fp, n) < 0 ? -1 : 0;
 }
 
-/*
- * The text of ids on one line in out, as the programs print it: byte
- * units that make no whole character become U+FFFD (valid UTF-8 for
- * BLEU) and line breaks spaces.
- */
-static int detok(const struct bpe *v, const int32_t *ids, int len,
-		 struct bpe_text *tmp, struct bpe_text *out)
-{
-	size_t k;
-
-	tmp->n = out->n = 0;
-	if (bpe_decode(v, ids, len, tmp) < 0 ||
-	    bpe_text_add(out, NULL, 3 * tmp->n + 1) < 0)
-		return -1;
-	out->n = utf8_repair((unsigned char *)out->s,
-			     (unsigned char *)tmp->s, tmp->n);
-	for (k = 0; k < out->n; k++)
-		if (out->s[k] == '\n' || out->s[k] == '\r')
-			out->s[k] = ' ';
-	return 0;
-}
-
 int dev_bleu(const struct model *m, const struct corpus *dev, int batch,
 	     double *bleu)
 {
@@ -121,7 +98,7 @@ int dev_bleu(const struct model *m, const struct corpus *dev, int batch,
 	struct frame **fp = calloc(batch, sizeof *fp);
 	struct search_result *res = calloc(batch, sizeof *res);
 	struct bpe *v = bpe_load(m->vocab_tgt, m->vocab_tgt_len);
-	struct bpe_text tmp = { 0 }, hyp = { 0 }, ref = { 0 };
+	struct bpe_text hyp = { 0 }, ref = { 0 };
 	int64_t sum[BLEU_NSTATS] = { 0 }, st[BLEU_NSTATS];
 	struct search_opts so;
 	struct metric mt;
@@ -151,9 +128,9 @@ int dev_bleu(const struct model *m, const struct corpus *dev, int batch,
 			struct bleu_text ht, rt;
 			int p = lo + i;
 
-			if (detok(v, h->ids, h->len, &tmp, &hyp) < 0 ||
-			    detok(v, dev->tgt + dev->toff[p], dev->tlen[p],
-				  &tmp, &ref) < 0)
+			if (bpe_decode_line(v, h->ids, h->len, &hyp) < 0 ||
+			    bpe_decode_line(v, dev->tgt + dev->toff[p],
+					    dev->tlen[p], &ref) < 0)
 				goto out;
 			ht = (struct bleu_text){ hyp.s, hyp.n };
 			rt = (struct bleu_text){ ref.s, ref.n };
@@ -177,7 +154,6 @@ out:
 	if (have_metric)
 		metric_free(&mt);
 	bpe_free(v);
-	bpe_text_free(&tmp);
 	bpe_text_free(&hyp);
 	bpe_text_free(&ref);
 	free(f);

@@ -123,4 +123,13 @@ int bpe_encode(struct bpe *v, const char *text, size_t len,
 int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
 	       struct bpe_text *out);
 
+/*
+ * out = the text of ids as one line for people and for BLEU: bpe_decode's
+ * text with a newline or carriage return inside made a space, and byte
+ * units that do not make whole characters (a model can emit any sequence)
+ * made U+FFFD, so that the line is valid UTF-8.  -1 as bpe_decode.
+ */
+int bpe_decode_line(const struct bpe *v, const int32_t *ids, size_t n,
+		    struct bpe_text *out);
+
 #endif

@@ -1,6 +1,8 @@
 /* bpe_decode.c: ids back to text, the way decode and beam print. */
+#include <string.h>
 #include "bpe_impl.h"
 #include "base/errmsg.h"
+#include "base/utf8.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"      /* U+FFFD, for <unk> */
 
@@ -26,5 +28,28 @@ int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
 						 v->unit[id].len) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+int bpe_decode_line(const struct bpe *v, const int32_t *ids, size_t n,
+		    struct bpe_text *out)
+{
+	size_t k, len;
+
+	out->n = 0;
+	if (bpe_decode(v, ids, n, out) < 0)
+		return -1;
+	len = out->n;
+	if (len == 0)
+		return 0;
+	if (bpe_text_add(out, NULL, 3 * len) < 0)
+		return -1;
+	/* repair into the room after the text, then move it back */
+	out->n = utf8_repair((unsigned char *)out->s + len,
+			     (unsigned char *)out->s, len);
+	memmove(out->s, out->s + len, out->n);
+	for (k = 0; k < out->n; k++)
+		if (out->s[k] == '\n' || out->s[k] == '\r')
+			out->s[k] = ' ';
 	return 0;
 }
