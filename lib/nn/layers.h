@@ -13,6 +13,9 @@
  *              and rotary embeddings (RoPE)
  *   mha.h/.c   multi-head attention over the fused attention kernel
  *   gru.h/.c   the GRU layer and its step (the recurrent models)
+ *   window.h   attention by location for the recurrent decoder: the
+ *              diagonal (diagonal.c), Graves' soft window (window.c) and
+ *              the context of weights (context.c)
  *
  * Shapes are row-major; rows are positions.  The layers use the kernels
  * (kernels/kernels.h) and nothing above them: a model's own arrangement

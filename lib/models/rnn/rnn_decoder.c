@@ -8,7 +8,9 @@
  * are sum_j a_ij (C h_j) and sum_j a_ij (Co h_j).  It projects every
  * annotation once per sentence (rnnencdec: its one context), and a step
  * then weighs S rows of 3n + 2l instead of multiplying [3n + 2l, 2n]
- * matrices: at batch 1 the step no longer reads C and Co at all.
+ * matrices: at batch 1 the step no longer reads C and Co at all.  Every
+ * way of attending (rnnsearch.h) makes weights a [nh, S] that weigh the
+ * projected rows the same way.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
 #include "nn/layers.h"
+#include "nn/window.h"
 #include "rnnsearch.h"
 
 void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,
@@ -33,11 +36,14 @@ struct decoder {
 	int S, P;		/* the longest source; 3n + 2l */
 	int Sp;			/* projected rows per sentence: S, or 1 */
 	int *len, *row, *row_next;	/* row: the live hypotheses' sentences */
+	int *step, *step_next;	/* [cap]: the hypotheses' steps done */
 	struct arena arena;
-	/* per sentence: keys [nsent, S, n'] (rnnsearch); proj [nsent, S, P],
+	/* per sentence: keys [nsent, S, n'] (additive); proj [nsent, S, P],
 	 * each annotation (rnnencdec: the context) times [C; Co]^T */
 	float *keys, *proj;
 	float *s, *s_next;		/* [cap, n] */
+	float *kap, *kap_next;		/* window: [cap, K], kappa_{i-1} */
+	float *wp;			/* window: [cap, 3K], its layer's */
 	/* one step's values, [cap, ...]; pctx [cap, P] = [C c_i; Co c_i] */
 	float *y, *pre, *wq, *a, *pctx, *zr, *rh, *hh, *tt, *t;
 };
@@ -48,8 +54,13 @@ static void decoder_layout(struct decoder *d)
 	struct arena *A = &d->arena;
 	size_t cap = d->cap, ns = d->nsent, S = d->S, n = net->n;
 
-	if (net->attention)
+	if (net->attention && net->kind == ATT_ADDITIVE)
 		d->keys = arena_floats(A, ns * S * net->na);
+	if (net->attention && net->kind == ATT_WINDOW) {
+		d->kap = arena_floats(A, cap * net->K);
+		d->kap_next = arena_floats(A, cap * net->K);
+		d->wp = arena_floats(A, cap * 3 * net->K);
+	}
 	d->proj = arena_floats(A, ns * d->Sp * d->P);
 	d->s = arena_floats(A, cap * n);
 	d->s_next = arena_floats(A, cap * n);
@@ -88,6 +99,8 @@ static int frame_memory(const struct rnn_net *net, const struct frame *f,
 		return -1;
 	if (!net->attention)
 		return rnn_need_vector(f, "att.ctx", net->n, "attend") ? 0 : -1;
+	if (net->kind != ATT_ADDITIVE)
+		return 0;
 	if (!frame_rows(f, "att.keys", net->na, "attend", &Sk))
 		return -1;
 	if (Sk != *S) {
@@ -112,7 +125,9 @@ struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
 	d = calloc(1, sizeof *d);
 	if (!d || !(d->len = malloc(n * sizeof(int))) ||
 	    !(d->row = malloc((size_t)n * width * sizeof(int))) ||
-	    !(d->row_next = malloc((size_t)n * width * sizeof(int)))) {
+	    !(d->row_next = malloc((size_t)n * width * sizeof(int))) ||
+	    !(d->step = calloc((size_t)n * width, sizeof(int))) ||
+	    !(d->step_next = calloc((size_t)n * width, sizeof(int)))) {
 		err_set("out of memory");
 		goto fail;
 	}
@@ -148,9 +163,10 @@ struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
 			       nn * sizeof(float));
 			continue;
 		}
-		memcpy(d->keys + b * S * net->na,
-		       frame_find(f[b], "att.keys")->data,
-		       d->len[b] * net->na * sizeof(float));
+		if (net->kind == ATT_ADDITIVE)
+			memcpy(d->keys + b * S * net->na,
+			       frame_find(f[b], "att.keys")->data,
+			       d->len[b] * net->na * sizeof(float));
 		memcpy(h + b * S * net->dc, frame_find(f[b], "enc.out")->data,
 		       d->len[b] * net->dc * sizeof(float));
 	}
@@ -188,6 +204,28 @@ static void attend_rows(void *arg, int64_t lo, int64_t hi)
 	}
 }
 
+/* The diagonal's and the window's weights and contexts, row by row. */
+static void locate_rows(struct decoder *d, int nh)
+{
+	const struct rnn_net *net = d->net;
+	size_t S = d->S, P = d->P, K = net->K;
+
+	for (size_t i = 0; i < (size_t)nh; i++) {
+		int b = d->row[i];
+
+		if (net->kind == ATT_DIAGONAL)
+			diagonal_forward(d->a + i * S, d->step[i], net->ratio,
+					 d->len + b, 1, (int)S);
+		else
+			window_forward(d->a + i * S, d->kap_next + i * K,
+				       d->wp + i * 3 * K, d->kap + i * K,
+				       d->len + b, 1, (int)S, (int)K);
+		context_forward(d->pctx + i * P, d->a + i * S,
+				d->proj + b * S * P, d->len + b, 1, (int)S,
+				(int)P);
+	}
+}
+
 /* pctx [nh, P] = [C c_i; Co c_i] of the nh live hypotheses from s_{i-1}:
  * with attention, the weights a [nh, S] of the projected annotations. */
 static void dec_context(struct decoder *d, int nh)
@@ -199,6 +237,13 @@ static void dec_context(struct decoder *d, int nh)
 			memcpy(d->pctx + (size_t)i * d->P,
 			       d->proj + (size_t)d->row[i] * d->P,
 			       d->P * sizeof(float));
+		return;
+	}
+	if (net->kind == ATT_WINDOW)	/* wp [nh, 3K] = s Ww^T + bw */
+		linear_forward(d->wp, d->s, net->w.win_W, net->w.win_b, nh,
+			       net->n, 3 * net->K);
+	if (net->kind != ATT_ADDITIVE) {
+		locate_rows(d, nh);
 		return;
 	}
 	/* wq [nh, n'] = s Wa^T */
@@ -259,12 +304,17 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	swap = d->s;
 	d->s = d->s_next;
 	d->s_next = swap;
+	swap = d->kap;		/* the window's kappa_i, written above */
+	d->kap = d->kap_next;
+	d->kap_next = swap;
+	for (int i = 0; i < nh; i++)
+		d->step[i]++;
 	return 0;
 }
 
 int rnn_dec_select(struct decoder *d, int nh, const int *parent)
 {
-	size_t nn = d->net->n;
+	size_t nn = d->net->n, K = d->net->K;
 	float *swap;
 	int *rswap;
 
@@ -281,6 +331,10 @@ int rnn_dec_select(struct decoder *d, int nh, const int *parent)
 		memcpy(d->s_next + i * nn, d->s + parent[i] * nn,
 		       nn * sizeof(float));
 		d->row_next[i] = d->row[parent[i]];
+		d->step_next[i] = d->step[parent[i]];
+		if (d->kap)
+			memcpy(d->kap_next + i * K, d->kap + parent[i] * K,
+			       K * sizeof(float));
 	}
 	swap = d->s;
 	d->s = d->s_next;
@@ -288,6 +342,12 @@ int rnn_dec_select(struct decoder *d, int nh, const int *parent)
 	rswap = d->row;
 	d->row = d->row_next;
 	d->row_next = rswap;
+	rswap = d->step;
+	d->step = d->step_next;
+	d->step_next = rswap;
+	swap = d->kap;
+	d->kap = d->kap_next;
+	d->kap_next = swap;
 	d->nh = nh;
 	return 0;
 }
@@ -309,6 +369,8 @@ void rnn_dec_free(struct decoder *d)
 	free(d->len);
 	free(d->row);
 	free(d->row_next);
+	free(d->step);
+	free(d->step_next);
 	free(d->arena.base);
 	free(d);
 }

@@ -8,7 +8,9 @@
  * Everything that does not wait on the recurrence runs over all steps at
  * once: the input terms W y + b before the decoder loop, the deep output,
  * the loss and the weight gradients after it; the loops do only what each
- * step needs of the last.  Padding never reaches a real position: the
+ * step needs of the last.  Of rnnsearch's ways of attending (rnnsearch.h)
+ * only the additive one has keys; the window carries its positions kappa
+ * from step to step, and their gradient back.  Padding never reaches a real position: the
  * encoder masks it (gru.h), the attention skips it, and a padded target's
  * loss and gradients are zero.
  */
@@ -18,6 +20,7 @@
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
 #include "nn/layers.h"
+#include "nn/window.h"
 #include "rnnsearch.h"
 
 /* Rows of the output layer done at once: bounds logits [rows, V]. */
@@ -35,9 +38,11 @@ struct pass {
 	float *xs, *encmem, *ann, *keys, *h0, *c;
 	struct rnn_encoder enc;
 	float *y, *pre, *zr, *rh, *hh, *s, *wq, *a, *ctx, *tt, *t, *logits;
+	float *wp, *kappa;		/* window: [T, B, 3K], [T + 1, B, K] */
 	/* backward */
 	float *ds, *dpre, *dwq, *dctx, *dy, *dtt, *dt, *drh, *dann, *dkeys;
 	float *dva;			/* [parts, n'] */
+	float *dwp, *dkappa, *dphi;	/* window: [T, B, 3K], [B, K], [B, S] */
 	float *dhs[2], *dencpre[2], *dxs[2], *encdrh[2], *dh0, *dc;
 };
 
@@ -64,6 +69,10 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	p->tt = arena_floats(A, TB * 2 * net->l);
 	p->t = arena_floats(A, TB * net->l);
 	p->logits = arena_floats(A, (size_t)OUT_ROWS * net->Vt);
+	if (net->attention && net->kind == ATT_WINDOW) {
+		p->wp = arena_floats(A, TB * 3 * net->K);
+		p->kappa = arena_floats(A, (T + 1) * B * net->K);
+	}
 
 	/* the gradients, which the backward pass adds into, last: only
 	 * they need zeroing (every forward array is written before read) */
@@ -79,6 +88,11 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	p->dann = arena_floats(A, B * S * net->da);
 	p->dkeys = arena_floats(A, B * S * net->na);
 	p->dva = arena_floats(A, (size_t)p->parts * net->na);
+	if (net->attention && net->kind == ATT_WINDOW) {
+		p->dwp = arena_floats(A, TB * 3 * net->K);
+		p->dkappa = arena_floats(A, B * net->K);
+		p->dphi = arena_floats(A, B * S);
+	}
 	for (int d = 0; d < (net->attention ? 2 : 1); d++) {
 		p->dhs[d] = arena_floats(A, (S + 1) * B * n);
 		p->dencpre[d] = arena_floats(A, S * B * 3 * n);
@@ -162,34 +176,55 @@ struct rnn_mem {
 };
 
 /*
- * One decoder step for B rows.  On entry pre [B, 3n] holds W y + b (y the
- * embedding of the previous token); from s [B, n] = s_{i-1} it computes
- * wq [B, n'] = Wa s and the attention weights a [B, S] (rnnsearch; unused
- * otherwise), the context ctx [B, dc], the complete pre-activations, the
- * GRU's zr [B, 2n], rh, hh [B, n] and the new state snew [B, n] = s_i.
+ * One decoder step i for B rows, at row r of the [T, B, ...] arrays (and
+ * of [T + 1, B, ...] s and kappa).  On entry pre holds W y + b (y the
+ * embedding of the previous token); from s_{i-1} it computes the weights
+ * a [B, S] over the source (additive: from wq [B, n'] = Wa s; window:
+ * from wp [B, 3K] = Ww s + bw and kappa_{i-1}, making kappa_i), the
+ * context ctx [B, dc], the complete pre-activations, the GRU's
+ * zr [B, 2n], rh, hh [B, n] and the new state s_i.
  */
 static void step_forward(const struct rnn_net *net, const struct rnn_mem *mem,
-			 int B, const float *s, float *pre, float *wq,
-			 float *a, float *ctx, float *zr, float *rh,
-			 float *hh, float *snew)
+			 struct pass *p, int B, int i, size_t r)
 {
 	const struct rnn_params *w = &net->w;
-	int n = net->n, dc = net->dc;
+	size_t n = net->n, dc = net->dc, S = p->S, K = net->K;
+	float *s = p->s + r * n, *pre = p->pre + r * 3 * n;
+	float *a = p->a + r * S, *ctx = p->ctx + r * dc;
 
-	if (net->attention) {
+	if (!net->attention) {
+		memcpy(ctx, mem->ctx, (size_t)B * dc * sizeof(float));
+	} else if (net->kind == ATT_ADDITIVE) {
+		float *wq = p->wq + r * net->na;
+
 		/* wq [B, n'] = s Wa^T; e, a and c_i by the fused kernel */
-		sgemm(0, 1, B, net->na, n, 1.0f, s, n, w->att_W, n, 0.0f, wq,
-		      net->na);
+		sgemm(0, 1, B, net->na, (int)n, 1.0f, s, (int)n, w->att_W,
+		      (int)n, 0.0f, wq, net->na);
 		additive_attention_forward(ctx, a, wq, mem->keys, w->att_v,
 					   mem->ann, mem->len, B, mem->S,
-					   net->na, dc);
+					   net->na, (int)dc);
 	} else {
-		memcpy(ctx, mem->ctx, (size_t)B * dc * sizeof(float));
+		if (net->kind == ATT_DIAGONAL) {
+			diagonal_forward(a, i, net->ratio, mem->len, B,
+					 mem->S);
+		} else {
+			float *wp = p->wp + r * 3 * K;
+
+			linear_forward(wp, s, w->win_W, w->win_b, B, (int)n,
+				       3 * net->K);
+			window_forward(a, p->kappa + (r + p->B) * K, wp,
+				       p->kappa + r * K, mem->len, B, mem->S,
+				       net->K);
+		}
+		context_forward(ctx, a, mem->ann, mem->len, B, mem->S,
+				(int)dc);
 	}
 	/* pre [B, 3n] += ctx [B, dc] . C^T */
-	sgemm(0, 1, B, 3 * n, dc, 1.0f, ctx, dc, w->dec_C, dc, 1.0f, pre,
-	      3 * n);
-	gru_step_forward(snew, pre, zr, rh, hh, s, w->dec_U, B, n);
+	sgemm(0, 1, B, 3 * (int)n, (int)dc, 1.0f, ctx, (int)dc, w->dec_C,
+	      (int)dc, 1.0f, pre, 3 * (int)n);
+	gru_step_forward(p->s + (r + p->B) * n, pre, p->zr + r * 2 * n,
+			 p->rh + r * n, p->hh + r * n, s, w->dec_U, B,
+			 (int)n);
 }
 
 /*
@@ -234,7 +269,7 @@ static void forward_rows(void *arg, int64_t lo, int64_t hi)
 	const struct rows_job *j = arg;
 	const struct rnn_net *net = j->net;
 	struct pass *p = j->p;
-	size_t B = p->B, S = p->S, n = net->n, na = net->na, dc = net->dc;
+	size_t B = p->B, S = p->S, n = net->n, na = net->na;
 
 	for (int64_t q = lo; q < hi; q++) {
 		int b0, nb;
@@ -244,16 +279,31 @@ static void forward_rows(void *arg, int64_t lo, int64_t hi)
 				       .ann = p->ann + b0 * S * net->da,
 				       .ctx = p->c + b0 * n,
 				       .len = j->len + b0, .S = p->S };
-		for (int i = 0; i < p->T; i++) {
-			size_t r = i * B + b0;	/* the part's first row */
-
-			step_forward(net, &mem, nb, p->s + r * n,
-				     p->pre + r * 3 * n, p->wq + r * na,
-				     p->a + r * S, p->ctx + r * dc,
-				     p->zr + r * 2 * n, p->rh + r * n,
-				     p->hh + r * n, p->s + (r + B) * n);
-		}
+		for (int i = 0; i < p->T; i++)	/* from the part's first row */
+			step_forward(net, &mem, p, nb, i, i * B + b0);
 	}
+}
+
+/*
+ * The window's part of step i's backward pass for rows b0 .. b0+nb-1
+ * (at row r): dctx to the weights, to wp and kappa (carried to the step
+ * before in dkappa), and ds_{i-1} += dwp Ww.  The diagonal has nothing to
+ * do here: its one-hot weights pass dctx to the annotations, as every
+ * attention's weights do after the loop.
+ */
+static void window_step_backward(const struct rnn_net *net, struct pass *p,
+				 const int *len, int b0, int nb, size_t r)
+{
+	size_t S = p->S, K = net->K, n = net->n, k3 = 3 * K;
+	float *dphi = p->dphi + b0 * S, *dwp = p->dwp + r * k3;
+
+	memset(dphi, 0, nb * S * sizeof(float));
+	context_backward(dphi, NULL, p->dctx + r * net->dc, p->a + r * S,
+			 p->ann + b0 * S * net->da, len, nb, (int)S, net->da);
+	window_backward(dwp, p->dkappa + b0 * K, dphi, p->wp + r * k3,
+			p->kappa + (r + p->B) * K, len, nb, (int)S, (int)K);
+	sgemm(0, 0, nb, (int)n, (int)k3, 1.0f, dwp, (int)k3, net->w.win_W,
+	      (int)n, 1.0f, p->ds + r * n, (int)n);
 }
 
 /* The decoder's steps in reverse: ds of s_{i+1} is complete once step
@@ -283,8 +333,13 @@ static void backward_rows(void *arg, int64_t lo, int64_t hi)
 			/* dctx [nb, dc] += dpre [nb, 3n] . C [3n, dc] */
 			sgemm(0, 0, nb, dc, 3 * n, 1.0f, dpre, 3 * n, w->dec_C,
 			      dc, 1.0f, dctx, dc);
-			if (!net->attention)
+			if (!net->attention || net->kind == ATT_DIAGONAL)
 				continue;
+			if (net->kind == ATT_WINDOW) {
+				window_step_backward(net, p, j->len + b0, b0,
+						     nb, r);
+				continue;
+			}
 			additive_attention_backward(
 				dwq, p->dkeys + b0 * S * na, p->dva + q * na,
 				NULL, dctx, p->a + r * S,
@@ -315,7 +370,10 @@ static void forward(const struct rnn_net *net, struct pass *p,
 	embedding_forward(p->xs, p->src_ids, S * B, w->src_emb, net->m);
 	rnn_encoder_bind(net, &p->enc, p->encmem, S, B);
 	rnn_encoder_forward(net, &p->enc, p->ann, p->xs, srclen, S, B);
-	if (net->attention)	/* keys [B*S, n'] = ann Ua^T + ba */
+	if (p->kappa)		/* kappa_0 = 0 */
+		memset(p->kappa, 0, (size_t)B * net->K * sizeof(float));
+	if (net->attention && net->kind == ATT_ADDITIVE)
+		/* keys [B*S, n'] = ann Ua^T + ba */
 		linear_forward(p->keys, p->ann, w->att_U, w->att_b, B * S,
 			       net->da, net->na);
 	for (int b = 0; b < B; b++)
@@ -417,8 +475,12 @@ static void backward(const struct rnn_net *net, struct pass *p,
 
 	/* the initial state, and rnnencdec's context c used at every step */
 	if (net->attention) {
-		sgemm(1, 0, na, n, TB, 1.0f, p->dwq, na, p->s, n, 1.0f,
-		      g->att_W, n);
+		if (net->kind == ATT_ADDITIVE)
+			sgemm(1, 0, na, n, TB, 1.0f, p->dwq, na, p->s, n, 1.0f,
+			      g->att_W, n);
+		if (net->kind == ATT_WINDOW)
+			linear_backward(NULL, g->win_W, g->win_b, p->dwp, p->s,
+					w->win_W, TB, n, 3 * net->K);
 		tanh_linear_backward(p->dh0, g->init_W, g->init_b, p->ds,
 				     p->s, p->h0, w->init_W, B, n);
 	} else {
@@ -437,7 +499,7 @@ static void backward(const struct rnn_net *net, struct pass *p,
 		for (int k = 0; k < n; k++)
 			d[k] += p->dh0[(size_t)b * n + k];
 	}
-	if (net->attention)
+	if (net->attention && net->kind == ATT_ADDITIVE)
 		linear_backward(p->dann, g->att_U, g->att_b, p->dkeys, p->ann,
 				w->att_U, B * S, da, na);
 

@@ -5,6 +5,12 @@
  * stages embed, encode and attend.  The decoder is in rnn_decoder.c,
  * training in rnn_train.c.
  *
+ * rnnsearch attends in one of three ways (config key `attention`,
+ * doc/rnn-attention.md): `additive`, the paper's and the default (a model
+ * without the key is one); `diagonal`, Bahdanau's two cursors in sync; and
+ * `window`, Graves' soft window.  Only the weights over the source differ:
+ * the context, the decoder and the deep output are the same.
+ *
  * Dropout: the RNNsearch paper trains without it, so these models ignore
  * the `dropout` key (and m->training).
  */
@@ -23,15 +29,18 @@
 
 /* The sizes a parameter's shape is made of. */
 enum rnn_dim { D_NONE, D_VS, D_VT, D_M, D_N, D_2N, D_3N, D_NA, D_L, D_2L,
-	       D_DC };
+	       D_DC, D_3K };
 /* The paper's initialisation (doc/MODELS.md, Training). */
 enum rnn_init {
 	I_NORMAL,	/* N(0, 0.01^2): every other matrix, the embeddings */
 	I_ATT,		/* N(0, 0.001^2): Wa and Ua */
 	I_ORTHO,	/* random orthogonal n x n blocks: the recurrent U */
 	I_ZERO,		/* biases and va */
+	I_WIN,		/* the window's bias: importances 1/K, else 0 */
 };
-enum { SEARCH = 1, ENCDEC = 2, BOTH = 3 };
+/* Which models have a tensor: rnnsearch (whatever its attention),
+ * rnnencdec, both, or rnnsearch with additive or window attention. */
+enum { SEARCH = 1, ENCDEC = 2, BOTH = 3, ADDITIVE = 4, WINDOW = 8 };
 
 static const struct rnn_tensor {
 	const char *name;
@@ -53,10 +62,12 @@ static const struct rnn_tensor {
 	{ "tgt.emb",	P(tgt_emb),  BOTH,   D_VT, D_M,    I_NORMAL },
 	{ "dec.init.W",	P(init_W),   BOTH,   D_N,  D_N,    I_NORMAL },
 	{ "dec.init.b",	P(init_b),   BOTH,   D_N,  D_NONE, I_ZERO },
-	{ "att.W",	P(att_W),    SEARCH, D_NA, D_N,    I_ATT },
-	{ "att.U",	P(att_U),    SEARCH, D_NA, D_2N,   I_ATT },
-	{ "att.b",	P(att_b),    SEARCH, D_NA, D_NONE, I_ZERO },
-	{ "att.v",	P(att_v),    SEARCH, D_NA, D_NONE, I_ZERO },
+	{ "att.W",	P(att_W),    ADDITIVE, D_NA, D_N,  I_ATT },
+	{ "att.U",	P(att_U),    ADDITIVE, D_NA, D_2N, I_ATT },
+	{ "att.b",	P(att_b),    ADDITIVE, D_NA, D_NONE, I_ZERO },
+	{ "att.v",	P(att_v),    ADDITIVE, D_NA, D_NONE, I_ZERO },
+	{ "dec.win.W",	P(win_W),    WINDOW, D_3K, D_N,    I_NORMAL },
+	{ "dec.win.b",	P(win_b),    WINDOW, D_3K, D_NONE, I_WIN },
 	{ "dec.W",	P(dec_W),    BOTH,   D_3N, D_M,    I_NORMAL },
 	{ "dec.U",	P(dec_U),    BOTH,   D_3N, D_N,    I_ORTHO },
 	{ "dec.C",	P(dec_C),    BOTH,   D_3N, D_DC,   I_NORMAL },
@@ -84,18 +95,65 @@ static int dim_size(const struct rnn_net *net, enum rnn_dim d)
 	case D_L:  return net->l;
 	case D_2L: return 2 * net->l;
 	case D_DC: return net->dc;
+	case D_3K: return 3 * net->K;
 	default:   return 1;
 	}
 }
 
 static int has_tensor(const struct rnn_net *net, const struct rnn_tensor *t)
 {
-	return t->models & (net->attention ? SEARCH : ENCDEC);
+	int has = ENCDEC;
+
+	if (net->attention)
+		has = SEARCH | (net->kind == ATT_ADDITIVE ? ADDITIVE :
+				net->kind == ATT_WINDOW ? WINDOW : 0);
+	return (t->models & has) != 0;
 }
 
 static float **field(struct rnn_params *p, const struct rnn_tensor *t)
 {
 	return (float **)((char *)p + t->off);
+}
+
+/*
+ * rnnsearch's attention from the config: `attention` (absent: additive,
+ * as every model made before the key); the window's `window_k` (absent:
+ * 10); the diagonal's `diag_ratio`, which it cannot do without.
+ */
+static int attention_keys(const struct model *m, struct rnn_net *net)
+{
+	const char *a = config_get(&m->cfg, "attention");
+
+	if (!a || strcmp(a, "additive") == 0) {
+		net->kind = ATT_ADDITIVE;
+		return model_size_key(m, "att", &net->na);
+	}
+	if (strcmp(a, "window") == 0) {
+		net->kind = ATT_WINDOW;
+		net->K = 10;
+		return config_get(&m->cfg, "window_k") ?
+			model_size_key(m, "window_k", &net->K) : 0;
+	}
+	if (strcmp(a, "diagonal") != 0) {
+		err_set("config: attention=%s is not additive, diagonal or "
+			"window", a);
+		return -1;
+	}
+	net->kind = ATT_DIAGONAL;
+	if (!config_get(&m->cfg, "diag_ratio")) {
+		err_set("config: attention=diagonal needs diag_ratio, the "
+			"mean source length over the mean target length "
+			"(train-step --init measures it from the pairs given)");
+		return -1;
+	}
+	if (config_double(&m->cfg, "diag_ratio", &net->ratio) < 0)
+		return -1;
+	if (!(net->ratio > 0 && net->ratio <= 1e6)) {
+		err_set("config: diag_ratio=%g is not in (0, 1e6]",
+			net->ratio);
+		return -1;
+	}
+	return 0;
 }
 
 static int rnn_declare(struct model *m, int attention)
@@ -115,7 +173,7 @@ static int rnn_declare(struct model *m, int attention)
 	if (model_size_key(m, "emb", &net->m) < 0 ||
 	    model_size_key(m, "hidden", &net->n) < 0 ||
 	    model_size_key(m, "maxout", &net->l) < 0 ||
-	    (attention && model_size_key(m, "att", &net->na) < 0))
+	    (attention && attention_keys(m, net) < 0))
 		return -1;
 	net->da = attention ? 2 * net->n : net->n;
 	net->dc = net->da;
@@ -229,6 +287,11 @@ static void rnn_init(struct model *m)
 			break;
 		case I_ZERO:
 			memset(w, 0, size * sizeof(float));
+			break;
+		case I_WIN:	/* the Gaussians' importances sum to 1 */
+			memset(w, 0, size * sizeof(float));
+			for (int k = 0; k < net->K; k++)
+				w[k] = (float)-log(net->K);
 			break;
 		}
 	}
@@ -433,7 +496,7 @@ static int rnn_attend(const struct model *m, struct frame **f, int n)
 			goto out;
 		memcpy(h + (size_t)b * nn, ann + rnn_init_offset(net, S),
 		       nn * sizeof(float));
-		if (net->attention) {
+		if (net->attention && net->kind == ATT_ADDITIVE) {
 			/* att.keys [S, n'] = enc.out Ua^T + ba */
 			float *keys = frame_put_rows(f[b], "att.keys", S,
 						     net->na, NULL);

@@ -21,16 +21,24 @@ struct rnn_params {
 	float *sum_W, *sum_b;			/* rnnencdec: [n, n], [n] */
 	float *tgt_emb;				/* [tgt_vocab, m] */
 	float *init_W, *init_b;			/* [n, n], [n] */
-	float *att_W, *att_U, *att_b, *att_v;	/* rnnsearch: [n', n], [n', 2n], [n'], [n'] */
+	float *att_W, *att_U, *att_b, *att_v;	/* additive: [n', n], [n', 2n], [n'], [n'] */
+	float *win_W, *win_b;			/* window: [3K, n], [3K] */
 	float *dec_W, *dec_U, *dec_C, *dec_b;	/* [3n, m], [3n, n], [3n, dc], [3n] */
 	float *out_U, *out_V, *out_C, *out_b;	/* [2l, n], [2l, m], [2l, dc], [2l] */
 	float *out_W, *out_bias;		/* [tgt_vocab, l], [tgt_vocab] */
 };
 
+/* rnnsearch's ways of attending, config key `attention`
+ * (doc/rnn-attention.md). */
+enum rnn_att { ATT_ADDITIVE, ATT_DIAGONAL, ATT_WINDOW };
+
 /* m->net of both models. */
 struct rnn_net {
 	int attention;		/* 1: rnnsearch, 0: rnnencdec */
-	int m, n, na, l;	/* emb, hidden, att (0 without attention), maxout */
+	enum rnn_att kind;	/* rnnsearch's attention */
+	int K;			/* window: window_k, the Gaussians */
+	double ratio;		/* diagonal: diag_ratio, source per target */
+	int m, n, na, l;	/* emb, hidden, att (0 but additive), maxout */
 	int Vs, Vt;		/* src_vocab, tgt_vocab */
 	int da;			/* width of an annotation (enc.out): 2n or n */
 	int dc;			/* width of the decoder's context: 2n or n */
