@@ -30,7 +30,7 @@ static void usage(void)
 {
 	printf("usage: %s --init -m MODEL --arch ARCH --src-vocab FILE "
 	       "--tgt-vocab FILE\n"
-	       "          [--set KEY=VALUE]... [--force]\n"
+	       "          [--set KEY=VALUE]... [--force] [PAIRS]\n"
 	       "       %s -m MODEL [--steps N] [--epochs N] [--time SECONDS]\n"
 	       "          [--save-every N] [--keep K] [--log-every N] "
 	       "[--log-time SECONDS]\n"
@@ -104,17 +104,20 @@ static char *vocab(const char *path, int *size)
 
 /*
  * Makes a fresh model at path, refusing an existing file unless force,
- * and settings that are not the architecture's keys and values.
+ * and settings that are not the architecture's keys and values.  With
+ * pairs (NULL: none), an rnnsearch also gets diag_ratio measured from
+ * them, unless --set gives it.
  */
 static void init(const char *model, const char *arch, const char *sv,
-		 const char *tv, char **set, int nset, int force)
+		 const char *tv, char **set, int nset, int force,
+		 const char *pairs)
 {
-	char *src = NULL, *tgt = NULL, ssize[32], tsize[32];
-	const char **all = calloc(nset + 2, sizeof *all);
+	char *src = NULL, *tgt = NULL, ssize[32], tsize[32], ratio[48];
+	const char **all = calloc(nset + 3, sizeof *all);
 	const struct arch *a;
 	struct model *m;
 	struct stat st;
-	int n1, n2, i;
+	int n1, n2, i, k = 2;
 
 	if (!arch || !sv || !tv)
 		usage_error("--init needs --arch, --src-vocab and --tgt-vocab");
@@ -139,9 +142,19 @@ static void init(const char *model, const char *arch, const char *sv,
 	snprintf(tsize, sizeof tsize, "tgt_vocab=%d", n2);
 	all[0] = ssize;
 	all[1] = tsize;
+	if (pairs && strcmp(a->name, "rnnsearch") == 0) {
+		struct corpus c;
+
+		if (corpus_read(&c, pairs, NULL) < 0)
+			die_err();
+		snprintf(ratio, sizeof ratio, "diag_ratio=%.6g",
+			 corpus_length_ratio(&c));
+		corpus_free(&c);
+		all[k++] = ratio;
+	}
 	for (i = 0; i < nset; i++)
-		all[2 + i] = set[i];
-	m = model_create(arch, all, nset + 2, src, tgt);
+		all[k + i] = set[i];
+	m = model_create(arch, all, nset + k, src, tgt);
 	if (!m || model_save(m, model, NULL, 0) < 0)
 		die_err();
 	model_free(m);
@@ -384,9 +397,11 @@ int main(int argc, char **argv)
 	    kern_set_matmul(KERN_MATMUL_BF16) < 0)
 		die("--matmul bf16: %s", err_msg());
 	if (do_init) {
-		if (optind < argc)
-			usage_error("unexpected argument '%s'", argv[optind]);
-		init(model, arch, sv, tv, set, nset, force);
+		if (optind + 1 < argc)
+			usage_error("unexpected argument '%s'",
+				    argv[optind + 1]);
+		init(model, arch, sv, tv, set, nset, force,
+		     optind < argc ? argv[optind] : NULL);
 		free(set);
 		return 0;
 	}

@@ -34,6 +34,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 int corpus_read(struct corpus *c, const char *path, const struct model *m)
 {
+	int sv = m ? m->src_vocab : INT32_MAX, tv = m ? m->tgt_vocab : INT32_MAX;
 	struct tsr_reader *r = tsr_reader_path(path);
 	struct frame f = { 0 };
 	size_t ns = 0, nt = 0, scap = 0, tcap = 0, pcap = 0, pcap2 = 0;
@@ -46,10 +47,8 @@ int corpus_read(struct corpus *c, const char *path, const struct model *m)
 	while ((rc = tsr_read_frame(r, &f)) == 1) {
 		const struct tensor *s, *t;
 
-		if (model_check_ids(&f, "src.ids", m->src_vocab,
-				    "tokenize --pairs") < 0 ||
-		    model_check_ids(&f, "tgt.ids", m->tgt_vocab,
-				    "tokenize --pairs") < 0) {
+		if (model_check_ids(&f, "src.ids", sv, "tokenize --pairs") < 0 ||
+		    model_check_ids(&f, "tgt.ids", tv, "tokenize --pairs") < 0) {
 			err_prefix("%s", path);
 			rc = -1;
 			break;
@@ -85,6 +84,17 @@ int corpus_read(struct corpus *c, const char *path, const struct model *m)
 	c->crc = crc32(0, (const void *)c->src, ns * 4);
 	c->crc = crc32(c->crc, (const void *)c->tgt, nt * 4);
 	return 0;
+}
+
+double corpus_length_ratio(const struct corpus *c)
+{
+	double s = 0, t = 0;
+
+	for (int i = 0; i < c->n; i++) {
+		s += c->slen[i];
+		t += c->tlen[i];
+	}
+	return t > 0 ? s / t : 0;
 }
 
 void corpus_free(struct corpus *c)

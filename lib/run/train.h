@@ -29,9 +29,12 @@ struct corpus {
 /*
  * Reads a pairs stream (frames with src.ids and tgt.ids, as tokenize
  * --pairs writes them) from path ("-": stdin), checking the ids against
- * m's vocabularies.
+ * m's vocabularies (m NULL: only that they are ids).
  */
 int corpus_read(struct corpus *c, const char *path, const struct model *m);
+/* The mean source length over the mean target length of c's pairs (ids,
+ * </s> included), 0 for no pairs: rnnsearch's diag_ratio. */
+double corpus_length_ratio(const struct corpus *c);
 void corpus_free(struct corpus *c);
 
 /* One pass's batches: batch b is pairs idx[start[b] .. start[b+1]). */
