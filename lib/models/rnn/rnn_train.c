@@ -10,9 +10,9 @@
  * the loss and the weight gradients after it; the loops do only what each
  * step needs of the last.  Of rnnsearch's ways of attending (rnnsearch.h)
  * only the additive one has keys; the window carries its positions kappa
- * from step to step, and their gradient back.  Padding never reaches a real position: the
- * encoder masks it (gru.h), the attention skips it, and a padded target's
- * loss and gradients are zero.
+ * from step to step, and their gradient back.  Padding never reaches a
+ * real position: the encoder masks it (gru.h), the attention skips it,
+ * and a padded target's loss and gradients are zero.
  */
 #include <stdlib.h>
 #include <string.h>
