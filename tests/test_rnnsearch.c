@@ -28,20 +28,23 @@ enum { VS = 11, VT = 13 };
  * N(0, 2^2): far from the paper's near-zero start, so that every path of
  * the network carries a gradient of a size finite differences can see (the
  * attention's too: its weights then move with s_{i-1}) and the outputs are
- * far from uniform.  extra: one more config setting, or NULL.
+ * far from uniform.  extra: more config settings separated by spaces, or
+ * NULL.
  */
 static struct model *make_model(const char *arch, const char *extra)
 {
 	const char *set[8] = { "src_vocab=11", "tgt_vocab=13", "emb=5",
 			       "hidden=4", "maxout=3" };
+	char more[128];
 	int k = 5;
 	struct model *m;
 	struct rng r;
 
 	if (strcmp(arch, "rnnsearch") == 0)
 		set[k++] = "att=3";
-	if (extra)
-		set[k++] = extra;
+	snprintf(more, sizeof more, "%s", extra ? extra : "");
+	for (char *t = strtok(more, " "); t && k < 8; t = strtok(NULL, " "))
+		set[k++] = t;
 	m = model_create(arch, set, k, "", "");
 	ck_assert_msg(m != NULL, "%s", err_msg());
 	rng_seed(&r, 7);
@@ -488,6 +491,20 @@ START_TEST(gradients_rnnencdec)
 }
 END_TEST
 
+/* The window's and the diagonal's (doc/rnn-attention.md); every step of
+ * the batch's longest target moves the diagonal (ratio 0.7). */
+START_TEST(gradients_window)
+{
+	grad_case("rnnsearch", "attention=window window_k=3");
+}
+END_TEST
+
+START_TEST(gradients_diagonal)
+{
+	grad_case("rnnsearch", "attention=diagonal diag_ratio=0.7");
+}
+END_TEST
+
 START_TEST(gradients_label_smoothing)
 {
 	grad_case("rnnsearch", "label_smoothing=0.1");
@@ -529,10 +546,10 @@ END_TEST
  * they agree to f32 rounding: 1e-5.  The whole batch's nll equals the sum
  * of all tokens' too.
  */
-static void decoder_vs_training(const char *arch)
+static void decoder_vs_training(const char *arch, const char *extra)
 {
 	static const int slen[] = { 4, 2, 5 }, tlen[] = { 3, 6, 2 };
-	struct model *m = make_model(arch, NULL);
+	struct model *m = make_model(arch, extra);
 	struct batch src, tgt, s1, t1;
 	struct frame *f, *fp[3];
 	struct decoder *d;
@@ -591,13 +608,15 @@ static void decoder_vs_training(const char *arch)
 
 START_TEST(decoder_scores_as_training_rnnsearch)
 {
-	decoder_vs_training("rnnsearch");
+	decoder_vs_training("rnnsearch", NULL);
+	decoder_vs_training("rnnsearch", "attention=window window_k=3");
+	decoder_vs_training("rnnsearch", "attention=diagonal diag_ratio=0.7");
 }
 END_TEST
 
 START_TEST(decoder_scores_as_training_rnnencdec)
 {
-	decoder_vs_training("rnnencdec");
+	decoder_vs_training("rnnencdec", NULL);
 }
 END_TEST
 
@@ -723,10 +742,10 @@ END_TEST
  * the same bits on 1, 2 and 3 threads, but for att.v's, which sums the
  * parts' shares in another order.
  */
-static void threads_case(const char *arch)
+static void threads_case(const char *arch, const char *extra)
 {
 	static const int slen[] = { 4, 2, 3, 5 }, tlen[] = { 3, 5, 1, 4 };
-	struct model *m = make_model(arch, NULL);
+	struct model *m = make_model(arch, extra);
 	struct batch src, tgt;
 	float *want = malloc(m->nw * sizeof(float));
 	int threads = kern_threads();
@@ -767,13 +786,15 @@ static void threads_case(const char *arch)
 
 START_TEST(threads_rnnsearch)
 {
-	threads_case("rnnsearch");
+	threads_case("rnnsearch", NULL);
+	threads_case("rnnsearch", "attention=window window_k=3");
+	threads_case("rnnsearch", "attention=diagonal diag_ratio=0.7");
 }
 END_TEST
 
 START_TEST(threads_rnnencdec)
 {
-	threads_case("rnnencdec");
+	threads_case("rnnencdec", NULL);
 }
 END_TEST
 
@@ -993,6 +1014,8 @@ static Suite *suite(void)
 	tcase_add_test(t, equations_rnnencdec);
 	tcase_add_test(t, gradients_rnnsearch);
 	tcase_add_test(t, gradients_rnnencdec);
+	tcase_add_test(t, gradients_window);
+	tcase_add_test(t, gradients_diagonal);
 	tcase_add_test(t, gradients_label_smoothing);
 	tcase_add_test(t, gradients_scale_and_accumulate);
 	tcase_add_test(t, decoder_scores_as_training_rnnsearch);
