@@ -631,12 +631,13 @@ END_TEST
  * one).  A padding bug (a backward GRU starting in the padding, attention
  * on padded keys) changes results by orders of magnitude more.
  */
-static void padding_case(const char *arch)
+static void padding_case(const char *arch, const char *extra)
 {
 	static const int slen[] = { 6, 2, 4 };
-	struct model *m = make_model(arch, NULL);
+	struct model *m = make_model(arch, extra);
 	struct batch src, one;
 	int search = strcmp(arch, "rnnsearch") == 0;
+	int keys = search && !extra;	/* additive attention */
 
 	make_batch(&src, 3, slen, VS, 8);
 	struct frame *all = pipeline(m, &src);
@@ -652,9 +653,9 @@ static void padding_case(const char *arch)
 		assert_records_close(fa, fo, "src.emb", slen[b], 0);
 		assert_records_close(fa, fo, "enc.out", slen[b], 1e-6);
 		assert_records_close(fa, fo, "att.init", 0, 1e-6);
-		if (search)
+		if (keys)
 			assert_records_close(fa, fo, "att.keys", slen[b], 1e-6);
-		else
+		else if (!search)
 			assert_records_close(fa, fo, "att.ctx", 0, 1e-6);
 		da = m->arch->dec_new(m, pa, 3, 1);
 		d1 = m->arch->dec_new(m, &fo, 1, 1);
@@ -685,13 +686,15 @@ static void padding_case(const char *arch)
 
 START_TEST(padding_rnnsearch)
 {
-	padding_case("rnnsearch");
+	padding_case("rnnsearch", NULL);
+	padding_case("rnnsearch", "attention=window window_k=3");
+	padding_case("rnnsearch", "attention=diagonal diag_ratio=0.7");
 }
 END_TEST
 
 START_TEST(padding_rnnencdec)
 {
-	padding_case("rnnencdec");
+	padding_case("rnnencdec", NULL);
 }
 END_TEST
 
@@ -699,10 +702,14 @@ END_TEST
 START_TEST(padding_in_training)
 {
 	static const int slen[] = { 4, 2, 3 }, tlen[] = { 3, 5, 1 };
-	const char *arch[] = { "rnnsearch", "rnnencdec" };
+	const char *arch[] = { "rnnsearch", "rnnencdec", "rnnsearch",
+			       "rnnsearch" };
+	const char *extra[] = { "label_smoothing=0.1", "label_smoothing=0.1",
+				"attention=window window_k=3",
+				"attention=diagonal diag_ratio=0.7" };
 
-	for (int a = 0; a < 2; a++) {
-		struct model *m = make_model(arch[a], "label_smoothing=0.1");
+	for (int a = 0; a < 4; a++) {
+		struct model *m = make_model(arch[a], extra[a]);
 		struct batch src, tgt, s1, t1;
 		double loss, sum = 0, nll;
 		float *gb;
@@ -800,11 +807,15 @@ END_TEST
 
 START_TEST(select_duplicates)
 {
-	const char *arch[] = { "rnnsearch", "rnnencdec" };
+	/* the window's kappa and the diagonal's step go with the parent */
+	const char *arch[] = { "rnnsearch", "rnnencdec", "rnnsearch",
+			       "rnnsearch" };
+	const char *extra[] = { NULL, NULL, "attention=window window_k=3",
+				"attention=diagonal diag_ratio=0.7" };
 	static const int slen[] = { 3, 5 };
 
-	for (int a = 0; a < 2; a++) {
-		struct model *m = make_model(arch[a], NULL);
+	for (int a = 0; a < 4; a++) {
+		struct model *m = make_model(arch[a], extra[a]);
 		struct batch src;
 		make_batch(&src, 2, slen, VS, 12);
 		struct frame *f = pipeline(m, &src);
