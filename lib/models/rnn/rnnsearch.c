@@ -118,7 +118,8 @@ static float **field(struct rnn_params *p, const struct rnn_tensor *t)
 /*
  * rnnsearch's attention from the config: `attention` (absent: additive,
  * as every model made before the key); the window's `window_k` (absent:
- * 10); the diagonal's `diag_ratio`, which it cannot do without.
+ * 10); the diagonal's `diag_ratio`, which it cannot do without (absent or
+ * 0: not measured).
  */
 static int attention_keys(const struct model *m, struct rnn_net *net)
 {
@@ -140,14 +141,15 @@ static int attention_keys(const struct model *m, struct rnn_net *net)
 		return -1;
 	}
 	net->kind = ATT_DIAGONAL;
-	if (!config_get(&m->cfg, "diag_ratio")) {
+	if (config_get(&m->cfg, "diag_ratio") &&
+	    config_double(&m->cfg, "diag_ratio", &net->ratio) < 0)
+		return -1;
+	if (net->ratio == 0) {
 		err_set("config: attention=diagonal needs diag_ratio, the "
 			"mean source length over the mean target length "
 			"(train-step --init measures it from the pairs given)");
 		return -1;
 	}
-	if (config_double(&m->cfg, "diag_ratio", &net->ratio) < 0)
-		return -1;
 	if (!(net->ratio > 0 && net->ratio <= 1e6)) {
 		err_set("config: diag_ratio=%g is not in (0, 1e6]",
 			net->ratio);
@@ -527,10 +529,13 @@ out:
 /* Small models by default; the paper's sizes are emb=620 hidden=1000
  * att=1000 maxout=500.  The paper's Adadelta learns little in an hour of
  * one core: the defaults are the recipe's (examples/bible-rnnsearch.sh),
- * Adam at 0.001 on batches of 2000 target tokens. */
+ * Adam at 0.001 on batches of 2000 target tokens.  diag_ratio=0: not
+ * measured (train-step --init PAIRS measures it), which
+ * attention=diagonal refuses. */
 static const char *const rnnsearch_defaults[] = {
 	"emb=256", "hidden=256", "att=256", "maxout=128",
-	"optim=adam", "lr=0.001", "batch_tokens=2000", NULL,
+	"optim=adam", "lr=0.001", "batch_tokens=2000",
+	"attention=additive", "window_k=10", "diag_ratio=0", NULL,
 };
 static const char *const rnnencdec_defaults[] = {
 	"emb=256", "hidden=256", "maxout=128",
