@@ -1,5 +1,5 @@
 #!/bin/sh
-# rnnsearch's attention=diagonal and attention=window (doc/rnn-attention.md)
+# rnnsearch's attention=diagonal and attention=window (doc/MODELS.md)
 # on copying and reversing up to four of eight two-letter words: train-step
 # --init measures diag_ratio from the pairs; each learns to the accuracy
 # stated below (measured: window 100 and 100 of 100 after 2000 updates;

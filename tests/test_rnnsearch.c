@@ -491,7 +491,7 @@ START_TEST(gradients_rnnencdec)
 }
 END_TEST
 
-/* The window's and the diagonal's (doc/rnn-attention.md); every step of
+/* The window's and the diagonal's (doc/MODELS.md); every step of
  * the batch's longest target moves the diagonal (ratio 0.7). */
 START_TEST(gradients_window)
 {

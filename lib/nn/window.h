@@ -1,6 +1,6 @@
 /*
  * window.h: attention by location for the recurrent decoder, the two
- * alternatives to rnnsearch's additive attention (doc/rnn-attention.md):
+ * alternatives to rnnsearch's additive attention (doc/MODELS.md):
  *
  *   diagonal.c  Bahdanau's two cursors in sync: target step i looks at
  *               source position min(len-1, round(i r)) alone

@@ -6,7 +6,7 @@
  * training in rnn_train.c.
  *
  * rnnsearch attends in one of three ways (config key `attention`,
- * doc/rnn-attention.md): `additive`, the paper's and the default (a model
+ * doc/MODELS.md): `additive`, the paper's and the default (a model
  * without the key is one); `diagonal`, Bahdanau's two cursors in sync; and
  * `window`, Graves' soft window.  Only the weights over the source differ:
  * the context, the decoder and the deep output are the same.

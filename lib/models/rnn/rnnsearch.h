@@ -29,7 +29,7 @@ struct rnn_params {
 };
 
 /* rnnsearch's ways of attending, config key `attention`
- * (doc/rnn-attention.md). */
+ * (doc/MODELS.md). */
 enum rnn_att { ATT_ADDITIVE, ATT_DIAGONAL, ATT_WINDOW };
 
 /* m->net of both models. */
