@@ -219,9 +219,10 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_util.c fuzz/fuzz_util.h $(FUZZ_LIB)
 $(FUZZ_SEEDS): $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
 	@rm -rf $@ && mkdir -p $@
 	echo x | $(BUILD)/bin/tokenize -l 260 >$@.vocab 2>/dev/null
-	for a in rnnsearch rnnencdec; do \
-	    $(BUILD)/bin/train-step --init -m $@/$$a.tsr -a $$a -s $@.vocab \
-	    -t $@.vocab -S emb=2 -S hidden=2 -S att=2 -S maxout=2 || exit 1; done
+	$(BUILD)/bin/train-step --init -m $@/rnnsearch.tsr -a rnnsearch \
+	    -s $@.vocab -t $@.vocab -S emb=2 -S hidden=2 -S att=2 -S maxout=2
+	$(BUILD)/bin/train-step --init -m $@/rnnencdec.tsr -a rnnencdec \
+	    -s $@.vocab -t $@.vocab -S emb=2 -S hidden=2 -S maxout=2
 	$(BUILD)/bin/train-step --init -m $@/tf.tsr -a transformer -s $@.vocab \
 	    -t $@.vocab -S d_model=2 -S heads=1 -S ffn=2 -S enc_layers=1 \
 	    -S dec_layers=1 -S tie=all
