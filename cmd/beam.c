@@ -19,7 +19,8 @@ static void usage(void)
 {
 	printf("usage: %s -m MODEL [-k K] [-l ALPHA] [-n N | -t] [-A] "
 	       "[--scores [--normalize]]\n"
-	       "       [-b N] [-a A] [-c B] [--matmul PREC]\n"
+	       "       [-b N] [-a A] [-c B] [--block-repeats N] "
+	       "[--matmul PREC]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Beam search: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
@@ -42,6 +43,9 @@ static void usage(void)
 	       "  -c, --max-len-b=B    (default 10)\n"
 	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
 	       "hyp.score added\n"
+	       "      --block-repeats=N  no phrase of 1 to N units three "
+	       "times in a row\n"
+	       "                       (default 0: none blocked)\n"
 	       "      --matmul=PREC    f32 (default) or bf16: the "
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
@@ -63,6 +67,8 @@ int main(int argc, char **argv)
 		{ "scores", no_argument, NULL, OPT_SCORES },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
+		{ "block-repeats", required_argument, NULL,
+		  OPT_BLOCK_REPEATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		TRANSLATE_LONGOPTS,

@@ -17,7 +17,8 @@ static void usage(void)
 {
 	printf("usage: %s -m MODEL [-t | -A] [--scores [--normalize]] [-b N] "
 	       "[-a A] [-c B]\n"
-	       "       [--matmul PREC] " FILTER_USAGE " < memory.tsr\n"
+	       "       [--block-repeats N] [--matmul PREC]\n"
+	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Greedy decoding: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
 	       "  -b, --batch=N        sentences per batch (default 64, at "
@@ -34,6 +35,9 @@ static void usage(void)
 	       "included), not the sum\n"
 	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
 	       "hyp.score added\n"
+	       "      --block-repeats=N  no phrase of 1 to N units three "
+	       "times in a row\n"
+	       "                       (default 0: none blocked)\n"
 	       "      --matmul=PREC    f32 (default) or bf16: the "
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
@@ -52,6 +56,8 @@ int main(int argc, char **argv)
 		{ "scores", no_argument, NULL, OPT_SCORES },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
+		{ "block-repeats", required_argument, NULL,
+		  OPT_BLOCK_REPEATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		TRANSLATE_LONGOPTS,

@@ -194,8 +194,23 @@ static int rcand_cmp(const void *pa, const void *pb)
 	return a->y - b->y;
 }
 
+/* Whether ids [len] end with a phrase of 1 .. N ids three times over. */
+static int ends_in_repeat(const int32_t *ids, int len, int N)
+{
+	int k;
+
+	for (k = 1; k <= N && 3 * k <= len; k++) {
+		const int32_t *c = ids + len - k;
+
+		if (memcmp(c, c - k, k * 4) == 0 &&
+		    memcmp(c, c - 2 * k, k * 4) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
-		    int maxlen, struct rhyp *fin)
+		    int block, int maxlen, struct rhyp *fin)
 {
 	struct rhyp live[16], nlive[16];
 	struct rcand *c = malloc(16 * V * sizeof *c);
@@ -208,6 +223,12 @@ static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
 
 		for (nc = 0, i = 0; i < nlive_n; i++) {
 			script_logp(src, S, live[i].ids, live[i].len, V, lp);
+			for (j = 0; j < V && block; j++) {
+				live[i].ids[live[i].len] = j;
+				if (ends_in_repeat(live[i].ids,
+						   live[i].len + 1, block))
+					lp[j] = -INFINITY;
+			}
 			for (j = 0; j < V; j++, nc++) {
 				c[nc].score = live[i].score + lp[j];
 				c[nc].h = i;
@@ -298,16 +319,19 @@ static const struct tensor *src_of(int i)
 /* ---- tests --------------------------------------------------------------- */
 
 /* The search matches the plain definition on many random sentences, for
- * k 1..5 and alpha 0 and 0.6, with the n-best lists in order. */
+ * k 1..5, alpha 0 and 0.6, and phrases of up to 0, 1, 2 and 4 ids blocked
+ * from a third saying in a row, with the n-best lists in order. */
 START_TEST(matches_definition)
 {
-	int V = 7, trial, k, i, j, a;
+	int V = 7, trial, k, i, j, a, b;
 	double alphas[2] = { 0, 0.6 };
+	int blocks[4] = { 0, 1, 2, 4 };
 
 	script_mode = 0;
 	for (trial = 0; trial < 6; trial++)
 		for (k = 1; k <= 5; k++)
-			for (a = 0; a < 2; a++) {
+			for (a = 0; a < 2; a++)
+			for (b = 0; b < 4; b++) {
 				struct model m = model_v(V);
 				struct search_opts o;
 				struct search_result res[12];
@@ -317,14 +341,15 @@ START_TEST(matches_definition)
 				o.k = k;
 				o.nbest = k;
 				o.alpha = alphas[a];
+				o.block_repeats = blocks[b];
 				make_frames(12, trial * 100 + k);
 				ck_assert_int_eq(search(&m, fp, 12, &o, res), 0);
 				for (i = 0; i < 12; i++) {
 					const struct tensor *t = src_of(i);
 					int S = t->dim[0];
 					int nf = ref_beam(t->data, S, V, k,
-							  o.alpha, 2 * S + 10,
-							  fin);
+							  o.alpha, blocks[b],
+							  2 * S + 10, fin);
 
 					ck_assert_int_eq(res[i].n, nf < k ? nf : k);
 					for (j = 0; j < res[i].n; j++) {
@@ -508,6 +533,40 @@ START_TEST(attention_and_forced_decoding)
 }
 END_TEST
 
+/* All tokens equally likely, so greedy search would say id 0 forever.
+ * With phrases of one id blocked it says 0 0 1 0 0 1 ... (a third 0 is
+ * blocked, and 1 is the lowest id left); with phrases of up to three
+ * blocked, after 0 0 1 0 0 1 0 0 both 1 (0 0 1 three times) and 0 (0 0 0)
+ * are, and 2, </s>, ends it. */
+START_TEST(blocked_repeats)
+{
+	static const int32_t three[] = { 0, 0, 1, 0, 0, 1, 0, 0, EOS };
+	struct model m = model_v(6);
+	struct search_opts o;
+	struct search_result r;
+	int i;
+
+	script_mode = 1;
+	search_opts_default(&o);
+	o.block_repeats = 1;
+	make_frames(1, 3);
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	ck_assert_int_eq(r.hyp[0].len, 2 * (int)src_of(0)->dim[0] + 10);
+	for (i = 0; i < r.hyp[0].len; i++)
+		ck_assert_int_eq(r.hyp[0].ids[i], i % 3 == 2);
+	search_result_free(&r);
+	o.block_repeats = 3;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	ck_assert_int_eq(r.hyp[0].len, 9);
+	ck_assert_int_eq(memcmp(r.hyp[0].ids, three, sizeof three), 0);
+	search_result_free(&r);
+	o.block_repeats = SEARCH_BLOCK_MAX + 1;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "block_repeats"));
+	free_frames();
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model m = model_v(7);
@@ -539,6 +598,7 @@ int main(void)
 	tcase_add_test(tc, k1_is_greedy_and_batch_independent);
 	tcase_add_test(tc, ties_and_max_length);
 	tcase_add_test(tc, attention_and_forced_decoding);
+	tcase_add_test(tc, blocked_repeats);
 	tcase_add_test(tc, bad_options);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

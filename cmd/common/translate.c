@@ -376,6 +376,10 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		case OPT_NORMALIZE:
 			o->normalize = 1;
 			break;
+		case OPT_BLOCK_REPEATS:
+			o->search.block_repeats = opt_int(optarg,
+				"--block-repeats", 0, SEARCH_BLOCK_MAX);
+			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");
 			o->al_layers = o->al_given = 1;

@@ -32,7 +32,7 @@ struct translate_opts {
 
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
-enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL };
+enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 #define TRANSLATE_LONGOPTS \

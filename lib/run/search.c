@@ -229,6 +229,50 @@ static int beam_step(struct beam *b, int t, int nh)
 	return 0;
 }
 
+/*
+ * Row r's last ids before step t, the latest first, into h [max]; returns
+ * how many (fewer than max near the start).  Reads the steps back.
+ */
+static int history(const struct beam *b, int t, int r, int32_t *h, int max)
+{
+	int e = b->steps[t].row_ent[r], u, n = 0;
+
+	for (u = t - 1; u >= 1 && e >= 0 && n < max; u--) {
+		h[n++] = b->steps[u].tok[e];
+		e = b->steps[u].row_ent[b->steps[u].row[e]];
+	}
+	return n;
+}
+
+/*
+ * The option block_repeats = N: for each row and each phrase length k <= N,
+ * the one id that would end the third saying of a phrase of k ids in a
+ * row gets log-probability -inf.  With h the row's ids latest first, that
+ * id is y = h[k-1] when y = h[2k-1] and h[j-1] = h[j+k-1] = h[j+2k-1] for
+ * j = 1 .. k-1: the candidate and the 3k - 1 ids before it repeat with
+ * period k.  At most N ids a row, so the search's choices stay the scan's.
+ */
+static void block_repeats(struct beam *b, int t, int nh)
+{
+	int N = b->o->block_repeats, r, k, j, n;
+	int32_t h[3 * SEARCH_BLOCK_MAX];
+
+	for (r = 0; r < nh; r++) {
+		n = history(b, t, r, h, 3 * N - 1);
+		for (k = 1; 3 * k - 1 <= n; k++) {
+			for (j = 0; j < k; j++) {
+				int32_t y = j ? h[j - 1] : h[k - 1];
+
+				if (h[j + k - 1] != y || h[j + 2 * k - 1] != y)
+					break;
+			}
+			if (j == k)
+				b->logp[(size_t)r * b->V + h[k - 1]] =
+					-INFINITY;
+		}
+	}
+}
+
 /* Selects every sentence's candidates of step t; returns the new rows. */
 static int beam_select(struct beam *b, int t, int nh)
 {
@@ -237,6 +281,8 @@ static int beam_select(struct beam *b, int t, int nh)
 	int r = 0, nn = 0, i;
 
 	st->nent = 0;
+	if (b->o->block_repeats)
+		block_repeats(b, t, nh);
 	while (r < nh) {
 		int s = b->cur.sent[r], hi = r, first = nn, got;
 
@@ -431,6 +477,11 @@ int search(const struct model *m, struct frame **f, int n,
 	if (o->k < 1 || o->nbest < 1 || o->nbest > o->k) {
 		err_set("search: k %d, nbest %d: need 1 <= nbest <= k", o->k,
 			o->nbest);
+		return -1;
+	}
+	if (o->block_repeats < 0 || o->block_repeats > SEARCH_BLOCK_MAX) {
+		err_set("search: block_repeats %d is not from 0 to %d",
+			o->block_repeats, SEARCH_BLOCK_MAX);
 		return -1;
 	}
 	if (n == 0)

@@ -13,15 +13,22 @@
 #include <stdint.h>
 #include "models/model.h"
 
+/* The longest phrase block_repeats may name. */
+#define SEARCH_BLOCK_MAX 64
+
 struct search_opts {
 	int k;			/* beam size; 1 is greedy */
 	double alpha;		/* length penalty ((5 + len) / 6)^alpha */
 	double len_a, len_b;	/* at most a S + b target ids (</s> too) */
 	int nbest;		/* hypotheses returned per sentence, <= k */
 	int want_attw;		/* keep the attention weights */
+	int block_repeats;	/* 0, or N: no phrase of 1 .. N ids said
+				   three times in a row (a candidate that
+				   would make one is not taken) */
 };
 
-/* The defaults of doc/MODELS.md: k 1, alpha 0, 2 S + 10, one best. */
+/* The defaults of doc/MODELS.md: k 1, alpha 0, 2 S + 10, one best, no
+ * phrase blocked. */
 void search_opts_default(struct search_opts *o);
 
 /* A hypothesis: its ids (</s> included when reached) and scores. */
