@@ -7,7 +7,7 @@
 # warmup 300, batches of 2000 target tokens: train-step's defaults),
 # trains it for TIME seconds with the dev loss and greedy BLEU every SAVE
 # updates (the best model kept as model.tsr.best), averages the last AVG
-# checkpoints, exports the average with f16 parameters, and scores its
+# checkpoints of the last fifth of training, exports the average with f16 parameters, and scores its
 # greedy and beam translations of the dev set with BLEU.
 #
 #   sh examples/train.sh SRC_FILE TGT_FILE DIR
@@ -109,11 +109,19 @@ say "training for $what ($THREADS threads, $MATMUL products)"
 train-step -m model.tsr --matmul "$MATMUL" $limit -E "$SAVE" \
 	-k "$AVG" -L 50 -d dev.tsr --dev-lines "$DEV_EVAL" train.tsr
 
-have=$(ls model.tsr.ckpt.* 2>/dev/null | wc -l)
+# The newest AVG checkpoints of the last fifth of training: in a short run
+# (TIME small against SAVE) older ones are of a model still far from the
+# last, and their average is worse than the last alone.
+last=$(tensordump -n model.config -t model.tsr |
+	sed -n 's/^"step=\([0-9]*\)\\n"$/\1/p')
+ckpts=$(ls model.tsr.ckpt.* 2>/dev/null | sed 's/.*\.//' | sort -n |
+	awk -v last="$last" '5 * $1 >= 4 * last' | tail -n "$AVG" |
+	sed 's/^/model.tsr.ckpt./')
+have=$(echo $ckpts | wc -w)
 if [ "$have" -ge 2 ]; then
-	[ "$have" -le "$AVG" ] || have=$AVG
-	say "averaging the last $have checkpoints"
-	train-step -A "$have" -m model.tsr -o avg.tsr
+	say "averaging the $have checkpoints of the last fifth:" $ckpts
+	# shellcheck disable=SC2086
+	train-step -A "$have" -m model.tsr -o avg.tsr $ckpts
 else
 	cp model.tsr avg.tsr.tmp
 	mv avg.tsr.tmp avg.tsr

@@ -31,7 +31,9 @@ for f in dev.greedy dev.beam; do
 done
 grep -q '^greedy: BLEU.* = [0-9.]* ' run/bleu.txt || fail "no greedy BLEU"
 grep -q '^beam 4: BLEU.* = [0-9.]* ' run/bleu.txt || fail "no beam BLEU"
-grep -q 'averaging the last 3 checkpoints' log || fail "no averaging"
+avg='averaging the 3 checkpoints of the last fifth:'
+grep -q "$avg model.tsr.ckpt.560 model.tsr.ckpt.580 model.tsr.ckpt.600\$" log ||
+	fail "not the last 3 checkpoints averaged: $(grep averag log)"
 grep -q 'dev BLEU [0-9.]* (30 pairs)' log || fail "no dev BLEU in training"
 [ -e run/model.tsr.best ] || fail "no best model kept"
 tensordump -H run/model.f16.tsr | grep -q ' f16 ' || fail "export not f16"
@@ -55,6 +57,14 @@ DEV_SRC=dsrc DEV_TGT=dtgt TIME=0.5 sh "$recipe" src.txt tgt.txt run2 \
 cmp -s dtgt run2/dev.tgt || fail "DEV_TGT not the dev set"
 [ "$(wc -l < run2/train.src)" -eq 300 ] || fail "DEV_SRC: not all trained on"
 [ "$(wc -l < run2/dev.greedy)" -eq 20 ] || fail "DEV_SRC: not 20 lines"
+
+# a short run: of the checkpoints 40, 80 and 100 only the last fifth's
+# (80 and 100) are averaged
+SAVE=40 STEPS=100 sh "$recipe" src.txt tgt.txt run4 > log 2>&1 ||
+	{ cat log; fail "exit $? (run4)"; }
+avg='averaging the 2 checkpoints of the last fifth:'
+grep -q "$avg model.tsr.ckpt.80 model.tsr.ckpt.100\$" log ||
+	fail "run4: $(grep averag log)"
 
 # refusals
 rc=0
