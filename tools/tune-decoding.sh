@@ -39,7 +39,7 @@ for k in $KS; do
 			-v rep="$(sh "$here/repeats.sh" "$out" |
 				  sed 's/.*: \([0-9]* of [0-9]*\) lines.*/\1/')" '
 		{ for (i = 1; i <= NF; i++) {
-			if ($i == "=") b = $(i + 1)
+			if ($i == "=" && b == "") b = $(i + 1)
 			if ($i == "(BP") bp = $(i + 2)
 			if ($i == "ratio") r = $(i + 2) } }
 		END { printf "| %s | %s | %s | %s | %s | %s |\n",
