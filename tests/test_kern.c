@@ -894,6 +894,181 @@ START_TEST(test_gru)
 }
 END_TEST
 
+/* ---- LSTM cell ------------------------------------------------------------ */
+
+/* The cell of doc/MODELS.md in double, one row: from pre [4n] (rows i, f,
+ * g, o) and c [n], cnew and hnew [n]. */
+static void lstm_cell_d(double *cnew, double *hnew, const double *pre,
+			const double *c, int n)
+{
+	for (int k = 0; k < n; k++) {
+		double i = 1 / (1 + exp(-pre[k])), f = 1 / (1 + exp(-pre[n + k]));
+		double g = tanh(pre[2 * n + k]), o = 1 / (1 + exp(-pre[3 * n + k]));
+		cnew[k] = f * c[k] + i * g;
+		hnew[k] = o * tanh(cnew[k]);
+	}
+}
+
+/* L = sum wh hnew + sum wc cnew of one row */
+static double lstm_loss(const double *pre, const double *c, const float *wh,
+			const float *wc, int n)
+{
+	double cn[300], hn[300], L = 0;
+	lstm_cell_d(cn, hn, pre, c, n);
+	for (int k = 0; k < n; k++)
+		L += wh[k] * hn[k] + (wc ? wc[k] * cn[k] : 0);
+	return L;
+}
+
+/*
+ * The cell on every instruction set against the double equations, and its
+ * backward against central differences (h 1e-4 in double: truncation
+ * about 1e-9) of L = sum wh hnew + sum wc cnew in pre and c, with and
+ * without the cell's own gradient dcnew = wc.  Each output is a few
+ * operations on one element, each within a few units of roundoff
+ * (vmath's sigmoid and tanh: doc/kernels.md): 64 u of the values' size.
+ * dc is added into: it starts at 1.
+ */
+START_TEST(test_lstm_cell)
+{
+	int isa[3], ni = kt_isas(isa);
+	kt_seed(8);
+	for (int ii = 0; ii < ni; ii++) {
+		kern_set_isa(isa[ii]);
+		for (int s = 0; s < NSIZES - 1; s++) {
+			int n = sizes[s], B = kt_int(1, 4);
+			float *pre = kt_rand((size_t)B * 4 * n, -3, 3);
+			float *c = kt_rand((size_t)B * n, -2, 2);
+			float *act = kt_zeros((size_t)B * 4 * n);
+			float *cn = kt_zeros((size_t)B * n), *hn = kt_zeros((size_t)B * n);
+			float *wh = kt_rand((size_t)B * n, -1, 1);
+			float *wc = kt_rand((size_t)B * n, -1, 1);
+			float *dpre = kt_zeros((size_t)B * 4 * n), *dc = kt_zeros((size_t)B * n);
+			double *want = kt_dzeros((size_t)B * 4 * n), *tol = kt_dzeros((size_t)B * 4 * n);
+			double *wantc = kt_dzeros((size_t)B * n), *wanth = kt_dzeros((size_t)B * n);
+			double *tolc = kt_dzeros((size_t)B * n);
+			double pd[1200], cd[300], cnd[300], hnd[300];
+
+			lstm_cell_forward(act, cn, hn, pre, c, B, n);
+			for (int b = 0; b < B; b++) {
+				for (int i = 0; i < 4 * n; i++)
+					pd[i] = pre[b * 4 * n + i];
+				for (int i = 0; i < n; i++)
+					cd[i] = c[b * n + i];
+				lstm_cell_d(cnd, hnd, pd, cd, n);
+				for (int i = 0; i < n; i++) {
+					wantc[b * n + i] = cnd[i];
+					wanth[b * n + i] = hnd[i];
+					tolc[b * n + i] = 64 * KT_U * (1 + fabs(cd[i]));
+				}
+				for (int i = 0; i < 4 * n; i++) {
+					double x = pd[i];
+					int gate = i / n;
+					want[b * 4 * n + i] = gate == 2 ? tanh(x) :
+						1 / (1 + exp(-x));
+					tol[b * 4 * n + i] = 16 * KT_U;
+				}
+			}
+			kt_check("lstm act", act, want, tol, 0, (size_t)B * 4 * n);
+			kt_check("lstm cnew", cn, wantc, tolc, 0, (size_t)B * n);
+			kt_check("lstm hnew", hn, wanth, tolc, 0, (size_t)B * n);
+
+			for (int with_dc = 0; with_dc < 2; with_dc++) {
+				const float *dcn = with_dc ? wc : NULL;
+				for (size_t i = 0; i < (size_t)B * n; i++)
+					dc[i] = 1;
+				lstm_cell_backward(dpre, dc, wh, dcn, act, c, cn, B, n);
+				for (int b = 0; b < B; b++) {
+					const float *whb = wh + b * n;
+					const float *wcb = dcn ? wc + b * n : NULL;
+					for (int i = 0; i < 4 * n; i++)
+						pd[i] = pre[b * 4 * n + i];
+					for (int i = 0; i < n; i++)
+						cd[i] = c[b * n + i];
+					for (int i = 0; i < 4 * n; i++) {
+						double keep = pd[i];
+						pd[i] = keep + H_FD;
+						double lp = lstm_loss(pd, cd, whb, wcb, n);
+						pd[i] = keep - H_FD;
+						double lm = lstm_loss(pd, cd, whb, wcb, n);
+						pd[i] = keep;
+						want[b * 4 * n + i] = (lp - lm) / (2 * H_FD);
+						tol[b * 4 * n + i] = 64 * KT_U * 3 + 1e-8;
+					}
+					for (int i = 0; i < n; i++) {
+						double keep = cd[i];
+						cd[i] = keep + H_FD;
+						double lp = lstm_loss(pd, cd, whb, wcb, n);
+						cd[i] = keep - H_FD;
+						double lm = lstm_loss(pd, cd, whb, wcb, n);
+						cd[i] = keep;
+						wantc[b * n + i] = 1 + (lp - lm) / (2 * H_FD);
+						tolc[b * n + i] = 64 * KT_U * 3 + 1e-8;
+					}
+				}
+				kt_check("lstm backward dpre", dpre, want, tol, 0, (size_t)B * 4 * n);
+				kt_check("lstm backward dc", dc, wantc, tolc, 0, (size_t)B * n);
+			}
+			free(pre); free(c); free(act); free(cn); free(hn); free(wh);
+			free(wc); free(dpre); free(dc); free(want); free(tol);
+			free(wantc); free(wanth); free(tolc);
+		}
+	}
+}
+END_TEST
+
+/*
+ * Every instruction set's cell against the reference's on the same
+ * inputs, forward and backward, to the same few units of roundoff: the
+ * vector version computes what the scalar one does.
+ */
+START_TEST(test_lstm_cell_vs_reference)
+{
+	int isa[3], ni = kt_isas(isa), n = 37, B = 5;
+	size_t N = (size_t)B * n;
+	kt_seed(9);
+	float *pre = kt_rand(4 * N, -4, 4), *c = kt_rand(N, -2, 2);
+	float *dh = kt_rand(N, -1, 1), *dcn = kt_rand(N, -1, 1);
+	float *act[3], *cn[3], *hn[3], *dpre[3], *dc[3];
+	for (int ii = 0; ii < ni; ii++) {
+		act[ii] = kt_zeros(4 * N);
+		dpre[ii] = kt_zeros(4 * N);
+		cn[ii] = kt_zeros(N);
+		hn[ii] = kt_zeros(N);
+		dc[ii] = kt_zeros(N);
+		kern_set_isa(isa[ii]);
+		lstm_cell_forward(act[ii], cn[ii], hn[ii], pre, c, B, n);
+		lstm_cell_backward(dpre[ii], dc[ii], dh, dcn, act[ii], c,
+				   cn[ii], B, n);
+	}
+	ck_assert_int_eq(isa[0], ISA_REFERENCE);
+	for (int ii = 1; ii < ni; ii++) {
+		double *w = kt_dzeros(4 * N);
+		for (size_t i = 0; i < 4 * N; i++)
+			w[i] = act[0][i];
+		kt_check("act vs reference", act[ii], w, NULL, 32 * KT_U, 4 * N);
+		for (size_t i = 0; i < 4 * N; i++)
+			w[i] = dpre[0][i];
+		kt_check("dpre vs reference", dpre[ii], w, NULL, 128 * KT_U, 4 * N);
+		for (size_t i = 0; i < N; i++)
+			w[i] = cn[0][i];
+		kt_check("cnew vs reference", cn[ii], w, NULL, 128 * KT_U, N);
+		for (size_t i = 0; i < N; i++)
+			w[i] = hn[0][i];
+		kt_check("hnew vs reference", hn[ii], w, NULL, 128 * KT_U, N);
+		for (size_t i = 0; i < N; i++)
+			w[i] = dc[0][i];
+		kt_check("dc vs reference", dc[ii], w, NULL, 128 * KT_U, N);
+		free(w);
+	}
+	for (int ii = 0; ii < ni; ii++) {
+		free(act[ii]); free(dpre[ii]); free(cn[ii]); free(hn[ii]);
+		free(dc[ii]);
+	}
+	free(pre); free(c); free(dh); free(dcn);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kern");
@@ -912,6 +1087,8 @@ int main(void)
 	tcase_add_test(tc, test_embedding);
 	tcase_add_test(tc, test_sums_in_row_order);
 	tcase_add_test(tc, test_gru);
+	tcase_add_test(tc, test_lstm_cell);
+	tcase_add_test(tc, test_lstm_cell_vs_reference);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,6 +1,6 @@
 /*
  * kern_dispatch.c: the choice of instruction set, and the public
- * element-wise, row-wise and GRU kernels of kernels.h, which split their
+ * element-wise, row-wise, GRU and LSTM kernels of kernels.h, which split their
  * work over the thread pool and call the serial kernels of the table in
  * force.
  *
@@ -54,6 +54,7 @@ static void overlay(struct kern_ops *t, const struct kern_ops *over)
 	OVER(adam_update);
 	OVER(gru_gates_forward); OVER(gru_state_forward);
 	OVER(gru_state_backward); OVER(gru_gates_backward);
+	OVER(lstm_cell_forward); OVER(lstm_cell_backward);
 	OVER(attn_step_row);
 	OVER(attn_head_forward); OVER(attn_head_backward);
 	OVER(additive_forward); OVER(additive_backward);
@@ -430,4 +431,51 @@ void gru_gates_backward(float *dpre, float *dh, const float *drh,
 	struct gru_job j = { .o1 = dpre, .o2 = dh, .i1 = drh, .i2 = zr,
 			     .i3 = h, .n = n };
 	kern_parallel_for(B, row_grain(3 * n), gru_gates_backward_task, &j);
+}
+
+/* ---- LSTM cell: rows of the batch over threads --------------------------- */
+
+struct lstm_job {
+	float *act, *cnew, *hnew, *dpre, *dc;
+	const float *pre, *c, *dhnew, *dcnew, *cact, *cnew_in;
+	int n;
+};
+
+static void lstm_forward_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct lstm_job *j = ctx;
+	size_t n = j->n;
+	kern_ops()->lstm_cell_forward(j->act + lo * 4 * n, j->cnew + lo * n,
+				      j->hnew + lo * n, j->pre + lo * 4 * n,
+				      j->c + lo * n, (int)(hi - lo), j->n);
+}
+
+void lstm_cell_forward(float *act, float *cnew, float *hnew, const float *pre,
+		       const float *c, int B, int n)
+{
+	struct lstm_job j = { .act = act, .cnew = cnew, .hnew = hnew,
+			      .pre = pre, .c = c, .n = n };
+	kern_parallel_for(B, row_grain(4 * n), lstm_forward_task, &j);
+}
+
+static void lstm_backward_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct lstm_job *j = ctx;
+	size_t n = j->n;
+	kern_ops()->lstm_cell_backward(j->dpre + lo * 4 * n, j->dc + lo * n,
+				       j->dhnew + lo * n,
+				       j->dcnew ? j->dcnew + lo * n : NULL,
+				       j->cact + lo * 4 * n, j->c + lo * n,
+				       j->cnew_in + lo * n, (int)(hi - lo),
+				       j->n);
+}
+
+void lstm_cell_backward(float *dpre, float *dc, const float *dhnew,
+			const float *dcnew, const float *act, const float *c,
+			const float *cnew, int B, int n)
+{
+	struct lstm_job j = { .dpre = dpre, .dc = dc, .dhnew = dhnew,
+			      .dcnew = dcnew, .cact = act, .c = c,
+			      .cnew_in = cnew, .n = n };
+	kern_parallel_for(B, row_grain(4 * n), lstm_backward_task, &j);
 }

@@ -166,6 +166,13 @@ struct kern_ops {
 	void (*gru_gates_backward)(float *dpre, float *dh, const float *drh,
 				   const float *zr, const float *h, int B,
 				   int n);
+	void (*lstm_cell_forward)(float *act, float *cnew, float *hnew,
+				  const float *pre, const float *c, int B,
+				  int n);
+	void (*lstm_cell_backward)(float *dpre, float *dc, const float *dhnew,
+				   const float *dcnew, const float *act,
+				   const float *c, const float *cnew, int B,
+				   int n);
 
 	/* attn_step.h: one query row, all its heads. */
 	void (*attn_step_row)(float *out, float *w, long wn, const float *q,
@@ -283,6 +290,11 @@ void gru_state_backward_avx2(float *dpre, float *dh, const float *dhnew,
 			     int B, int n);
 void gru_gates_backward_avx2(float *dpre, float *dh, const float *drh,
 			     const float *zr, const float *h, int B, int n);
+void lstm_cell_forward_avx2(float *act, float *cnew, float *hnew,
+			    const float *pre, const float *c, int B, int n);
+void lstm_cell_backward_avx2(float *dpre, float *dc, const float *dhnew,
+			     const float *dcnew, const float *act,
+			     const float *c, const float *cnew, int B, int n);
 void additive_forward_avx2(float *ctx, float *a, const float *wq,
 			   const float *keys, const float *va,
 			   const float *ann, int len, int S, int na, int dv);

@@ -1,6 +1,6 @@
 /*
- * kern_ref.c: the portable scalar reference of the element-wise, row-wise
- * and GRU kernels: plain loops over libm, the yardstick of the vector
+ * kern_ref.c: the portable scalar reference of the element-wise, row-wise,
+ * GRU and LSTM kernels: plain loops over libm, the yardstick of the vector
  * versions and the path of machines without AVX2.
  */
 #include <math.h>
@@ -244,6 +244,52 @@ static void gru_gates_backward_ref(float *dpre, float *dh, const float *drh,
 	}
 }
 
+/* The LSTM cell (kernels.h): gates i, f, g, o. */
+static void lstm_cell_forward_ref(float *act, float *cnew, float *hnew,
+				  const float *pre, const float *c, int B,
+				  int n)
+{
+	for (int b = 0; b < B; b++) {
+		const float *p = pre + (size_t)b * 4 * n;
+		float *a = act + (size_t)b * 4 * n;
+		size_t o = (size_t)b * n;
+		for (int k = 0; k < n; k++) {
+			a[k] = sigmoidf(p[k]);
+			a[n + k] = sigmoidf(p[n + k]);
+			a[2 * n + k] = tanhf(p[2 * n + k]);
+			a[3 * n + k] = sigmoidf(p[3 * n + k]);
+			cnew[o + k] = a[n + k] * c[o + k] +
+				      a[k] * a[2 * n + k];
+			hnew[o + k] = a[3 * n + k] * tanhf(cnew[o + k]);
+		}
+	}
+}
+
+static void lstm_cell_backward_ref(float *dpre, float *dc, const float *dhnew,
+				   const float *dcnew, const float *act,
+				   const float *c, const float *cnew, int B,
+				   int n)
+{
+	for (int b = 0; b < B; b++) {
+		const float *a = act + (size_t)b * 4 * n;
+		float *d = dpre + (size_t)b * 4 * n;
+		size_t o = (size_t)b * n;
+		for (int k = 0; k < n; k++) {
+			float i = a[k], f = a[n + k], g = a[2 * n + k];
+			float og = a[3 * n + k], t = tanhf(cnew[o + k]);
+			float dh = dhnew[o + k];
+			/* the cell's gradient: its own, and through h */
+			float dcn = (dcnew ? dcnew[o + k] : 0) +
+				    dh * og * (1 - t * t);
+			d[k] = dcn * g * i * (1 - i);
+			d[n + k] = dcn * c[o + k] * f * (1 - f);
+			d[2 * n + k] = dcn * i * (1 - g * g);
+			d[3 * n + k] = dh * t * og * (1 - og);
+			dc[o + k] += dcn * f;
+		}
+	}
+}
+
 /* The order of operations is the AVX2 version's, for the same bits. */
 static void adam_update_ref(float *w, float *m, float *v, const float *g,
 			    size_t n, const struct adam_args *a)
@@ -277,6 +323,8 @@ const struct kern_ops kern_ops_ref = {
 	.gru_state_forward = gru_state_forward_ref,
 	.gru_state_backward = gru_state_backward_ref,
 	.gru_gates_backward = gru_gates_backward_ref,
+	.lstm_cell_forward = lstm_cell_forward_ref,
+	.lstm_cell_backward = lstm_cell_backward_ref,
 	.attn_step_row = attn_step_row_ref,
 	.attn_head_forward = attn_head_forward_ref,
 	.attn_head_backward = attn_head_backward_ref,

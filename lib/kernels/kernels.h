@@ -172,6 +172,26 @@ void gru_state_backward(float *dpre, float *dh, const float *dhnew,
 void gru_gates_backward(float *dpre, float *dh, const float *drh,
 			const float *zr, const float *h, int B, int n);
 
+/* ---- LSTM (doc/MODELS.md, seq2seq), one step, B rows ----------------- */
+
+/*
+ * pre [B, 4n] holds W x + U h + b, rows in the gate order i, f, g, o.
+ * Writes act [B, 4n] = [sigma(i); sigma(f); tanh(g); sigma(o)] of the
+ * pre-activations, the new cell cnew [B, n] = f * c + i * g from the old
+ * c [B, n], and the new state hnew [B, n] = o * tanh(cnew).
+ */
+void lstm_cell_forward(float *act, float *cnew, float *hnew, const float *pre,
+		       const float *c, int B, int n);
+/*
+ * Backward of lstm_cell_forward from the gradients dhnew and dcnew [B, n]
+ * of its outputs (dcnew may be NULL: none): writes dpre [B, 4n], the
+ * pre-activations' gradient, and adds the old cell's into dc [B, n].  The
+ * caller's dpre U gives the old state's.
+ */
+void lstm_cell_backward(float *dpre, float *dc, const float *dhnew,
+			const float *dcnew, const float *act, const float *c,
+			const float *cnew, int B, int n);
+
 /* ---- optimiser ---------------------------------------------------------- */
 
 /*
