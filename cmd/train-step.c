@@ -45,7 +45,7 @@ static void usage(void)
 	       "  -i, --init             make a fresh model\n"
 	       "  -f, --force            with --init: replace an existing "
 	       "file\n"
-	       "  -a, --arch=ARCH        rnnsearch, rnnencdec or transformer\n"
+	       "  -a, --arch=ARCH        rnnsearch, rnnencdec, seq2seq or transformer\n"
 	       "  -s, --src-vocab=FILE   the source vocabulary "
 	       "(made by tokenize)\n"
 	       "  -t, --tgt-vocab=FILE   the target vocabulary\n"
@@ -122,7 +122,7 @@ static void init(const char *model, const char *arch, const char *sv,
 	if (!arch || !sv || !tv)
 		usage_error("--init needs --arch, --src-vocab and --tgt-vocab");
 	if (!(a = arch_find(arch)))
-		usage_error("--arch: %s (rnnsearch, rnnencdec or transformer)",
+		usage_error("--arch: %s (rnnsearch, rnnencdec, seq2seq or transformer)",
 			    err_msg());
 	for (i = 0; i < nset; i++)
 		if (model_check_setting(a, set[i]) < 0)

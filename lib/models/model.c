@@ -28,7 +28,8 @@ int arch_register(const struct arch *a)
 const struct arch *arch_find(const char *name)
 {
 	const struct arch *builtin[] = {
-		&arch_rnnsearch, &arch_rnnencdec, &arch_transformer,
+		&arch_rnnsearch, &arch_rnnencdec, &arch_seq2seq,
+		&arch_transformer,
 	};
 	size_t i;
 
@@ -84,6 +85,7 @@ static const struct {
 	{ "clip", 'r', 0, 1e12, 0, NULL, NULL },
 	{ "label_smoothing", 'r', 0, 1, '>', NULL, NULL },
 	{ "dropout", 'r', 0, 1, '>', NULL, "transformer" },
+	{ "dropout", 'r', 0, 1, '>', NULL, "seq2seq" },
 	{ "batch_tokens", 'i', 1, 1 << 30, 0, NULL, NULL },
 	/* The sizes' maxima (train-step(1) lists them): an architecture may
 	 * allocate by them before a parameter is declared and checked
@@ -97,6 +99,8 @@ static const struct {
 	{ "hidden", 'i', 1, 1 << 14, 0, NULL, NULL },
 	{ "att", 'i', 1, 1 << 14, 0, NULL, NULL },
 	{ "maxout", 'i', 1, 1 << 14, 0, NULL, NULL },
+	{ "layers", 'i', 1, 64, 0, NULL, "seq2seq" },
+	{ "reverse", 'i', 0, 1, 0, NULL, "seq2seq" },
 	{ "attention", 'w', 0, 0, 0, "additive|diagonal|window", "rnnsearch" },
 	{ "window_k", 'i', 1, 1 << 10, 0, NULL, "rnnsearch" },
 	{ "diag_ratio", 'r', 0, 1e6, '<', NULL, "rnnsearch" },

@@ -1,7 +1,7 @@
 /*
  * model.h: a translation model: its config, vocabularies and parameters,
  * and the operations of its architecture (rnnsearch, rnnencdec,
- * transformer) behind one table, so that the programs, greedy and beam
+ * seq2seq, transformer) behind one table, so that the programs, greedy and beam
  * search, scoring and training are written once for all three.
  *
  * Parameters are named pointers into one allocation (m->w); their
@@ -150,7 +150,8 @@ struct arch {
 };
 
 /* The architectures, and the one named in a config. */
-extern const struct arch arch_rnnsearch, arch_rnnencdec, arch_transformer;
+extern const struct arch arch_rnnsearch, arch_rnnencdec, arch_transformer,
+	arch_seq2seq;
 const struct arch *arch_find(const char *name);
 /* Adds an architecture for arch_find (the tests' fake ones); 0 or -1. */
 int arch_register(const struct arch *a);

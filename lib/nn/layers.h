@@ -13,6 +13,7 @@
  *              and rotary embeddings (RoPE)
  *   mha.h/.c   multi-head attention over the fused attention kernel
  *   gru.h/.c   the GRU layer and its step (the recurrent models)
+ *   lstm.h/.c  the LSTM layer and its step (seq2seq)
  *   window.h   attention by location for the recurrent decoder: the
  *              diagonal (diagonal.c), Graves' soft window (window.c) and
  *              the context of weights (context.c)

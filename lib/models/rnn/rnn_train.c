@@ -116,8 +116,7 @@ static int pass_memory(struct model *m, struct arena *A, size_t from)
 	return 0;
 }
 
-/* Checks a batch's shape and ids; *what names it in errors. */
-static int check_batch(const struct batch_ids *x, int V, const char *what)
+int rnn_check_batch(const struct batch_ids *x, int V, const char *what)
 {
 	if (x->B < 1 || x->S < 1 || (long)x->B * x->S > (1L << 24)) {
 		err_set("%s batch: %d sentences of %d ids", what, x->B, x->S);
@@ -542,8 +541,8 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 		err_set("config: label_smoothing=%g is not in [0, 1)", eps);
 		return -1;
 	}
-	if (check_batch(src, net->Vs, "source") < 0 ||
-	    check_batch(tgt, net->Vt, "target") < 0)
+	if (rnn_check_batch(src, net->Vs, "source") < 0 ||
+	    rnn_check_batch(tgt, net->Vt, "target") < 0)
 		return -1;
 	if (src->B != tgt->B) {
 		err_set("train: %d source and %d target sentences", src->B,

@@ -103,6 +103,9 @@ int rnn_dec_srclen(const struct decoder *d, int sentence);
 void rnn_dec_free(struct decoder *d);
 
 /* Training (rnn_train.c). */
+/* Checks a batch's shape and its ids against vocabulary V; what ("source",
+ * "target") names it in errors.  0, or -1 with err_msg() set. */
+int rnn_check_batch(const struct batch_ids *x, int V, const char *what);
 double rnn_train_batch(struct model *m, const struct batch_ids *src,
 		       const struct batch_ids *tgt, float scale, double *nll,
 		       int *ntok);
