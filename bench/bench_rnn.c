@@ -16,7 +16,11 @@
  * hidden 1000, att 1000, maxout 500) over a source of 30 positions: the
  * whole step of the step-wise decoder (attention, context, GRU, deep
  * output) with a target vocabulary of 100, so that the output layer is
- * left out, and the GRU's recurrent part alone (gru_step_forward).
+ * left out, and the GRU's recurrent part alone (gru_step_forward); beside
+ * it the LSTM's (lstm_step_forward, seq2seq's) at the same width, as a
+ * ratio to the GRU's.  Last, the LSTM cell's kernels (lstm_cell_forward
+ * and lstm_cell_backward) on a training step's rows, [64, 256], on every
+ * instruction set the machine has, as ratios to the reference.
  *
  *   bench_rnn [rnnsearch|rnnencdec]      (default rnnsearch)
  */
@@ -27,6 +31,7 @@
 #include "bench.h"
 #include "base/errmsg.h"
 #include "nn/gru.h"
+#include "nn/lstm.h"
 #include "kernels/kernels.h"
 #include "models/model.h"
 
@@ -168,10 +173,96 @@ static int gru_steps(void *arg)
 	return 0;
 }
 
+struct lstm_run {
+	float *h, *c, *hnew, *cnew, *pre, *act, *dh, *dc, *dpre;
+	const float *U;
+	int B, n, reps;
+};
+
+static int lstm_steps(void *arg)
+{
+	const struct lstm_run *l = arg;
+
+	for (int r = 0; r < l->reps; r++)
+		lstm_step_forward(l->hnew, l->cnew, l->act, l->pre, l->h, l->c,
+				  l->U, l->B, l->n);
+	return 0;
+}
+
+static int lstm_cells(void *arg)
+{
+	const struct lstm_run *l = arg;
+
+	for (int r = 0; r < l->reps; r++)
+		lstm_cell_forward(l->act, l->cnew, l->hnew, l->pre, l->c, l->B,
+				  l->n);
+	return 0;
+}
+
+static int lstm_cells_back(void *arg)
+{
+	const struct lstm_run *l = arg;
+
+	for (int r = 0; r < l->reps; r++)
+		lstm_cell_backward(l->dpre, l->dc, l->dh, l->dh, l->act, l->c,
+				   l->cnew, l->B, l->n);
+	return 0;
+}
+
+/* Room for an LSTM step of B rows of width n (U [4n, n] random). */
+static float *lstm_room(struct lstm_run *l, int B, int n, int reps)
+{
+	size_t bn = (size_t)B * n;
+	float *mem = malloc((19 * bn + (size_t)4 * n * n) * sizeof(float));
+
+	if (!mem)
+		return NULL;
+	for (size_t i = 0; i < 19 * bn + (size_t)4 * n * n; i++)
+		mem[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
+	*l = (struct lstm_run){ mem, mem + bn, mem + 2 * bn, mem + 3 * bn,
+				mem + 4 * bn, mem + 8 * bn, mem + 12 * bn,
+				mem + 13 * bn, mem + 14 * bn, mem + 19 * bn,
+				B, n, reps };
+	return mem;
+}
+
+/* The LSTM cell's kernels per instruction set, as ratios to the
+ * reference's time (CPU time: the figure to trust on a busy machine). */
+static int lstm_kernels(void)
+{
+	struct lstm_run l;
+	float *mem = lstm_room(&l, B, 256, 200);
+	int isa0 = kern_isa();
+	double ref[2] = { 0, 0 };
+
+	if (!mem)
+		return -1;
+	for (int isa = ISA_REFERENCE; isa <= ISA_AVX512; isa++) {
+		struct best f, b;
+
+		if (kern_set_isa(isa) != isa)
+			continue;
+		time_best(&f, lstm_cells, &l);
+		time_best(&b, lstm_cells_back, &l);
+		if (isa == ISA_REFERENCE) {
+			ref[0] = f.cpu;
+			ref[1] = b.cpu;
+		}
+		printf("lstm cell [%d, %d], %s kernels: forward %.1f us "
+		       "(%.2fx the reference), backward %.1f us (%.2fx)\n", B,
+		       256, kern_isa_name(), f.cpu / l.reps * 1e6,
+		       ref[0] / f.cpu, b.cpu / l.reps * 1e6, ref[1] / b.cpu);
+	}
+	kern_set_isa(isa0);
+	free(mem);
+	return 0;
+}
+
 /* One decoder step at batch 1 with the paper's sizes, in seconds of wall
  * clock and of CPU time ([0], [1]): the decoder's whole step (tgt_vocab
  * 100) and the GRU's recurrent part. */
-static int paper_step(const char *arch, double *step, double *gru)
+static int paper_step(const char *arch, double *step, double *gru,
+		      double *lstm)
 {
 	static struct arch fast;
 	const char *set[] = { "src_vocab=100", "tgt_vocab=100", "emb=620",
@@ -213,6 +304,13 @@ static int paper_step(const char *arch, double *step, double *gru)
 	gru[0] = t.wall / reps;
 	gru[1] = t.cpu / reps;
 	free(mem);
+	struct lstm_run l;
+	if (!(mem = lstm_room(&l, 1, n, reps)))
+		goto out;
+	time_best(&t, lstm_steps, &l);
+	lstm[0] = t.wall / reps;
+	lstm[1] = t.cpu / reps;
+	free(mem);
 	rc = 0;
 out:
 	free(src.ids);
@@ -230,7 +328,7 @@ int main(int argc, char **argv)
 	struct model *m = bench_training_model(arch, set, search ? 6 : 5);
 	struct batch_ids src, tgt;
 	struct best train, decode;
-	double rate, flops, step[2], gru[2];
+	double rate, flops, step[2], gru[2], lstm[2];
 	int nsrc = 0, ntgt = 0;
 
 	if (!m) {
@@ -248,7 +346,7 @@ int main(int argc, char **argv)
 	if (train_once(&tr) < 0 ||	/* warm up */
 	    time_best(&train, train_once, &tr) < 0 ||
 	    time_best(&decode, decode_once, &dr) < 0 ||
-	    paper_step(arch, step, gru) < 0) {
+	    paper_step(arch, step, gru, lstm) < 0) {
 		fprintf(stderr, "bench_rnn: %s\n", err_msg());
 		return 1;
 	}
@@ -268,6 +366,14 @@ int main(int argc, char **argv)
 	       "layer %.2f ms (%.2f ms of CPU), the GRU's recurrent part "
 	       "%.2f ms (%.2f)\n", arch, step[0] * 1e3, step[1] * 1e3,
 	       gru[0] * 1e3, gru[1] * 1e3);
+	printf("%s, paper's sizes, batch 1: the LSTM's recurrent part "
+	       "(hidden 1000) %.2f ms (%.2f ms of CPU): %.2fx the GRU's "
+	       "(U 4n x n to 3n x n: 1.33x the products)\n", arch,
+	       lstm[0] * 1e3, lstm[1] * 1e3, lstm[1] / gru[1]);
+	if (lstm_kernels() < 0) {
+		fprintf(stderr, "bench_rnn: out of memory\n");
+		return 1;
+	}
 	/* train-step --matmul bf16, where the CPU has it */
 	struct best t16;
 	if (kern_set_matmul(KERN_MATMUL_BF16) == 0) {
