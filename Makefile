@@ -223,6 +223,8 @@ $(FUZZ_SEEDS): $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
 	    -s $@.vocab -t $@.vocab -S emb=2 -S hidden=2 -S att=2 -S maxout=2
 	$(BUILD)/bin/train-step --init -m $@/rnnencdec.tsr -a rnnencdec \
 	    -s $@.vocab -t $@.vocab -S emb=2 -S hidden=2 -S maxout=2
+	$(BUILD)/bin/train-step --init -m $@/seq2seq.tsr -a seq2seq \
+	    -s $@.vocab -t $@.vocab -S emb=2 -S hidden=2 -S layers=2
 	$(BUILD)/bin/train-step --init -m $@/tf.tsr -a transformer -s $@.vocab \
 	    -t $@.vocab -S d_model=2 -S heads=1 -S ffn=2 -S enc_layers=1 \
 	    -S dec_layers=1 -S tie=all

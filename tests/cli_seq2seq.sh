@@ -16,7 +16,8 @@ fail() { echo "cli_seq2seq: $*" >&2; exit 1; }
 # copying up to four of eight two-letter words
 awk 'BEGIN { srand(5); split("ab cd ef gh ij kl mn op", w, " ");
 	for (i = 0; i < 600; i++) { n = 1 + int(rand() * 4); s = "";
-		for (j = 0; j < n; j++) s = s (j ? " " : "") w[1 + int(rand() * 8)]
+		for (j = 0; j < n; j++)
+			s = s (j ? " " : "") w[1 + int(rand() * 8)]
 		print s "\t" s } }' > pairs.txt
 cut -f1 pairs.txt > src.txt
 tokenize -l 300 src.txt > vocab 2>/dev/null
@@ -42,7 +43,8 @@ after=$(accuracy m.tsr)
 [ "$before" -le 5 ] || fail "untrained: $before of 100 copied"
 [ "$after" -ge 90 ] || fail "trained: only $after of 100 copied"
 # the memory: the last states and cells of both layers, [2 x 24]
-tensordump mem.tsr | awk '$1 == 0 && $2 ~ /^(enc|att)\.[hc]$/ { print $2, $4 }' |
+tensordump mem.tsr |
+	awk '$1 == 0 && $2 ~ /^(enc|att)\.[hc]$/ { print $2, $4 }' |
 	sort > shapes
 printf '%s\n' 'att.c [48]' 'att.h [48]' 'enc.c [48]' 'enc.h [48]' > want
 cmp -s shapes want || fail "the memory: $(cat shapes)"

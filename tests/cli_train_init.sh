@@ -61,7 +61,7 @@ key='\([a-z_0-9]*\)'
 documented=$(sed -n "s/^\.It Li $key\( , $key\)* Ta.*/\1 \3/p" "$man" |
 	tr ' ' '\n' | grep . | sort -u)
 all=
-for a in transformer rnnsearch rnnencdec; do
+for a in transformer rnnsearch rnnencdec seq2seq; do
 	train-step -i -m new.tsr -a $a -s vocab -t vocab -S bogus=1 2> err || :
 	keys=$(sed -n 's/.*the keys are: //p' err | sed "s/ (try .*//")
 	[ -n "$keys" ] || fail "$a: $(cat err)"

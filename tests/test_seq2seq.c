@@ -18,9 +18,10 @@
 #include "base/rng.h"
 #include "kernels/kernels.h"
 #include "models/model.h"
+#include "nn/lstm.h"
 #include "run_suite.h"
 
-/* ---- helpers -------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------- */
 
 enum { VS = 11, VT = 13, M = 5, N = 4 };
 
@@ -129,7 +130,8 @@ static struct frame *pipeline(const struct model *m, const struct batch *x)
 
 		f[b].number = b;
 		ck_assert_int_eq(tensor_init_copy(&t, "src.ids", DT_I32, 1,
-						  &dim, x->ids + b * x->b.S), 0);
+						  &dim, x->ids + b * x->b.S),
+				 0);
 		ck_assert_ptr_nonnull(frame_put(&f[b], &t));
 		fp[b] = &f[b];
 	}
@@ -263,7 +265,8 @@ static void ref_model(const struct model *m, const int32_t *src, int S,
 		for (int v = 0; v < VT; v++) {
 			z[v] = ob[v];
 			for (int k = 0; k < N; k++)
-				z[v] += (double)oW[v * N + k] * hd[(L - 1) * N + k];
+				z[v] += (double)oW[v * N + k] *
+					hd[(L - 1) * N + k];
 			if (z[v] > mx)
 				mx = z[v];
 		}
@@ -307,8 +310,8 @@ static void equations_case(const char *extra)
 		ck_assert_uint_eq(t->dim[0], slen[b]);
 		ck_assert_uint_eq(t->dim[1], N);
 		for (int i = 0; i < slen[b] * N; i++)
-			ck_assert_msg(fabs(((float *)t->data)[i] - top[i]) <= 1e-5,
-				      "enc.out[%d]", i);
+			ck_assert_msg(fabs(((float *)t->data)[i] - top[i]) <=
+				      1e-5, "enc.out[%d]", i);
 		for (int k = 0; k < 2; k++) {
 			t = frame_find(&f[b], k ? "att.c" : "att.h");
 			ck_assert_ptr_nonnull(t);
@@ -323,12 +326,14 @@ static void equations_case(const char *extra)
 	for (int i = 0; i < 4; i++) {
 		ck_assert_int_eq(m->arch->dec_step(d, 3, prev, logp, NULL), 0);
 		for (int b = 0; b < 3; b++) {
-			for (int v = 0; v < VT; v++)
-				ck_assert_msg(fabs(logp[b * VT + v] -
-						   lp[b][i * VT + v]) <= 1e-5,
-					      "%s: step %d sentence %d logp[%d] "
-					      "%.7g, want %.7g", extra, i, b, v,
-					      logp[b * VT + v], lp[b][i * VT + v]);
+			for (int v = 0; v < VT; v++) {
+				double got = logp[b * VT + v];
+				double want = lp[b][i * VT + v];
+				ck_assert_msg(fabs(got - want) <= 1e-5,
+					      "%s: step %d sentence %d "
+					      "logp[%d] %.7g, want %.7g",
+					      extra, i, b, v, got, want);
+			}
 			prev[b] = tgt.ids[b * tgt.b.S + i];
 		}
 	}
@@ -369,7 +374,7 @@ START_TEST(reverse_changes_the_reading)
 }
 END_TEST
 
-/* ---- gradients ------------------------------------------------------------ */
+/* ---- gradients ----------------------------------------------------------- */
 
 static double central(struct model *m, struct param *p, size_t e, float h,
 		      const struct batch *src, const struct batch *tgt)
@@ -476,7 +481,63 @@ START_TEST(gradients_dropout)
 }
 END_TEST
 
-/* ---- decoding agrees with training ---------------------------------------- */
+/*
+ * The LSTM layer forces the states and cells at padding to zero, so a
+ * gradient put there flows nowhere: the layer's gradients are those of
+ * the same gradients with the padding's zeroed, bit for bit.
+ */
+START_TEST(lstm_padding_backward)
+{
+	enum { S = 3, B = 2, IN = 2, H = 3 };
+	static const int len[B] = { 3, 1 };
+	float x[S * B * IN], W[4 * H * IN], U[4 * H * H], b[4 * H];
+	float hs[(S + 1) * B * H] = { 0 }, cs[(S + 1) * B * H] = { 0 };
+	float act[S * B * 4 * H], dpre[S * B * 4 * H];
+	float dh[2][(S + 1) * B * H], dc[2][(S + 1) * B * H];
+	float dx[2][S * B * IN], dW[2][4 * H * IN], dU[2][4 * H * H];
+	float db[2][4 * H];
+	struct rng r;
+
+	rng_seed(&r, 4);
+#define FILL(a) for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) \
+		a[i] = (float)rng_normal(&r)
+	FILL(x);
+	FILL(W);
+	FILL(U);
+	FILL(b);
+	FILL(dh[0]);
+	FILL(dc[0]);
+#undef FILL
+	lstm_forward(hs, cs, act, x, W, U, b, len, S, B, IN, H);
+	memcpy(dh[1], dh[0], sizeof dh[0]);
+	memcpy(dc[1], dc[0], sizeof dc[0]);
+	for (int t = 0; t < S; t++)
+		for (int k = 0; k < B; k++)
+			if (t >= len[k])
+				for (int j = 0; j < H; j++) {
+					ck_assert(hs[((t + 1) * B + k) * H + j]
+						  == 0);
+					dh[1][((t + 1) * B + k) * H + j] = 0;
+					dc[1][((t + 1) * B + k) * H + j] = 0;
+				}
+	memset(dx, 0, sizeof dx);
+	memset(dW, 0, sizeof dW);
+	memset(dU, 0, sizeof dU);
+	memset(db, 0, sizeof db);
+	for (int v = 0; v < 2; v++)
+		lstm_backward(dx[v], dW[v], dU[v], db[v], dh[v], dc[v], dpre,
+			      hs, cs, act, x, W, U, len, S, B, IN, H);
+	ck_assert(memcmp(dx[0], dx[1], sizeof dx[0]) == 0);
+	ck_assert(memcmp(dW[0], dW[1], sizeof dW[0]) == 0);
+	ck_assert(memcmp(dU[0], dU[1], sizeof dU[0]) == 0);
+	ck_assert(memcmp(db[0], db[1], sizeof db[0]) == 0);
+	/* the initial state's and cell's gradients too */
+	ck_assert(memcmp(dh[0], dh[1], B * H * sizeof(float)) == 0);
+	ck_assert(memcmp(dc[0], dc[1], B * H * sizeof(float)) == 0);
+}
+END_TEST
+
+/* ---- decoding agrees with training --------------------------------------- */
 
 /*
  * Each sentence's reference scored through dec_step against train_batch
@@ -520,10 +581,11 @@ START_TEST(decoder_scores_as_training)
 			}
 			int32_t y = tgt.ids[b * tgt.b.S + i];
 			double token = pre[b][i + 1] - pre[b][i];
-			ck_assert_msg(fabs(-logp[b * VT + y] - token) <= 1e-5 *
-				      (1 + fabs(token)), "sentence %d token %d: "
-				      "decoder %.7g, training %.7g", b, i,
-				      -logp[b * VT + y], token);
+			double got = -logp[b * VT + y];
+			ck_assert_msg(fabs(got - token) <= 1e-5 *
+				      (1 + fabs(token)), "sentence %d token "
+				      "%d: decoder %.7g, training %.7g", b, i,
+				      got, token);
 			total -= logp[b * VT + y];
 			prev[b] = y;
 		}
@@ -771,7 +833,8 @@ START_TEST(parameter_table)
 			snprintf(buf, sizeof buf, "%s [%d,%d]", p->name,
 				 p->dim[0], p->dim[1]);
 		else
-			snprintf(buf, sizeof buf, "%s [%d]", p->name, p->dim[0]);
+			snprintf(buf, sizeof buf, "%s [%d]", p->name,
+				 p->dim[0]);
 		ck_assert_str_eq(buf, want[i]);
 	}
 	/* the defaults, and the keys a user may set */
@@ -796,7 +859,7 @@ START_TEST(parameter_table)
 }
 END_TEST
 
-/* ---- refusals ------------------------------------------------------------- */
+/* ---- refusals ------------------------------------------------------------ */
 
 START_TEST(config_refused)
 {
@@ -858,6 +921,7 @@ static Suite *suite(void)
 	tcase_add_test(t, reverse_changes_the_reading);
 	tcase_add_test(t, gradients);
 	tcase_add_test(t, gradients_dropout);
+	tcase_add_test(t, lstm_padding_backward);
 	tcase_add_test(t, decoder_scores_as_training);
 	tcase_add_test(t, padding);
 	tcase_add_test(t, padding_in_training);

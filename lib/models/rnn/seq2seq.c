@@ -21,7 +21,7 @@
 #include "rnnsearch.h"
 #include "seq2seq.h"
 
-/* ---- parameters ----------------------------------------------------------- */
+/* ---- parameters ---------------------------------------------------------- */
 
 /* Declares parameter name [d0, d1] (d1 0: a vector [d0]), or with decl 0
  * points *w and *g at it, checked. */
@@ -161,7 +161,7 @@ static void s2s_init(struct model *m)
 			net->w.enc[l].b[n + k] = net->w.dec[l].b[n + k] = 1;
 }
 
-/* ---- the pipeline's stages ------------------------------------------------ */
+/* ---- the pipeline's stages ----------------------------------------------- */
 
 static int s2s_embed(const struct model *m, struct frame **f, int n)
 {
@@ -281,7 +281,7 @@ static int s2s_attend(const struct model *m, struct frame **f, int n)
 	return 0;
 }
 
-/* ---- the table ------------------------------------------------------------ */
+/* ---- the table ----------------------------------------------------------- */
 
 /* Small models by default, as the other recurrent models'; the paper's
  * are emb=1000 hidden=1000 layers=4.  Adam at 0.001 on batches of 2000

@@ -23,7 +23,8 @@ struct decoder {
 	const struct s2s_net *net;
 	int nsent, cap, nh;	/* sentences, rows (nsent * width), live */
 	int S;			/* the longest source */
-	int *len, *row, *row_next;	/* row: the live hypotheses' sentences */
+	int *len;		/* the sources' lengths */
+	int *row, *row_next;	/* the live hypotheses' sentences */
 	struct arena arena;
 	/* [L, cap, n]: the hypotheses' states and cells, and the next ones */
 	float *h, *c, *h_next, *c_next;

@@ -29,7 +29,8 @@ struct pass {
 	int32_t *src_ids, *yin, *ytgt;	/* [S*B] read order, [T*B], [T*B] */
 	struct arena arena;
 	size_t grads;		/* bytes of the arena before the gradients */
-	float *xs, *ys, *logits;	/* [S, B, m], [T, B, m], [OUT_ROWS, V] */
+	float *xs, *ys;		/* [S, B, m], [T, B, m] */
+	float *logits;		/* [OUT_ROWS, V] */
 	void *encmem, *decmem;
 	struct s2s_stack enc, dec;
 	/* gradients */
