@@ -437,7 +437,7 @@ void gru_gates_backward(float *dpre, float *dh, const float *drh,
 
 struct lstm_job {
 	float *act, *cnew, *hnew, *dpre, *dc;
-	const float *pre, *c, *dhnew, *dcnew, *cact, *cnew_in;
+	const float *pre, *c, *dhnew, *dcnew, *act_in, *cnew_in;
 	int n;
 };
 
@@ -465,7 +465,7 @@ static void lstm_backward_task(void *ctx, int64_t lo, int64_t hi)
 	kern_ops()->lstm_cell_backward(j->dpre + lo * 4 * n, j->dc + lo * n,
 				       j->dhnew + lo * n,
 				       j->dcnew ? j->dcnew + lo * n : NULL,
-				       j->cact + lo * 4 * n, j->c + lo * n,
+				       j->act_in + lo * 4 * n, j->c + lo * n,
 				       j->cnew_in + lo * n, (int)(hi - lo),
 				       j->n);
 }
@@ -475,7 +475,7 @@ void lstm_cell_backward(float *dpre, float *dc, const float *dhnew,
 			const float *cnew, int B, int n)
 {
 	struct lstm_job j = { .dpre = dpre, .dc = dc, .dhnew = dhnew,
-			      .dcnew = dcnew, .cact = act, .c = c,
+			      .dcnew = dcnew, .act_in = act, .c = c,
 			      .cnew_in = cnew, .n = n };
 	kern_parallel_for(B, row_grain(4 * n), lstm_backward_task, &j);
 }
