@@ -325,12 +325,18 @@ int main(int argc, char **argv)
 	const char *set[] = { "src_vocab=8000", "tgt_vocab=8000", "emb=256",
 			      "hidden=256", "maxout=128", "att=256" };
 	int search = strcmp(arch, "rnnsearch") == 0;
-	struct model *m = bench_training_model(arch, set, search ? 6 : 5);
+	struct model *m;
 	struct batch_ids src, tgt;
 	struct best train, decode;
 	double rate, flops, step[2], gru[2], lstm[2];
 	int nsrc = 0, ntgt = 0;
 
+	if (strcmp(arch, "rnnsearch") && strcmp(arch, "rnnencdec")) {
+		fprintf(stderr, "bench_rnn: %s: not rnnsearch or rnnencdec\n",
+			arch);
+		return 2;
+	}
+	m = bench_training_model(arch, set, search ? 6 : 5);
 	if (!m) {
 		fprintf(stderr, "bench_rnn: %s\n", err_msg());
 		return 1;
