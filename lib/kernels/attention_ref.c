@@ -120,9 +120,7 @@ float attn_act(int act, float s)
 		return 0;
 	if (act == ATTN_RELU)
 		return s > 0 ? s : 0;
-	if (act == ATTN_GELU)
-		return 0.5f * s * (1 + erff(s * (float)M_SQRT1_2));
-	return expf(s);
+	return 0.5f * s * (1 + erff(s * (float)M_SQRT1_2));   /* ATTN_GELU */
 }
 
 float attn_act_row(float *s, int act, int valid, int nb,
