@@ -12,7 +12,8 @@
 # Every file is found by wildcard: a new .c anywhere under lib/ joins the
 # library, cmd/common/*.c the programs' own static library (not installed),
 # a new cmd/NAME.c is the program NAME, tests/test_*.c a unit test,
-# tests/cli_*.sh a command-line test, bench/bench_*.c a benchmark.  Files
+# tests/cli_*.sh a command-line test, bench/bench_*.c a benchmark,
+# examples/NAME.c build/examples/NAME (for the examples' scripts).  Files
 # named *_avx2.c, *_avx512.c, *_avx512bf16.c and *_pclmul.c are compiled
 # for those instruction sets and are only called after a run-time check of
 # the CPU.  Sources include across folders by their path under lib/
@@ -69,6 +70,9 @@ TESTLIB_SRC = $(sort $(wildcard tests/lib/*.c))
 TESTLIB_OBJ = $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC = $(sort $(wildcard bench/bench_*.c))
 BENCHES   = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# the examples' programs (examples/*.c), for their scripts; not installed
+EXAMPLE_SRC = $(sort $(wildcard examples/*.c))
+EXAMPLES  = $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 HEADERS   = $(shell find lib cmd/common -name '*.h')
 # libtensor's public interface: tensors, the stream format, the kernels
 PUBLIC_HEADERS = lib/stream/tensor.h lib/stream/stream.h lib/kernels/kernels.h \
@@ -79,14 +83,15 @@ STATIC = $(BUILD)/libtensor.a
 COMMON = $(BUILD)/libcmd.a
 SHARED = $(BUILD)/libtensor.so.0
 
-all: $(PROGS) $(STATIC) $(SHARED) $(BUILD)/libtensor.pc
+all: $(PROGS) $(STATIC) $(SHARED) $(BUILD)/libtensor.pc $(EXAMPLES)
 
 # Before the first compilation: a compiler that finds zlib, or one message
 # naming the package to install (tools/need.sh), not an error per file.
 $(BUILD)/need-build.ok:
 	@CC='$(CC)' sh tools/need.sh build
 	@mkdir -p $(@D) && touch $@
-$(LIB_OBJ) $(COMMON_OBJ) $(TESTLIB_OBJ) $(PROGS) $(TESTS) $(BENCHES): \
+$(LIB_OBJ) $(COMMON_OBJ) $(TESTLIB_OBJ) $(PROGS) $(TESTS) $(BENCHES) \
+$(EXAMPLES): \
 	| $(BUILD)/need-build.ok
 
 $(BUILD)/%_avx2.o: %_avx2.c
@@ -152,15 +157,19 @@ $(BUILD)/bench/%: bench/%.c $(STATIC)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) -MF $@.d -MT $@ $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
 
+$(BUILD)/examples/%: examples/%.c $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) -MF $@.d -MT $@ $(CFLAGS_ALL) $(LDFLAGS) $< $(STATIC) $(LDLIBS_ALL) -o $@
+
 # The dependency files of the last build; a target built before has one.
 DEPS = $(LIB_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
-       $(PROGS:=.d) $(TESTS:=.d) $(BENCHES:=.d)
+       $(PROGS:=.d) $(TESTS:=.d) $(BENCHES:=.d) $(EXAMPLES:=.d)
 -include $(DEPS)
 # A target made before its .d file existed (a build tree older than
 # -MMD) is made again once: nothing else knows which headers it read.
 NODEP = $(foreach t,$(DEPS:.d=),$(if $(wildcard $(t).d),,$(t)))
 $(filter $(LIB_OBJ) $(COMMON_OBJ) $(TESTLIB_OBJ),$(NODEP:=.o)) \
-$(filter $(PROGS) $(TESTS) $(BENCHES),$(NODEP)): FORCE
+$(filter $(PROGS) $(TESTS) $(BENCHES) $(EXAMPLES),$(NODEP)): FORCE
 
 # Every #include "..." of lib/ and cmd/ against the table of layers in
 # tools/check-layers.sh.  make check runs it before building: it takes a

@@ -4,7 +4,9 @@
  * att.init for rnnencdec, att.{l}.k and att.{l}.v for the Transformer).
  * Without one, scaled dot-product attention of the records q [H, T, d],
  * k and v [H, S, d] and an optional additive mask [T, S]: out [H, T, d]
- * (and weights [H, T, S] with --weights), by the library's kernel.
+ * (and weights [H, T, S] with --weights), by the library's kernel; with
+ * --act, --no-norm and --scale, the other weights the kernel has (an MLP
+ * is attention with relu, no normalisation and scale 1: attend(1)).
  */
 #include <getopt.h>
 #include <math.h>
@@ -14,21 +16,36 @@
 #include "base/errmsg.h"
 #include "common/filter.h"
 #include "kernels/kernels.h"
+#include "common/opt.h"
 #include "common/prog.h"
+
+/* The general mode's weights: kernels.h's act and no_norm, and the scale
+ * (NAN: 1 / sqrt(d)). */
+struct weighting {
+	int act, no_norm;
+	float scale;
+};
+
+enum { OPT_ACT = 0x4200, OPT_NO_NORM };
 
 static void usage(void)
 {
 	printf("usage: %s -m MODEL [-b N]\n"
 	       "       " FILTER_USAGE " < enc.tsr > memory.tsr\n"
-	       "       %s [-w] < qkv.tsr > out.tsr\n"
+	       "       %s [-w] [--act F] [--no-norm] [--scale X] < qkv.tsr > out.tsr\n"
 	       "With a model, adds the decoder's memory (att.*) to every "
 	       "frame, from enc.out.\n"
 	       "Without, attention of q [H,T,d] over k, v [H,S,d] with an "
-	       "optional additive\nmask [T,S]: out [H,T,d].\n\n"
+	       "optional additive\nmask [T,S]: out [H,T,d] (weights F(q k^T scale + mask), "
+	       "normalised).\n\n"
 	       "  -m, --model=FILE   the model file\n"
 	       "  -b, --batch=N      sentences per batch (default 64; results "
 	       "do not depend on it)\n"
 	       "  -w, --weights      also write the attention weights [H,T,S]\n"
+	       "      --act=F        the weights' function: softmax (the "
+	       "default), relu, gelu\n"
+	       "      --no-norm      the weights not divided by their sum\n"
+	       "  -s, --scale=X      the scores' factor (default 1/sqrt(d))\n"
 	       FILTER_HELP
 	       "  -h, --help         this help\n"
 	       "  -V, --version      the version\n", progname, progname);
@@ -37,17 +54,19 @@ static void usage(void)
 
 /*
  * The attention of one frame by the library's kernel (kernels.h), the
- * heads as its batch: out [H, T, d] = softmax(q k^T / sqrt(d) + mask) v,
- * and the weights [H, T, S] when wanted.
+ * heads as its batch: out [H, T, d] = act(q k^T scale + mask) v, the
+ * weights act(...) normalised over the keys unless wt->no_norm, and the
+ * weights [H, T, S] when wanted.
  */
-static int general_frame(struct frame *f, int want_weights)
+static int general_frame(struct frame *f, const struct weighting *wt,
+			 int want_weights)
 {
 	struct tensor *q = frame_need(f, "q", DT_F32, 3, "the caller");
 	struct tensor *k = q ? frame_need(f, "k", DT_F32, 3, "the caller") :
 			   NULL;
 	struct tensor *v = k ? frame_need(f, "v", DT_F32, 3, "the caller") :
 			   NULL;
-	struct tensor *mask = frame_find(f, "mask"), out, wt;
+	struct tensor *mask = frame_find(f, "mask"), out, wts;
 	int H, T, S, d;
 	uint64_t od[3], wd[3];
 
@@ -70,28 +89,29 @@ static int general_frame(struct frame *f, int want_weights)
 	od[0] = H, od[1] = T, od[2] = d;
 	wd[0] = H, wd[1] = T, wd[2] = S;
 	if (tensor_init(&out, "out", DT_F32, 3, od) < 0 ||
-	    (want_weights && tensor_init(&wt, "weights", DT_F32, 3, wd) < 0))
+	    (want_weights && tensor_init(&wts, "weights", DT_F32, 3, wd) < 0))
 		return -1;
 	if (H && T && S && d) {
 		struct attn_args a = {
 			.B = H, .H = 1, .T = T, .S = S, .dk = d,
-			.scale = 1.0f / sqrtf(d),
+			.scale = isnan(wt->scale) ? 1.0f / sqrtf(d) : wt->scale,
 			.q = q->data, .q_bs = (long)T * d, .q_rs = d,
 			.k = k->data, .v = v->data,
 			.kv_bs = (long)S * d, .kv_rs = d,
 			.out = out.data, .o_bs = (long)T * d, .o_rs = d,
 			.mask = mask ? mask->data : NULL,
-			.weights = want_weights ? wt.data : NULL,
+			.weights = want_weights ? wts.data : NULL,
+			.act = wt->act, .no_norm = wt->no_norm,
 		};
 
 		attention_forward(&a);
 	}
 	if (!frame_put(f, &out))
 		return -1;
-	return !want_weights || frame_put(f, &wt) ? 0 : -1;
+	return !want_weights || frame_put(f, &wts) ? 0 : -1;
 }
 
-static void general(int want_weights)
+static void general(const struct weighting *wt, int want_weights)
 {
 	struct tsr_reader *r = tsr_reader_fd(0, "<stdin>");
 	struct tsr_writer *w = tsr_writer_fd(1, "<stdout>", 0);
@@ -101,7 +121,7 @@ static void general(int want_weights)
 	if (!r || !w)
 		die_err();
 	while ((rc = tsr_read_frame(r, &f)) == 1) {
-		if (general_frame(&f, want_weights) < 0)
+		if (general_frame(&f, wt, want_weights) < 0)
 			die_err();
 		check_write(tsr_write_frame(w, &f));
 	}
@@ -119,23 +139,43 @@ int main(int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "weights", no_argument, NULL, 'w' },
+		{ "act", required_argument, NULL, OPT_ACT },
+		{ "no-norm", no_argument, NULL, OPT_NO_NORM },
+		{ "scale", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		FILTER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *model = NULL;
-	int batch = 64, weights = 0, c;
+	static const char *const acts[] = { "softmax", "relu", "gelu" };
+	struct weighting wt = { ATTN_SOFTMAX, 0, NAN };
+	int batch = 64, weights = 0, general_opt = 0, c;
 
 	prog_init(argc, argv);
-	while ((c = filter_getopt(argc, argv, "m:b:whV", longopts, usage,
-				  &model, &batch, 0)) != -1)
-		if (c == 'w')
+	while ((c = filter_getopt(argc, argv, "m:b:ws:hV", longopts, usage,
+				  &model, &batch, 0)) != -1) {
+		general_opt = 1;
+		if (c == 'w') {
 			weights = 1;
-	if (model && weights)
-		usage_error("--weights is for the general mode, without -m");
+		} else if (c == OPT_NO_NORM) {
+			wt.no_norm = 1;
+		} else if (c == 's') {
+			wt.scale = (float)opt_number(optarg, "--scale");
+		} else if (c == OPT_ACT) {
+			for (wt.act = 0; wt.act < 3; wt.act++)
+				if (strcmp(optarg, acts[wt.act]) == 0)
+					break;
+			if (wt.act == 3)
+				usage_error("option --act: '%s' is not softmax, "
+					    "relu or gelu", optarg);
+		}
+	}
+	if (model && general_opt)
+		usage_error("--weights, --act, --no-norm and --scale are for "
+			    "the general mode, without -m");
 	if (!model)
-		general(weights);
+		general(&wt, weights);
 	else
 		check_write(filter_stage(model, STAGE_ATTEND, batch));
 	return 0;

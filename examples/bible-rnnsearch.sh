@@ -9,16 +9,17 @@
 # Settings (environment): DATA (default /work/shared/data/bible-es-en),
 # ARCH (rnnsearch), VOCAB (8000 joint units), EMB, HIDDEN, ATT (256),
 # MAXOUT (128), OPTIM (adam), LR (0.001), BATCH (2000 target tokens), SEED
-# (1), MINUTES (training time, default 35), SAVE (updates between saves,
-# 100), K (beam size, 5), THREADS (1).  The defaults are the runs reported
-# in the README (35 minutes on one core of a 2-core Debian 12 machine).
+# (1), as examples/recipes.sh reads them; MINUTES (training time, default
+# 35), SAVE (updates between saves, 100), K (beam size, 5), THREADS (1).
+# The defaults are the runs reported in the README (35 minutes on one
+# core of a 2-core Debian 12 machine).
 # Stopping it (^C) saves the model; running it again resumes training.
 set -eu
 DATA=${DATA:-/work/shared/data/bible-es-en}
 W=${1:-bible-rnnsearch}
-ARCH=${ARCH:-rnnsearch} VOCAB=${VOCAB:-8000} EMB=${EMB:-256}
-HIDDEN=${HIDDEN:-256} ATT=${ATT:-256} MAXOUT=${MAXOUT:-128}
-OPTIM=${OPTIM:-adam} LR=${LR:-0.001} BATCH=${BATCH:-2000} SEED=${SEED:-1}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/recipes.sh"
+ARCH=${ARCH:-rnnsearch} VOCAB=${VOCAB:-8000}
 MINUTES=${MINUTES:-35} SAVE=${SAVE:-100} K=${K:-5}
 ATTN_THREADS=${THREADS:-1}
 export ATTN_THREADS
@@ -27,13 +28,9 @@ cd "$W"
 
 if [ ! -e model.tsr ]; then
 	tokenize -l "$VOCAB" "$DATA/train.es" "$DATA/train.en" > vocab
-	att=
-	[ "$ARCH" = rnnsearch ] && att="-S att=$ATT"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046
 	train-step -i -m model.tsr -a "$ARCH" -s vocab -t vocab \
-		-S emb="$EMB" -S hidden="$HIDDEN" $att \
-		-S maxout="$MAXOUT" -S optim="$OPTIM" -S lr="$LR" \
-		-S batch_tokens="$BATCH" -S seed="$SEED"
+		$(recipe_rnn "$ARCH")
 fi
 [ -e train.tsr ] ||
 	paste "$DATA/train.es" "$DATA/train.en" | tokenize -p -m model.tsr > train.tsr

@@ -12,6 +12,7 @@
 # Settings (environment): DATA (default /work/shared/data/bible-es-en),
 # VOCAB (8000), NORM (pre), LR (noam's factor), WARMUP, BATCH (target
 # tokens a batch), DROPOUT (0.1), SMOOTH (label smoothing, 0.1), SEED (1),
+# as examples/recipes.sh reads them;
 # TRAIN_TIME (seconds of training, 2100: 35 minutes), STEPS (instead, stop
 # after this many updates in all: the repository's model is the default
 # 2100 seconds with MATMUL=bf16, which made 2830 updates; STEPS=2830 makes
@@ -24,9 +25,9 @@
 set -eu
 DATA=${DATA:-/work/shared/data/bible-es-en}
 W=${1:-bible-transformer}
-VOCAB=${VOCAB:-8000} NORM=${NORM:-pre} LR=${LR:-1} WARMUP=${WARMUP:-300}
-BATCH=${BATCH:-2000} DROPOUT=${DROPOUT:-0.1} SMOOTH=${SMOOTH:-0.1}
-SEED=${SEED:-1} TRAIN_TIME=${TRAIN_TIME:-2100} SAVE=${SAVE:-100}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/recipes.sh"
+VOCAB=${VOCAB:-8000} TRAIN_TIME=${TRAIN_TIME:-2100} SAVE=${SAVE:-100}
 THREADS=${THREADS:-1} MATMUL=${MATMUL:-f32}
 mkdir -p "$W"
 cd "$W"
@@ -34,12 +35,9 @@ OUT=${OUT:-bible-es-en.tsr}
 
 if [ ! -e model.tsr ]; then
 	tokenize -l "$VOCAB" "$DATA/train.es" "$DATA/train.en" > vocab
+	# shellcheck disable=SC2046
 	train-step -i -m model.tsr -a transformer -s vocab -t vocab \
-		-S d_model=256 -S heads=4 -S ffn=1024 -S enc_layers=3 \
-		-S dec_layers=3 -S norm="$NORM" -S tie=all -S lr="$LR" \
-		-S warmup="$WARMUP" -S batch_tokens="$BATCH" \
-		-S dropout="$DROPOUT" -S label_smoothing="$SMOOTH" \
-		-S seed="$SEED"
+		$(recipe_transformer)
 fi
 [ -e train.tsr ] ||
 	paste "$DATA/train.es" "$DATA/train.en" | tokenize -p -m model.tsr > train.tsr

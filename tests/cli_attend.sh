@@ -2,9 +2,11 @@
 # attend without a model: out = softmax(q k^T / sqrt(d) + mask) v and,
 # with -w, the weights, against values computed here in awk for two small
 # frames (2 queries, 3 keys, d 2; the second with 2 heads and a mask of
-# -inf and finite entries, one row wholly masked: zeros); the same for
-# every instruction set; shapes that disagree refused (exit 1, the frame
-# named); -w with -m a usage error (exit 2).
+# -inf and finite entries, one row wholly masked: zeros); the same with
+# --act relu and gelu, --no-norm and --scale (a leaky relu fails it, as
+# does normalising under --no-norm); the same for every instruction set,
+# with -w (the reference) and without; shapes that disagree refused (exit
+# 1, the frame named); -w with -m a usage error (exit 2).
 set -u
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -22,6 +24,13 @@ function vals(x, n,   i, s) {
 	for (i = 0; i < n; i++)
 		s = s (i ? " " : "") x[i]
 	return s
+}
+# erf by Abramowitz and Stegun 7.1.26 (to 1.5e-7), awk having none
+function erf(x,   t, y) {
+	t = 1 / (1 + 0.3275911 * (x < 0 ? -x : x))
+	y = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + \
+	    t * (-1.453152027 + t * 1.061405429)))) * exp(-x * x)
+	return x < 0 ? -y : y
 }
 BEGIN {
 	# frame 0: one head, no mask
@@ -64,36 +73,44 @@ BEGIN {
 				for (c = 0; c < d; c++)
 					s[j] += q[(h * T + t) * d + c] * \
 						k[(h * S + j) * d + c]
-				s[j] /= sqrt(d)
+				sc = scale == "" ? 1 / sqrt(d) : scale
 				ok[j] = m[t * S + j] != "-inf"
+				s[j] *= sc
 				if (ok[j]) {
 					s[j] += m[t * S + j]
 					if (mx == "none" || s[j] > mx)
 						mx = s[j]
 				}
 			}
+			# the weights, before normalisation (exp(s - mx) for
+			# the softmax, whose constant factor goes with it)
 			sum = 0
-			for (j = 0; j < S; j++)
-				sum += ok[j] ? exp(s[j] - mx) : 0
+			for (j = 0; j < S; j++) {
+				x = s[j]
+				p[j] = !ok[j] ? 0 : act == "relu" ? (x > 0 ? x : 0) : \
+				       act == "gelu" ? x * (1 + erf(x / sqrt(2))) / 2 : \
+				       exp(x - mx)
+				sum += p[j]
+			}
+			# fac: the factor of the weights
+			nn = act == "softmax" ? exp(mx) : 1
+			fac = !nonorm ? (sum != 0 ? 1 / sum : 0) : nn
 			for (c = 0; c < d; c++) {
 				o = 0
 				for (j = 0; j < S; j++)
-					if (ok[j])
-						o += exp(s[j] - mx) / sum * \
-						     v[(h * S + j) * d + c]
+					o += p[j] * fac * v[(h * S + j) * d + c]
 				out[f] = out[f] sprintf("%.9g\n", o)
 			}
 			for (j = 0; j < S; j++)
 				w[f] = w[f] sprintf("%.9g\n",
-					ok[j] ? exp(s[j] - mx) / sum : 0)
+					p[j] * fac)
 		}
 	}
 	for (f = 0; f < 2; f++)
-		printf "%s%s", out[f], w[f]
+		printf "%s%s", out[f], mode == "want" ? w[f] : ""
 }
 END
 awk -v mode=in -f "$T/frames.awk" >"$T/in.txt"
-awk -v mode=want -f "$T/frames.awk" >"$T/want"
 tensordump -r "$T/in.txt" >"$T/in.tsr" || fail "tensordump -r: status $?"
 
 # The values of the records out and weights, frame by frame, one a line.
@@ -102,26 +119,55 @@ values() {
 		awk 'NR % 2 == 0 { for (i = 1; i <= NF; i++) print $i }'
 }
 
-for k in reference avx2 avx512; do
-	ATTN_KERNELS=$k attend -w <"$T/in.tsr" >"$T/out.tsr" ||
-		fail "$k: status $?"
-	values <"$T/out.tsr" >"$T/got"
-	# within 1e-6 (the values are at most 6; float's rounding, 6e-7)
-	paste "$T/got" "$T/want" | awk -v k=$k '
-		{ d = $1 - $2; if (d < 0) d = -d
-		  if (d > 1e-6 || ($1 == 0) != ($2 == 0)) {
+# within 1e-6 relative (the values are at most 30; float's rounding,
+# 6e-8 relative, a few times; awk's erf, 1.5e-7)
+same() {
+	paste "$1" "$2" | awk -v k="$3" '
+		{ d = $1 - $2; if (d < 0) d = -d; a = $2 < 0 ? -$2 : $2
+		  if (d > 1e-6 * (a > 1 ? a : 1) || ($1 == 0) != ($2 == 0)) {
 			print "cli_attend: " k ": value " NR ": got " $1 \
 			      ", want " $2; bad = 1 } }
-		END { exit bad }' >&2 || fail "$k: values differ"
-	[ "$(wc -l <"$T/got")" -eq "$(wc -l <"$T/want")" ] ||
-		fail "$k: $(wc -l <"$T/got") values, want $(wc -l <"$T/want")"
-	# without -w, out alone, the same values
-	ATTN_KERNELS=$k attend <"$T/in.tsr" >"$T/out2.tsr" ||
-		fail "$k: no -w: status $?"
-	tensordump -H -n weights "$T/out2.tsr" | grep -q . &&
-		fail "$k: weights without -w"
-	tensordump -H -n out "$T/out2.tsr" | grep -c . | grep -qx 2 ||
-		fail "$k: not one out per frame"
+		END { exit bad }' >&2 || fail "$3: values differ"
+	[ -s "$2" ] || fail "$3: nothing to compare with"
+	[ "$(wc -l <"$1")" -eq "$(wc -l <"$2")" ] ||
+		fail "$3: $(wc -l <"$1") values, want $(wc -l <"$2")"
+}
+
+# -w: the reference does the rows, weights and all; without, each
+# instruction set's kernel
+for o in "" "--act relu" "--act relu --no-norm" "--act gelu" \
+	 "--act gelu --no-norm --scale 0.7" "--no-norm" \
+	 "--act softmax --scale=-1.5" "--act relu --no-norm -s 1"; do
+	set -- $o
+	act=softmax nonorm=0 scale=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--act) act=$2; shift ;;
+		--no-norm) nonorm=1 ;;
+		--scale=*) scale=${1#--scale=} ;;
+		--scale | -s) scale=$2; shift ;;
+		esac
+		shift
+	done
+	for m in want wantout; do
+		awk -v mode=$m -v act=$act -v nonorm=$nonorm -v scale="$scale" \
+			-f "$T/frames.awk" >"$T/$m"
+	done
+	for k in reference avx2 avx512; do
+		# shellcheck disable=SC2086
+		ATTN_KERNELS=$k attend -w $o <"$T/in.tsr" >"$T/out.tsr" ||
+			fail "$k $o: status $?"
+		values <"$T/out.tsr" >"$T/got"
+		same "$T/got" "$T/want" "$k -w $o"
+		# without -w, out alone
+		# shellcheck disable=SC2086
+		ATTN_KERNELS=$k attend $o <"$T/in.tsr" >"$T/out2.tsr" ||
+			fail "$k $o: no -w: status $?"
+		tensordump -H -n weights "$T/out2.tsr" | grep -q . &&
+			fail "$k $o: weights without -w"
+		values <"$T/out2.tsr" >"$T/got"
+		same "$T/got" "$T/wantout" "$k $o"
+	done
 done
 
 # Refusals: exit 1 naming the frame, or 2 for a usage error.

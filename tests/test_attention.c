@@ -432,6 +432,149 @@ START_TEST(test_dropout_mask)
 }
 END_TEST
 
+/* ---- other weights: act and no_norm ------------------------------------- */
+
+static double act_d(int act, double s)
+{
+	if (act == ATTN_RELU)
+		return s > 0 ? s : 0;
+	if (act == ATTN_GELU)
+		return 0.5 * s * (1 + erf(s / sqrt(2)));
+	return exp(s);
+}
+
+/*
+ * out (and weights [B, H, T, S]) with the weights w_j = act(s_j),
+ * divided by their sum unless no_norm, in double; tol [as out] the bound
+ * of each entry: a score is off by es (fwd_rel's), its weight by
+ * |act'(s)| es (|act'| <= 1.13 for relu and gelu; exp(s) for exp) plus
+ * 8 u |w| for act's own rounding (EXP_REL for exp); the sums of S terms
+ * add (S + 2) u of their sums of absolute values; a normalised row
+ * divides all of it by |sum_j w_j| and adds |out| times the sum's
+ * relative error.  Twice that, for the bound's own slack.
+ */
+static void attention_act_d(const struct prob *p, int act, int no_norm,
+			    const double *q, const double *k, const double *v,
+			    double *out, double *wts, double *tol, double es)
+{
+	int w = p->H * p->dk;
+	struct attn_args mask = args(p, NULL, NULL, NULL, NULL, NULL, NULL);
+	double zs = p->dropout > 0 ? 1 / (1 - (double)p->dropout) : 1;
+	for (int b = 0; b < p->B; b++)
+	for (int h = 0; h < p->H; h++)
+	for (int t = 0; t < p->T; t++) {
+		const double *qr = q + ((size_t)b * p->T + t) * w + h * p->dk;
+		size_t kb = p->shared_kv ? 0 : (size_t)b * p->S;
+		size_t row = ((size_t)b * p->H + h) * p->T + t;
+		double a[600], e[600], sum = 0, err = 0, asum = 0, f;
+		for (int j = 0; j < p->S; j++) {
+			const double *kr = k + (kb + j) * w + h * p->dk;
+			double s = 0;
+			for (int c = 0; c < p->dk; c++)
+				s += qr[c] * kr[c];
+			s /= sqrt(p->dk);
+			if (p->mask)
+				s += mask_at(t, j);
+			if (!allowed(p, b, t, j) || s == -INFINITY) {
+				a[j] = e[j] = 0;
+				continue;
+			}
+			a[j] = act_d(act, s);
+			e[j] = act == ATTN_SOFTMAX ?
+			       fabs(a[j]) * (es + EXP_REL) :
+			       1.13 * es + 8 * KT_U * fabs(a[j]);
+			sum += a[j];
+			asum += fabs(a[j]);
+			err += e[j];
+		}
+		f = no_norm ? 1 : sum != 0 ? 1 / sum : 0;
+		double *o = out + ((size_t)b * p->T + t) * w + h * p->dk;
+		double *to = tol + ((size_t)b * p->T + t) * w + h * p->dk;
+		for (int c = 0; c < p->dk; c++) {
+			double ab = 0, eb = 0;
+			o[c] = 0;
+			for (int j = 0; j < p->S; j++) {
+				double z = attn_dropout_keep(&mask, b, h, t, j) * zs;
+				double vj = v[(kb + j) * w + h * p->dk + c];
+				o[c] += a[j] * z * vj;
+				ab += fabs(a[j] * z * vj);
+				eb += e[j] * z * fabs(vj);
+			}
+			o[c] *= f;
+			to[c] = 2 * (fabs(f) * (eb + (p->S + 2) * KT_U * ab) +
+				     (no_norm || sum == 0 ? 0 : fabs(o[c]) *
+				      (err + (p->S + 2) * KT_U * asum) /
+				      fabs(sum)));
+		}
+		for (int j = 0; wts && j < p->S; j++)
+			wts[row * p->S + j] = a[j] * f;
+	}
+}
+
+/*
+ * Every act, normalised or not, on every instruction set (AVX-512's
+ * whole-head path, the blocks, the reference with weights), with
+ * padding, causal rows, the mask (rows wholly masked) and dropout,
+ * against attention_act_d; the weights within 4 (es + S u) relative.
+ */
+START_TEST(test_attention_act)
+{
+	int klen[3] = { 3, 7, 0 }, klen2[2] = { 131, 77 };
+	struct prob probs[] = {
+		{ 2, 3, 5, 7, 4, 0, 0, NULL, 0, 0, 0 },
+		{ 3, 2, 4, 7, 4, 0, 0, klen, 0, 0, 1 },
+		{ 1, 2, 9, 9, 5, 1, 0, NULL, 0, 0.3f, 0 },
+		{ 2, 2, 16, 16, 64, 0, 0, NULL, 0, 0.1f, 0 },
+		{ 2, 2, 32, 32, 64, 1, 0, NULL, 0, 0, 1 },
+		{ 2, 2, 70, 131, 64, 0, 0, klen2, 0, 0, 0 },
+		{ 1, 3, 67, 67, 33, 1, 0, NULL, 0, 0.3f, 1 },
+	};
+	int isa[3], ni = kt_isas(isa);
+	kt_seed(12);
+	for (int i = 0; i < ni; i++)
+	for (size_t c = 0; c < sizeof(probs) / sizeof(probs[0]); c++)
+	for (int act = ATTN_SOFTMAX; act <= ATTN_GELU; act++)
+	for (int nn = 0; nn < 2; nn++) {
+		if (act == ATTN_SOFTMAX && !nn)
+			continue;       /* test_attention_small's */
+		const struct prob *p = &probs[c];
+		size_t n = nq(p), m = nkv(p), nr = (size_t)p->B * p->H * p->T;
+		int ww = (int)c & 1;
+		float *q = kt_rand(n, -2, 2), *k = kt_rand(m, -1, 1);
+		float *v = kt_rand(m, -1, 1), *out = kt_rand(n, -1, 1);
+		float *wts = ww ? kt_rand(nr * p->S, -1, 1) : NULL;
+		double *qd = to_d(q, n), *kd = to_d(k, m), *vd = to_d(v, m);
+		double *od = kt_dzeros(n), *tl = kt_dzeros(n);
+		double *wd = kt_dzeros(nr * p->S);
+		double smax = 2.0 * p->dk / sqrt(p->dk);
+		double es = (p->dk + 2) * KT_U * smax +
+			    (p->mask ? KT_U * (smax + MASK_MAX) : 0);
+		char what[160];
+		kern_set_isa(isa[i]);
+		struct attn_args a = args(p, q, k, v, out, wts, NULL);
+		a.act = act;
+		a.no_norm = nn;
+		attention_forward(&a);
+		attention_act_d(p, act, nn, qd, kd, vd, od, wd, tl, es);
+		snprintf(what, sizeof(what), "attention act=%d no_norm=%d "
+			 "isa=%d B=%d H=%d T=%d S=%d dk=%d weights=%d", act,
+			 nn, isa[i], p->B, p->H, p->T, p->S, p->dk, ww);
+		kt_check(what, out, od, tl, 0, n);
+		if (wts && nn) {
+			double *tw = kt_dzeros(nr * p->S);
+			for (size_t e = 0; e < nr * p->S; e++)
+				tw[e] = 4 * (es * (act == ATTN_SOFTMAX ?
+					     fabs(wd[e]) : 1.13) +
+					     (p->S + 8) * KT_U * fabs(wd[e]));
+			kt_check(what, wts, wd, tw, 0, nr * p->S);
+			free(tw);
+		}
+		free(q); free(k); free(v); free(out); free(wts);
+		free(qd); free(kd); free(vd); free(od); free(tl); free(wd);
+	}
+}
+END_TEST
+
 /* ---- additive attention ------------------------------------------------- */
 
 struct aprob { int B, S, na, dv; int *len; };
@@ -597,6 +740,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_attention_small);
 	tcase_add_test(tc, test_attention_large);
+	tcase_add_test(tc, test_attention_act);
 	tcase_add_test(tc, test_dropout_mask);
 	tcase_add_test(tc, test_additive);
 	suite_add_tcase(s, tc);

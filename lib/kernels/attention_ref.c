@@ -6,6 +6,8 @@
  * Dropout multiplies each weight by its factor (drop) in the product with
  * V only: the sums and lse are those of the whole softmax.  A score of
  * -inf (the additive mask's) adds nothing; a row of them gives zeros.
+ * The other weights (act, no_norm; kernels.h) go through row_act, or
+ * scale the softmax's sum by exp(m) rather than divide by it.
  */
 #include <math.h>
 #include <string.h>
@@ -76,8 +78,9 @@ static float row_with_weights(const struct attn_args *a, const float *q,
 	}
 	for (int j = nk; j < a->S; j++)
 		w[j] = 0;
+	float f = a->no_norm ? expf(m) : 1 / sum;
 	for (int j = 0; j < nk; j++) {
-		w[j] /= sum;
+		w[j] *= f;
 		axpy(o, w[j] * drop(a, rk, j), v + j * a->kv_rs, a->dk);
 	}
 	return m + logf(sum);
@@ -107,8 +110,58 @@ static float row_online(const struct attn_args *a, const float *q,
 	}
 	if (l == 0)
 		return -INFINITY;
-	scale(o, 1 / l, a->dk);
+	scale(o, a->no_norm ? expf(m) : 1 / l, a->dk);
 	return m + logf(l);
+}
+
+float attn_act(int act, float s)
+{
+	if (s == -INFINITY)
+		return 0;
+	if (act == ATTN_RELU)
+		return s > 0 ? s : 0;
+	return 0.5f * s * (1 + erff(s * (float)M_SQRT1_2));   /* ATTN_GELU */
+}
+
+float attn_act_row(float *s, int act, int valid, int nb,
+		   const struct attn_drop *d, int j0)
+{
+	float sum = 0;
+
+	for (int j = 0; j < nb; j++) {
+		float w = j < valid ? attn_act(act, s[j]) : 0;
+		sum += w;
+		if (d->on && (int32_t)(attn_drop_hash(d->rk, j0 + j) >> 8) <
+			     d->cut)
+			w = 0;
+		s[j] = w;
+	}
+	return sum;
+}
+
+/* Row t with act other than the softmax: w_j = act(s_j) (into w [S] when
+ * given), out = sum_j w_j drop_j v_j, both divided by sum_j w_j unless
+ * no_norm. */
+static void row_act(const struct attn_args *a, const float *q,
+		    const float *k, const float *v, float *o, float *w,
+		    const float *mr, int nk, uint32_t rk)
+{
+	float sum = 0;
+
+	memset(o, 0, sizeof(float) * a->dk);
+	for (int j = 0; j < nk; j++) {
+		float x = attn_act(a->act, score(a, q, k, mr, j));
+		sum += x;
+		if (w)
+			w[j] = x;
+		axpy(o, x * drop(a, rk, j), v + j * a->kv_rs, a->dk);
+	}
+	float f = a->no_norm ? 1 : sum != 0 ? 1 / sum : 0;
+	scale(o, f, a->dk);
+	if (w) {
+		scale(w, f, nk);
+		memset(w + nk, 0, sizeof(float) * (a->S - nk));
+	}
 }
 
 void attn_head_forward_ref(const struct attn_args *a, int b, int h)
@@ -131,12 +184,15 @@ void attn_head_forward_ref(const struct attn_args *a, int b, int h)
 			if (w)
 				memset(w, 0, sizeof(float) * a->S);
 			lse = -INFINITY;
+		} else if (a->act != ATTN_SOFTMAX) {
+			row_act(a, q, k, v, o, w, mr, nk, rk);
+			lse = NAN;
 		} else if (w) {
 			lse = row_with_weights(a, q, k, v, o, w, mr, nk, rk);
 		} else {
 			lse = row_online(a, q, k, v, o, mr, nk, rk);
 		}
-		if (a->lse)
+		if (a->lse && a->act == ATTN_SOFTMAX)
 			a->lse[row] = lse;
 	}
 }

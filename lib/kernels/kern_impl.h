@@ -337,6 +337,14 @@ struct attn_blocks {
 			 const struct attn_drop *d, int j0, float lse, float D,
 			 float scale, float zs);
 };
+/* kernels.h's act of one score, relu or gelu, 0 for a masked one (-inf);
+ * and the blocks' exp_row for those acts, one version for every
+ * instruction set (the products around it are the work): s = act(s) for
+ * keys j0 .. j0 + nb, zero past the first valid and where dropped;
+ * returns the sum of the first valid before dropout. */
+float attn_act(int act, float s);
+float attn_act_row(float *s, int act, int valid, int nb,
+		   const struct attn_drop *d, int j0);
 float attn_exp_row_avx2(float *s, float m, int valid, int nb,
 			const struct attn_drop *d, int j0);
 void attn_head_forward_blocks(const struct attn_args *a, int b, int h,

@@ -232,7 +232,19 @@ void adam_update(float *w, float *m, float *v, const float *g, size_t n,
  * mask whatever the blocking, instruction set and threads, and the
  * backward pass makes it again rather than storing it.  weights and lse
  * are those before dropout.
+ *
+ * Other weights (act, no_norm; zero: the softmax above): a row's weights
+ * are w_j = act(s_j) of its scores s_j (scaled, mask added; a masked key
+ * weighs 0 whatever act), divided by their sum unless no_norm:
+ *   ATTN_SOFTMAX  exp(s)               (no_norm: out = sum_j exp(s_j) v_j)
+ *   ATTN_RELU     max(0, s)
+ *   ATTN_GELU     s Phi(s) = s (1 + erf(s / sqrt 2)) / 2
+ * With normalisation, a row whose weights sum to 0 gives zeros.  Dropout
+ * applies as above.  lse is written for ATTN_SOFTMAX only, and the
+ * backward pass is the normalised softmax's only (the others serve
+ * attend(1)'s general mode).
  */
+enum { ATTN_SOFTMAX, ATTN_RELU, ATTN_GELU };
 struct attn_args {
 	int B, H, T, S, dk;
 	float scale;
@@ -246,6 +258,8 @@ struct attn_args {
 	float *lse;
 	float dropout;		/* in [0, 1) */
 	uint64_t seed;
+	int act;		/* ATTN_SOFTMAX, ATTN_RELU or ATTN_GELU */
+	int no_norm;		/* 1: the weights are not divided by their sum */
 };
 void attention_forward(const struct attn_args *a);
 /* 1 when weight [t, j] of batch item b, head h is kept by a's dropout

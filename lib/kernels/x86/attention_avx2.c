@@ -374,6 +374,28 @@ float attn_exp_row_avx2(float *s, float m, int valid, int nb,
 	return hsum256(sum);
 }
 
+/* The online softmax of a block's rows r < nr (above). */
+static void softmax_block(float s[][KB], float *m, float *l, float *acc,
+			  long dp, const int *nk, int j0, int nb, int nr,
+			  const struct attn_drop *dr,
+			  const struct attn_blocks *kb)
+{
+	float mx[QB];
+	for (int r = 0; r < nr; r++)
+		mx[r] = nk[r] > j0 ? row_max(s[r], nk[r] - j0 < nb ? nk[r] - j0 :
+					     nb) : -INFINITY;
+	for (int r = 0; r < nr; r++)
+		if (mx[r] > m[r] + LAZY_MAX)
+			raise_max(mx[r], &m[r], &l[r], acc + r * dp, dp);
+	for (int r = 0; r < nr; r++) {
+		if (m[r] == -INFINITY) {	/* nothing yet */
+			memset(s[r], 0, sizeof(float) * nb);
+			continue;
+		}
+		l[r] += kb->exp_row(s[r], m[r], nk[r] - j0, nb, &dr[r], j0);
+	}
+}
+
 void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 			      const struct attn_blocks *kb)
 {
@@ -427,23 +449,14 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 					   nb, dk, a->scale);
 			if (a->mask)
 				add_mask(s, a, t0, rows, nk, j0, nb);
-			float mx[QB];
-			for (int r = 0; r < groups * QR; r++)
-				mx[r] = nk[r] > j0 ? row_max(s[r], nk[r] - j0 < nb ?
-							     nk[r] - j0 : nb) :
-				       -INFINITY;
-			for (int r = 0; r < groups * QR; r++)
-				if (mx[r] > m[r] + LAZY_MAX)
-					raise_max(mx[r], &m[r], &l[r],
-						  acc + r * dp, dp);
-			for (int r = 0; r < groups * QR; r++) {
-				if (m[r] == -INFINITY) {	/* nothing yet */
-					memset(s[r], 0, sizeof(float) * nb);
-					continue;
-				}
-				l[r] += kb->exp_row(s[r], m[r], nk[r] - j0,
-						    nb, &dr[r], j0);
-			}
+			if (a->act != ATTN_SOFTMAX)
+				for (int r = 0; r < groups * QR; r++)
+					l[r] += attn_act_row(s[r], a->act,
+							     nk[r] - j0, nb,
+							     &dr[r], j0);
+			else
+				softmax_block(s, m, l, acc, dp, nk, j0, nb,
+					      groups * QR, dr, kb);
 			for (int g = 0; g < groups; g++)
 				kb->pv(acc + g * QR * dp, dp, s + g * QR,
 				       vrows + j0 * dp, dp, nb, dk, j0 == 0);
@@ -451,10 +464,14 @@ void attn_head_forward_blocks(const struct attn_args *a, int b, int h,
 		for (int r = 0; r < rows; r++) {
 			float *o = a->out + b * a->o_bs + (t0 + r) * a->o_rs + h * dk;
 			size_t row = ((size_t)b * a->H + h) * a->T + t0 + r;
-			__m256 inv = _mm256_set1_ps(l[r] > 0 ? zs / l[r] : 0);
+			float f = a->act != ATTN_SOFTMAX ?
+				  (a->no_norm ? 1 : l[r] != 0 ? 1 / l[r] : 0) :
+				  l[r] > 0 ? (a->no_norm ? expf(m[r]) : 1 / l[r]) :
+				  0;
+			__m256 inv = _mm256_set1_ps(zs * f);
 			FOR_LANES(d, dk, rem)
 				str(o + d, rem, _mm256_mul_ps(inv, _mm256_load_ps(acc + r * dp + d)));
-			if (a->lse)
+			if (a->lse && a->act == ATTN_SOFTMAX)
 				a->lse[row] = l[r] > 0 ? m[r] + logf(l[r]) :
 					      -INFINITY;
 		}

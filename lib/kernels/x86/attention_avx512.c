@@ -453,7 +453,7 @@ forward_small(const struct attn_args *a, int b, int h, int nv)
 					exp512(_mm512_sub_ps(s1, vm)));
 			float l = _mm512_reduce_add_ps(nv > 1 ?
 						       _mm512_add_ps(e0, e1) : e0);
-			inv[t] = w.nk[t] ? 1 / l : 0;
+			inv[t] = !w.nk[t] ? 0 : a->no_norm ? expf(m) : 1 / l;
 			if (w.nk[t] && a->dropout > 0) {
 				e0 = _mm512_mul_ps(e0, small_drop(a, b, h, t, 0, zs));
 				if (nv > 1)
@@ -479,11 +479,12 @@ forward_small(const struct attn_args *a, int b, int h, int nv)
 		}
 }
 
-/* The whole-head path has no additive mask: the blocks add it. */
+/* The whole-head path has no additive mask and no act but the softmax:
+ * the blocks have them. */
 static int small_head(const struct attn_args *a)
 {
 	return a->T <= SMALL && a->S <= SMALL && a->dk <= SMALL_DK &&
-	       !a->mask;
+	       !a->mask && a->act == ATTN_SOFTMAX;
 }
 
 void attn_head_forward_avx512(const struct attn_args *a, int b, int h)
