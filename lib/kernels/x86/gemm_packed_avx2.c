@@ -117,7 +117,8 @@ void wpack_panel_avx2(const struct wpack_job *j)
 				if (R <= 3 && h)	/* done whole */
 					continue;
 				switch (R) {
-#define T(R, V) case R: tile(R, V, kc, xs, P, C, j->ldc, cols, first, b, relu, pf); break
+#define T(R, V) case R: tile(R, V, kc, xs, P, C, j->ldc, cols, \
+				    first, b, relu, pf); break
 				T(1, 4); T(2, 4); T(3, 4);
 				T(4, 2); T(5, 2); T(6, 2);
 #undef T
