@@ -4,7 +4,9 @@
 #   make check           check-layers, unit tests (Check), command-line tests
 #   make check-layers    the includes against the table of layers
 #   make SAN=1 check     the same, built with ASan and UBSan (in build-san/)
-#   make bench           benchmarks
+#   make bench           benchmarks (as ratios to PyTorch's where
+#                        make bench-torch has measured them)
+#   make bench-torch     PyTorch's figures for the same (bench/torch)
 #   make fuzz            libFuzzer targets, one per parser (clang)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make demo            translate examples/sample.es with models/bible-es-en.tsr
@@ -188,6 +190,15 @@ check:
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCHES)
 
+# The same models and workloads in plain PyTorch (Debian's python3-torch;
+# not part of check or CI), written to $(BUILD)/bench/torch.txt for make
+# bench.  Debian's python3 (another python first on PATH lacks torch).
+PYTHON ?= /usr/bin/python3
+bench-torch: all
+	@mkdir -p $(BUILD)/bench
+	PATH="$(abspath $(BUILD))/bin:$$PATH" $(PYTHON) \
+		bench/torch/bench_torch.py --out $(BUILD)/bench/torch.txt
+
 # The fuzzers need clang's libFuzzer: one target per parser,
 # fuzz/fuzz_NAME.c, linked with libtensor built for fuzzing (coverage,
 # ASan, UBSan) in build-fuzz/lib.  make fuzz runs each for FUZZ_TIME
@@ -278,6 +289,6 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check check-layers bench fuzz install clean demo FORCE
+.PHONY: all check check-layers bench bench-torch fuzz install clean demo FORCE
 FORCE:
 .SECONDARY:

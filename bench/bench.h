@@ -7,7 +7,9 @@
 #ifndef ATTN_BENCH_H
 #define ATTN_BENCH_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "kernels/kernels.h"
@@ -115,6 +117,44 @@ static inline double bench_sgemm_rate(int M, int N, int K)
 	free(b);
 	free(c);
 	return (double)M * N * K / best;
+}
+
+/*
+ * PyTorch's best rate for the workload name, as bench/torch/bench_torch.py
+ * wrote it to the file ATTN_BENCH_TORCH ("name best median" lines, after
+ * '#' comments): the same model and work, measured on this machine by
+ * make bench-torch.  0 when there is no such file or line.
+ */
+static inline double bench_torch(const char *name)
+{
+	const char *path = getenv("ATTN_BENCH_TORCH");
+	char line[256], key[128];
+	double best, rate = 0;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (line[0] != '#' &&
+		    sscanf(line, "%127s %lf", key, &best) == 2 &&
+		    strcmp(key, name) == 0)
+			rate = best;
+	fclose(f);
+	return rate;
+}
+
+/* Prints ours, a rate of the workload name, as a ratio to PyTorch's
+ * (bench_torch), or that PyTorch's is absent. */
+static inline void bench_torch_ratio(const char *name, double ours)
+{
+	double t = bench_torch(name);
+
+	if (t > 0)
+		printf("       %-18s %.2fx PyTorch (its %.0f tok/s, this "
+		       "machine, 1 thread, f32)\n", name, ours / t, t);
+	else
+		printf("       %-18s PyTorch's figure absent (make "
+		       "bench-torch)\n", name);
 }
 
 #endif

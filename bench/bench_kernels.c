@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "kernels/kernels.h"
+#include "peak.h"
 
 /*
  * One thread: the process's CPU time, which a shared machine disturbs far
@@ -99,41 +100,7 @@ static float *randv(size_t n)
 
 /* ---- peak --------------------------------------------------------------- */
 
-#define PEAK_ITERS 2000000L
-
-/* 12 independent chains (latency 4 x 2 pipes needs 8); c = c a + b stays
- * bounded with a < 1. */
-__attribute__((target("avx2,fma")))
-static float fma_loop_avx2(long n)
-{
-	__m256 c[12], a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.001f);
-	for (int i = 0; i < 12; i++)
-		c[i] = _mm256_set1_ps((float)i);
-	for (long k = 0; k < n; k++)
-#pragma GCC unroll 12
-		for (int i = 0; i < 12; i++)
-			c[i] = _mm256_fmadd_ps(c[i], a, b);
-	for (int i = 1; i < 12; i++)
-		c[0] = _mm256_add_ps(c[0], c[i]);
-	return _mm256_cvtss_f32(c[0]);
-}
-
-__attribute__((target("avx512f")))
-static float fma_loop_avx512(long n)
-{
-	__m512 c[12], a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
-	for (int i = 0; i < 12; i++)
-		c[i] = _mm512_set1_ps((float)i);
-	for (long k = 0; k < n; k++)
-#pragma GCC unroll 12
-		for (int i = 0; i < 12; i++)
-			c[i] = _mm512_fmadd_ps(c[i], a, b);
-	for (int i = 1; i < 12; i++)
-		c[0] = _mm512_add_ps(c[0], c[i]);
-	return _mm512_reduce_add_ps(c[0]);
-}
-
-/* The same with vdpbf16ps: c += two products of bf16 pairs a b per lane
+/* peak.h's loop with vdpbf16ps: c += two products of bf16 pairs a b per lane
  * (4 flops); c grows by 2e-6 an iteration. */
 __attribute__((target("avx512f,avx512bf16")))
 static float dpbf16_loop(long n)

@@ -11,12 +11,13 @@
  * every product of the forward pass once, and twice in the backward pass
  * (the input's and the weights' gradients).  The output layer here sees
  * only the 750 rows with a reference, 1.7% less work than counted.
- * Its time at the FMA peak of the machine (2 x 16 lanes x 2 units x clock,
- * given in GFLOP/s as argv[2], default 117) bounds the speed; sgemm's own
- * rate on [800, 256] x [256, 1024], measured in the same run, is the
- * baseline of the ratio.
+ * Its time at the FMA peak of the kernels in force, measured in the same
+ * run (peak.h), bounds the speed; sgemm's own rate on [800, 256] x [256,
+ * 1024], measured in the same run, is the baseline of the ratio, and
+ * PyTorch's step on the same batch where make bench-torch has measured it
+ * (bench.h's bench_torch: forward, backward and Adam).
  *
- *	bench_train_transformer [reps [peak-GFLOP/s]]
+ *	bench_train_transformer [reps]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "peak.h"
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
 #include "models/model.h"
@@ -58,11 +60,10 @@ int main(int argc, char **argv)
 		"label_smoothing=0.1",
 	};
 	int reps = argc > 1 ? atoi(argv[1]) : 5;
-	double peak = argc > 2 ? atof(argv[2]) : 117;
 	struct batch_ids src, tgt;
 	struct optim o;
 	struct model *m;
-	double flops, step = 1e30, upd = 1e30, rate, nll;
+	double flops, step = 1e30, upd = 1e30, rate, peak, nll;
 	int ntok = 0;
 
 	kern_set_threads(1);
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
 			upd = t2 - t1;
 	}
 	rate = bench_sgemm_rate(B * LEN, F, D);
+	peak = bench_fma_peak();
 	flops = 6 * fwd_macs(LEN, LEN);
 	printf("%d target tokens, %.1f GFLOP a padded step (%.1f MFLOP a token); "
 	       "peak %.0f GFLOP/s bounds %.0f tok/s\n", ntok, flops * 1e-9,
@@ -97,6 +99,7 @@ int main(int argc, char **argv)
 	       ntok / (step + upd));
 	printf("sgemm %.1f GFLOP/s alone: train_batch at %.2f "
 	       "of it\n", 2 * rate * 1e-9, flops / step / (2 * rate));
+	bench_torch_ratio("small.train", ntok / (step + upd));
 	optim_free(&o);
 	free(src.ids);
 	free(src.len);

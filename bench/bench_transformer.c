@@ -11,7 +11,9 @@
  *   - base (d_model 512, 8 heads, ffn 2048, 6+6 layers, vocabularies of
  *     32000): the same translation, greedy and with beams of 4.
  * Each against the issue's goal: 3 times PyTorch's figures on one core for
- * greedy, and CTranslate2's per thread (int8) for beam 4.  The baseline of
+ * greedy, and CTranslate2's per thread (int8) for beam 4; and, where make
+ * bench-torch has measured them on this machine (bench.h's bench_torch),
+ * as a ratio to PyTorch's own figures for the same work.  The baseline of
  * the same run is sgemm alone: the matrix products of each (counted from
  * the shapes) at the rate sgemm reaches on [800, 256] x [256, 1024] would
  * take the time printed as "sgemm-bound".  As the programs do, a decoder
@@ -23,7 +25,10 @@
  * matrix products and of its attention, with the same weights and shapes
  * and in the decoder's order, takes.  The replay has the step's average
  * number of rows: a sentence leaves the batch when it ends.  "other" is
- * the rest: layer norms, the log-softmax, the search.
+ * the rest: layer norms, the log-softmax, the search.  Then the step's
+ * rate, its products counted from the shapes (attention left out), as a
+ * fraction of the FMA peak measured at the start (peak.h), and the same
+ * for the replay's products alone.
  *
  * Where the CPU has AVX512_BF16, each translation again with the decoder's
  * products in bf16 (decode and beam --matmul bf16: model.h's dec_bf16),
@@ -38,6 +43,7 @@
 
 #include "kernels/attn_step.h"
 #include "bench.h"
+#include "peak.h"
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
 #include "kernels/kernels.h"
@@ -298,9 +304,13 @@ static void replay_step(const struct model *m, int M, int S, int t,
 	free(nt);
 }
 
-static void profile(const struct model *m, const struct run *r)
+/* The FMA peak of the kernels in force, GFLOP/s (peak.h). */
+static double fma_peak;
+
+static void profile(const struct model *m, const struct size *z,
+		    const struct run *r)
 {
-	double prod, att;
+	double prod, att, g = 2 * dec_macs(z, r->rows) / r->step_s * 1e-9;
 
 	replay_step(m, (int)(r->rows + 0.5), LEN - 2, (int)(r->steps / 2) + 1,
 		    &prod, &att);
@@ -309,6 +319,10 @@ static void profile(const struct model *m, const struct run *r)
 	       "time\n", r->step_s * 1e3, 100 * prod / r->step_s,
 	       100 * att / r->step_s, 100 * (1 - (prod + att) / r->step_s),
 	       100 * r->search);
+	/* the step's products counted from the shapes, against the peak */
+	printf("       a step %.1f GFLOP/s: %.2f of the FMA peak's bound; "
+	       "its products alone %.2f\n", g, g / fma_peak,
+	       g * r->step_s / prod / fma_peak);
 }
 
 static void report(const char *what, struct model *m,
@@ -316,6 +330,7 @@ static void report(const char *what, struct model *m,
 		   double rate, int reps, double goal, const char *against)
 {
 	struct run r = translate(m, src, k, reps);
+	char key[64];
 	double ts = ntokens(src);
 	double bound = B * STEPS / ((enc_macs(z, ts) + k * dec_macs(z, B * STEPS))
 				    / rate);
@@ -327,7 +342,13 @@ static void report(const char *what, struct model *m,
 	printf("%-6s %-9s %7.0f output tok/s  the decoding stage alone  "
 	       "goal %4.0f: %.2f of it\n", "", "", r.tok_s / r.search, goal,
 	       r.tok_s / r.search / goal);
-	profile(m, &r);
+	/* bench_torch.py's names: small.greedy, base.beam4 (.decode) */
+	snprintf(key, sizeof key, "%s.%s%.0d", z->name, k > 1 ? "beam" :
+		 "greedy", k > 1 ? k : 0);
+	bench_torch_ratio(key, r.tok_s);
+	strcat(key, ".decode");
+	bench_torch_ratio(key, r.tok_s / r.search);
+	profile(m, z, &r);
 	/* --matmul bf16, where the CPU has it */
 	if (wpack_bf16_check() < 0)
 		return;
@@ -339,7 +360,7 @@ static void report(const char *what, struct model *m,
 	printf("       bf16 decoder %7.0f output tok/s  the decoding stage "
 	       "alone  %.2fx f32\n", h.tok_s / h.search,
 	       h.tok_s / h.search / (r.tok_s / r.search));
-	profile(m, &h);
+	profile(m, z, &h);
 	m->dec_bf16 = 0;
 }
 
@@ -357,21 +378,22 @@ int main(void)
 	tt = ntokens(&tgt);
 	ts = ntokens(&src);
 	train = train_speed(m, &src, &tgt, 3);
-	printf("isa %s, 1 thread, CPU time, sgemm %.1f GFLOP/s\n",
-	       kern_isa_name(), 2 * rate * 1e-9);
+	fma_peak = bench_fma_peak();
+	printf("isa %s, 1 thread, CPU time, sgemm %.1f GFLOP/s, FMA peak "
+	       "%.1f GFLOP/s\n", kern_isa_name(), 2 * rate * 1e-9, fma_peak);
 	double tbound = tt / (3 * (enc_macs(&small, ts) + dec_macs(&small, tt))
 			      / rate);
 	printf("small  training  %7.0f target tok/s  sgemm-bound %7.0f  "
-	       "ratio %.2f  %.2fx PyTorch 1660\n", train, tbound,
-	       train / tbound, train / 1660);
+	       "ratio %.2f\n", train, tbound, train / tbound);
+	/* PyTorch's step has the update: bench_train_transformer's too */
 	/* train-step --matmul bf16, where the CPU has it */
 	if (kern_set_matmul(KERN_MATMUL_BF16) == 0) {
 		double r16 = bench_sgemm_rate(B * LEN, small.F, small.D);
 		double t16 = train_speed(m, &src, &tgt, 3);
 		kern_set_matmul(KERN_MATMUL_F32);
 		printf("       bf16 products %7.0f target tok/s  sgemm %.1f "
-		       "GFLOP/s  %.2fx f32  %.2fx PyTorch 1660\n", t16,
-		       2 * r16 * 1e-9, t16 / train, t16 / 1660);
+		       "GFLOP/s  %.2fx f32\n", t16, 2 * r16 * 1e-9,
+		       t16 / train);
 	}
 	report("greedy", m, &small, &src, 1, rate, 4, 3 * 2200,
 	       "3x PyTorch 2200");

@@ -1,0 +1,79 @@
+/*
+ * peak.h: the machine's FMA peak, measured: independent FMAs in registers
+ * (12 chains: latency 4 x 2 pipes needs 8; c = c a + b stays bounded with
+ * a < 1), in AVX2 and AVX-512, for the benches that print their figures
+ * as fractions of it.  A benchmark is one file, hence static.
+ */
+#ifndef ATTN_BENCH_PEAK_H
+#define ATTN_BENCH_PEAK_H
+
+#include <immintrin.h>
+#include <time.h>
+
+#include "kernels/kernels.h"
+
+#define PEAK_ITERS 2000000L
+
+__attribute__((target("avx2,fma"), unused))
+static float fma_loop_avx2(long n)
+{
+	__m256 c[12], a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(0.001f);
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm256_set1_ps((float)i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm256_fmadd_ps(c[i], a, b);
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm256_add_ps(c[0], c[i]);
+	return _mm256_cvtss_f32(c[0]);
+}
+
+__attribute__((target("avx512f"), unused))
+static float fma_loop_avx512(long n)
+{
+	__m512 c[12], a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(0.001f);
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm512_set1_ps((float)i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm512_fmadd_ps(c[i], a, b);
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm512_add_ps(c[0], c[i]);
+	return _mm512_reduce_add_ps(c[0]);
+}
+
+static volatile float bench_peak_sink;	/* the loops' results, unused */
+
+/*
+ * The FMA peak of one thread in GFLOP/s for the kernels in force
+ * (kern_isa(): AVX-512's, else AVX2's, which the reference's figures
+ * are held against too; 0 without AVX2), by CPU time, the best of five
+ * runs: the machine may be shared.
+ */
+__attribute__((unused))
+static double bench_fma_peak(void)
+{
+	int avx512 = kern_isa() == ISA_AVX512;
+	double best = 0;
+
+	if (!avx512 && !(__builtin_cpu_supports("avx2") &&
+			 __builtin_cpu_supports("fma")))
+		return 0;
+	for (int r = 0; r < 5; r++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		bench_peak_sink = avx512 ? fma_loop_avx512(PEAK_ITERS) :
+				fma_loop_avx2(PEAK_ITERS);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		double t = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) *
+			   1e-9;
+		double g = PEAK_ITERS * 12.0 * 2 * (avx512 ? 16 : 8) / t *
+			   1e-9;
+		best = g > best ? g : best;
+	}
+	return best;
+}
+
+#endif
