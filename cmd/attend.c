@@ -66,11 +66,11 @@ static int general_frame(struct frame *f, const struct weighting *wt,
 			   NULL;
 	struct tensor *v = k ? frame_need(f, "v", DT_F32, 3, "the caller") :
 			   NULL;
-	struct tensor *mask = frame_find(f, "mask"), out, wts;
+	struct tensor *mask = frame_head(f, "mask"), out, wts;
 	int H, T, S, d;
 	uint64_t od[3], wd[3];
 
-	if (!v)
+	if (!v || (mask && tsr_inflate(mask) < 0))
 		return -1;
 	H = q->dim[0], T = q->dim[1], d = q->dim[2], S = k->dim[1];
 	if (k->dim[0] != (uint64_t)H || k->dim[2] != (uint64_t)d ||
@@ -113,8 +113,8 @@ static int general_frame(struct frame *f, const struct weighting *wt,
 
 static void general(const struct weighting *wt, int want_weights)
 {
-	struct tsr_reader *r = tsr_reader_fd(0, "<stdin>");
-	struct tsr_writer *w = tsr_writer_fd(1, "<stdout>", 0);
+	struct tsr_reader *r = filter_reader("-");
+	struct tsr_writer *w = r ? filter_writer() : NULL;
 	struct frame f = { 0 };
 	int rc;
 

@@ -393,7 +393,7 @@ static const struct tensor *ids_record(const struct frame *f)
 	size_t i;
 
 	for (i = 0; !name && i < 3; i++)
-		if (frame_find(f, names[i]))
+		if (frame_head(f, names[i]))
 			name = names[i];
 	if (!name) {
 		err_set("frame %llu has no hyp.ids, tgt.ids or src.ids",
@@ -412,9 +412,8 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 	int i, rc;
 
 	for (i = 0; i < nfiles; i++) {
-		if (!(r = tsr_reader_path(files[i])))
+		if (!(r = filter_reader(files[i])))
 			die_err();
-		tsr_reader_set_limit(r, filter_lim.limit);
 		while ((rc = tsr_read_frame(r, &f)) > 0) {
 			if (model_id_frame(&f, vocab_id()) < 0 ||
 			    !(t = ids_record(&f)))

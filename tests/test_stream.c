@@ -324,6 +324,83 @@ START_TEST(frame_helpers)
 }
 END_TEST
 
+/*
+ * A reader that keeps compressed records as stored (tsr_reader_set_raw):
+ * a 4 MiB record of seven values repeated and a plain record come back
+ * with the stream's own payload bytes, a plain writer writes the frame
+ * again byte for byte, and frame_need and frame_find inflate it to the
+ * values written.  A wrong checksum is refused all the same.
+ */
+START_TEST(raw_records)
+{
+	uint64_t dim[1] = { 1 << 20 }, small[1] = { 5 };
+	struct tensor big, ids, *t;
+	struct tt_stream s;
+	struct frame f = { 0 };
+	struct tsr_reader *r;
+	struct tsr_recinfo info;
+	unsigned char *in, *out;
+	size_t n_in, n_out;
+	char want[200];
+	uint32_t crc;
+
+	ck_assert_int_eq(tensor_init(&big, "src.emb", DT_F32, 1, dim), 0);
+	for (size_t i = 0; i < dim[0]; i++)
+		((float *)big.data)[i] = (float)(i % 7);
+	tt_tensor(&ids, "src.ids", DT_I32, 1, small, 3);
+	tt_stream_open(&s, 9);
+	ck_assert_int_eq(tsr_write_ex(s.w, &ids, 4, 0, -1), 0);
+	ck_assert_int_eq(tsr_write(s.w, &big, 4, 1), 0);
+	in = tt_stream_bytes(&s, &n_in);
+	ck_assert_uint_lt(n_in, big.nbytes / 100);
+
+	r = tsr_reader_mem(in, n_in, "raw");
+	tsr_reader_set_raw(r, 1);
+	ck_assert_int_eq(tsr_read_frame(r, &f), 1);
+	tsr_read_info(r, &info);
+	ck_assert_int_eq(f.n, 2);
+	ck_assert_uint_eq(f.rec[0].stored, 0);
+	assert_same(&ids, &f.rec[0]);
+	t = frame_head(&f, "src.emb");
+	ck_assert_uint_eq(t->stored, info.stored);
+	ck_assert_uint_eq(t->nbytes, big.nbytes);
+	ck_assert(memcmp(t->data, in + n_in - t->stored, t->stored) == 0);
+
+	tt_stream_open(&s, 0);
+	ck_assert_int_eq(tsr_write_frame(s.w, &f), 0);
+	out = tt_stream_bytes(&s, &n_out);
+	ck_assert_uint_eq(n_out, n_in);
+	ck_assert(memcmp(out, in, n_in) == 0);
+	free(out);
+
+	t = frame_need(&f, "src.emb", DT_F32, 1, "embed");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->stored, 0);
+	assert_same(&big, t);
+	ck_assert_ptr_eq(frame_find(&f, "src.emb"), t);
+	ck_assert_int_eq(tsr_read_frame(r, &f), 0);
+	tsr_reader_free(r);
+	frame_free(&f);
+
+	/* The checksum is checked though nothing is kept inflated. */
+	crc = in[info.offset + 12] | in[info.offset + 13] << 8 |
+	      in[info.offset + 14] << 16 | (uint32_t)in[info.offset + 15] << 24;
+	in[info.offset + 12] ^= 1;
+	snprintf(want, sizeof want, "raw: byte %llu, record \"src.emb\", "
+		 "frame 4: checksum mismatch (stored 0x%08x, payload 0x%08x)",
+		 (unsigned long long)info.offset, crc ^ 1, crc);
+	r = tsr_reader_mem(in, n_in, "raw");
+	tsr_reader_set_raw(r, 1);
+	ck_assert_int_eq(tsr_read_frame(r, &f), -1);
+	ck_assert_str_eq(err_msg(), want);
+	tsr_reader_free(r);
+	frame_free(&f);
+	free(in);
+	tensor_free(&big);
+	tensor_free(&ids);
+}
+END_TEST
+
 static unsigned char *sample_stream(int level, int frames, size_t *n)
 {
 	struct tt_stream s;
@@ -828,6 +905,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, frame_boundaries);
 	tcase_add_test(tc, frames_concatenated);
 	tcase_add_test(tc, frame_helpers);
+	tcase_add_test(tc, raw_records);
 	tcase_add_test(tc, pipe_byte_by_byte);
 	tcase_add_test(tc, pipe_eintr);
 	tcase_add_test(tc, frame_without_waiting);

@@ -89,23 +89,27 @@ static struct rec good(void)
 }
 
 /* Reads buf (the first len bytes): the first record must be fine, the
- * second refused with exactly want. */
+ * second refused with exactly want, by a reader that inflates and by one
+ * that keeps compressed records as stored (tsr_reader_set_raw). */
 static void refused(const char *want, uint64_t limit)
 {
-	struct tsr_reader *r = tsr_reader_mem(buf, len, "in.tsr");
-	struct tensor t;
+	for (int raw = 0; raw <= 1; raw++) {
+		struct tsr_reader *r = tsr_reader_mem(buf, len, "in.tsr");
+		struct tensor t;
 
-	if (limit)
-		tsr_reader_set_limit(r, limit);
-	ck_assert_int_eq(tsr_read(r, &t, NULL), 1);
-	tensor_free(&t);
-	ck_assert_int_eq(tsr_read(r, &t, NULL), -1);
-	ck_assert_str_eq(err_msg(), want);
-	ck_assert_ptr_null(t.data);
-	err_set("something else");
-	ck_assert_int_eq(tsr_read(r, &t, NULL), -1);    /* and stays so */
-	ck_assert_str_eq(err_msg(), want);
-	tsr_reader_free(r);
+		if (limit)
+			tsr_reader_set_limit(r, limit);
+		tsr_reader_set_raw(r, raw);
+		ck_assert_int_eq(tsr_read(r, &t, NULL), 1);
+		tensor_free(&t);
+		ck_assert_int_eq(tsr_read(r, &t, NULL), -1);
+		ck_assert_str_eq(err_msg(), want);
+		ck_assert_ptr_null(t.data);
+		err_set("something else");
+		ck_assert_int_eq(tsr_read(r, &t, NULL), -1);	/* and stays */
+		ck_assert_str_eq(err_msg(), want);
+		tsr_reader_free(r);
+	}
 }
 
 START_TEST(good_reads)
@@ -318,6 +322,25 @@ START_TEST(zlib_refusals)
 	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
 	tensor_free(&t);
 	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	ck_assert(memcmp(t.data, values, 24) == 0);
+	ck_assert_uint_eq(t.stored, 0);
+	tensor_free(&t);
+	tsr_reader_free(rd);
+	/* Kept as stored: the zlib stream itself, until inflated. */
+	rd = tsr_reader_mem(buf, len, "in.tsr");
+	tsr_reader_set_raw(rd, 1);
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	ck_assert_uint_eq(t.stored, 0);		/* a plain one is plain */
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	ck_assert_uint_eq(t.stored, zn);
+	ck_assert_uint_eq(t.nbytes, 24);
+	ck_assert_uint_eq(t.crc, r.crc);
+	ck_assert(memcmp(t.data, z, zn) == 0);
+	ck_assert_int_eq(tsr_inflate(&t), 0);
+	ck_assert_uint_eq(t.stored, 0);
+	ck_assert(memcmp(t.data, values, 24) == 0);
+	ck_assert_int_eq(tsr_inflate(&t), 0);		/* a no-op now */
 	ck_assert(memcmp(t.data, values, 24) == 0);
 	tensor_free(&t);
 	tsr_reader_free(rd);

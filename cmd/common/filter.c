@@ -26,7 +26,7 @@ static uint64_t source_length(const struct frame *f)
 	size_t i;
 
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-		const struct tensor *t = frame_find(f, names[i]);
+		const struct tensor *t = frame_head(f, names[i]);
 
 		if (t && t->rank >= 1)
 			return t->dim[0];
@@ -53,20 +53,23 @@ static int by_source(const char *name)
  * A source of more than max units (and </s>) cut to its first max and
  * </s>: the rows of every record indexed by source position, src.ids'
  * last id moved to the end (src.ids ends with </s>, doc/FORMAT.md).
+ * 0, or -1 if there is no memory to inflate a record to cut.
  */
-static void cut_input(struct frame *f, int max)
+static int cut_input(struct frame *f, int max)
 {
 	uint64_t S = source_length(f), keep = (uint64_t)max + 1;
 	int i;
 
 	if (S <= keep)
-		return;
+		return 0;
 	for (i = 0; i < f->n; i++) {
 		struct tensor *t = &f->rec[i];
 		size_t row;
 
 		if (t->rank < 1 || t->dim[0] != S || !by_source(t->name))
 			continue;
+		if (tsr_inflate(t) < 0)
+			return -1;
 		row = t->nbytes / S;
 		if (strcmp(t->name, "src.ids") == 0 && t->dtype == DT_I32)
 			((int32_t *)t->data)[keep - 1] =
@@ -77,9 +80,12 @@ static void cut_input(struct frame *f, int max)
 	warnx_("line %llu: %llu units cut to %d (--max-input)",
 	       (unsigned long long)f->number + 1,
 	       (unsigned long long)S - 1, max);
+	return 0;
 }
 
-/* The bytes a frame holds. */
+/* The bytes a frame holds, records kept as stored (filter_reader)
+ * counted as inflated: what the frame takes once the stage has looked
+ * its records up. */
 static uint64_t frame_bytes(const struct frame *f)
 {
 	uint64_t b = 0;
@@ -157,7 +163,10 @@ int filter_run(const struct filter *fl, struct tsr_reader *r)
 			break;
 		}
 		if (got == 1) {
-			cut_input(&win[n], filter_lim.max_input);
+			if (cut_input(&win[n], filter_lim.max_input) < 0) {
+				rc = -1;
+				break;
+			}
 			bytes += frame_bytes(&win[n++]);
 		}
 		if (n == W || bytes >= filter_lim.window_mem ||
@@ -226,12 +235,14 @@ static int stage_flush(void *arg)
 	return tsr_flush(c->w);
 }
 
-struct tsr_reader *filter_reader(void)
+struct tsr_reader *filter_reader(const char *path)
 {
-	struct tsr_reader *r = tsr_reader_fd(0, "<stdin>");
+	struct tsr_reader *r = tsr_reader_path(path);
 
-	if (r)
+	if (r) {
 		tsr_reader_set_limit(r, filter_lim.limit);
+		tsr_reader_set_raw(r, 1);
+	}
 	return r;
 }
 
@@ -258,7 +269,7 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 		return -1;
 	c.m = m;
 	model_id_model(&c.id, m, model_path);
-	r = filter_reader();
+	r = filter_reader("-");
 	c.w = r ? filter_writer() : NULL;
 	if (r && c.w)
 		rc = filter_run(&fl, r);

@@ -86,8 +86,12 @@ struct filter {
 /* Frames per window for a batch size (at most FILTER_BATCH_MAX). */
 int filter_window(int batch);
 
-/* The reader of stdin, with filter_lim's limit; NULL with err_msg(). */
-struct tsr_reader *filter_reader(void);
+/*
+ * The reader of path ("-": stdin) with filter_lim's limit, compressed
+ * records kept as stored (tsr_reader_set_raw) so that those a program
+ * passes on unused are never inflated in memory; NULL with err_msg().
+ */
+struct tsr_reader *filter_reader(const char *path);
 /* The writer of a stream on stdout, refusing a terminal unless forced. */
 struct tsr_writer *filter_writer(void);
 

@@ -104,12 +104,14 @@ static int parse(const struct tensor *t, struct model_id *id)
 
 int model_id_frame(struct frame *f, const struct model_id *id)
 {
-	const struct tensor *t = frame_find(f, "model.id");
+	struct tensor *t = frame_head(f, "model.id");
 	char text[MODEL_ID_TEXT];
 	struct model_id old;
 	struct tensor rec;
 	uint64_t len;
 
+	if (t && tsr_inflate(t) < 0)
+		return -1;
 	if (t && parse(t, &old) < 0) {
 		err_set("frame %llu: model.id is not 'vocab=HEX [params=HEX] "
 			"model=FILE'", (unsigned long long)f->number);

@@ -7,7 +7,7 @@
 
 int frame_check_input(const struct frame *f, const struct tensor *t)
 {
-	const struct tensor *ids = frame_find(f, "src.ids");
+	const struct tensor *ids = frame_head(f, "src.ids");
 	unsigned long long fn = f->number, i, n, cols;
 	const float *x = t->data;
 

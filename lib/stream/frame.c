@@ -47,12 +47,19 @@ struct tensor *frame_push(struct frame *f, struct tensor *t)
 	return &f->rec[f->n++];
 }
 
-struct tensor *frame_find(const struct frame *f, const char *name)
+struct tensor *frame_head(const struct frame *f, const char *name)
 {
 	for (int i = 0; i < f->n; i++)
 		if (strcmp(f->rec[i].name, name) == 0)
 			return &f->rec[i];
 	return NULL;
+}
+
+struct tensor *frame_find(const struct frame *f, const char *name)
+{
+	struct tensor *t = frame_head(f, name);
+
+	return t && tsr_inflate(t) < 0 ? NULL : t;
 }
 
 static void describe(char *out, size_t cap, int dtype, int rank)
@@ -68,7 +75,7 @@ static void describe(char *out, size_t cap, int dtype, int rank)
 struct tensor *frame_need(const struct frame *f, const char *name, int dtype,
 			  int rank, const char *stage)
 {
-	struct tensor *t = frame_find(f, name);
+	struct tensor *t = frame_head(f, name);
 	char want[40], have[40];
 
 	if (!t) {
@@ -84,12 +91,12 @@ struct tensor *frame_need(const struct frame *f, const char *name, int dtype,
 			want, stage);
 		return NULL;
 	}
-	return t;
+	return tsr_inflate(t) < 0 ? NULL : t;
 }
 
 struct tensor *frame_put(struct frame *f, struct tensor *t)
 {
-	struct tensor *old = frame_find(f, t->name);
+	struct tensor *old = frame_head(f, t->name);
 
 	if (old) {
 		tensor_free(old);

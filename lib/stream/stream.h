@@ -31,6 +31,15 @@ struct tsr_reader;
 struct tsr_reader *tsr_reader_fd(int fd, const char *label);
 struct tsr_reader *tsr_reader_path(const char *path);  /* "-" is stdin */
 void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes);
+/*
+ * raw 1: compressed records are returned as they were stored (t->stored,
+ * tensor.h), checked as ever (one complete zlib stream, the declared
+ * size, the checksum) by inflating a piece at a time and keeping none of
+ * it, so a record that is only passed on takes its compressed size in
+ * memory, not its declared one.  frame_find and frame_need inflate a
+ * record when it is first looked up; tsr_write copies it as it was.
+ */
+void tsr_reader_set_raw(struct tsr_reader *r, int raw);
 void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
 /* A reader over n bytes in memory (copied), for tests and tools. */
 struct tsr_reader *tsr_reader_mem(const void *data, size_t n,
@@ -74,7 +83,18 @@ int tsr_read_frame(struct tsr_reader *r, struct frame *f);
 
 void frame_clear(struct frame *f);                 /* frees the records */
 void frame_free(struct frame *f);
+/*
+ * The record of that name, its payload inflated if it was kept as stored
+ * (tsr_reader_set_raw); NULL if there is none, or (err_msg() says so) if
+ * there is no memory to inflate it.
+ */
 struct tensor *frame_find(const struct frame *f, const char *name);
+/* The same, the payload left as it is: for a record's name, type and
+ * shape. */
+struct tensor *frame_head(const struct frame *f, const char *name);
+/* Makes a record kept as stored a plain one (a no-op on others): 0, or
+ * -1 (err_msg()) when out of memory. */
+int tsr_inflate(struct tensor *t);
 /*
  * Like frame_find, but a missing record or a wrong dtype or rank (rank < 0:
  * any) is an error naming the record, the frame and `stage`, the program
@@ -109,7 +129,9 @@ int tsr_write(struct tsr_writer *w, const struct tensor *t, uint64_t frame,
  * The same with the record's flags given (TSR_FLAG_ZLIB compresses at the
  * writer's level, or zlib's default if it has none; an empty payload is
  * never compressed) and its padding (pad < 0: the aligning choice).  For
- * tools that reproduce a stream byte for byte.
+ * tools that reproduce a stream byte for byte.  Both write a record kept
+ * as stored (t->stored, tsr_reader_set_raw) as it was: its zlib stream
+ * and checksum, whatever flags and level say of compression.
  */
 int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
 		 uint64_t frame, int flags, int pad);

@@ -21,6 +21,7 @@ struct tsr_reader {
 	int fd, own_fd;
 	char *label;
 	uint64_t limit;
+	int raw;                        /* tsr_reader_set_raw */
 	unsigned char *buf;
 	size_t cap, start, end;         /* buffered bytes are buf[start, end) */
 	uint64_t pos;                   /* stream offset of buf[start] */
@@ -95,6 +96,11 @@ struct tsr_reader *tsr_reader_mem(const void *data, size_t n,
 void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes)
 {
 	r->limit = max_payload_bytes;
+}
+
+void tsr_reader_set_raw(struct tsr_reader *r, int raw)
+{
+	r->raw = raw;
 }
 
 void tsr_reader_free(struct tsr_reader *r)
@@ -234,15 +240,20 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	consume(r, n + h.pad);
 
 	tsr_rec_to_tensor(&h, t);
-	t->data = tensor_alloc(h.nbytes);
+	if (r->raw && (h.flags & TSR_FLAG_ZLIB)) {
+		t->stored = h.stored;
+		t->crc = h.crc;
+	}
+	t->data = tensor_alloc(t->stored ? t->stored : h.nbytes);
 	if (!t->data) {
 		tsr_rec_fail(&h, "out of memory for %llu bytes",
-			     (unsigned long long)h.nbytes);
+			     (unsigned long long)(t->stored ? t->stored :
+						  h.nbytes));
 		return -1;
 	}
 	t->owned = 1;
 	stored = t->data;
-	if (h.flags & TSR_FLAG_ZLIB) {
+	if ((h.flags & TSR_FLAG_ZLIB) && !t->stored) {
 		if (h.stored > r->scratch_cap) {
 			free(r->scratch);
 			r->scratch_cap = 0;
@@ -257,7 +268,8 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 		stored = r->scratch;
 	}
 	if (read_bytes(r, &h, stored, h.stored) < 0 ||
-	    tsr_rec_payload(&h, stored, t->data) < 0)
+	    (t->stored ? tsr_rec_zcheck(&h, stored) :
+	     tsr_rec_payload(&h, stored, t->data)) < 0)
 		goto fail;
 	r->info.offset = h.offset;
 	r->info.stored = h.stored;

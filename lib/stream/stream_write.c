@@ -231,6 +231,7 @@ int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
 	unsigned char head[TSR_HEAD_MAX];
 	const void *payload = t->data;
 	uint64_t stored = t->nbytes;
+	uint32_t crc;
 	size_t n;
 
 	if (w->failed)
@@ -244,19 +245,22 @@ int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
 	}
 	if (!t->nbytes)
 		flags &= ~TSR_FLAG_ZLIB;        /* never an empty zlib stream */
-	if (flags & TSR_FLAG_ZLIB) {
+	if (t->stored) {                        /* as it was read */
+		flags |= TSR_FLAG_ZLIB;
+		stored = t->stored;
+	} else if (flags & TSR_FLAG_ZLIB) {
 		stored = deflate_payload(w, t, w->level ? w->level :
 					 Z_DEFAULT_COMPRESSION);
 		if (!stored)
 			return -1;
 		payload = w->zbuf;
 	}
+	crc = t->stored ? t->crc : tsr_crc(t->data, t->nbytes);
 	if (pad < 0) {
 		size_t head_len = TSR_FIXED + 8 * t->rank + strlen(t->name);
 		pad = (TSR_ALIGN - (w->pos + head_len) % TSR_ALIGN) % TSR_ALIGN;
 	}
-	n = tsr_rec_encode(head, t, frame, flags, pad,
-			   tsr_crc(t->data, t->nbytes), stored);
+	n = tsr_rec_encode(head, t, frame, flags, pad, crc, stored);
 	if (put(w, head, n) < 0 || put(w, payload, stored) < 0)
 		return w->failed;
 	return 0;

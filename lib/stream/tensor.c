@@ -132,6 +132,7 @@ void tensor_free(struct tensor *t)
 	t->data = NULL;
 	t->nbytes = 0;
 	t->owned = 0;
+	t->stored = 0;
 }
 
 /* ---- half precision ----------------------------------------------------- */

@@ -32,6 +32,14 @@ struct tensor {
 	void *data;                     /* numel * dtype_size bytes */
 	size_t nbytes;
 	int owned;                      /* data was malloc'ed for this tensor */
+	/*
+	 * 0, or a record kept as it was stored (tsr_reader_set_raw): data
+	 * then holds `stored` bytes of one zlib stream, checked to inflate
+	 * to the nbytes of the payload with checksum crc.  The writer
+	 * copies them as they are; frame_find inflates (tsr_inflate).
+	 */
+	size_t stored;
+	uint32_t crc;
 };
 
 size_t dtype_size(int dtype);            /* 0 for an invalid code */

@@ -153,7 +153,7 @@ static struct tsr_map *map_open(const char *path, int lazy)
 			m->lazy->rec[m->f.n] = h;
 			m->lazy->checked[m->f.n] = !!(h.flags & TSR_FLAG_ZLIB);
 		}
-		if (frame_find(&m->f, t.name)) {
+		if (frame_head(&m->f, t.name)) {
 			err_set("%s: byte %llu, record \"%s\", frame %llu: a "
 				"second record of that name", path,
 				(unsigned long long)off, t.name,

@@ -1,6 +1,7 @@
 /* tsr_record.c: decoding and checking one record; see tsr_record.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include "crc32.h"
@@ -234,12 +235,21 @@ uint32_t tsr_crc(const void *p, size_t n)
 	return crc32_fast(0, p, n);
 }
 
+/* Inflated bytes a check without an output buffer keeps at a time. */
+#define DISCARD ((size_t)32 << 10)
+
+/*
+ * Inflates the h->stored bytes at in, which must be one complete zlib
+ * stream of exactly h->nbytes: into out, or (out NULL) a piece at a time
+ * through a small buffer, their CRC carried in *crc, so that checking a
+ * payload of any size takes DISCARD bytes and zlib's state.
+ */
 static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
-			   unsigned char *out)
+			   unsigned char *out, uint32_t *crc)
 {
+	unsigned char piece[DISCARD], spare, *mark;
 	z_stream zs;
-	size_t in_left = h->stored, out_left = h->nbytes;
-	unsigned char spare;
+	size_t in_left = h->stored, out_left = h->nbytes, k;
 	int ret, overflow = 0;
 
 	memset(&zs, 0, sizeof zs);
@@ -256,10 +266,13 @@ static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
 		}
 		if (zs.avail_out == 0) {
 			if (out_left) {
-				zs.next_out = out;
-				zs.avail_out = out_left < ZCHUNK ? out_left : ZCHUNK;
-				out += zs.avail_out;
-				out_left -= zs.avail_out;
+				k = out ? ZCHUNK : DISCARD;
+				k = out_left < k ? out_left : k;
+				zs.next_out = out ? out : piece;
+				zs.avail_out = k;
+				if (out)
+					out += k;
+				out_left -= k;
 			} else {
 				/* All declared bytes are out: any byte more
 				 * lands here and is an error. */
@@ -268,6 +281,7 @@ static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
 				overflow = 1;
 			}
 		}
+		mark = zs.next_out;
 		ret = inflate(&zs, Z_NO_FLUSH);
 		if (overflow && zs.avail_out == 0) {
 			inflateEnd(&zs);
@@ -276,6 +290,8 @@ static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
 				     (unsigned long long)h->nbytes);
 			return -1;
 		}
+		if (!out && !overflow)
+			*crc = crc32_fast(*crc, mark, zs.next_out - mark);
 	} while (ret == Z_OK);
 	inflateEnd(&zs);
 	if (ret == Z_BUF_ERROR) {
@@ -303,10 +319,8 @@ static int inflate_payload(const struct tsr_rec *h, const unsigned char *in,
 	return 0;
 }
 
-int tsr_rec_check(const struct tsr_rec *h, const void *data)
+static int crc_match(const struct tsr_rec *h, uint32_t crc)
 {
-	uint32_t crc = tsr_crc(data, h->nbytes);
-
 	if (crc != h->crc) {
 		tsr_rec_fail(h, "checksum mismatch (stored 0x%08x, payload "
 			     "0x%08x)", h->crc, crc);
@@ -315,15 +329,57 @@ int tsr_rec_check(const struct tsr_rec *h, const void *data)
 	return 0;
 }
 
+int tsr_rec_check(const struct tsr_rec *h, const void *data)
+{
+	return crc_match(h, tsr_crc(data, h->nbytes));
+}
+
 int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out)
 {
 	if (h->flags & TSR_FLAG_ZLIB) {
-		if (inflate_payload(h, stored, out) < 0)
+		if (inflate_payload(h, stored, out, NULL) < 0)
 			return -1;
 	} else if (out != stored && h->nbytes) {
 		memcpy(out, stored, h->nbytes);
 	}
 	return tsr_rec_check(h, out);
+}
+
+int tsr_rec_zcheck(const struct tsr_rec *h, const void *stored)
+{
+	uint32_t crc = 0;
+
+	if (inflate_payload(h, stored, NULL, &crc) < 0)
+		return -1;
+	return crc_match(h, crc);
+}
+
+int tsr_inflate(struct tensor *t)
+{
+	struct tsr_rec h = { .label = "memory", .have_frame = 1,
+			     .flags = TSR_FLAG_ZLIB, .crc = t->crc,
+			     .frame = t->frame, .stored = t->stored,
+			     .nbytes = t->nbytes };
+	void *out;
+
+	if (!t->stored)
+		return 0;
+	snprintf(h.name, sizeof h.name, "%s", t->name);
+	if (!(out = tensor_alloc(t->nbytes))) {
+		tsr_rec_fail(&h, "out of memory to inflate %zu bytes",
+			     t->nbytes);
+		return -1;
+	}
+	if (tsr_rec_payload(&h, t->data, out) < 0) {
+		free(out);
+		return -1;
+	}
+	if (t->owned)
+		free(t->data);
+	t->data = out;
+	t->owned = 1;
+	t->stored = 0;
+	return 0;
 }
 
 void tsr_rec_to_tensor(const struct tsr_rec *h, struct tensor *t)

@@ -76,6 +76,12 @@ int tsr_rec_pad(const struct tsr_rec *h, const unsigned char *p);
  * the CRC.  Returns 0 or -1.
  */
 int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out);
+/*
+ * Checks the h->stored bytes of a compressed payload at stored as
+ * tsr_rec_payload does, without keeping what they inflate to: a piece at
+ * a time through a small buffer, whatever the payload's size.  0 or -1.
+ */
+int tsr_rec_zcheck(const struct tsr_rec *h, const void *stored);
 /* Checks the CRC of the h->nbytes at data (the payload, uncompressed). */
 int tsr_rec_check(const struct tsr_rec *h, const void *data);
 /* Fills t's header fields (not its payload) from h. */
