@@ -15,6 +15,7 @@
 #include "text/bpe.h"
 #include "base/errmsg.h"
 #include "common/filter.h"
+#include "common/modelid.h"
 #include "common/opt.h"
 #include "kernels/kernels.h"
 #include "common/prog.h"
@@ -37,7 +38,7 @@ static void usage(void)
 	       "          [--batch-tokens N]"
 	       " [--dev FILE] [--dev-every N] [--dev-lines N]\n"
 	       "          [--patience N] [-b N]"
-	       " [--matmul f32|bf16] [-q] [PAIRS]\n"
+	       " [--matmul f32|bf16] [--limit BYTES] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16]\n"
 	       "Makes, trains, averages or exports a translation model.\n\n"
@@ -84,11 +85,35 @@ static void usage(void)
 	       "f16 or bf16\n"
 	       "                         parameters, no optimiser state\n"
 	       "      --dtype=TYPE       f16 (default) or bf16, with --export\n"
+	       "      --limit=BYTES      largest record of the pairs accepted "
+	       "(default 4G)\n"
 	       "  -q, --quiet            no progress\n"
 	       "  -h, --help             this help\n"
 	       "  -V, --version          the version\n",
 	       progname, progname, progname, progname);
 	exit(0);
+}
+
+/* A frame of pairs made with the vocabularies of id (modelid.h). */
+static int same_vocab(struct frame *f, void *id)
+{
+	return model_id_frame(f, id);
+}
+
+/*
+ * Reads the pairs at path ("-": stdin) into c, refusing ids beyond m's
+ * vocabularies (m NULL: none) and frames made with vocabularies other
+ * than id's (NULL: any); dies on an error.
+ */
+static void pairs_read(struct corpus *c, const char *path,
+		       const struct model *m, const struct model_id *id)
+{
+	struct tsr_reader *r = filter_reader(path);
+
+	if (!r || corpus_read(c, r, m, id ? same_vocab : NULL,
+			      (void *)id) < 0)
+		die_err();
+	tsr_reader_free(r);
 }
 
 /* The vocabulary's text and its size, checked by loading it. */
@@ -144,9 +169,10 @@ static void init(const char *model, const char *arch, const char *sv,
 	all[1] = tsize;
 	if (pairs && strcmp(a->name, "rnnsearch") == 0) {
 		struct corpus c;
+		struct model_id id;
 
-		if (corpus_read(&c, pairs, NULL) < 0)
-			die_err();
+		model_id_vocab(&id, src, strlen(src), tgt, strlen(tgt), model);
+		pairs_read(&c, pairs, NULL, &id);
 		snprintf(ratio, sizeof ratio, "diag_ratio=%.6g",
 			 corpus_length_ratio(&c));
 		corpus_free(&c);
@@ -308,6 +334,7 @@ int main(int argc, char **argv)
 		{ "dev-lines", required_argument, NULL, OPT_DEV_LINES },
 		{ "patience", required_argument, NULL, OPT_PATIENCE },
 		{ "batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -325,6 +352,7 @@ int main(int argc, char **argv)
 	int dev_lines_given = 0;
 	int c;
 	struct corpus train, dev;
+	struct model_id id;
 	struct model *m;
 
 	prog_init(argc, argv);
@@ -369,6 +397,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BATCH_TOKENS:
 			o.batch_tokens = opt_positive(optarg, "--batch-tokens");
+			break;
+		case OPT_LIMIT:
+			filter_lim.limit = opt_bytes(optarg, "--limit");
 			break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(); break;
@@ -421,11 +452,14 @@ int main(int argc, char **argv)
 	o.report = quiet ? print_warnings : print_report;
 	o.ctx = (void *)model;
 	free(set);
-	/* the vocabulary sizes, to check the pairs against */
-	m = model_load(model, 0, NULL);
-	if (!m || corpus_read(&train, pairs, m) < 0 ||
-	    (dev_path && corpus_read(&dev, dev_path, m) < 0))
+	/* the vocabularies, to check the pairs against */
+	if (!(m = model_load(model, 0, NULL)))
 		die_err();
+	model_id_vocab(&id, m->vocab_src, m->vocab_src_len, m->vocab_tgt,
+		       m->vocab_tgt_len, model);
+	pairs_read(&train, pairs, m, &id);
+	if (dev_path)
+		pairs_read(&dev, dev_path, m, &id);
 	model_free(m);
 	if (train_run(model, &train, dev_path ? &dev : NULL, &o) < 0)
 		die_err();

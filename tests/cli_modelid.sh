@@ -73,6 +73,31 @@ for st in "embed -m C.tsr < a.ids" "encode -m C.tsr < a.emb" \
 	err_has " of C.tsr (vocab="
 	nothing_out "$st"
 done
+# training pairs made with another vocabulary: refused by train-step
+# (training, --dev and --init's pairs), naming the pairs file and both
+# vocabularies, the model left as it was
+printf 'el perro\tel perro\nel gato\tel gato\n' > p.txt
+tokenize -p -m A.tsr p.txt > pA.tsr || fail "tokenize -p -m A"
+tokenize -p -m C.tsr p.txt > pC.tsr || fail "tokenize -p -m C"
+vC=$(tensordump -t -n model.id pC.tsr | sed -n 3p | grep -o 'vocab=[0-9a-f]*')
+cp A.tsr A0.tsr
+expect 1 train-step -q -m A.tsr -n 1 pC.tsr
+err_has "train-step: pC.tsr: frame 0: made with the vocabulary of C.tsr ($vC), not that of A.tsr ($vA)"
+cmp -s A.tsr A0.tsr || fail "train-step changed A.tsr"
+expect 1 train-step -q -m A.tsr -n 1 --dev pC.tsr pA.tsr
+err_has "train-step: pC.tsr: frame 0: made with the vocabulary of C.tsr ($vC), not that of A.tsr ($vA)"
+cmp -s A.tsr A0.tsr || fail "train-step --dev changed A.tsr"
+expect 1 train-step -i -m N.tsr -a rnnsearch -s v1 -t v1 -S emb=8 \
+	-S hidden=8 -S att=8 -S maxout=4 pC.tsr
+err_has "train-step: pC.tsr: frame 0: made with the vocabulary of C.tsr ($vC), not that of N.tsr ($vA)"
+[ -e N.tsr ] && fail "train-step --init made N.tsr from pC.tsr"
+train-step -q -m A.tsr -n 1 pA.tsr 2>err || fail "A's own pairs: $(cat err)"
+train-step -q -m A.tsr -n 1 < pA.tsr 2>err || fail "pairs on stdin: $(cat err)"
+# --limit: the pairs' records above it are refused
+expect 1 train-step -q -m A.tsr -n 1 --limit 8 pA.tsr
+err_has "train-step: pA.tsr: byte "
+err_has "exceeds the limit of 8 bytes"
+
 # a stream with no model.id (made by hand, or by an older toolkit) is taken
 tensordump -t a.ids |
 	awk '/^record model.id/ { skip = 2 } skip-- > 0 { next } 1' |

@@ -76,11 +76,23 @@ static struct train_opts quiet_opts(long steps)
 	return o;
 }
 
+/* corpus_read of the file at p: its rc. */
+static int read_path(struct corpus *c, const char *p, const struct model *m)
+{
+	struct tsr_reader *r = tsr_reader_path(p);
+	int rc;
+
+	ck_assert_msg(r != NULL, "%s", err_msg());
+	rc = corpus_read(c, r, m, NULL, NULL);
+	tsr_reader_free(r);
+	return rc;
+}
+
 static void read_corpus(struct corpus *c, const char *p)
 {
 	struct model *m = make(tmpdir_path("tmp.model"), NULL);
 
-	ck_assert_msg(corpus_read(c, p, m) == 0, "%s", err_msg());
+	ck_assert_msg(read_path(c, p, m) == 0, "%s", err_msg());
 	model_free(m);
 }
 
@@ -442,7 +454,7 @@ START_TEST(refuses_bad_corpus)
 			 0);
 	ck_assert_int_eq(tsr_write(w, &t, 0, 1), 0);
 	ck_assert_int_eq(tsr_writer_commit(w), 0);
-	ck_assert_int_eq(corpus_read(&c, tmpdir_path("bad"), m), -1);
+	ck_assert_int_eq(read_path(&c, tmpdir_path("bad"), m), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "src.ids"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "12"));
 	ids[0] = 4;
@@ -450,7 +462,7 @@ START_TEST(refuses_bad_corpus)
 	memcpy(t.data, ids, sizeof ids);
 	ck_assert_int_eq(tsr_write(w, &t, 0, 1), 0);
 	ck_assert_int_eq(tsr_writer_commit(w), 0);
-	ck_assert_int_eq(corpus_read(&c, tmpdir_path("bad"), m), -1);
+	ck_assert_int_eq(read_path(&c, tmpdir_path("bad"), m), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "tgt.ids"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "tokenize --pairs"));
 	tensor_free(&t);

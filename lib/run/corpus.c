@@ -32,24 +32,23 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-int corpus_read(struct corpus *c, const char *path, const struct model *m)
+int corpus_read(struct corpus *c, struct tsr_reader *r, const struct model *m,
+		int (*check)(struct frame *f, void *ctx), void *ctx)
 {
 	int sv = m ? m->src_vocab : INT32_MAX, tv = m ? m->tgt_vocab : INT32_MAX;
-	struct tsr_reader *r = tsr_reader_path(path);
 	struct frame f = { 0 };
 	size_t ns = 0, nt = 0, scap = 0, tcap = 0, pcap = 0, pcap2 = 0;
 	size_t pcap3 = 0, pcap4 = 0;
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	if (!r)
-		return -1;
 	while ((rc = tsr_read_frame(r, &f)) == 1) {
 		const struct tensor *s, *t;
 
-		if (model_check_ids(&f, "src.ids", sv, "tokenize --pairs") < 0 ||
+		if ((check && check(&f, ctx) < 0) ||
+		    model_check_ids(&f, "src.ids", sv, "tokenize --pairs") < 0 ||
 		    model_check_ids(&f, "tgt.ids", tv, "tokenize --pairs") < 0) {
-			err_prefix("%s", path);
+			err_prefix("%s", tsr_reader_label(r));
 			rc = -1;
 			break;
 		}
@@ -76,7 +75,6 @@ int corpus_read(struct corpus *c, const char *path, const struct model *m)
 		c->n++;
 	}
 	frame_free(&f);
-	tsr_reader_free(r);
 	if (rc < 0) {
 		corpus_free(c);
 		return -1;

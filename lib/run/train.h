@@ -28,10 +28,13 @@ struct corpus {
 
 /*
  * Reads a pairs stream (frames with src.ids and tgt.ids, as tokenize
- * --pairs writes them) from path ("-": stdin), checking the ids against
- * m's vocabularies (m NULL: only that they are ids).
+ * --pairs writes them) to its end from r, checking the ids against m's
+ * vocabularies (m NULL: only that they are ids), and each frame by check
+ * (NULL: none; ctx is its argument), whose -1 stops the reading with its
+ * err_msg().  Messages name r's stream.
  */
-int corpus_read(struct corpus *c, const char *path, const struct model *m);
+int corpus_read(struct corpus *c, struct tsr_reader *r, const struct model *m,
+		int (*check)(struct frame *f, void *ctx), void *ctx);
 /* The mean source length over the mean target length of c's pairs (ids,
  * </s> included), 0 for no pairs: rnnsearch's diag_ratio. */
 double corpus_length_ratio(const struct corpus *c);
