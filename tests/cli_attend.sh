@@ -187,4 +187,26 @@ case $r in "1: attend: frame 0: mask is not f32 [T, S] = [2, 3]") ;;
 attend -w -m model.tsr </dev/null >/dev/null 2>&1
 [ $? -eq 2 ] || fail "-w with -m: not exit 2"
 
+# Without -w no weights are kept (issue 16, item 6): T = S = 8192, d = 1,
+# 96 KB in, whose weights would take 256 MiB, run within 100 MB (ulimit
+# -v, or ASan's RSS limit); q = k = 0 makes every weight 1/S, so out is
+# the mean of v: 1 for v all 1.
+{
+	echo 'tsr-text 1'
+	for r in q k v; do
+		echo "record $r f32 [1,8192,1]"
+		awk -v x=$([ $r = v ] && echo 1 || echo 0) 'BEGIN {
+			for (i = 0; i < 8192; i++) print x }'
+	done
+} | tensordump -r >"$T/big.tsr" || fail "tensordump -r"
+lim=
+(ulimit -v 100000 && attend --version) >/dev/null 2>&1 &&
+	lim="ulimit -v 100000;"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=100" \
+	sh -c "$lim attend --threads 1 <'$T/big.tsr' >'$T/big.out'" ||
+	fail "attend without -w took over 100 MB"
+tensordump -H -s -n out "$T/big.out" >"$T/stats" 2>&1
+[ "$(awk '{ print $8, $9 }' "$T/stats")" = "1 1" ] ||
+	fail "out is not the mean of v: $(cat "$T/stats")"
+
 exit $((errors > 0))

@@ -1,8 +1,10 @@
 /* prog.c: the programs' shared conventions; see prog.h. */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "kernels/kernels.h"
 #include "opt.h"
 #include "prog.h"
@@ -10,8 +12,29 @@
 
 const char *progname = "attn";
 
+/*
+ * A mapped file cut short under a running program (a model overwritten
+ * in place, as cp does, instead of replaced by rename) makes its next
+ * read of the lost pages a SIGBUS: said here, exit 1, rather than a bare
+ * "Bus error".  Only async-signal-safe calls.
+ */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = ": bus error: a mapped file (a model?) "
+		"was cut short while in use; replace model files by rename "
+		"(mv), never in place (cp)\n";
+	ssize_t k;
+
+	(void)sig;
+	k = write(2, progname, strlen(progname));
+	k = write(2, msg, sizeof msg - 1);
+	(void)k;
+	_exit(1);
+}
+
 void prog_init(int argc, char **argv)
 {
+	struct sigaction sa;
 	const char *s;
 
 	(void)argc;
@@ -19,6 +42,9 @@ void prog_init(int argc, char **argv)
 		s = strrchr(argv[0], '/');
 		progname = s ? s + 1 : argv[0];
 	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 void prog_version(void)

@@ -13,7 +13,8 @@
 
 extern const char *progname;
 
-/* Sets progname from argv[0] and makes the output buffered for pipes. */
+/* Sets progname from argv[0], and a SIGBUS (a mapped file cut short
+ * under the program) to a message and exit 1. */
 void prog_init(int argc, char **argv);
 /* "NAME (attn) VERSION" on stdout, then exit 0. */
 void prog_version(void);
