@@ -606,7 +606,7 @@ int main(int argc, char **argv)
 		case 'z':
 			opt.zlib = opt_int(optarg, "--zlib", 0, 9);
 			break;
-		case 'l': opt.limit = opt_int(optarg, "--limit", 0, LLONG_MAX);
+		case 'l': opt.limit = opt_bytes(optarg, "--limit");
 			break;
 		case 'g': opt.mode = PICTURE; opt.svg = optarg; break;
 		case 'm': opt.model = optarg; break;
