@@ -106,7 +106,7 @@ static void refused(const char *want, uint64_t limit)
 		ck_assert_str_eq(err_msg(), want);
 		ck_assert_ptr_null(t.data);
 		err_set("something else");
-		ck_assert_int_eq(tsr_read(r, &t, NULL), -1);	/* and stays */
+		ck_assert_int_eq(tsr_read(r, &t, NULL), -1);	/* stays */
 		ck_assert_str_eq(err_msg(), want);
 		tsr_reader_free(r);
 	}
@@ -330,7 +330,7 @@ START_TEST(zlib_refusals)
 	rd = tsr_reader_mem(buf, len, "in.tsr");
 	tsr_reader_set_raw(rd, 1);
 	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
-	ck_assert_uint_eq(t.stored, 0);		/* a plain one is plain */
+	ck_assert_uint_eq(t.stored, 0);		/* plain stays plain */
 	tensor_free(&t);
 	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
 	ck_assert_uint_eq(t.stored, zn);

@@ -32,6 +32,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* Who writes pairs, for messages. */
+#define TOKENIZE "tokenize --pairs"
+
 int corpus_read(struct corpus *c, struct tsr_reader *r, const struct model *m,
 		int (*check)(struct frame *f, void *ctx), void *ctx)
 {
@@ -46,8 +49,8 @@ int corpus_read(struct corpus *c, struct tsr_reader *r, const struct model *m,
 		const struct tensor *s, *t;
 
 		if ((check && check(&f, ctx) < 0) ||
-		    model_check_ids(&f, "src.ids", sv, "tokenize --pairs") < 0 ||
-		    model_check_ids(&f, "tgt.ids", tv, "tokenize --pairs") < 0) {
+		    model_check_ids(&f, "src.ids", sv, TOKENIZE) < 0 ||
+		    model_check_ids(&f, "tgt.ids", tv, TOKENIZE) < 0) {
 			err_prefix("%s", tsr_reader_label(r));
 			rc = -1;
 			break;
