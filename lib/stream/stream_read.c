@@ -214,7 +214,7 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	struct tsr_rec h = { .label = r->label, .offset = r->pos };
 	unsigned char *stored;
 	ssize_t have;
-	size_t n;
+	size_t n, size;
 
 	have = fill(r, TSR_FIXED);
 	if (have <= 0)
@@ -240,15 +240,15 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	consume(r, n + h.pad);
 
 	tsr_rec_to_tensor(&h, t);
-	if (r->raw && (h.flags & TSR_FLAG_ZLIB)) {
+	if (r->raw && (h.flags & TSR_FLAG_ZLIB)) {      /* kept as stored */
 		t->stored = h.stored;
 		t->crc = h.crc;
 	}
-	t->data = tensor_alloc(t->stored ? t->stored : h.nbytes);
+	size = t->stored ? t->stored : h.nbytes;
+	t->data = tensor_alloc(size);
 	if (!t->data) {
 		tsr_rec_fail(&h, "out of memory for %llu bytes",
-			     (unsigned long long)(t->stored ? t->stored :
-						  h.nbytes));
+			     (unsigned long long)size);
 		return -1;
 	}
 	t->owned = 1;
