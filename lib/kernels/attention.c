@@ -21,8 +21,10 @@ static int64_t attn_grain(const struct attn_args *a)
 
 /* n rows of dk floats at x, row stride rs, for reading (w 0) or writing
  * (w 1).  noipa: a function of prefetches only looks pure to gcc, which
- * then drops its calls. */
+ * then drops its calls (clang has no noipa, and keeps them). */
+#if __has_attribute(noipa)
 __attribute__((noipa))
+#endif
 static void prefetch_rows(const float *x, long rs, int n, int dk, int w)
 {
 	for (int i = 0; i < n; i++, x += rs)
