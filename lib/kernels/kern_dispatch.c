@@ -136,6 +136,20 @@ const struct gemm_bf16 *kern_bf16(void)
 	return NULL;
 }
 
+/* ---- int8 products ------------------------------------------------------ */
+
+const struct gemm_i8 *kern_i8(void)
+{
+	kern_init();
+#ifndef ATTN_NO_SIMD
+	if (current_isa == ISA_AVX512 && __builtin_cpu_supports("avx512vnni"))
+		return &gemm_i8_avx512vnni;
+	if (current_isa >= ISA_AVX2)
+		return &gemm_i8_avx2;
+#endif
+	return NULL;
+}
+
 int kern_set_matmul(int precision)
 {
 	const struct gemm_bf16 *u = NULL;
