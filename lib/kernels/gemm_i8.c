@@ -18,26 +18,52 @@
 /* As gemm_packed.c's: work below which a second thread does not pay. */
 #define THREAD_WORK (1L << 17)
 
+/* Round to nearest, ties to even, for |v| <= 2^22, in the default
+ * rounding mode: adding 1.5 2^23 leaves no fraction bits.  (nearbyintf
+ * without SSE4.1 is a library call that saves and restores the floating
+ * point environment, which cost more than the products of a step.) */
+#define ROUND_MAGIC 0x1.8p23f
+
+/* max |x_k| over the row, or NaN when it holds a NaN or an infinity; in
+ * 8 lanes, which the compiler vectorises (max is exact in any order). */
+static float row_max(const float *x, int K)
+{
+	float m[8] = { 0 }, z[8] = { 0 }, amax = 0, nan = 0;
+	int k = 0;
+
+	for (; k + 8 <= K; k += 8)
+		for (int l = 0; l < 8; l++) {
+			float a = fabsf(x[k + l]);
+			m[l] = a > m[l] ? a : m[l];
+			z[l] += x[k + l] * 0.0f;	/* NaN: NaN or inf */
+		}
+	for (; k < K; k++) {
+		float a = fabsf(x[k]);
+		amax = a > amax ? a : amax;
+		nan += x[k] * 0.0f;
+	}
+	for (int l = 0; l < 8; l++) {
+		amax = m[l] > amax ? m[l] : amax;
+		nan += z[l];
+	}
+	return nan == 0 ? amax : NAN;
+}
+
 void quant_rows_i8(int8_t *q, float *s, const float *x, int rows, int K,
 		   long ld)
 {
 	for (int i = 0; i < rows; i++, x += ld, q += K) {
-		float amax = 0;
-		for (int k = 0; k < K; k++) {
-			float a = fabsf(x[k]);
-			/* a NaN, once in, stays: it fails a > NaN */
-			if (a > amax || isnan(a))
-				amax = a;
-		}
-		if (!isfinite(amax) || amax == 0) {
+		float amax = row_max(x, K);
+		if (!(amax > 0)) {	/* zeros, or NaN */
 			memset(q, 0, K > 0 ? (size_t)K : 0);
 			s[i] = amax == 0 ? 0 : NAN;
 			continue;
 		}
 		float inv = 127.0f / amax;
 		for (int k = 0; k < K; k++) {
-			float v = nearbyintf(x[k] * inv);
-			q[k] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
+			float v = (x[k] * inv + ROUND_MAGIC) - ROUND_MAGIC;
+			v = v > 127 ? 127 : v;
+			q[k] = (int8_t)(v < -127 ? -127 : v);
 		}
 		s[i] = amax / 127.0f;
 	}
@@ -140,7 +166,7 @@ static inline float out(int32_t acc, float sx, float ws, const float *b,
 struct call {
 	struct wpack_i8_job j;
 	const struct wpack *w;
-	const int8_t *xq;	/* the reference's: [M, K] */
+	const int8_t *xq;	/* [M, kq * 4], zero past K */
 	float *y;
 };
 
@@ -151,7 +177,7 @@ static void ref_rows(void *ctx, int64_t lo, int64_t hi)
 	int K = w->K, N = w->N;
 
 	for (int64_t i = lo; i < hi; i++) {
-		const int8_t *xr = c->xq + (size_t)i * K;
+		const int8_t *xr = c->xq + (size_t)i * ((K + 3) / 4 * 4);
 		for (int jn = 0; jn < N; jn++) {
 			const int8_t *wr = w->wq + (size_t)jn * K;
 			int32_t acc = 0;
@@ -181,28 +207,35 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
-/* xq [M, K] in strips of rmax rows, quad by quad, in form. */
-static void pack_x(void *xs, const int8_t *xq, int M, int K, int kq,
-		   int rmax, int form)
+/* xq [M, kq * 4] (zero past K) in strips of rmax rows, quad by quad, in
+ * form; zero past M. */
+static void pack_x(void *xs, const int8_t *xq, int M, int kq, int rmax,
+		   int form)
 {
-	int16_t *s16 = xs;
-	uint8_t *s8 = xs;
+	size_t strip = (size_t)kq * rmax;	/* quads */
+	uint64_t *s16 = xs;
+	uint32_t *s8 = xs;
 
-	for (int s = 0; s < M; s += rmax)
-		for (int p = 0; p < kq; p++)
-			for (int r = 0; r < rmax; r++) {
-				size_t at = (((size_t)s / rmax * kq + p) *
-					     rmax + r) * 4;
-				for (int e = 0; e < 4; e++) {
-					int k = p * 4 + e;
-					int v = s + r < M && k < K ?
-						xq[(size_t)(s + r) * K + k] : 0;
-					if (form == WPACK_XS_I16)
-						s16[at + e] = (int16_t)v;
-					else
-						s8[at + e] = (uint8_t)(v + 128);
+	for (int s = 0; s < M; s += rmax, s16 += strip, s8 += strip)
+		for (int r = 0; r < rmax; r++) {
+			const int8_t *xr = xq + (size_t)(s + r) * kq * 4;
+			for (int p = 0; p < kq; p++) {
+				uint32_t u = 0;
+				uint64_t w = 0;
+				if (s + r < M) {
+					memcpy(&u, xr + 4 * p, 4);
+					for (int e = 0; e < 4; e++)
+						w |= (uint64_t)(uint16_t)
+						     xr[4 * p + e] << 16 * e;
 				}
+				/* q + 128 for each byte is q xor 0x80 */
+				if (form == WPACK_XS_I16)
+					s16[(size_t)p * rmax + r] = w;
+				else
+					s8[(size_t)p * rmax + r] =
+						u ^ 0x80808080u;
 			}
+		}
 }
 
 int linear_i8(float *y, const float *x, int M, const struct wpack *w,
@@ -212,10 +245,11 @@ int linear_i8(float *y, const float *x, int M, const struct wpack *w,
 	int K = w->K, kq = (K + 3) / 4, np = (w->N + WPACK_NR - 1) / WPACK_NR;
 	int rmax = u ? u->rmax : 1;
 	size_t mr = (size_t)(M + rmax - 1) / rmax * rmax;
-	size_t xqb = ((size_t)M * K + 63) / 64 * 64;
+	size_t xqb = ((size_t)M * kq * 4 + 63) / 64 * 64;
 	size_t sxb = (sizeof(float) * M + 63) / 64 * 64;
 	size_t xsb = u ? mr * kq * 4 * (u->xs_form == WPACK_XS_I16 ? 2 : 1) : 0;
 	char *mem;
+	int8_t *xq;
 	struct call c = { .w = w, .y = y };
 
 	if (M <= 0 || w->N <= 0)
@@ -225,21 +259,32 @@ int linear_i8(float *y, const float *x, int M, const struct wpack *w,
 		err_set("out of memory for %d rows of int8", M);
 		return -1;
 	}
-	c.xq = (int8_t *)mem;
+	c.xq = xq = (int8_t *)mem;
 	c.j.sx = (float *)(mem + xqb);
 	c.j.b = b;
 	c.j.relu = relu;
-	quant_rows_i8((int8_t *)c.xq, (float *)c.j.sx, x, M, K, K);
+	c.j.xs = mem + xqb + sxb;
+	if (u && u->quant) {
+		u->quant(mem + xqb + sxb, (float *)c.j.sx, x, M, K, kq, rmax,
+			 u->xs_form);
+		goto run;
+	}
+	for (int i = 0; i < M; i++) {	/* rows of whole quads */
+		int8_t *r = xq + (size_t)i * kq * 4;
+		quant_rows_i8(r, (float *)c.j.sx + i, x + (size_t)i * K, 1, K,
+			      K);
+		memset(r + K, 0, (size_t)(kq * 4 - K));
+	}
 	if (!u) {
 		long per = (long)w->N * K;
 		kern_parallel_for(M, (THREAD_WORK + per - 1) / per, ref_rows,
 				  &c);
 		return 0;
 	}
-	pack_x(mem + xqb + sxb, c.xq, M, K, kq, rmax, u->xs_form);
+	pack_x(mem + xqb + sxb, xq, M, kq, rmax, u->xs_form);
+run:
 	c.j.M = M;
 	c.j.kq = kq;
-	c.j.xs = mem + xqb + sxb;
 	c.j.ldc = w->N;
 	long per = (long)M * K * WPACK_NR;
 	kern_parallel_for(np, (THREAD_WORK + per - 1) / per, panels, &c);

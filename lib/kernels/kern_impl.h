@@ -130,6 +130,11 @@ struct gemm_i8 {
 	int rmax;		/* rows of x per strip */
 	int xs_form;		/* WPACK_XS_* */
 	void (*panel)(const struct wpack_i8_job *j);
+	/* x [M, K] quantised as quant_rows_i8 (the same bits), scales into
+	 * sx, values straight into xs in the form, kq quads a row, zero
+	 * past M and K; NULL: quant_rows_i8, then the portable packing. */
+	void (*quant)(void *xs, float *sx, const float *x, int M, int K,
+		      int kq, int rmax, int form);
 };
 /* The int8 kernels of the table in force and the CPU (AVX-512 with
  * AVX512_VNNI, else AVX2), NULL with the reference (its loops on wq). */
@@ -276,6 +281,8 @@ const struct gemm_bf16 *kern_bf16(void);
 extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
 /* int8 (gemm_i8_avx2.c, gemm_i8_avx512vnni.c). */
 extern const struct gemm_i8 gemm_i8_avx2, gemm_i8_avx512vnni;
+void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
+			int kq, int rmax, int form);
 /* With AVX512_BF16 (gemm_bf16_avx512bf16.c). */
 extern const struct gemm_bf16 gemm_bf16_avx512bf16;
 void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);

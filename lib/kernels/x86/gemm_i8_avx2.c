@@ -22,6 +22,7 @@
  * added at the end (vphaddd).
  */
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #include "kernels/gemm_packed.h"
@@ -91,8 +92,96 @@ static void panel(const struct wpack_i8_job *j)
 	}
 }
 
+/* A row of quads that are zero (q + 128 for the u8 form). */
+static void zero_row(uint64_t *d16, uint32_t *d8, int kq, int rmax, int form)
+{
+	for (int p = 0; p < kq; p++)
+		if (form == WPACK_XS_I16)
+			d16[(size_t)p * rmax] = 0;
+		else
+			d8[(size_t)p * rmax] = 0x80808080u;
+}
+
+/*
+ * quant_rows_i8's arithmetic 8 lanes at a time, so the same bits: the
+ * maximum (exact in any order), NaN for a NaN or an infinity, x 127/max
+ * rounded to nearest even (vroundps, as the scalar version's 1.5 2^23
+ * trick) and clamped; then two quads per 8 values into their places of
+ * the strip (kern_impl.h's struct gemm_i8).
+ */
+void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
+			int kq, int rmax, int form)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
+	const __m256 lo = _mm256_set1_ps(-127), hi = _mm256_set1_ps(127);
+	size_t strip = (size_t)kq * rmax;
+
+	for (int s = 0; s < M; s += rmax)
+		for (int r = 0; r < rmax; r++) {
+			int i = s + r;
+			uint64_t *d16 = (uint64_t *)xs + (size_t)s / rmax *
+					strip + r;
+			uint32_t *d8 = (uint32_t *)xs + (size_t)s / rmax *
+				       strip + r;
+			if (i >= M) {
+				zero_row(d16, d8, kq, rmax, form);
+				continue;
+			}
+			const float *xr = x + (size_t)i * K;
+			__m256 m = zero, z = zero;
+			for (int k = 0; k < K; k += 8) {
+				__m256 v = ldr(xr + k, K - k);
+				m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v));
+				z = _mm256_add_ps(z, _mm256_mul_ps(v, zero));
+			}
+			float lm[8], lz[8], amax = 0, nan = 0;
+			_mm256_storeu_ps(lm, m);
+			_mm256_storeu_ps(lz, z);
+			for (int l = 0; l < 8; l++) {
+				amax = lm[l] > amax ? lm[l] : amax;
+				nan += lz[l];
+			}
+			if (nan != 0)
+				amax = NAN;
+			if (!(amax > 0)) {
+				sx[i] = amax == 0 ? 0 : NAN;
+				zero_row(d16, d8, kq, rmax, form);
+				continue;
+			}
+			__m256 inv = _mm256_set1_ps(127.0f / amax);
+			sx[i] = amax / 127.0f;
+			for (int p = 0; p < kq; p += 2) {
+				__m256 v = _mm256_mul_ps(ldr(xr + 4 * p,
+							     K - 4 * p), inv);
+				v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT |
+						       _MM_FROUND_NO_EXC);
+				v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+				__m256i q = _mm256_cvtps_epi32(v);
+				__m128i h = _mm_packs_epi32(
+					_mm256_castsi256_si128(q),
+					_mm256_extracti128_si256(q, 1));
+				size_t at = (size_t)p * rmax;
+				if (form == WPACK_XS_I16) {
+					_mm_storel_epi64((__m128i *)(d16 + at),
+							 h);
+					if (p + 1 < kq)
+						d16[at + rmax] = (uint64_t)
+						    _mm_extract_epi64(h, 1);
+					continue;
+				}
+				h = _mm_xor_si128(_mm_packs_epi16(h, h),
+						  _mm_set1_epi8((char)0x80));
+				d8[at] = (uint32_t)_mm_cvtsi128_si32(h);
+				if (p + 1 < kq)
+					d8[at + rmax] = (uint32_t)
+						_mm_extract_epi32(h, 1);
+			}
+		}
+}
+
 const struct gemm_i8 gemm_i8_avx2 = {
 	.rmax = RMAX,
 	.xs_form = WPACK_XS_I16,
 	.panel = panel,
+	.quant = gemm_i8_quant_avx2,
 };

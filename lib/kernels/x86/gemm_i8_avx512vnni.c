@@ -94,4 +94,5 @@ const struct gemm_i8 gemm_i8_avx512vnni = {
 	.rmax = RMAX,
 	.xs_form = WPACK_XS_U8,
 	.panel = panel,
+	.quant = gemm_i8_quant_avx2,
 };
