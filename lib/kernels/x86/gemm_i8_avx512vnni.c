@@ -8,7 +8,9 @@
  *
  * Tiles of up to 12 rows by a panel's 32 columns: per quad of k two loads
  * of the panel (16 columns of 4 bytes each), a 32-bit broadcast of the
- * row's quad of x, and per row two vpdpbusd into 24 accumulators.
+ * row's quad of x, and per row two vpdpbusd into 24 accumulators (tiles
+ * of few rows: more sets of them, below).  x is quantised and packed by
+ * the AVX2 code (gemm_i8_avx2.c).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -29,18 +31,46 @@ row_out(__m512i acc, __m512i qsum, float sx, __m512 ws, __m512 b, int bias,
 	return relu ? _mm512_max_ps(v, _mm512_setzero_ps()) : v;
 }
 
+/* Accumulator sets of a tile of R rows: vpdpbusd adds into its
+ * accumulator, a chain of 5 cycles a step, so few rows take turns of
+ * quads in U sets of accumulators, added at the end (int32: exact in any
+ * order). */
+#define USETS(R) ((R) <= 2 ? 4 : (R) <= 5 ? 2 : 1)
+
 static inline __attribute__((always_inline)) void
 tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
      __mmask16 m0, __mmask16 m1)
 {
+	const int U = USETS(R);
 	const int8_t *P = j->P;
-	__m512i c[RMAX][2];
+	__m512i c[4][RMAX][2];
 	float *C = j->C + (long)i * j->ldc;
+	int p = 0;
 
 #pragma GCC unroll 12
 	for (int r = 0; r < R; r++)
-		c[r][0] = c[r][1] = _mm512_setzero_si512();
-	for (int p = 0; p < j->kq; p++) {
+#pragma GCC unroll 4
+		for (int u = 0; u < U; u++)
+			c[u][r][0] = c[u][r][1] = _mm512_setzero_si512();
+	for (; p + U <= j->kq; p += U)
+#pragma GCC unroll 4
+		for (int u = 0; u < U; u++) {
+			__m512i w0 = _mm512_loadu_si512(P);
+			__m512i w1 = _mm512_loadu_si512(P + 64);
+#pragma GCC unroll 12
+			for (int r = 0; r < R; r++) {
+				int q;
+				memcpy(&q, xs + r * 4, sizeof q);
+				__m512i a = _mm512_set1_epi32(q);
+				c[u][r][0] = _mm512_dpbusd_epi32(c[u][r][0], a,
+								 w0);
+				c[u][r][1] = _mm512_dpbusd_epi32(c[u][r][1], a,
+								 w1);
+			}
+			xs += RMAX * 4;
+			P += WPACK_NR * 4;
+		}
+	for (; p < j->kq; p++) {
 		__m512i w0 = _mm512_loadu_si512(P);
 		__m512i w1 = _mm512_loadu_si512(P + 64);
 #pragma GCC unroll 12
@@ -48,12 +78,19 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 			int q;
 			memcpy(&q, xs + r * 4, sizeof q);
 			__m512i a = _mm512_set1_epi32(q);
-			c[r][0] = _mm512_dpbusd_epi32(c[r][0], a, w0);
-			c[r][1] = _mm512_dpbusd_epi32(c[r][1], a, w1);
+			c[0][r][0] = _mm512_dpbusd_epi32(c[0][r][0], a, w0);
+			c[0][r][1] = _mm512_dpbusd_epi32(c[0][r][1], a, w1);
 		}
 		xs += RMAX * 4;
 		P += WPACK_NR * 4;
 	}
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+		for (int u = 1; u < U; u++) {
+			c[0][r][0] = _mm512_add_epi32(c[0][r][0], c[u][r][0]);
+			c[0][r][1] = _mm512_add_epi32(c[0][r][1], c[u][r][1]);
+		}
 	__m512i q0 = _mm512_maskz_loadu_epi32(m0, j->qsum);
 	__m512i q1 = _mm512_maskz_loadu_epi32(m1, j->qsum + 16);
 	__m512 ws0 = _mm512_maskz_loadu_ps(m0, j->ws);
@@ -64,10 +101,11 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 #pragma GCC unroll 12
 	for (int r = 0; r < R; r++) {
 		float *cr = C + r * j->ldc, sx = j->sx[i + r];
-		_mm512_mask_storeu_ps(cr, m0, row_out(c[r][0], q0, sx, ws0, b0,
-						      j->b != NULL, j->relu));
+		_mm512_mask_storeu_ps(cr, m0, row_out(c[0][r][0], q0, sx, ws0,
+						      b0, j->b != NULL,
+						      j->relu));
 		_mm512_mask_storeu_ps(cr + 16, m1,
-				      row_out(c[r][1], q1, sx, ws1, b1,
+				      row_out(c[0][r][1], q1, sx, ws1, b1,
 					      j->b != NULL, j->relu));
 	}
 }
