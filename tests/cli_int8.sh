@@ -2,7 +2,7 @@
 # train-step --export --dtype int8: the matrices of products as i8 with
 # f32 row scales NAME.scale, every other parameter f32; exported from the
 # f32 model or from its f16 export; the programs translate and score with
-# it (the Transformer's decoder multiplying in int8), one line per input
+# it (every product by its int8 matrices in int8), one line per input
 # line, each sentence's output the same with -b 1 as in a batch of 64;
 # and it stays close to the f32 model (scores within a tolerance);
 # training refuses it.  The recurrent models load it too.
@@ -44,8 +44,8 @@ cmp -s want got || { diff want got >&2; fail "the int8 export's records"; }
 grep -q '^out\.W i8' got || fail "out.W is not i8"
 
 translate() {
-	cut -f1 pairs.txt | tokenize -m "$1" | embed -m "$1" | encode -m "$1" |
-		attend -m "$1" > mem.tsr
+	cut -f1 pairs.txt | tokenize -m "$1" | embed -m "$1" |
+		encode -m "$1" "$2" | attend -m "$1" "$2" > mem.tsr
 	decode -m "$1" "$2" < mem.tsr
 	beam -m "$1" -k 3 "$2" < mem.tsr
 }

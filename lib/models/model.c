@@ -11,6 +11,7 @@
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
 #include "model.h"
+#include "nn/layers.h"
 
 /* Architectures added at run time: the tests' fake ones. */
 static const struct arch *registered[8];
@@ -655,6 +656,22 @@ static int load_int8(struct model *m, const struct tensor **rec,
 		p->qs = qs;
 	}
 	m->int8 = 1;
+	/* every product by them in int8 (layers.h's linear_forward) */
+	if (!(m->i8packs = calloc(m->nparam, sizeof *m->i8packs))) {
+		err_set("out of memory for the int8 parameters");
+		return -1;
+	}
+	for (i = 0; i < m->nparam; i++) {
+		struct param *p = &m->param[i];
+
+		if (!p->q)
+			continue;
+		if (wpack_init_i8(&m->i8packs[i], p->q, p->qs, p->dim[0],
+				  p->dim[1]) < 0)
+			return -1;
+		if (linear_int8_add(p->w, &m->i8packs[i]) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -1066,6 +1083,12 @@ void model_free(struct model *m)
 	free(m->param_slot);
 	free(m->w);
 	free(m->g);
+	for (int i = 0; m->i8packs && i < m->nparam; i++) {
+		if (m->param[i].q)	/* (a no-op where not registered) */
+			linear_int8_remove(m->param[i].w);
+		wpack_free(&m->i8packs[i]);
+	}
+	free(m->i8packs);
 	free(m->qbuf);
 	free(m->net);
 	tsr_map_close(m->map);

@@ -60,6 +60,8 @@ struct model {
 	int int8;			/* an int8 export: the decoder's
 					   products in int8 (gemm_packed.h) */
 	void *qbuf;			/* the params' q and qs */
+	struct wpack *i8packs;		/* [nparam]: the int8 ones packed,
+					   registered for linear_forward */
 	struct rng rng;			/* the run's one generator */
 	void *scratch;			/* model_scratch()'s block */
 	size_t scratch_size;
