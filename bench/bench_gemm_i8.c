@@ -5,7 +5,10 @@
  * 4, 16, 64 rows) on the Transformer's matrices (d 256 and 512: the
  * attention's [d, d], the FFN's [4d, d] and [d, 4d], a vocabulary of
  * 8000).  The int8 time includes quantising and packing x, as a step
- * pays it.  Printed: f32 GFLOP/s, int8 GOP/s and their ratio, the best
+ * pays it.  Every int8 kernel this CPU can run (kern_i8_all) beside the
+ * f32 kernel of its table: AVX2's vpmaddwd and AVX-VNNI's vpdpbusd with
+ * the AVX2 f32, AVX512_VNNI's with the AVX-512 f32.  Printed: f32
+ * GFLOP/s, int8 GOP/s and their ratio, the best
  * of five runs of at least 0.03 s each, the two taken in turns so that
  * the machine's load strikes both alike.
  */
@@ -16,6 +19,7 @@
 
 #include "bench.h"
 #include "kernels/gemm_packed.h"
+#include "kernels/kern_impl.h"
 #include "kernels/kernels.h"
 
 struct call {
@@ -52,7 +56,7 @@ static float *randv(size_t n)
 	return v;
 }
 
-static void shape(int M, int N, int K)
+static void shape(int M, int N, int K, const struct gemm_i8 *k)
 {
 	float *W = randv((size_t)N * K), *x = randv((size_t)M * K);
 	float *b = randv(N), *y = randv((size_t)M * N);
@@ -62,6 +66,7 @@ static void shape(int M, int N, int K)
 	if (wpack_init(&wf, W, N, K, WPACK_F32) < 0 ||
 	    wpack_init(&wq, W, N, K, WPACK_I8) < 0)
 		abort();
+	wq.i8 = k;	/* one panel layout for every int8 kernel */
 	struct call cf = { &wf, x, b, y, M }, cq = { &wq, x, b, y, M };
 	run(&cf);
 	run(&cq);
@@ -85,28 +90,32 @@ static void shape(int M, int N, int K)
 int main(void)
 {
 	static const int rows[] = { 1, 4, 16, 64 };
+	const struct gemm_i8 *k[KERN_I8_MAX];
+	const char *name[KERN_I8_MAX];
 	double load[3] = { 0 };
-	int max;
+	int nk, max;
 
 	kern_set_threads(1);
 	max = kern_set_isa(ISA_AVX512);
+	nk = kern_i8_all(k, name);
 	getloadavg(load, 3);
 	printf("load average %.2f; 1 thread; CPU time; instruction sets up "
 	       "to %s\n", load[0], kern_isa_name());
-	for (int isa = max > ISA_AVX2 ? ISA_AVX2 : max; isa <= max; isa++) {
-		kern_set_isa(isa);
-		printf("%s (int8: %s):\n", kern_isa_name(),
-		       isa == ISA_REFERENCE ? "reference loops" :
-		       isa == ISA_AVX2 ? "vpmaddwd" :
-		       __builtin_cpu_supports("avx512vnni") ?
-		       "vpdpbusd, AVX512_VNNI" : "vpmaddwd");
+	for (int u = 0; u < nk; u++) {
+		int isa = strncmp(name[u], "avx512", 6) == 0 ? ISA_AVX512
+							     : ISA_AVX2;
+		if (kern_set_isa(isa) != isa || isa > max)
+			continue;
+		printf("f32: %s; int8: %s\n", kern_isa_name(), name[u]);
 		for (int d = 256; d <= 512; d *= 2)
 			for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
-				shape(rows[r], d, d);
-				shape(rows[r], 4 * d, d);
-				shape(rows[r], d, 4 * d);
-				shape(rows[r], 8000, d);
+				shape(rows[r], d, d, k[u]);
+				shape(rows[r], 4 * d, d, k[u]);
+				shape(rows[r], d, 4 * d, k[u]);
+				shape(rows[r], 8000, d, k[u]);
 			}
 	}
+	if (nk == 0)
+		printf("no int8 kernels beside the reference loops\n");
 	return 0;
 }

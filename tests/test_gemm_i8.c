@@ -26,6 +26,7 @@
 
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
+#include "kernels/kern_impl.h"
 #include "kernels/kernels.h"
 #include "kerntest.h"
 #include "run_suite.h"
@@ -106,6 +107,34 @@ static void definition(float *y, const float *x, int M, const int8_t *wq,
 	free(sx);
 }
 
+/* linear_packed on w: within tol of dw, the bits of want; a row alone
+ * and the last rows as a batch too. */
+static void check_bits(const char *what, const struct wpack *w,
+		       const float *x, int M, const float *b, int relu,
+		       float *y, const float *want, float *row,
+		       const double *dw, const double *tol)
+{
+	int N = w->N, K = w->K;
+
+	ck_assert_int_eq(linear_packed(y, x, M, w, b, relu), 0);
+	kt_check(what, y, dw, tol, 0, (size_t)M * N);
+	for (size_t i = 0; i < (size_t)M * N; i++)
+		ck_assert_msg(memcmp(&y[i], &want[i], 4) == 0,
+			      "%s: entry %zu is %a, the definition %a", what,
+			      i, y[i], want[i]);
+	int i0 = kt_int(0, M - 1);
+	ck_assert_int_eq(linear_packed(row, x + (size_t)i0 * K, 1, w, b,
+				       relu), 0);
+	ck_assert_msg(memcmp(row, want + (size_t)i0 * N,
+			     sizeof(float) * N) == 0,
+		      "%s: row %d alone has other bits", what, i0);
+	ck_assert_int_eq(linear_packed(y, x + (size_t)i0 * K, M - i0, w, b,
+				       relu), 0);
+	ck_assert_msg(memcmp(y, want + (size_t)i0 * N,
+			     sizeof(float) * (M - i0) * N) == 0,
+		      "%s: rows from %d have other bits", what, i0);
+}
+
 static void one_case(int M, int N, int K, int with_b, int relu)
 {
 	int isa[3], nisa = kt_isas(isa);
@@ -147,24 +176,23 @@ static void one_case(int M, int N, int K, int with_b, int relu)
 						   (b ? 2 * fabs(b[j]) : 0));
 				}
 		}
-		ck_assert_int_eq(linear_packed(y, x, M, &w, b, relu), 0);
-		kt_check(what, y, dw, tol, 0, (size_t)M * N);
-		for (size_t i = 0; i < (size_t)M * N; i++)
-			ck_assert_msg(memcmp(&y[i], &want[i], 4) == 0,
-				      "%s: entry %zu is %a, the definition "
-				      "%a", what, i, y[i], want[i]);
-		/* a row alone, and the last rows as a batch */
-		int i0 = kt_int(0, M - 1);
-		ck_assert_int_eq(linear_packed(row, x + (size_t)i0 * K, 1, &w,
-					       b, relu), 0);
-		ck_assert_msg(memcmp(row, want + (size_t)i0 * N,
-				     sizeof(float) * N) == 0,
-			      "%s: row %d alone has other bits", what, i0);
-		ck_assert_int_eq(linear_packed(y, x + (size_t)i0 * K, M - i0,
-					       &w, b, relu), 0);
-		ck_assert_msg(memcmp(y, want + (size_t)i0 * N,
-				     sizeof(float) * (M - i0) * N) == 0,
-			      "%s: rows from %d have other bits", what, i0);
+		check_bits(what, &w, x, M, b, relu, y, want, row, dw, tol);
+		if (isa[v] == ISA_REFERENCE) {
+			wpack_free(&w);
+			continue;
+		}
+		/* every int8 kernel of this CPU on the same pack */
+		const struct gemm_i8 *k[KERN_I8_MAX];
+		const char *kname[KERN_I8_MAX];
+		int nk = kern_i8_all(k, kname);
+		for (int u = 0; u < nk; u++) {
+			w.i8 = k[u];
+			snprintf(what, sizeof(what), "int8 %s M=%d N=%d K=%d "
+				 "b=%d relu=%d", kname[u], M, N, K, with_b,
+				 relu);
+			check_bits(what, &w, x, M, b, relu, y, want, row, dw,
+				   tol);
+		}
 		wpack_free(&w);
 	}
 	free(W);
@@ -209,9 +237,16 @@ START_TEST(test_extremes)
 		x[i] = i / K == 1 ? -1 : 1;
 	for (int i = 0; i < N * K; i++)
 		W[i] = i / K % 2 ? -1 : 1;
-	for (int v = 0; v < nisa; v++) {
-		kern_set_isa(isa[v]);
+	const struct gemm_i8 *k[KERN_I8_MAX];
+	const char *kname[KERN_I8_MAX];
+	int nk = kern_i8_all(k, kname);
+
+	for (int v = 0; v < nisa + nk; v++) {
+		kern_set_isa(v < nisa ? isa[v] : isa[nisa - 1]);
 		ck_assert_int_eq(wpack_init(&w, W, N, K, WPACK_I8), 0);
+		if (v >= nisa)
+			w.i8 = k[v - nisa];
+		const char *what = v < nisa ? kern_isa_name() : kname[v - nisa];
 		ck_assert_int_eq(linear_packed(y, x, M, &w, NULL, 0), 0);
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++) {
@@ -219,8 +254,8 @@ START_TEST(test_extremes)
 					      (j % 2 ? -1 : 1) * (double)K;
 				ck_assert_msg(fabs(y[i * N + j] - want) <=
 					      4 * KT_U * K, "%s: [%d, %d] "
-					      "%g, not %g", kern_isa_name(),
-					      i, j, y[i * N + j], want);
+					      "%g, not %g", what, i, j,
+					      y[i * N + j], want);
 			}
 		wpack_free(&w);
 	}

@@ -137,8 +137,15 @@ struct gemm_i8 {
 		      int kq, int rmax, int form);
 };
 /* The int8 kernels of the table in force and the CPU (AVX-512 with
- * AVX512_VNNI, else AVX2), NULL with the reference (its loops on wq). */
+ * AVX512_VNNI; else AVX2, with AVX-VNNI where the CPU has it), NULL with
+ * the reference (its loops on wq).  Every set reads the one panel layout
+ * (gemm_packed.h), so a pack serves any of them; kern_i8_all gives each
+ * set this CPU can run, with its name, for tests and benchmarks (at
+ * most KERN_I8_MAX; returns how many). */
 const struct gemm_i8 *kern_i8(void);
+#define KERN_I8_MAX 3
+int kern_i8_all(const struct gemm_i8 *k[KERN_I8_MAX],
+		const char *name[KERN_I8_MAX]);
 /* wpack_init's WPACK_I8: W quantised into w->own, then wpack_init_i8. */
 int wpack_quant_i8(struct wpack *w, const float *W, int N, int K);
 /* linear_packed on an int8 pack. */
@@ -280,7 +287,8 @@ const struct gemm_bf16 *kern_bf16(void);
  * kern_avx512.c. */
 extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
 /* int8 (gemm_i8_avx2.c, gemm_i8_avx512vnni.c). */
-extern const struct gemm_i8 gemm_i8_avx2, gemm_i8_avx512vnni;
+extern const struct gemm_i8 gemm_i8_avx2, gemm_i8_avx512vnni,
+			    gemm_i8_avxvnni;
 void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
 			int kq, int rmax, int form);
 /* With AVX512_BF16 (gemm_bf16_avx512bf16.c). */
