@@ -85,7 +85,10 @@ train-step -x x.tsr --dtype int4 -m m.tsr 2> err || rc=$?
 train-step -i -m r.tsr -a rnnsearch -s vocab -t vocab -S emb=16 \
 	-S hidden=16 -S att=16 -S maxout=8
 train-step -x rq.tsr --dtype int8 -m r.tsr
-tensordump -H rq.tsr | grep -q ' enc\.fwd\.U  *i8 ' || fail "rnnsearch: enc.fwd.U not i8"
+tensordump -H rq.tsr | grep -q ' enc\.fwd\.U  *i8 ' ||
+	fail "rnnsearch: enc.fwd.U not i8"
 translate rq.tsr -b64 > out.r
+translate rq.tsr -b1 > out.r1
 [ "$(wc -l < out.r)" -eq 400 ] || fail "rnnsearch: $(wc -l < out.r) lines"
+cmp -s out.r out.r1 || fail "rnnsearch: -b 1 translates otherwise than -b 64"
 exit 0
