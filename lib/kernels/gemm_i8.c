@@ -1,7 +1,7 @@
 /*
  * gemm_i8.c: the int8 products of gemm_packed.h: quantisation of rows,
- * int8 packs, and linear_packed on them.  A call quantises its few rows
- * of x, packs them in the form of the pack's kernels (kern_impl.h) and
+ * int8 packs, and linear_packed on them.  A call has the pack's kernels
+ * (kern_impl.h) quantise its few rows of x into their packed form, then
  * splits the panels over the threads, as the f32 and bf16 packs do; with
  * the reference (no packed panels) it runs plain loops on wq.  Every path
  * computes each entry's exact int32 sum and then the same float
@@ -166,7 +166,7 @@ static inline float out(int32_t acc, float sx, float ws, const float *b,
 struct call {
 	struct wpack_i8_job j;
 	const struct wpack *w;
-	const int8_t *xq;	/* [M, kq * 4], zero past K */
+	const int8_t *xq;	/* the reference's x quantised, [M, K] */
 	float *y;
 };
 
@@ -177,7 +177,7 @@ static void ref_rows(void *ctx, int64_t lo, int64_t hi)
 	int K = w->K, N = w->N;
 
 	for (int64_t i = lo; i < hi; i++) {
-		const int8_t *xr = c->xq + (size_t)i * ((K + 3) / 4 * 4);
+		const int8_t *xr = c->xq + (size_t)i * K;
 		for (int jn = 0; jn < N; jn++) {
 			const int8_t *wr = w->wq + (size_t)jn * K;
 			int32_t acc = 0;
@@ -207,37 +207,6 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
-/* xq [M, kq * 4] (zero past K) in strips of rmax rows, quad by quad, in
- * form; zero past M. */
-static void pack_x(void *xs, const int8_t *xq, int M, int kq, int rmax,
-		   int form)
-{
-	size_t strip = (size_t)kq * rmax;	/* quads */
-	uint64_t *s16 = xs;
-	uint32_t *s8 = xs;
-
-	for (int s = 0; s < M; s += rmax, s16 += strip, s8 += strip)
-		for (int r = 0; r < rmax; r++) {
-			const int8_t *xr = xq + (size_t)(s + r) * kq * 4;
-			for (int p = 0; p < kq; p++) {
-				uint32_t u = 0;
-				uint64_t w = 0;
-				if (s + r < M) {
-					memcpy(&u, xr + 4 * p, 4);
-					for (int e = 0; e < 4; e++)
-						w |= (uint64_t)(uint16_t)
-						     xr[4 * p + e] << 16 * e;
-				}
-				/* q + 128 for each byte is q xor 0x80 */
-				if (form == WPACK_XS_I16)
-					s16[(size_t)p * rmax + r] = w;
-				else
-					s8[(size_t)p * rmax + r] =
-						u ^ 0x80808080u;
-			}
-		}
-}
-
 int linear_i8(float *y, const float *x, int M, const struct wpack *w,
 	      const float *b, int relu)
 {
@@ -245,44 +214,33 @@ int linear_i8(float *y, const float *x, int M, const struct wpack *w,
 	int K = w->K, kq = (K + 3) / 4, np = (w->N + WPACK_NR - 1) / WPACK_NR;
 	int rmax = u ? u->rmax : 1;
 	size_t mr = (size_t)(M + rmax - 1) / rmax * rmax;
-	size_t xqb = ((size_t)M * kq * 4 + 63) / 64 * 64;
+	/* the reference's xq [M, K], or the kernels' xs in their form */
+	size_t xb = u ? mr * kq * 4 * (u->xs_form == WPACK_XS_I16 ? 2 : 1)
+		      : (size_t)M * K;
 	size_t sxb = (sizeof(float) * M + 63) / 64 * 64;
-	size_t xsb = u ? mr * kq * 4 * (u->xs_form == WPACK_XS_I16 ? 2 : 1) : 0;
 	char *mem;
-	int8_t *xq;
 	struct call c = { .w = w, .y = y };
 
 	if (M <= 0 || w->N <= 0)
 		return 0;
-	mem = kern_scratch(3, xqb + sxb + xsb);
+	mem = kern_scratch(3, sxb + xb);
 	if (!mem) {	/* no other path gives these bits */
 		err_set("out of memory for %d rows of int8", M);
 		return -1;
 	}
-	c.xq = xq = (int8_t *)mem;
-	c.j.sx = (float *)(mem + xqb);
+	c.j.sx = (float *)mem;
 	c.j.b = b;
 	c.j.relu = relu;
-	c.j.xs = mem + xqb + sxb;
-	if (u && u->quant) {
-		u->quant(mem + xqb + sxb, (float *)c.j.sx, x, M, K, kq, rmax,
-			 u->xs_form);
-		goto run;
-	}
-	for (int i = 0; i < M; i++) {	/* rows of whole quads */
-		int8_t *r = xq + (size_t)i * kq * 4;
-		quant_rows_i8(r, (float *)c.j.sx + i, x + (size_t)i * K, 1, K,
-			      K);
-		memset(r + K, 0, (size_t)(kq * 4 - K));
-	}
 	if (!u) {
+		c.xq = (int8_t *)(mem + sxb);
+		quant_rows_i8((int8_t *)c.xq, (float *)c.j.sx, x, M, K, K);
 		long per = (long)w->N * K;
 		kern_parallel_for(M, (THREAD_WORK + per - 1) / per, ref_rows,
 				  &c);
 		return 0;
 	}
-	pack_x(mem + xqb + sxb, xq, M, kq, rmax, u->xs_form);
-run:
+	u->quant(mem + sxb, (float *)c.j.sx, x, M, K, kq, rmax, u->xs_form);
+	c.j.xs = mem + sxb;
 	c.j.M = M;
 	c.j.kq = kq;
 	c.j.ldc = w->N;

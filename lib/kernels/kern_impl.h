@@ -132,7 +132,7 @@ struct gemm_i8 {
 	void (*panel)(const struct wpack_i8_job *j);
 	/* x [M, K] quantised as quant_rows_i8 (the same bits), scales into
 	 * sx, values straight into xs in the form, kq quads a row, zero
-	 * past M and K; NULL: quant_rows_i8, then the portable packing. */
+	 * past M and K (the strips of struct wpack_i8_job). */
 	void (*quant)(void *xs, float *sx, const float *x, int M, int K,
 		      int kq, int rmax, int form);
 };
