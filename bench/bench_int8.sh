@@ -4,9 +4,9 @@
 # --dtype int8), greedy decode and beam -k 4 of the first 500 Spanish
 # dev verses of the Bible corpus (skipped when it is not there), one
 # thread, CPU time (user + system, so that a shared machine's other work
-# is not counted), target tokens a second of the decoding stage (the
-# stage that multiplies in int8), and their ratio; the kernels in force
-# and the CPU named first.  BENCH_LINES changes the 500.
+# is not counted), target tokens a second of the decoding stage, and the
+# time of encode + attend (int8 too), and their ratios; the kernels in
+# force and the CPU named first.  BENCH_LINES changes the 500.
 root=$(cd "$(dirname "$0")/.." && pwd)
 model=$root/models/bible-es-en.tsr
 data=${ATTN_DATA:-/work/shared/data}/bible-es-en
@@ -38,13 +38,17 @@ toks() {
 }
 for m in f16:$model int8:m8.tsr; do
 	n=${m%%:*} f=${m#*:}
-	head -"$lines" "$data/dev.es" | tokenize -m "$f" | embed -m "$f" |
-		encode -m "$f" | attend -m "$f" > mem.$n.tsr || exit 1
+	head -"$lines" "$data/dev.es" | tokenize -m "$f" |
+		embed -m "$f" > emb.$n.tsr || exit 1
+	e=$(cpu emb.$n.tsr enc.$n.tsr encode -m "$f")
+	a=$(cpu enc.$n.tsr mem.$n.tsr attend -m "$f")
 	g=$(cpu mem.$n.tsr g.$n.tsr decode -m "$f" -t)
 	b=$(cpu mem.$n.tsr b.$n.tsr beam -m "$f" -k 4 -t)
-	echo "$n $g $(toks g.$n.tsr) $b $(toks b.$n.tsr)"
-done | awk '{ gr[$1] = $3 / $2; br[$1] = $5 / $4
+	echo "$n $g $(toks g.$n.tsr) $b $(toks b.$n.tsr) $e $a"
+done | awk '{ gr[$1] = $3 / $2; br[$1] = $5 / $4; ea[$1] = $6 + $7
 	printf "%-4s greedy %6.0f target tokens/s (%s s)  beam 4 %6.0f " \
-	       "tokens/s (%s s)\n", $1, gr[$1], $2, br[$1], $4 }
-	END { printf "int8 / f16: greedy %.2f x, beam 4 %.2f x\n",
-	      gr["int8"] / gr["f16"], br["int8"] / br["f16"] }'
+	       "tokens/s (%s s)  encode + attend %.2f s\n", $1, gr[$1], $2,
+	       br[$1], $4, ea[$1] }
+	END { printf "int8 / f16: greedy %.2f x, beam 4 %.2f x, encode + " \
+	      "attend %.2f x\n", gr["int8"] / gr["f16"], br["int8"] / br["f16"],
+	      ea["f16"] / ea["int8"] }'
