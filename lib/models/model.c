@@ -1075,6 +1075,12 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
+	for (int i = 0; m->i8packs && i < m->nparam; i++) {
+		if (m->param[i].q)	/* (a no-op where not registered) */
+			linear_int8_remove(m->param[i].w);
+		wpack_free(&m->i8packs[i]);
+	}
+	free(m->i8packs);
 	free(m->scratch);
 	config_free(&m->cfg);
 	free(m->vocab_src);
@@ -1083,12 +1089,6 @@ void model_free(struct model *m)
 	free(m->param_slot);
 	free(m->w);
 	free(m->g);
-	for (int i = 0; m->i8packs && i < m->nparam; i++) {
-		if (m->param[i].q)	/* (a no-op where not registered) */
-			linear_int8_remove(m->param[i].w);
-		wpack_free(&m->i8packs[i]);
-	}
-	free(m->i8packs);
 	free(m->qbuf);
 	free(m->net);
 	tsr_map_close(m->map);
