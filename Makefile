@@ -19,9 +19,8 @@
 # named *_avx2.c, *_avx512.c, *_avx512bf16.c, *_avx512vnni.c, *_avxvnni.c
 # and *_pclmul.c are compiled for those instruction sets and are only
 # called after a run-time check of the CPU.  Sources include across
-# folders by their path under lib/
-# ("stream/tensor.h"), within a folder by name; doc/ARCHITECTURE.md has the
-# layers.
+# folders by their path under lib/ ("stream/tensor.h"), within a folder
+# by name; doc/ARCHITECTURE.md has the layers.
 
 VERSION  = 0.1.0
 
