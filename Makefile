@@ -16,11 +16,11 @@
 # a new cmd/NAME.c is the program NAME, tests/test_*.c a unit test,
 # tests/cli_*.sh a command-line test, bench/bench_*.c a benchmark,
 # examples/NAME.c build/examples/NAME (for the examples' scripts).  Files
-# named *_avx2.c, *_avx512.c, *_avx512bf16.c and *_pclmul.c are compiled
-# for those instruction sets and are only called after a run-time check of
-# the CPU.  Sources include across folders by their path under lib/
-# ("stream/tensor.h"), within a folder by name; doc/ARCHITECTURE.md has the
-# layers.
+# named *_avx2.c, *_avx512.c, *_avx512bf16.c, *_avx512vnni.c, *_avxvnni.c
+# and *_pclmul.c are compiled for those instruction sets and are only
+# called after a run-time check of the CPU.  Sources include across
+# folders by their path under lib/ ("stream/tensor.h"), within a folder
+# by name; doc/ARCHITECTURE.md has the layers.
 
 VERSION  = 0.1.0
 
@@ -107,6 +107,14 @@ $(BUILD)/%_avx512.o: %_avx512.c
 $(BUILD)/%_avx512bf16.o: %_avx512bf16.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512bf16 -mavx2 -mfma -c $< -o $@
+
+$(BUILD)/%_avx512vnni.o: %_avx512vnni.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512vnni -mavx2 -mfma -c $< -o $@
+
+$(BUILD)/%_avxvnni.o: %_avxvnni.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx2 -mfma -mavxvnni -c $< -o $@
 
 $(BUILD)/%_pclmul.o: %_pclmul.c
 	@mkdir -p $(@D)
@@ -217,7 +225,9 @@ FUZZ_SEEDS = build-fuzz/seeds/model
 # The vector kernels are no parser's, and with ASan each takes many minutes
 # to compile: they are built plain.
 build-fuzz/lib/%_avx2.o build-fuzz/lib/%_avx512.o \
-build-fuzz/lib/%_avx512bf16.o: override CFLAGS = -g -O1
+build-fuzz/lib/%_avx512bf16.o build-fuzz/lib/%_avx512vnni.o \
+build-fuzz/lib/%_avxvnni.o: \
+	override CFLAGS = -g -O1
 
 build-fuzz/need-fuzz.ok:
 	@FUZZ_CC='$(FUZZ_CC)' sh tools/need.sh fuzz

@@ -1,8 +1,8 @@
 /*
  * train-step: makes a model (--init), trains it on sentence pairs (the
  * stream of tokenize --pairs), averages its last checkpoints
- * (--average), or exports it for translation only (--export: f16 or bf16
- * parameters, no optimiser state).  Training saves the model, with its
+ * (--average), or exports it for translation only (--export: f16, bf16
+ * or int8 parameters, no optimiser state).  Training saves the model, with its
  * optimiser's and generator's state, atomically every --save-every updates
  * and at the end, and on SIGINT or SIGTERM; a resumed run gives the model
  * an unbroken one gives.
@@ -40,7 +40,7 @@ static void usage(void)
 	       "          [--patience N] [-b N]"
 	       " [--matmul f32|bf16] [--limit BYTES] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
-	       "       %s --export OUT -m MODEL [--dtype f16|bf16]\n"
+	       "       %s --export OUT -m MODEL [--dtype f16|bf16|int8]\n"
 	       "Makes, trains, averages or exports a translation model.\n\n"
 	       "  -m, --model=FILE       the model file\n"
 	       "  -i, --init             make a fresh model\n"
@@ -82,9 +82,11 @@ static void usage(void)
 	       "the MODELs given)\n"
 	       "  -o, --output=FILE      where --average writes\n"
 	       "  -x, --export=OUT       write MODEL for translation only: "
-	       "f16 or bf16\n"
-	       "                         parameters, no optimiser state\n"
-	       "      --dtype=TYPE       f16 (default) or bf16, with --export\n"
+	       "f16, bf16\n"
+	       "                         or int8 parameters, no optimiser "
+	       "state\n"
+	       "      --dtype=TYPE       f16 (default), bf16 or int8, with "
+	       "--export\n"
 	       "      --limit=BYTES      largest record of the pairs accepted "
 	       "(default 4G)\n"
 	       "  -q, --quiet            no progress\n"
@@ -216,8 +218,8 @@ static void average(const char *model, int k, const char *out, char **files,
 	}
 }
 
-/* Writes the f16 or bf16 copy of model for translation, without the
- * optimiser's state. */
+/* Writes the f16, bf16 or int8 copy of model for translation, without
+ * the optimiser's state. */
 static void export(const char *model, const char *out, const char *dtype)
 {
 	struct model *m;
@@ -227,8 +229,10 @@ static void export(const char *model, const char *out, const char *dtype)
 		dt = DT_F16;
 	else if (strcmp(dtype, "bf16") == 0)
 		dt = DT_BF16;
+	else if (strcmp(dtype, "int8") == 0)
+		dt = DT_I8;
 	else
-		usage_error("--dtype: '%s' is neither f16 nor bf16", dtype);
+		usage_error("--dtype: '%s' is not f16, bf16 or int8", dtype);
 	if (!model)
 		usage_error("--export needs -m MODEL");
 	m = model_load(model, 0, NULL);

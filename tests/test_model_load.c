@@ -1,8 +1,11 @@
 /*
  * test_model_load.c: model_load's mapped mode (MODEL_LOAD_MAPPED, for
  * translation): f32 parameters used in place in the read-only mapping,
- * with the values saved; f16 ones converted into m->w; a damaged
- * parameter refused before use; a write into a mapped parameter faults.
+ * with the values saved; f16 ones converted into m->w; int8 exports
+ * (the matrices of products as int8 with row scales, quant_rows_i8's, the
+ * rest f32) read back exactly, their scales required, training refused;
+ * a damaged parameter refused before use; a write into a mapped parameter
+ * faults.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 #include "base/errmsg.h"
 #include "fake_arch.h"
+#include "kernels/gemm_packed.h"
 #include "models/model.h"
 #include "run_suite.h"
 #include "tmpdir.h"
@@ -94,6 +98,98 @@ START_TEST(f16_converted)
 }
 END_TEST
 
+/* The fake model's out.W is int8, q and scales those of quant_rows_i8,
+ * dequantised into w; the embeddings and out.b f32, bit for bit. */
+START_TEST(int8_round_trip)
+{
+	struct model *m = make(), *l;
+	const struct param *o = model_param(m, "out.W");
+	int8_t q[9 * 5];
+	float qs[9];
+	int i, mode;
+	size_t j;
+
+	quant_rows_i8(q, qs, o->w, 9, 5, 5);
+	ck_assert_int_eq(model_export(m, tmpdir_path("q"), DT_I8), 0);
+	for (mode = MODEL_LOAD_COPY; mode <= MODEL_LOAD_MAPPED; mode++) {
+		if (mode == MODEL_LOAD_TRAIN) {
+			ck_assert_ptr_null(model_load(tmpdir_path("q"), mode,
+						      NULL));
+			ck_assert_ptr_nonnull(strstr(err_msg(),
+					      "'out.W' is i8: an exported"));
+			continue;
+		}
+		l = model_load(tmpdir_path("q"), mode, NULL);
+		ck_assert_msg(l != NULL, "%s", err_msg());
+		ck_assert_int_eq(l->int8, 1);
+		for (i = 0; i < l->nparam; i++) {
+			const struct param *p = &l->param[i];
+
+			ck_assert_int_eq(model_param_int8(p),
+					 strcmp(p->name, "out.W") == 0);
+			if (!model_param_int8(p)) {
+				ck_assert_ptr_null(p->q);
+				ck_assert_mem_eq(p->w, m->param[i].w,
+						 p->n * sizeof(float));
+				continue;
+			}
+			ck_assert_mem_eq(p->q, q, sizeof q);
+			ck_assert_mem_eq(p->qs, qs, sizeof qs);
+			for (j = 0; j < p->n; j++)
+				ck_assert(p->w[j] == q[j] * qs[j / 5]);
+		}
+		model_free(l);
+	}
+	model_free(m);
+}
+END_TEST
+
+/* An int8 file without out.W.scale, or with the scales of the wrong
+ * length, is refused naming them; so is an embedding in int8. */
+START_TEST(int8_refused)
+{
+	struct model *m = make();
+	struct tsr_map *map;
+	struct tsr_writer *w;
+	struct tensor t;
+	static const char *const bad[] = { "drop", "short", "emb" };
+	int8_t zero[9 * 5] = { 0 };
+	int i, b;
+
+	ck_assert_int_eq(model_export(m, tmpdir_path("q"), DT_I8), 0);
+	map = tsr_map_open(tmpdir_path("q"));
+	ck_assert_ptr_nonnull(map);
+	for (b = 0; b < 3; b++) {
+		w = tsr_writer_atomic(tmpdir_path("bad"), 0);
+		ck_assert_ptr_nonnull(w);
+		for (i = 0; i < map->f.n; i++) {
+			t = map->f.rec[i];
+			if (strcmp(t.name, "out.W.scale") == 0 && b == 0)
+				continue;
+			if (strcmp(t.name, "out.W.scale") == 0 && b == 1)
+				t.dim[0] = 8, t.nbytes = 32;
+			if (strcmp(t.name, "src.emb") == 0 && b == 2) {
+				t.dtype = DT_I8;
+				t.data = zero;
+				t.nbytes = 7 * 5;
+			}
+			ck_assert_int_eq(tsr_write(w, &t, 0,
+						   i == map->f.n - 1), 0);
+		}
+		ck_assert_int_eq(tsr_writer_commit(w), 0);
+		ck_assert_ptr_null(model_load(tmpdir_path("bad"),
+					      MODEL_LOAD_MAPPED, NULL));
+		ck_assert_msg(strstr(err_msg(), b == 2 ?
+				     "'src.emb' is i8, which only" :
+				     "'out.W' is i8 without its row scales "
+				     "'out.W.scale', f32 [9]"), "%s: %s",
+			      bad[b], err_msg());
+	}
+	tsr_map_close(map);
+	model_free(m);
+}
+END_TEST
+
 /* One byte of out.W's payload flipped: the checksum is verified before
  * the parameter is bound, in every mode. */
 START_TEST(damaged_parameter)
@@ -163,6 +259,8 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, f32_in_place);
 	tcase_add_test(tc, f16_converted);
+	tcase_add_test(tc, int8_round_trip);
+	tcase_add_test(tc, int8_refused);
 	tcase_add_test(tc, damaged_parameter);
 	tcase_add_test(tc, read_only);
 	suite_add_tcase(s, tc);

@@ -8,6 +8,7 @@
  * with the bf16 kernels kern_bf16 gives at packing (kept in the pack):
  * sgemm's bf16 packers (kern_impl.h: x [n, k] to strips of w columns of
  * pairs along k), whose layout is the panels', and their panel kernel.
+ * int8 packs: gemm_i8.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +50,12 @@ int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 	int np = (N + WPACK_NR - 1) / WPACK_NR;
 	size_t bytes = sizeof(float) * WPACK_NR * ((size_t)np * K + 1);
 
+	if (pack == WPACK_I8)
+		return wpack_quant_i8(w, W, N, K);
+	memset(w, 0, sizeof *w);
 	w->W = W;
 	w->N = N;
 	w->K = K;
-	w->p = NULL;
-	w->pb = NULL;
-	w->bf = NULL;
 	if (pack == WPACK_BF16)
 		return pack_bf16(w, W, N, K);
 	if (pack != WPACK_F32)
@@ -86,8 +87,14 @@ void wpack_free(struct wpack *w)
 {
 	free(w->p);
 	free(w->pb);
+	free(w->pq);
+	free(w->qsum);
+	free(w->own);
 	w->p = NULL;
 	w->pb = NULL;
+	w->pq = NULL;
+	w->qsum = NULL;
+	w->own = NULL;
 }
 
 struct call {
@@ -145,6 +152,8 @@ int linear_packed(float *y, const float *x, int M, const struct wpack *w,
 	int rmax = 0, np = (w->N + WPACK_NR - 1) / WPACK_NR;
 	float *xs = NULL;
 
+	if (w->wq)
+		return linear_i8(y, x, M, w, b, relu);
 	if (M <= 0 || w->N <= 0)
 		return 0;
 	if (w->pb) {

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 struct gemm_bf16;
+struct gemm_i8;
 
 /* Columns of W^T per panel. */
 #define WPACK_NR 32
@@ -38,6 +39,15 @@ struct wpack {
 				   the low half), zero past N and K; or NULL */
 	const struct gemm_bf16 *bf;	/* with pb: the kernels that made it
 					   (kern_impl.h), which use it */
+	/* int8 (WPACK_I8, below): W's rows as int8 and their scales */
+	const int8_t *wq;	/* [N, K], w_jk = wq_jk ws_j */
+	const float *ws;	/* [N] */
+	int8_t *own;		/* wq and ws when the pack quantised W */
+	int8_t *pq;		/* panels of WPACK_NR columns, (K + 3) / 4
+				   quads along k each (k % 4 the byte), zero
+				   past N and K; NULL: the reference loops */
+	int32_t *qsum;		/* [panels * WPACK_NR]: 128 sum_k wq_jk */
+	const struct gemm_i8 *i8;	/* with pq: the kernels that made it */
 	int N, K;
 };
 
@@ -48,7 +58,7 @@ struct wpack {
  * WPACK_F32).  0, or -1 (err_msg()): out of memory, or bf16 where
  * wpack_bf16_check refuses.
  */
-enum { WPACK_KEEP, WPACK_F32, WPACK_BF16 };
+enum { WPACK_KEEP, WPACK_F32, WPACK_BF16, WPACK_I8 };
 int wpack_init(struct wpack *w, const float *W, int N, int K, int pack);
 void wpack_free(struct wpack *w);
 /* 0 when bf16 packs can be made: the AVX-512 kernels in force and a CPU
@@ -56,10 +66,37 @@ void wpack_free(struct wpack *w);
 int wpack_bf16_check(void);
 
 /* y [M, N] = x [M, K] W^T + b (b may be NULL), then max(y, 0) if relu.
- * 0, or -1 (err_msg()) when out of memory for x's bf16 pairs: a bf16
- * pack has no other path (f32 packs never fail). */
+ * 0, or -1 (err_msg()) when out of memory for x's bf16 pairs or int8
+ * rows: a bf16 or int8 pack has no other path (f32 packs never fail). */
 int linear_packed(float *y, const float *x, int M, const struct wpack *w,
 		  const float *b, int relu);
+
+/*
+ * int8 (gemm_i8.c).  Rows are quantised symmetrically, one scale per row:
+ * s = max_k |x_k| / 127, q_k = nearbyint(x_k 127 / max) (ties to even),
+ * in [-127, 127] (never -128), so that x_k = s q_k within s / 2; a row of
+ * zeros has s = 0 and q = 0, a row holding a NaN or an infinity s = NaN
+ * and q = 0 (its products are NaN).  quant_rows_i8 does it for x [rows, K]
+ * (row stride ld) into q [rows, K] and s [rows].
+ *
+ * An int8 pack holds W [N, K] so quantised (wpack_init with WPACK_I8
+ * quantises W, wpack_init_i8 borrows wq and ws as given, an exported
+ * model's).  linear_packed on it quantises each row of x as above and
+ * computes, for every entry, the exact int32 sum acc = sum_k qx_ik wq_jk,
+ * then y_ij = fma((float)acc, sx_i ws_j, b_j) (without b: the product),
+ * max(., 0) with relu.  Every kernel (the reference loops, AVX2, VNNI)
+ * gives these bits: the sums are exact and the rest is one sequence, so
+ * a row's output is the same whatever the batch, the threads and the
+ * instruction set.  Against the f32 product of x and the dequantised W,
+ * |y_ij - sum_k x_ik w_jk| <= sx_i / 2 sum_k |w_jk| (x's rounding) plus
+ * float's few roundings.  K is at most WPACK_I8_KMAX, so that no int32 sum
+ * can overflow (VNNI's sums of (q + 128) wq reach K 255 127).
+ */
+#define WPACK_I8_KMAX 65536
+void quant_rows_i8(int8_t *q, float *s, const float *x, int rows, int K,
+		   long ld);
+int wpack_init_i8(struct wpack *w, const int8_t *wq, const float *ws, int N,
+		  int K);
 
 /*
  * The kernels of one instruction set (gemm_packed_avx2.c, _avx512.c): C
@@ -96,5 +133,25 @@ struct wpack_bf16_job {
 	long ldc;
 };
 void wpack_panel_bf16_avx512bf16(const struct wpack_bf16_job *j);
+
+/*
+ * The int8 kernels (kern_impl.h's struct gemm_i8): C [M, cols] of one int8
+ * panel P (kq quads) with its column sums qsum (128 sum_k, for the u8
+ * form), scales ws and bias b (NULL: none) of its columns, as
+ * gemm_packed.h's int8 product says.  x's quantised rows, xq [M, kq * 4]
+ * with scales sx [M], come packed in the kernel's form (kern_impl.h's
+ * WPACK_XS_*) in strips of rmax rows, quad by quad: strip s, quad p,
+ * row r at element (s kq + p) rmax + r, zero past M.
+ */
+struct wpack_i8_job {
+	int M, kq, cols, relu;
+	const void *xs;
+	const float *sx;
+	const int8_t *P;
+	const int32_t *qsum;
+	const float *ws, *b;
+	float *C;
+	long ldc;
+};
 
 #endif

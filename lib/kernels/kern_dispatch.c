@@ -136,6 +136,45 @@ const struct gemm_bf16 *kern_bf16(void)
 	return NULL;
 }
 
+/* ---- int8 products ------------------------------------------------------ */
+
+const struct gemm_i8 *kern_i8(void)
+{
+	kern_init();
+#ifndef ATTN_NO_SIMD
+	if (current_isa == ISA_AVX512 && __builtin_cpu_supports("avx512vnni"))
+		return &gemm_i8_avx512vnni;
+	if (current_isa >= ISA_AVX2 && __builtin_cpu_supports("avxvnni"))
+		return &gemm_i8_avxvnni;
+	if (current_isa >= ISA_AVX2)
+		return &gemm_i8_avx2;
+#endif
+	return NULL;
+}
+
+int kern_i8_all(const struct gemm_i8 *k[KERN_I8_MAX],
+		const char *name[KERN_I8_MAX])
+{
+	int n = 0;
+
+#ifndef ATTN_NO_SIMD
+	int isa = kern_cpu_isa();
+	if (isa >= ISA_AVX2) {
+		k[n] = &gemm_i8_avx2;
+		name[n++] = "avx2 vpmaddwd";
+	}
+	if (isa >= ISA_AVX2 && __builtin_cpu_supports("avxvnni")) {
+		k[n] = &gemm_i8_avxvnni;
+		name[n++] = "avx-vnni vpdpbusd";
+	}
+	if (isa == ISA_AVX512 && __builtin_cpu_supports("avx512vnni")) {
+		k[n] = &gemm_i8_avx512vnni;
+		name[n++] = "avx512-vnni vpdpbusd";
+	}
+#endif
+	return n;
+}
+
 int kern_set_matmul(int precision)
 {
 	const struct gemm_bf16 *u = NULL;

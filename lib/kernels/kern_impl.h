@@ -116,6 +116,42 @@ int gemm_bf16_blocked(const struct gemm_bf16 *u, int ta, int tb, int M,
 		       int N, int K, float alpha, const float *A, long lda,
 		       const float *B, long ldb, float *C, long ldc);
 
+/*
+ * int8 products (gemm_packed.h): an instruction set's form of a quad (4
+ * values of k) of x's quantised rows and its panel kernel.  WPACK_XS_I16:
+ * four int16, sign-extended (AVX2's vpmaddwd); WPACK_XS_U8: four bytes
+ * q + 128 (VNNI's vpdpbusd multiplies unsigned by signed bytes; the
+ * kernel subtracts 128 sum_k wq_jk, qsum, to undo the shift).
+ */
+struct wpack;
+struct wpack_i8_job;
+enum { WPACK_XS_I16, WPACK_XS_U8 };
+struct gemm_i8 {
+	int rmax;		/* rows of x per strip */
+	int xs_form;		/* WPACK_XS_* */
+	void (*panel)(const struct wpack_i8_job *j);
+	/* x [M, K] quantised as quant_rows_i8 (the same bits), scales into
+	 * sx, values straight into xs in the form, kq quads a row, zero
+	 * past M and K (the strips of struct wpack_i8_job). */
+	void (*quant)(void *xs, float *sx, const float *x, int M, int K,
+		      int kq, int rmax, int form);
+};
+/* The int8 kernels of the table in force and the CPU (AVX-512 with
+ * AVX512_VNNI; else AVX2, with AVX-VNNI where the CPU has it), NULL with
+ * the reference (its loops on wq).  Every set reads the one panel layout
+ * (gemm_packed.h), so a pack serves any of them; kern_i8_all gives each
+ * set this CPU can run, with its name, for tests and benchmarks (at
+ * most KERN_I8_MAX; returns how many). */
+const struct gemm_i8 *kern_i8(void);
+#define KERN_I8_MAX 3
+int kern_i8_all(const struct gemm_i8 *k[KERN_I8_MAX],
+		const char *name[KERN_I8_MAX]);
+/* wpack_init's WPACK_I8: W quantised into w->own, then wpack_init_i8. */
+int wpack_quant_i8(struct wpack *w, const float *W, int N, int K);
+/* linear_packed on an int8 pack. */
+int linear_i8(float *y, const float *x, int M, const struct wpack *w,
+	      const float *b, int relu);
+
 struct kern_ops {
 	const char *name;
 
@@ -250,6 +286,11 @@ const struct gemm_bf16 *kern_bf16(void);
 /* The vector kernels, gathered into their tables by kern_avx2.c and
  * kern_avx512.c. */
 extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
+/* int8 (gemm_i8_avx2.c, gemm_i8_avx512vnni.c). */
+extern const struct gemm_i8 gemm_i8_avx2, gemm_i8_avx512vnni,
+			    gemm_i8_avxvnni;
+void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
+			int kq, int rmax, int form);
 /* With AVX512_BF16 (gemm_bf16_avx512bf16.c). */
 extern const struct gemm_bf16 gemm_bf16_avx512bf16;
 void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);

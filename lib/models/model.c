@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
+#include "kernels/gemm_packed.h"
 #include "model.h"
+#include "nn/layers.h"
 
 /* Architectures added at run time: the tests' fake ones. */
 static const struct arch *registered[8];
@@ -287,7 +289,7 @@ int model_add_param(struct model *m, const char *name, int rank, int d0,
 		return -1;
 	}
 	n = (size_t)d0 * (rank == 2 ? d1 : 1);
-	if (n > (m->param_budget - m->param_bytes) / 2) {
+	if (n > m->param_budget - m->param_bytes) {
 		err_set("the config declares more parameters than the file "
 			"holds: '%s' [%d, %d] takes them beyond its %zu bytes "
 			"of records", name, d0, rank == 2 ? d1 : 1,
@@ -303,12 +305,30 @@ int model_add_param(struct model *m, const char *name, int rank, int d0,
 	p->dim[0] = d0;
 	p->dim[1] = rank == 2 ? d1 : 1;
 	p->n = n;
-	m->param_bytes += 2 * n;
+	m->param_bytes += n;
 	for (j = name_hash(name) & m->param_mask; m->param_slot[j];
 	     j = (j + 1) & m->param_mask)
 		;
 	m->param_slot[j] = m->nparam;
 	return 0;
+}
+
+int model_param_int8(const struct param *p)
+{
+	size_t n = strlen(p->name);
+
+	return p->rank == 2 && !(n >= 4 && strcmp(p->name + n - 4, ".emb") == 0);
+}
+
+int model_wpack(const struct model *m, struct wpack *w, const float *W,
+		int N, int K, int pack)
+{
+	for (int i = 0; pack == WPACK_I8 && i < m->nparam; i++) {
+		const struct param *p = &m->param[i];
+		if (p->w == W && p->q && p->dim[0] == N && p->dim[1] == K)
+			return wpack_init_i8(w, p->q, p->qs, N, K);
+	}
+	return wpack_init(w, W, N, K, pack);
 }
 
 struct param *model_param(const struct model *m, const char *name)
@@ -487,13 +507,49 @@ static char *load_text(struct tsr_map *map, const char *name, size_t *len,
 	return s;
 }
 
+/* NAME.scale of an int8 parameter p: f32 [out], verified; else NULL. */
+static const struct tensor *find_scale(const struct param *p,
+				       struct tsr_map *map, const char *path)
+{
+	char name[PARAM_NAME_MAX + 8];
+	const struct tensor *t;
+
+	snprintf(name, sizeof name, "%s.scale", p->name);
+	t = frame_find(&map->f, name);
+	if (!t || t->dtype != DT_F32 || t->rank != 1 ||
+	    t->dim[0] != (uint64_t)p->dim[0]) {
+		err_set("%s: parameter '%s' is i8 without its row scales "
+			"'%s', f32 [%d]", path, p->name, name, p->dim[0]);
+		return NULL;
+	}
+	return tsr_map_verify(map, t) < 0 ? NULL : t;
+}
+
+/* 1 when the record named name is the scales of an int8 parameter. */
+static int is_scale(const struct model *m, struct tsr_map *map,
+		    const char *name)
+{
+	char base[PARAM_NAME_MAX];
+	size_t n = strlen(name);
+	const struct tensor *t;
+
+	if (n < 7 || n - 6 >= sizeof base ||
+	    strcmp(name + n - 6, ".scale") != 0)
+		return 0;
+	memcpy(base, name, n - 6);
+	base[n - 6] = 0;
+	t = frame_find(&map->f, base);
+	return model_param(m, base) && t && t->dtype == DT_I8;
+}
+
 /*
  * The record of every declared parameter (rec[i]), its dtype and shape
- * checked and its payload verified; and no record that is not a parameter.
+ * checked and its payload verified, and of an int8 one its scales
+ * (scale[i], else NULL); and no record that is not a parameter.
  */
 static int find_params(const struct model *m, struct tsr_map *map,
 		       int training, const char *path,
-		       const struct tensor **rec)
+		       const struct tensor **rec, const struct tensor **scale)
 {
 	const char *arch = m->arch->name;
 	int i, j;
@@ -509,9 +565,10 @@ static int find_params(const struct model *m, struct tsr_map *map,
 			return -1;
 		}
 		if (t->dtype != DT_F32 && t->dtype != DT_F16 &&
-		    t->dtype != DT_BF16) {
-			err_set("%s: parameter '%s' is %s, not f32, f16 or "
-				"bf16", path, p->name, dtype_name(t->dtype));
+		    t->dtype != DT_BF16 && t->dtype != DT_I8) {
+			err_set("%s: parameter '%s' is %s, not f32, f16, "
+				"bf16 or i8", path, p->name,
+				dtype_name(t->dtype));
 			return -1;
 		}
 		ok = t->rank == p->rank && t->dim[0] == (uint64_t)p->dim[0] &&
@@ -535,6 +592,13 @@ static int find_params(const struct model *m, struct tsr_map *map,
 				path, p->name, dtype_name(t->dtype));
 			return -1;
 		}
+		if (t->dtype == DT_I8 && !model_param_int8(p)) {
+			err_set("%s: parameter '%s' is i8, which only the "
+				"matrices of products may be", path, p->name);
+			return -1;
+		}
+		if (t->dtype == DT_I8 && !(scale[i] = find_scale(p, map, path)))
+			return -1;
 		if (tsr_map_verify(map, t) < 0)
 			return -1;
 		rec[i] = t;
@@ -544,11 +608,69 @@ static int find_params(const struct model *m, struct tsr_map *map,
 
 		if (strcmp(name, "model.config") == 0 ||
 		    strncmp(name, "vocab.", 6) == 0 ||
-		    strncmp(name, "optim.", 6) == 0 || model_param(m, name))
+		    strncmp(name, "optim.", 6) == 0 || model_param(m, name) ||
+		    is_scale(m, map, name))
 			continue;
 		err_set("%s: record '%s' is not a parameter of the %s model "
 			"its config describes", path, name, arch);
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The int8 parameters (those with scale[i]) copied into m->qbuf (p->q,
+ * p->qs) and dequantised into p->w.
+ */
+static int load_int8(struct model *m, const struct tensor **rec,
+		     const struct tensor **scale)
+{
+	size_t bytes = 0, off = 0;
+	int i;
+
+	for (i = 0; i < m->nparam; i++)
+		if (scale[i])
+			bytes += (m->param[i].n + 3) / 4 * 4 +
+				 sizeof(float) * m->param[i].dim[0];
+	if (!bytes)
+		return 0;
+	if (!(m->qbuf = malloc(bytes))) {
+		err_set("out of memory for the int8 parameters");
+		return -1;
+	}
+	for (i = 0; i < m->nparam; i++) {
+		struct param *p = &m->param[i];
+		int8_t *q = (int8_t *)m->qbuf + off;
+		float *qs;
+
+		if (!scale[i])
+			continue;
+		off += (p->n + 3) / 4 * 4;
+		qs = (float *)((char *)m->qbuf + off);
+		off += sizeof(float) * p->dim[0];
+		memcpy(q, rec[i]->data, p->n);
+		memcpy(qs, scale[i]->data, sizeof(float) * p->dim[0]);
+		for (size_t k = 0; k < p->n; k++)
+			p->w[k] = q[k] * qs[k / p->dim[1]];
+		p->q = q;
+		p->qs = qs;
+	}
+	m->int8 = 1;
+	/* every product by them in int8 (layers.h's linear_forward) */
+	if (!(m->i8packs = calloc(m->nparam, sizeof *m->i8packs))) {
+		err_set("out of memory for the int8 parameters");
+		return -1;
+	}
+	for (i = 0; i < m->nparam; i++) {
+		struct param *p = &m->param[i];
+
+		if (!p->q)
+			continue;
+		if (wpack_init_i8(&m->i8packs[i], p->q, p->qs, p->dim[0],
+				  p->dim[1]) < 0)
+			return -1;
+		if (linear_int8_add(p->w, &m->i8packs[i]) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -562,14 +684,16 @@ static int load_params(struct model *m, struct tsr_map *map, int mode,
 		       const char *path)
 {
 	const struct tensor **rec = calloc(m->nparam, sizeof *rec);
+	const struct tensor **scale = calloc(m->nparam, sizeof *scale);
 	float **in = calloc(m->nparam, sizeof *in);
 	int i, rc = -1;
 
-	if (!rec || !in) {
+	if (!rec || !scale || !in) {
 		err_set("out of memory");
 		goto out;
 	}
-	if (find_params(m, map, mode == MODEL_LOAD_TRAIN, path, rec) < 0)
+	if (find_params(m, map, mode == MODEL_LOAD_TRAIN, path, rec,
+			scale) < 0)
 		goto out;
 	for (i = 0; mode == MODEL_LOAD_MAPPED && i < m->nparam; i++)
 		if (rec[i]->dtype == DT_F32)
@@ -579,12 +703,13 @@ static int load_params(struct model *m, struct tsr_map *map, int mode,
 		goto out;
 	}
 	for (i = 0; i < m->nparam; i++)
-		if (!in[i])
+		if (!in[i] && !scale[i])
 			to_f32(m->param[i].w, rec[i]->data, m->param[i].n,
 			       rec[i]->dtype);
-	rc = 0;
+	rc = load_int8(m, rec, scale);
 out:
 	free(rec);
+	free(scale);
 	free(in);
 	return rc;
 }
@@ -753,19 +878,65 @@ not_finite:
 }
 
 /*
- * Writes config, vocabularies and parameters (as dtype dt) atomically;
- * with f32, also the generator's state and the extra records.
+ * Parameter p quantised per row into *buf (reallocated as needed): t, i8
+ * [out, in], and ts, NAME.scale f32 [out].  Refuses a value that is not
+ * finite.
+ */
+static int param_int8(struct tensor *t, struct tensor *ts,
+		      const struct param *p, int8_t **buf, const char *path)
+{
+	size_t qb = (p->n + 3) / 4 * 4;
+	int8_t *q;
+
+	if (!all_finite(p->w, p->n)) {
+		err_set("%s: not saved: parameter '%s' holds a value that is "
+			"not finite", path, p->name);
+		return -1;
+	}
+	if (!(q = realloc(*buf, qb + sizeof(float) * p->dim[0]))) {
+		err_set("out of memory");
+		return -1;
+	}
+	*buf = q;
+	quant_rows_i8(q, (float *)(q + qb), p->w, p->dim[0], p->dim[1],
+		      p->dim[1]);
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, p->name);
+	t->dtype = DT_I8;
+	t->rank = 2;
+	t->dim[0] = p->dim[0];
+	t->dim[1] = p->dim[1];
+	t->data = q;
+	t->nbytes = p->n;
+	memset(ts, 0, sizeof *ts);
+	snprintf(ts->name, sizeof ts->name, "%s.scale", p->name);
+	ts->dtype = DT_F32;
+	ts->rank = 1;
+	ts->dim[0] = p->dim[0];
+	ts->data = q + qb;
+	ts->nbytes = sizeof(float) * p->dim[0];
+	return 0;
+}
+
+/*
+ * Writes config, vocabularies and parameters (as dtype dt; with DT_I8,
+ * the int8 ones so and the rest f32) atomically; with f32, also the
+ * generator's state and the extra records.
  */
 static int write_model(const struct model *m, const char *path, int dt,
 		       const struct tensor *extra, int nextra)
 {
 	struct tsr_writer *w = NULL;
-	struct tensor t;
+	struct tensor t, ts;
 	uint16_t *buf = NULL;
+	int8_t *qbuf = NULL;
 	char *cfg;
 	size_t len;
 	int training = dt == DT_F32;
 	int i, n = 0, total = 3 + m->nparam + (training ? 1 + nextra : 0);
+
+	for (i = 0; dt == DT_I8 && i < m->nparam; i++)
+		total += model_param_int8(&m->param[i]);	/* scales */
 
 	cfg = config_format(&m->cfg, &len);
 	if (!cfg)
@@ -782,7 +953,17 @@ static int write_model(const struct model *m, const char *path, int dt,
 	text_tensor(&t, "vocab.tgt", m->vocab_tgt, m->vocab_tgt_len);
 	PUT(&t);
 	for (i = 0; i < m->nparam; i++) {
-		if (param_tensor(&t, &m->param[i], dt, &buf, path) < 0)
+		const struct param *p = &m->param[i];
+
+		if (dt == DT_I8 && model_param_int8(p)) {
+			if (param_int8(&t, &ts, p, &qbuf, path) < 0)
+				goto fail;
+			PUT(&t);
+			PUT(&ts);
+			continue;
+		}
+		if (param_tensor(&t, p, dt == DT_I8 ? DT_F32 : dt, &buf,
+				 path) < 0)
 			goto fail;
 		PUT(&t);
 	}
@@ -801,10 +982,12 @@ static int write_model(const struct model *m, const char *path, int dt,
 #undef PUT
 	free(cfg);
 	free(buf);
+	free(qbuf);
 	return tsr_writer_commit(w);
 fail:
 	free(cfg);
 	free(buf);
+	free(qbuf);
 	if (w)
 		tsr_writer_abort(w);
 	return -1;
@@ -818,9 +1001,9 @@ int model_save(const struct model *m, const char *path,
 
 int model_export(const struct model *m, const char *path, int dtype)
 {
-	if (dtype != DT_F16 && dtype != DT_BF16) {
-		err_set("%s: a model is exported as f16 or bf16, not %s", path,
-			dtype_name(dtype));
+	if (dtype != DT_F16 && dtype != DT_BF16 && dtype != DT_I8) {
+		err_set("%s: a model is exported as f16, bf16 or i8, not %s",
+			path, dtype_name(dtype));
 		return -1;
 	}
 	return write_model(m, path, dtype, NULL, 0);
@@ -892,6 +1075,12 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
+	for (int i = 0; m->i8packs && i < m->nparam; i++) {
+		if (m->param[i].q)	/* (a no-op where not registered) */
+			linear_int8_remove(m->param[i].w);
+		wpack_free(&m->i8packs[i]);
+	}
+	free(m->i8packs);
 	free(m->scratch);
 	config_free(&m->cfg);
 	free(m->vocab_src);
@@ -900,6 +1089,7 @@ void model_free(struct model *m)
 	free(m->param_slot);
 	free(m->w);
 	free(m->g);
+	free(m->qbuf);
 	free(m->net);
 	tsr_map_close(m->map);
 	free(m);

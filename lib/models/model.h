@@ -26,6 +26,10 @@ struct param {
 	size_t n;		/* elements */
 	float *w;		/* into model.w, or a mapped file (read-only) */
 	float *g;		/* into model.g, NULL when not training */
+	/* From an int8 export: the matrix as int8 and its row scales
+	 * (into model.qbuf), w_jk = q_jk qs_j, as w holds it; else NULL. */
+	const int8_t *q;
+	const float *qs;
 };
 
 struct arch;
@@ -40,7 +44,7 @@ struct model {
 	struct param *param;
 	int *param_slot;		/* names hashed: index + 1, 0 empty */
 	size_t param_mask;		/* slots - 1 */
-	size_t param_bytes;		/* declared, at 2 bytes an element */
+	size_t param_bytes;		/* declared, at 1 byte an element */
 	size_t param_budget;		/* which param_bytes may not pass:
 					   model_load's the bytes of the
 					   file's records, else SIZE_MAX */
@@ -53,6 +57,11 @@ struct model {
 	int dec_bf16;			/* translation: the decoder's matrix
 					   products in bf16 (gemm_packed.h),
 					   where m->arch == &arch_transformer */
+	int int8;			/* an int8 export: the decoder's
+					   products in int8 (gemm_packed.h) */
+	void *qbuf;			/* the params' q and qs */
+	struct wpack *i8packs;		/* [nparam]: the int8 ones packed,
+					   registered for linear_forward */
 	struct rng rng;			/* the run's one generator */
 	void *scratch;			/* model_scratch()'s block */
 	size_t scratch_size;
@@ -170,13 +179,25 @@ void *model_scratch(struct model *m, size_t bytes);
 /*
  * Declares a parameter (during arch->declare), in constant time (the
  * table grows by doubling, names are hashed).  When loading, a parameter
- * that takes the declared ones beyond the file's records (at 2 bytes an
- * element, as f16) is refused at once, so that a crafted config cannot
+ * that takes the declared ones beyond the file's records (at 1 byte an
+ * element, as int8) is refused at once, so that a crafted config cannot
  * make the program declare or allocate more than the file could hold.
  */
 int model_add_param(struct model *m, const char *name, int rank, int d0,
 		    int d1);
 struct param *model_param(const struct model *m, const char *name);
+/* 1 when an int8 export holds p as int8: a matrix (rank 2) of a product,
+ * not an embedding table (NAME.emb), which is looked up. */
+int model_param_int8(const struct param *p);
+/*
+ * W [N, K] of m (a parameter's w) packed for products as pack says
+ * (gemm_packed.h's WPACK_*); with WPACK_I8 the parameter's own int8
+ * matrix and scales where it has them (an int8 export's), else W
+ * quantised by the pack.  0, or -1 (err_msg()).
+ */
+struct wpack;
+int model_wpack(const struct model *m, struct wpack *w, const float *W,
+		int N, int K, int pack);
 /* Checks that the i32 [S] record `name` of frame f (made by `stage`) is
  * there and holds ids in [0, vocab); the error names record and frame. */
 int model_check_ids(const struct frame *f, const char *name, int vocab,
@@ -210,8 +231,9 @@ struct model *model_create(const char *arch, const char *const *settings,
 			   int nsettings, const char *vocab_src,
 			   const char *vocab_tgt);
 /*
- * Loads a model file (mapped; f16/bf16 parameters converted to f32, and
- * refused when training); every
+ * Loads a model file (mapped; f16/bf16 parameters converted to f32, int8
+ * ones kept in p->q and p->qs and dequantised into p->w, and all refused
+ * when training); every
  * parameter the config declares must be there with its shape, and the
  * program refuses the model otherwise, naming the record.  Only the
  * records used are read and their checksums verified.  mode is one of
@@ -238,7 +260,9 @@ int model_save(const struct model *m, const char *path,
 	       const struct tensor *extra, int nextra);
 /* The same for translation only: parameters as dtype (DT_F16 or DT_BF16),
  * without the optimiser's or the generator's state.  model_load() reads it;
- * training refuses it. */
+ * training refuses it.  DT_I8: the matrices of products (model_param_int8)
+ * quantised per row (gemm_packed.h's quant_rows_i8) as NAME, i8 [out, in],
+ * and NAME.scale, f32 [out]; the other parameters f32. */
 int model_export(const struct model *m, const char *path, int dtype);
 void model_free(struct model *m);
 

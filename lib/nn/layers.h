@@ -33,9 +33,21 @@
 /*
  * Linear map y = x W^T + b of doc/MODELS.md (W stored [out, in]).
  * x [N, in], W [out, in], b [out] or NULL, y [N, out] (overwritten).
+ * Where W has an int8 pack registered (linear_int8_add), the product is
+ * that pack's int8 one (gemm_packed.h: each row of x quantised alone, so
+ * a row's result does not depend on N); else sgemm's.
  */
 void linear_forward(float *y, const float *x, const float *W, const float *b,
 		    int N, int in, int out);
+/*
+ * The int8 packs of a process's int8 models (model_load), found by the
+ * address of their dequantised weights W: linear_int8_add registers p
+ * (p->N x p->K) for W (0, or -1 out of memory), linear_int8_remove
+ * forgets W's (before p is freed).
+ */
+struct wpack;
+int linear_int8_add(const float *W, const struct wpack *p);
+void linear_int8_remove(const float *W);
 /*
  * dx [N, in] += dy W;  dW [out, in] += dy^T x;  db [out] += sum of dy rows.
  * Any of dx, dW, db may be NULL.

@@ -246,9 +246,8 @@ static void dec_context(struct decoder *d, int nh)
 		locate_rows(d, nh);
 		return;
 	}
-	/* wq [nh, n'] = s Wa^T */
-	sgemm(0, 1, nh, net->na, net->n, 1.0f, d->s, net->n, net->w.att_W,
-	      net->n, 0.0f, d->wq, net->na);
+	/* wq [nh, n'] = s Wa^T (int8 for an int8 export) */
+	linear_forward(d->wq, d->s, net->w.att_W, NULL, nh, net->n, net->na);
 	kern_parallel_for(nh, 1, attend_rows, d);
 }
 

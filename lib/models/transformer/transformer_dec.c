@@ -25,7 +25,10 @@
  * With m->dec_bf16 the products are bf16 ones: every decoder packs in
  * bf16 whatever its rows (sgemm on the weights as stored would give other
  * bits, and a sentence's output would depend on its batch), into packs
- * of their own, never those of f32 decoders of the same model.
+ * of their own, never those of f32 decoders of the same model.  So with
+ * an int8 export (m->int8, before dec_bf16): its int8 matrices, and a
+ * tied output projection (the f32 embedding table) quantised by the pack
+ * as the export would have.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,8 +52,9 @@ struct dec_wt {
 
 /* The step's matrices of a model, shared by its live decoders. */
 struct dec_pack {
-	const struct tf_net *n;
-	int pack;		/* WPACK_F32 or WPACK_BF16 */
+	const struct model *m;
+	const struct tf_net *n;	/* m's */
+	int pack;		/* WPACK_F32, WPACK_BF16 or WPACK_I8 */
 	int refs;		/* live decoders of n */
 	struct dec_wt *wt;	/* [dec_layers], packed; NULL: not yet */
 	struct wpack out;
@@ -61,9 +65,11 @@ static struct dec_pack *packs;
 static pthread_mutex_t packs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct tf_decoder {
-	const struct tf_net *n;
-	int bf16;		/* m->dec_bf16 */
-	struct dec_pack *pack;	/* n's, one reference */
+	const struct model *m;
+	const struct tf_net *n;	/* m's */
+	int pack;		/* WPACK_F32, _BF16 (m->dec_bf16) or _I8
+				   (m->int8, first) */
+	struct dec_pack *packs;	/* n's, one reference */
 	struct dec_wt *plain;	/* [dec_layers] unpacked, when pack has none */
 	struct wpack plain_out;
 	const struct dec_wt *wt;	/* [dec_layers] plain or pack's */
@@ -87,27 +93,28 @@ struct tf_decoder {
 	struct sub_acts sub;
 };
 
-/* wt [L] and out: n's matrices, packed as pack says (gemm_packed.h's
- * WPACK_*) or only wrapped. */
-static int wrap_weights(const struct tf_net *n, struct dec_wt *wt,
+/* wt [L] and out: m's matrices, packed as pack says (gemm_packed.h's
+ * WPACK_*; int8 from an int8 export's own, model_wpack) or only wrapped. */
+static int wrap_weights(const struct model *m, struct dec_wt *wt,
 			struct wpack *out, int pack)
 {
+	const struct tf_net *n = m->net;
 	int d = n->d, f = n->ffn, l, rc = 0;
 
 	for (l = 0; l < n->dec_layers; l++) {
 		const struct tf_dec_layer *w = &n->w.dec[l];
 		struct dec_wt *t = &wt[l];
 
-		rc |= wpack_init(&t->self_q, w->self.qW, d, d, pack);
-		rc |= wpack_init(&t->self_k, w->self.kW, d, d, pack);
-		rc |= wpack_init(&t->self_v, w->self.vW, d, d, pack);
-		rc |= wpack_init(&t->self_o, w->self.oW, d, d, pack);
-		rc |= wpack_init(&t->cross_q, w->cross.qW, d, d, pack);
-		rc |= wpack_init(&t->cross_o, w->cross.oW, d, d, pack);
-		rc |= wpack_init(&t->W1, w->ffn.W1, f, d, pack);
-		rc |= wpack_init(&t->W2, w->ffn.W2, d, f, pack);
+		rc |= model_wpack(m, &t->self_q, w->self.qW, d, d, pack);
+		rc |= model_wpack(m, &t->self_k, w->self.kW, d, d, pack);
+		rc |= model_wpack(m, &t->self_v, w->self.vW, d, d, pack);
+		rc |= model_wpack(m, &t->self_o, w->self.oW, d, d, pack);
+		rc |= model_wpack(m, &t->cross_q, w->cross.qW, d, d, pack);
+		rc |= model_wpack(m, &t->cross_o, w->cross.oW, d, d, pack);
+		rc |= model_wpack(m, &t->W1, w->ffn.W1, f, d, pack);
+		rc |= model_wpack(m, &t->W2, w->ffn.W2, d, f, pack);
 	}
-	rc |= wpack_init(out, n->w.out_W, n->tgt_vocab, d, pack);
+	rc |= model_wpack(m, out, n->w.out_W, n->tgt_vocab, d, pack);
 	return rc ? -1 : 0;
 }
 
@@ -136,17 +143,19 @@ static struct dec_wt *alloc_wt(const struct tf_net *n)
 		      sizeof(struct dec_wt));
 }
 
-/* A reference to n's matrices packed as pack says (WPACK_F32, _BF16),
- * packed now when want and not yet (only the entry, without them, when
- * that fails). */
-static struct dec_pack *pack_get(const struct tf_net *n, int pack, int want)
+/* A reference to m's matrices packed as pack says (WPACK_F32, _BF16,
+ * _I8), packed now when want and not yet (only the entry, without them,
+ * when that fails). */
+static struct dec_pack *pack_get(const struct model *m, int pack, int want)
 {
+	const struct tf_net *n = m->net;
 	struct dec_pack *p;
 
 	pthread_mutex_lock(&packs_lock);
 	for (p = packs; p && (p->n != n || p->pack != pack); p = p->next)
 		;
 	if (!p && (p = calloc(1, sizeof(*p)))) {
+		p->m = m;
 		p->n = n;
 		p->pack = pack;
 		p->next = packs;
@@ -155,7 +164,7 @@ static struct dec_pack *pack_get(const struct tf_net *n, int pack, int want)
 	if (p) {
 		p->refs++;
 		if (want && !p->wt && (p->wt = alloc_wt(n)) &&
-		    wrap_weights(n, p->wt, &p->out, pack) < 0) {
+		    wrap_weights(m, p->wt, &p->out, pack) < 0) {
 			free_weights(n, p->wt, &p->out);
 			p->wt = NULL;
 		}
@@ -181,26 +190,27 @@ static void pack_put(struct dec_pack *p)
 	pthread_mutex_unlock(&packs_lock);
 }
 
-/* The step's matrices: n's packed ones, packed now for a bf16 decoder or
- * one of more than SMALL_STEP rows, else wrapped as they are. */
+/* The step's matrices: n's packed ones, packed now for a bf16 or int8
+ * decoder or one of more than SMALL_STEP rows, else wrapped as they
+ * are. */
 static int decoder_weights(struct tf_decoder *dc)
 {
 	const struct tf_net *n = dc->n;
+	int fixed = dc->pack != WPACK_F32;
 
-	dc->pack = pack_get(n, dc->bf16 ? WPACK_BF16 : WPACK_F32,
-			    dc->bf16 || dc->cap > SMALL_STEP);
-	if (!dc->pack)
+	dc->packs = pack_get(dc->m, dc->pack, fixed || dc->cap > SMALL_STEP);
+	if (!dc->packs)
 		goto oom;
-	if (dc->pack->wt) {
-		dc->wt = dc->pack->wt;
-		dc->out_wt = &dc->pack->out;
+	if (dc->packs->wt) {
+		dc->wt = dc->packs->wt;
+		dc->out_wt = &dc->packs->out;
 		return 0;
 	}
-	if (dc->bf16)	/* wpack_init's error: no f32 in its place */
+	if (fixed)	/* wpack_init's error: no f32 in its place */
 		return -1;
 	dc->plain = alloc_wt(n);
 	if (!dc->plain ||
-	    wrap_weights(n, dc->plain, &dc->plain_out, WPACK_KEEP) < 0)
+	    wrap_weights(dc->m, dc->plain, &dc->plain_out, WPACK_KEEP) < 0)
 		goto oom;
 	dc->wt = dc->plain;
 	dc->out_wt = &dc->plain_out;
@@ -222,7 +232,7 @@ static void dec_release(struct tf_decoder *dc)
 		free(dc->sk[l]);
 		free(dc->sv[l]);
 	}
-	pack_put(dc->pack);
+	pack_put(dc->packs);
 	free(dc->plain);
 	free(dc->ck);
 	free(dc->cv);
@@ -317,8 +327,9 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	dc = calloc(1, sizeof(*dc));
 	if (!dc)
 		goto oom;
+	dc->m = m;
 	dc->n = n;
-	dc->bf16 = m->dec_bf16;
+	dc->pack = m->int8 ? WPACK_I8 : m->dec_bf16 ? WPACK_BF16 : WPACK_F32;
 	dc->nsent = nf;
 	dc->width = width;
 	dc->cap = nf * width;

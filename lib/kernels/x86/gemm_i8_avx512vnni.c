@@ -1,0 +1,136 @@
+/*
+ * gemm_i8_avx512vnni.c: the int8 kernel of gemm_packed.h with AVX512_VNNI:
+ * vpdpbusd multiplies 4 unsigned bytes by 4 signed ones and adds the four
+ * products to an int32 lane, with no intermediate rounding or saturation.
+ * x comes as q + 128 (in [1, 255]), so a lane sums (q + 128) wq over k
+ * and the kernel subtracts the column's 128 sum_k wq (qsum) at the end:
+ * the exact sum of q wq (every partial sum within K 255 127 < 2^31).
+ *
+ * Tiles of up to 12 rows by a panel's 32 columns: per quad of k two loads
+ * of the panel (16 columns of 4 bytes each), a 32-bit broadcast of the
+ * row's quad of x, and per row two vpdpbusd into 24 accumulators (tiles
+ * of few rows: more sets of them, below).  x is quantised and packed by
+ * the AVX2 code (gemm_i8_avx2.c).
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/gemm_packed.h"
+#include "kernels/kern_impl.h"
+
+#define RMAX 12
+
+static inline __attribute__((always_inline)) __m512
+row_out(__m512i acc, __m512i qsum, float sx, __m512 ws, __m512 b, int bias,
+	int relu)
+{
+	__m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, qsum));
+	__m512 sc = _mm512_mul_ps(_mm512_set1_ps(sx), ws);
+
+	v = bias ? _mm512_fmadd_ps(v, sc, b) : _mm512_mul_ps(v, sc);
+	return relu ? _mm512_max_ps(v, _mm512_setzero_ps()) : v;
+}
+
+/* Accumulator sets of a tile of R rows: vpdpbusd adds into its
+ * accumulator, a chain of 5 cycles a step, so few rows take turns of
+ * quads in U sets of accumulators, added at the end (int32: exact in any
+ * order). */
+#define USETS(R) ((R) <= 2 ? 4 : (R) <= 5 ? 2 : 1)
+
+static inline __attribute__((always_inline)) void
+tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
+     __mmask16 m0, __mmask16 m1)
+{
+	const int U = USETS(R);
+	const int8_t *P = j->P;
+	__m512i c[4][RMAX][2];
+	float *C = j->C + (long)i * j->ldc;
+	int p = 0;
+
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+		for (int u = 0; u < U; u++)
+			c[u][r][0] = c[u][r][1] = _mm512_setzero_si512();
+	for (; p + U <= j->kq; p += U)
+#pragma GCC unroll 4
+		for (int u = 0; u < U; u++) {
+			__m512i w0 = _mm512_loadu_si512(P);
+			__m512i w1 = _mm512_loadu_si512(P + 64);
+#pragma GCC unroll 12
+			for (int r = 0; r < R; r++) {
+				int q;
+				memcpy(&q, xs + r * 4, sizeof q);
+				__m512i a = _mm512_set1_epi32(q);
+				c[u][r][0] = _mm512_dpbusd_epi32(c[u][r][0], a,
+								 w0);
+				c[u][r][1] = _mm512_dpbusd_epi32(c[u][r][1], a,
+								 w1);
+			}
+			xs += RMAX * 4;
+			P += WPACK_NR * 4;
+		}
+	for (; p < j->kq; p++) {
+		__m512i w0 = _mm512_loadu_si512(P);
+		__m512i w1 = _mm512_loadu_si512(P + 64);
+#pragma GCC unroll 12
+		for (int r = 0; r < R; r++) {
+			int q;
+			memcpy(&q, xs + r * 4, sizeof q);
+			__m512i a = _mm512_set1_epi32(q);
+			c[0][r][0] = _mm512_dpbusd_epi32(c[0][r][0], a, w0);
+			c[0][r][1] = _mm512_dpbusd_epi32(c[0][r][1], a, w1);
+		}
+		xs += RMAX * 4;
+		P += WPACK_NR * 4;
+	}
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+		for (int u = 1; u < U; u++) {
+			c[0][r][0] = _mm512_add_epi32(c[0][r][0], c[u][r][0]);
+			c[0][r][1] = _mm512_add_epi32(c[0][r][1], c[u][r][1]);
+		}
+	__m512i q0 = _mm512_maskz_loadu_epi32(m0, j->qsum);
+	__m512i q1 = _mm512_maskz_loadu_epi32(m1, j->qsum + 16);
+	__m512 ws0 = _mm512_maskz_loadu_ps(m0, j->ws);
+	__m512 ws1 = _mm512_maskz_loadu_ps(m1, j->ws + 16);
+	__m512 z = _mm512_setzero_ps();
+	__m512 b0 = j->b ? _mm512_maskz_loadu_ps(m0, j->b) : z;
+	__m512 b1 = j->b ? _mm512_maskz_loadu_ps(m1, j->b + 16) : z;
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++) {
+		float *cr = C + r * j->ldc, sx = j->sx[i + r];
+		_mm512_mask_storeu_ps(cr, m0, row_out(c[0][r][0], q0, sx, ws0,
+						      b0, j->b != NULL,
+						      j->relu));
+		_mm512_mask_storeu_ps(cr + 16, m1,
+				      row_out(c[0][r][1], q1, sx, ws1, b1,
+					      j->b != NULL, j->relu));
+	}
+}
+
+static void panel(const struct wpack_i8_job *j)
+{
+	int c0 = j->cols < 16 ? j->cols : 16, c1 = j->cols - c0;
+	__mmask16 m0 = (__mmask16)((1u << c0) - 1);
+	__mmask16 m1 = (__mmask16)((1u << c1) - 1);
+	const uint8_t *x8 = j->xs;
+
+	for (int i = 0; i < j->M; i += RMAX) {
+		const uint8_t *xs = x8 + (size_t)i * j->kq * 4;
+		switch (j->M - i < RMAX ? j->M - i : RMAX) {
+#define T(R) case R: tile(R, j, xs, i, m0, m1); break
+		T(1); T(2); T(3); T(4); T(5); T(6);
+		T(7); T(8); T(9); T(10); T(11); T(12);
+#undef T
+		}
+	}
+}
+
+const struct gemm_i8 gemm_i8_avx512vnni = {
+	.rmax = RMAX,
+	.xs_form = WPACK_XS_U8,
+	.panel = panel,
+	.quant = gemm_i8_quant_avx2,
+};

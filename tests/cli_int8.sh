@@ -1,0 +1,94 @@
+#!/bin/sh
+# train-step --export --dtype int8: the matrices of products as i8 with
+# f32 row scales NAME.scale, every other parameter f32; exported from the
+# f32 model or from its f16 export; the programs translate and score with
+# it (every product by its int8 matrices in int8), one line per input
+# line, each sentence's output the same with -b 1 as in a batch of 64;
+# and it stays close to the f32 model (scores within a tolerance);
+# training refuses it.  The recurrent models load it too.
+set -eu
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+fail() { echo "cli_int8: $*" >&2; exit 1; }
+
+awk 'BEGIN { srand(5); split("ab cd ef gh ij kl", w, " ");
+	for (i = 0; i < 200; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
+		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 6)];
+			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
+		print s "\t" r } }' > pairs.txt
+cut -f1 pairs.txt > src.txt
+tokenize -l 280 src.txt > vocab 2>/dev/null
+train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=32 \
+	-S heads=2 -S ffn=64 -S enc_layers=1 -S dec_layers=2 -S tie=none \
+	-S warmup=20 -S batch_tokens=300
+tokenize -p -m m.tsr pairs.txt > pairs.tsr
+train-step -q -m m.tsr -n 40 pairs.tsr
+
+train-step -x q.tsr --dtype int8 -m m.tsr
+train-step -x h.tsr -m m.tsr
+train-step -x qh.tsr --dtype int8 -m h.tsr
+
+# what the file holds: i8 exactly for the rank-2 parameters that are not
+# embeddings, each with its scales, f32 [rows]
+tensordump -H q.tsr | awk '{ print $2, $3, $4 }' > kinds
+tensordump -H m.tsr | awk '$2 !~ /^(model\.config|vocab\.|optim\.)/ &&
+	$3 == "f32" { print $2, $4 }' > params
+awk '$2 ~ /^\[[0-9]+,/ && $1 !~ /\.emb$/ { print $1 " i8 " $2 }
+	$2 !~ /^\[[0-9]+,/ || $1 ~ /\.emb$/ { print $1 " f32 " $2 }
+	$2 ~ /^\[[0-9]+,/ && $1 !~ /\.emb$/ {
+		r = $2; sub(/,.*/, "]", r); print $1 ".scale f32 " r }' \
+	params | sort > want
+grep -v '^model\.config\|^vocab\.' kinds | sort > got
+cmp -s want got || { diff want got >&2; fail "the int8 export's records"; }
+grep -q '^out\.W i8' got || fail "out.W is not i8"
+
+translate() {
+	cut -f1 pairs.txt | tokenize -m "$1" | embed -m "$1" |
+		encode -m "$1" "$2" | attend -m "$1" "$2" > mem.tsr
+	decode -m "$1" "$2" < mem.tsr
+	beam -m "$1" -k 3 "$2" < mem.tsr
+}
+for m in q qh; do
+	translate $m.tsr -b64 > out.$m.64
+	translate $m.tsr -b1 > out.$m.1
+	[ "$(wc -l < out.$m.64)" -eq 400 ] || fail "$m: $(wc -l < out.$m.64) lines"
+	cmp -s out.$m.64 out.$m.1 || fail "$m: -b 1 translates otherwise than -b 64"
+done
+
+# scores of the references: int8 close to f32 (the model is tiny and
+# barely trained; its log-probabilities move by far less than a nat)
+score_of() {
+	tokenize -p -m "$1" pairs.txt | embed -m "$1" | encode -m "$1" |
+		attend -m "$1" | score -m "$1" "$2"
+}
+score_of m.tsr -b64 > s.f32
+score_of q.tsr -b64 > s.q
+score_of q.tsr -b1 > s.q1
+[ "$(wc -l < s.q)" -eq 200 ] || fail "score: $(wc -l < s.q) lines"
+cmp -s s.q s.q1 || fail "score: -b 1 scores otherwise than -b 64"
+paste s.f32 s.q | awk '{ d = $1 - $2; if (d < 0) d = -d;
+	if (d > 0.05 * ($1 < 0 ? -$1 : $1) + 0.05) bad++ } END { exit bad > 0 }' ||
+	fail "int8 scores far from f32: $(paste s.f32 s.q | head -3)"
+cmp -s s.f32 s.q && fail "int8 scores are f32's to the digit: not int8?"
+
+# training refuses it
+if train-step -q -m q.tsr -n 1 pairs.tsr 2> err; then
+	fail "trained an int8 export"
+fi
+grep -q "is i8: an exported model" err || fail "no reason given: $(cat err)"
+rc=0
+train-step -x x.tsr --dtype int4 -m m.tsr 2> err || rc=$?
+[ "$rc" -eq 2 ] || fail "--dtype int4 exited $rc"
+
+# the recurrent models: exported and read
+train-step -i -m r.tsr -a rnnsearch -s vocab -t vocab -S emb=16 \
+	-S hidden=16 -S att=16 -S maxout=8
+train-step -x rq.tsr --dtype int8 -m r.tsr
+tensordump -H rq.tsr | grep -q ' enc\.fwd\.U  *i8 ' ||
+	fail "rnnsearch: enc.fwd.U not i8"
+translate rq.tsr -b64 > out.r
+translate rq.tsr -b1 > out.r1
+[ "$(wc -l < out.r)" -eq 400 ] || fail "rnnsearch: $(wc -l < out.r) lines"
+cmp -s out.r out.r1 || fail "rnnsearch: -b 1 translates otherwise than -b 64"
+exit 0
