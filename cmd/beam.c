@@ -26,7 +26,7 @@ static void usage(void)
 	       "  -m, --model=FILE     the model file\n"
 	       "  -k, --beam=K         beam size (default 5, at most 1000)\n"
 	       "  -l, --alpha=ALPHA    length penalty ((5+len)/6)^ALPHA "
-	       "(default 0.6)\n"
+	       "(default 1.0)\n"
 	       "  -n, --nbest=N        the N best: i ||| text ||| F0= logp "
 	       "||| logp/penalty\n"
 	       "  -A, --align          add ' ||| ' and the word alignment "
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	prog_init(argc, argv);
 	search_opts_default(&o.search);
 	o.search.k = 5;
-	o.search.alpha = 0.6;
+	o.search.alpha = 1.0;	/* chosen on dev: doc/decoding.md */
 	while ((c = translate_getopt(argc, argv, "m:k:l:n:b:a:c:tAhV",
 				     longopts, usage, &o)) != -1)
 		switch (c) {

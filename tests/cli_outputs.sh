@@ -82,7 +82,7 @@ for arch in rnnsearch transformer; do
 		close "$raw" "$last" || fail "$arch: -l 0: $raw and $last differ"
 	done
 
-	# the ranking score: F0 / ((5 + len) / 6)^0.6, len the best's ids
+	# the ranking score: F0 / ((5 + len) / 6)^1.0, len the best's ids
 	beam -m m.tsr -c 4 -k 4 -n 3 < mem.tsr > b3.txt
 	beam -m m.tsr -c 4 -k 4 -t < mem.tsr | tensordump -n hyp.ids |
 		awk 'NR > 1 { gsub(/[][]/, "", $4); print $4 }' > len.txt
@@ -93,7 +93,7 @@ for arch in rnnsearch transformer; do
 		line=$(grep "^$s |||" b3.txt | head -1)
 		len=$(sed -n $((s + 1))p len.txt)
 		want=$(echo "$line" | awk -F ' [|][|][|] ' -v len="$len" '{
-			sub(/F0= /, "", $3); print $3 / ((5 + len) / 6) ^ 0.6 }')
+			sub(/F0= /, "", $3); print $3 / ((5 + len) / 6) ^ 1.0 }')
 		close "$want" "${line##* ||| }" ||
 			fail "$arch: sentence $s: score ${line##* ||| }, want $want"
 	done
