@@ -245,7 +245,7 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_util.c fuzz/fuzz_util.h $(FUZZ_LIB)
 	    $< fuzz/fuzz_util.c $(FUZZ_LIB) $(LDLIBS_ALL) -o $@
 
 # A vocabulary of 260 units and a model of each architecture, the
-# smallest train-step makes, and the transformer exported as f16.
+# smallest train-step makes, and the transformer exported as f16 and int8.
 $(FUZZ_SEEDS): $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
 	@rm -rf $@ && mkdir -p $@
 	echo x | $(BUILD)/bin/tokenize -l 260 >$@.vocab 2>/dev/null
@@ -259,6 +259,7 @@ $(FUZZ_SEEDS): $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
 	    -t $@.vocab -S d_model=2 -S heads=1 -S ffn=2 -S enc_layers=1 \
 	    -S dec_layers=1 -S tie=all
 	$(BUILD)/bin/train-step --export $@/tf16.tsr -m $@/tf.tsr
+	$(BUILD)/bin/train-step --export $@/tf8.tsr --dtype int8 -m $@/tf.tsr
 
 fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@for t in $(FUZZ_NAMES); do \

@@ -9,6 +9,7 @@
  * is filled in layers: the reference, then AVX2 over it, then AVX-512 over
  * that, so that an instruction set need only provide what it speeds up.
  */
+#include <cpuid.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -138,13 +139,25 @@ const struct gemm_bf16 *kern_bf16(void)
 
 /* ---- int8 products ------------------------------------------------------ */
 
+#ifndef ATTN_NO_SIMD
+/* AVX-VNNI (cpuid leaf 7, subleaf 1, eax bit 4), read from cpuid itself:
+ * clang 14's __builtin_cpu_supports does not know "avxvnni".  Its ymm
+ * state is the OS's already when AVX2 is in use. */
+static int cpu_avxvnni(void)
+{
+	unsigned a, b, c, d;
+
+	return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+}
+#endif
+
 const struct gemm_i8 *kern_i8(void)
 {
 	kern_init();
 #ifndef ATTN_NO_SIMD
 	if (current_isa == ISA_AVX512 && __builtin_cpu_supports("avx512vnni"))
 		return &gemm_i8_avx512vnni;
-	if (current_isa >= ISA_AVX2 && __builtin_cpu_supports("avxvnni"))
+	if (current_isa >= ISA_AVX2 && cpu_avxvnni())
 		return &gemm_i8_avxvnni;
 	if (current_isa >= ISA_AVX2)
 		return &gemm_i8_avx2;
@@ -163,7 +176,7 @@ int kern_i8_all(const struct gemm_i8 *k[KERN_I8_MAX],
 		k[n] = &gemm_i8_avx2;
 		name[n++] = "avx2 vpmaddwd";
 	}
-	if (isa >= ISA_AVX2 && __builtin_cpu_supports("avxvnni")) {
+	if (isa >= ISA_AVX2 && cpu_avxvnni()) {
 		k[n] = &gemm_i8_avxvnni;
 		name[n++] = "avx-vnni vpdpbusd";
 	}
