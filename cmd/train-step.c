@@ -24,7 +24,7 @@
 
 enum {	/* long options without a letter */
 	OPT_DTYPE = 256, OPT_MATMUL, OPT_LOG_TIME, OPT_DEV_LINES, OPT_PATIENCE,
-	OPT_BATCH_TOKENS,
+	OPT_BATCH_TOKENS, OPT_CPU_TIME,
 };	/* long options without a letter */
 
 static void usage(void)
@@ -55,6 +55,8 @@ static void usage(void)
 	       "  -n, --steps=N          stop after N updates\n"
 	       "  -e, --epochs=N         stop after N passes over the pairs\n"
 	       "  -T, --time=SECONDS     stop after this long\n"
+	       "      --cpu-time         time is CPU time, not the wall "
+	       "clock's\n"
 	       "  -E, --save-every=N     save every N updates (default 1000)\n"
 	       "  -k, --keep=K           keep the last K saves as "
 	       "MODEL.ckpt.STEP\n"
@@ -323,6 +325,7 @@ int main(int argc, char **argv)
 		{ "steps", required_argument, NULL, 'n' },
 		{ "epochs", required_argument, NULL, 'e' },
 		{ "time", required_argument, NULL, 'T' },
+		{ "cpu-time", no_argument, NULL, OPT_CPU_TIME },
 		{ "save-every", required_argument, NULL, 'E' },
 		{ "keep", required_argument, NULL, 'k' },
 		{ "log-every", required_argument, NULL, 'L' },
@@ -386,6 +389,7 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;
+		case OPT_CPU_TIME: o.cpu_time = 1; break;
 		case OPT_MATMUL: matmul = optarg; break;
 		case OPT_LOG_TIME:
 			o.log_seconds = opt_number(optarg, "--log-time");

@@ -2,7 +2,9 @@
 # story.sh: the story of attention, trained and compared (issue 15; the
 # paper's Figure 2 grown up).  Every variant is trained with its recipe
 # (examples/recipes.sh: the same sizes where they apply) on the same pairs
-# with one joint vocabulary, for the same wall-clock time on one thread:
+# with one joint vocabulary, for the same time on one thread (CPU time,
+# train-step --cpu-time: on a machine shared with other work each variant
+# still gets the same computation):
 #
 #   rnnencdec         the RNN encoder-decoder, one vector for the sentence
 #   seq2seq           Sutskever et al.'s deep LSTMs, the source reversed
@@ -115,21 +117,34 @@ init() {
 }
 
 # train NAME: until TRAIN_TIME seconds of training are spent in all
-# (NAME/trained.s, the wall-clock seconds of its train-step runs so far;
-# NAME/trained.done once a run ends at its limit).
+# (NAME/trained.s, the CPU seconds of its train-step runs so far, loading
+# included; NAME/trained.done once a run ends at its limit).
 stop=
 trap 'stop=1' INT TERM
+# children_cs: the CPU time (user and system) of this shell's finished
+# children, in hundredths of a second, from the builtin times written to
+# times.out first by the caller (times in $(...) would count the
+# subshell's children, none).
+children_cs() {
+	awk 'NR == 2 { t = 0
+		for (i = 1; i <= 2; i++) {
+			split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2]
+		}
+		printf "%d\n", t * 100 }' times.out
+}
 train() {
 	[ -e "$1/trained.done" ] && return 0
 	spent=$(cat "$1/trained.s" 2>/dev/null || echo 0)
 	left=$((TRAIN_TIME - spent))
 	if [ "$left" -gt 0 ]; then
 		say "$1: training for $left s ($spent s done)"
-		start=$(date +%s)
+		times > times.out
+		start=$(children_cs)
 		rc=0
-		train-step -m "$1/model.tsr" -T "$left" -E "$SAVE" -L 50 \
-			train.tsr 2>> "$1/train.log" || rc=$?
-		took=$(($(date +%s) - start))
+		train-step -m "$1/model.tsr" -T "$left" --cpu-time -E "$SAVE" \
+			-L 50 train.tsr 2>> "$1/train.log" || rc=$?
+		times > times.out
+		took=$((($(children_cs) - start + 99) / 100))
 		echo $((spent + took)) > "$1/trained.s.tmp"
 		mv "$1/trained.s.tmp" "$1/trained.s"
 		[ "$rc" -eq 0 ] || {

@@ -25,11 +25,14 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static double now(void)
+/* Seconds on o's clock: the wall clock, or the CPU time of the process
+ * (all its threads) when o->cpu_time, the same budget on a busy machine. */
+static double now(const struct train_opts *o)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(o->cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC,
+		      &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -98,7 +101,7 @@ static void report(const struct train_opts *o, struct train_report *r,
 	r->step = step;
 	r->epoch = pos->epoch + 1;
 	r->epoch_done = nbatch > 0 ? (double)pos->batch / nbatch : 0;
-	r->elapsed = now() - t0;
+	r->elapsed = now(o) - t0;
 	o->report(r, o->ctx);
 }
 
@@ -250,7 +253,7 @@ static void progress(struct meter *mt, const struct optim *o,
 		     const struct train_opts *opt, long nbatch)
 {
 	struct train_report r = { .event = TRAIN_PROGRESS };
-	double t = now(), el = t - mt->t0, left = -1, per_step;
+	double t = now(opt), el = t - mt->t0, left = -1, per_step;
 
 	per_step = mt->steps_all ? el / mt->steps_all : 0;
 	if (opt->steps)
@@ -469,7 +472,7 @@ static int progress_due(const struct run *r, long start_step)
 	return r->o.step == start_step + 1 ||
 	       (opt->log_every && r->o.step % opt->log_every == 0) ||
 	       (opt->log_seconds > 0 &&
-		now() - r->mt.tlast >= opt->log_seconds);
+		now(opt) - r->mt.tlast >= opt->log_seconds);
 }
 
 /* Loads the model at path with its optimiser and position. */
@@ -498,7 +501,7 @@ static int run_open(struct run *r, const char *path, long *batch_tokens)
 	}
 	if (r->dev)
 		read_best(r->m, &r->best, dev_key(r->dev, r->opt));
-	r->mt.t0 = r->mt.tlast = now();
+	r->mt.t0 = r->mt.tlast = now(r->opt);
 	if (reordered) {
 		struct train_report rep = { .event = TRAIN_REORDERED };
 
@@ -536,7 +539,7 @@ int train_run(const char *path, const struct corpus *train,
 		if (stop_signal ||
 		    (opt->steps && r.o.step - start_step >= opt->steps) ||
 		    (opt->epochs && done_epochs >= opt->epochs) ||
-		    (opt->seconds && now() - r.mt.t0 >= opt->seconds))
+		    (opt->seconds && now(opt) - r.mt.t0 >= opt->seconds))
 			break;
 		if (r.pos.batch == 0) {	/* a new pass, ordered by the rng */
 			r.pos.seed = rng_next(&r.m->rng);
@@ -585,7 +588,7 @@ int train_run(const char *path, const struct corpus *train,
 		goto restore;
 	memset(&rep, 0, sizeof rep);
 	rep.event = TRAIN_SAVED;
-	el = now() - r.mt.t0;
+	el = now(opt) - r.mt.t0;
 	rep.tok_per_s = el > 0 ? r.mt.tok_all / el : 0;
 	run_report(&r, &rep);
 	rc = 0;

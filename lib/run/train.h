@@ -102,6 +102,8 @@ struct train_opts {
 	long steps;		/* stop after this many updates (0: no limit) */
 	long epochs;		/* ... after this many passes end */
 	double seconds;		/* ... after this much time */
+	int cpu_time;		/* time (limit, reports) is the process's CPU
+				 * time, not the wall clock's */
 	long save_every;	/* updates between saves (0: at the end only) */
 	int keep;		/* keep the last K saves as MODEL.ckpt.STEP */
 	long log_every;		/* updates between progress reports ... */

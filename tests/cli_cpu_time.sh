@@ -1,0 +1,57 @@
+#!/bin/sh
+# train-step --cpu-time: the time limit counts CPU time, not the wall
+# clock's.  A run stopped (SIGSTOP) for longer than its limit goes on
+# training when continued; without --cpu-time the same run stops at once.
+set -u
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "cli_cpu_time: $*" >&2; exit 1; }
+cd "$T" || exit 1
+export ATTN_THREADS=1
+
+awk 'BEGIN {
+	split("la casa verde el perro come pan y agua", s, " ")
+	split("the house green the dog eats bread and water", t, " ")
+	for (i = 0; i < 200; i++) {
+		n = 2 + i % 5; a = ""; b = ""
+		for (j = 0; j < n; j++) {
+			k = 1 + (i * 7 + j * 5) % 9
+			a = a (j ? " " : "") s[k]; b = b (j ? " " : "") t[k]
+		}
+		print a "\t" b
+	}
+}' >pairs.txt
+cut -f1 pairs.txt | tokenize -l 270 >vocab.src 2>/dev/null &&
+	cut -f2 pairs.txt | tokenize -l 270 >vocab.tgt 2>/dev/null ||
+	fail "tokenize --learn failed"
+train-step -i -m m.tsr -a rnnencdec -s vocab.src -t vocab.tgt -S emb=8 \
+    -S hidden=8 -S maxout=4 -S batch_tokens=60 || fail "train-step --init failed"
+tokenize -p -m m.tsr <pairs.txt >pairs.tsr || fail "tokenize --pairs failed"
+
+# stopped OPTS...: trains a copy of m.tsr for 3 s (-T 3) with -L 1 and
+# OPTS, stopped for 5 s after its first progress line; prints the number
+# of progress lines written after it was continued (or "failed: WHY").
+stopped() {
+	cp m.tsr r.tsr
+	train-step -m r.tsr -T 3 -L 1 -E 100000 "$@" pairs.tsr 2>log &
+	pid=$!
+	i=0
+	until grep -q '^train-step: [0-9]' log; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || { echo "failed: no progress line in 30 s"; return; }
+		sleep 0.05
+	done
+	kill -s STOP $pid || { echo "failed: ended before it was stopped"; return; }
+	before=$(grep -c '^train-step: [0-9]' log)
+	sleep 5
+	kill -s CONT $pid
+	wait $pid || { echo "failed: $(tail -n 1 log)"; return; }
+	echo $(($(grep -c '^train-step: [0-9]' log) - before))
+}
+n=$(stopped --cpu-time)
+case $n in failed*) fail "--cpu-time: $n" ;; esac
+[ "$n" -ge 5 ] || fail "--cpu-time: $n updates after the stop (want >= 5)"
+n=$(stopped)
+case $n in failed*) fail "wall clock: $n" ;; esac
+[ "$n" -le 1 ] || fail "wall clock: $n updates after a stop of 5 s (want <= 1)"
+exit 0
