@@ -121,16 +121,16 @@ init() {
 # included; NAME/trained.done once a run ends at its limit).
 stop=
 trap 'stop=1' INT TERM
-# children_cs: the CPU time (user and system) of this shell's finished
+# children_cs FILE: the CPU time (user and system) of this shell's finished
 # children, in hundredths of a second, from the builtin times written to
-# times.out first by the caller (times in $(...) would count the
+# FILE (the argument) first by the caller (times in $(...) would count the
 # subshell's children, none).
 children_cs() {
 	awk 'NR == 2 { t = 0
 		for (i = 1; i <= 2; i++) {
 			split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2]
 		}
-		printf "%d\n", t * 100 }' times.out
+		printf "%d\n", t * 100 }' "$1"
 }
 train() {
 	[ -e "$1/trained.done" ] && return 0
@@ -138,13 +138,13 @@ train() {
 	left=$((TRAIN_TIME - spent))
 	if [ "$left" -gt 0 ]; then
 		say "$1: training for $left s ($spent s done)"
-		times > times.out
-		start=$(children_cs)
+		times > "$1/times.out"
+		start=$(children_cs "$1/times.out")
 		rc=0
 		train-step -m "$1/model.tsr" -T "$left" --cpu-time -E "$SAVE" \
 			-L 50 train.tsr 2>> "$1/train.log" || rc=$?
-		times > times.out
-		took=$((($(children_cs) - start + 99) / 100))
+		times > "$1/times.out"
+		took=$((($(children_cs "$1/times.out") - start + 99) / 100))
 		echo $((spent + took)) > "$1/trained.s.tmp"
 		mv "$1/trained.s.tmp" "$1/trained.s"
 		[ "$rc" -eq 0 ] || {
