@@ -20,154 +20,17 @@
 #include "models/model.h"
 #include "nn/lstm.h"
 #include "run_suite.h"
+#include "seqcheck.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
-enum { VS = 11, VT = 13, M = 5, N = 4 };
+enum { M = 5, N = 4 };
 
-/*
- * A small model (emb 5, hidden 4, 2 layers unless extra says otherwise),
- * every parameter from N(0, 0.5^2): far from the paper's small start, so
- * that every path carries a gradient finite differences can see and the
- * outputs are far from uniform.  extra: settings separated by spaces.
- */
+/* sc_model's seq2seq (emb 5, hidden 4, 2 layers unless extra, settings
+ * separated by spaces or NULL, says otherwise). */
 static struct model *make_model(const char *extra)
 {
-	const char *set[10] = { "src_vocab=11", "tgt_vocab=13", "emb=5",
-				"hidden=4" };
-	char more[128];
-	int k = 4;
-	struct model *m;
-	struct rng r;
-
-	snprintf(more, sizeof more, "%s", extra ? extra : "");
-	for (char *t = strtok(more, " "); t && k < 10; t = strtok(NULL, " "))
-		set[k++] = t;
-	m = model_create("seq2seq", set, k, "", "");
-	ck_assert_msg(m != NULL, "%s", err_msg());
-	rng_seed(&r, 7);
-	for (size_t j = 0; j < m->nw; j++)
-		m->w[j] = (float)(0.5 * rng_normal(&r));
-	return m;
-}
-
-static void grads_on(struct model *m)
-{
-	m->g = calloc(m->nw, sizeof(float));
-	ck_assert_ptr_nonnull(m->g);
-	for (int i = 0; i < m->nparam; i++)
-		m->param[i].g = m->g + (m->param[i].w - m->w);
-	ck_assert_int_eq(m->arch->bind(m), 0);
-}
-
-struct batch {
-	struct batch_ids b;
-	int32_t ids[64];
-	int len[8];
-};
-
-/* Sentences of the given lengths, random ids >= 3 ending with </s>. */
-static void make_batch(struct batch *x, int B, const int *len, int V,
-		       uint64_t seed)
-{
-	struct rng r;
-
-	rng_seed(&r, seed);
-	memset(x, 0, sizeof *x);
-	x->b.B = B;
-	for (int b = 0; b < B; b++)
-		if (len[b] > x->b.S)
-			x->b.S = len[b];
-	ck_assert_int_le(B * x->b.S, 64);
-	for (int b = 0; b < B; b++) {
-		x->len[b] = len[b];
-		for (int t = 0; t < len[b]; t++)
-			x->ids[b * x->b.S + t] = t == len[b] - 1 ? 2 :
-				3 + (int32_t)rng_below(&r, V - 3);
-	}
-	x->b.ids = x->ids;
-	x->b.len = x->len;
-}
-
-static void one_sentence(struct batch *one, const struct batch *x, int b,
-			 int len)
-{
-	memset(one, 0, sizeof *one);
-	one->b.B = 1;
-	one->b.S = len;
-	one->len[0] = len;
-	memcpy(one->ids, x->ids + b * x->b.S, len * sizeof(int32_t));
-	one->b.ids = one->ids;
-	one->b.len = one->len;
-}
-
-/* With fixed set, every call starts from the generator state fixed: the
- * same dropout masks each time. */
-static struct rng fixed;
-static int fixed_set;
-
-static double train(struct model *m, const struct batch *src,
-		    const struct batch *tgt, float scale, double *nll)
-{
-	int ntok;
-	double loss;
-
-	if (fixed_set)
-		m->rng = fixed;
-	loss = m->arch->train_batch(m, &src->b, &tgt->b, scale, nll, &ntok);
-	ck_assert_msg(loss >= 0, "%s", err_msg());
-	return loss;
-}
-
-static struct frame *pipeline(const struct model *m, const struct batch *x)
-{
-	struct frame *f = calloc(x->b.B, sizeof *f);
-	struct frame *fp[8];
-
-	for (int b = 0; b < x->b.B; b++) {
-		uint64_t dim = x->len[b];
-		struct tensor t;
-
-		f[b].number = b;
-		ck_assert_int_eq(tensor_init_copy(&t, "src.ids", DT_I32, 1,
-						  &dim, x->ids + b * x->b.S),
-				 0);
-		ck_assert_ptr_nonnull(frame_put(&f[b], &t));
-		fp[b] = &f[b];
-	}
-	ck_assert_msg(m->arch->embed(m, fp, x->b.B) == 0, "%s", err_msg());
-	ck_assert_msg(m->arch->encode(m, fp, x->b.B) == 0, "%s", err_msg());
-	ck_assert_msg(m->arch->attend(m, fp, x->b.B) == 0, "%s", err_msg());
-	return f;
-}
-
-static void free_frames(struct frame *f, int n)
-{
-	for (int i = 0; i < n; i++)
-		frame_free(&f[i]);
-	free(f);
-}
-
-static void assert_close(const float *a, const float *b, size_t n,
-			 double tol, const char *what)
-{
-	for (size_t i = 0; i < n; i++) {
-		double scale = fabs(a[i]) > 1 ? fabs(a[i]) : 1;
-		ck_assert_msg(fabs(a[i] - b[i]) <= tol * scale,
-			      "%s[%zu]: %.9g vs %.9g", what, i, a[i], b[i]);
-	}
-}
-
-static void assert_records_close(const struct frame *a, const struct frame *b,
-				 const char *name, double tol)
-{
-	const struct tensor *x = frame_find(a, name), *y = frame_find(b, name);
-
-	ck_assert_ptr_nonnull(x);
-	ck_assert_ptr_nonnull(y);
-	ck_assert_int_eq(x->rank, y->rank);
-	ck_assert_uint_eq(x->dim[0], y->dim[0]);
-	assert_close(x->data, y->data, x->nbytes / sizeof(float), tol, name);
+	return sc_model("seq2seq", "emb=5 hidden=4", extra);
 }
 
 /* ---- the equations of doc/MODELS.md, in double --------------------------- */
@@ -223,7 +86,7 @@ static void ref_step(const struct model *m, const char *side, int l,
  * ids[S-1] with reverse (else as it is) through the encoder's L layers
  * from zero states; top [S, N] the top layer's state after each source
  * position (in source order); h, c [L, N] the last ones; then the
- * decoder from them, fed <s>, tgt[0], ...: logp [T, VT].
+ * decoder from them, fed <s>, tgt[0], ...: logp [T, SC_VT].
  */
 static void ref_model(const struct model *m, const int32_t *src, int S,
 		      const int32_t *tgt, int T, double *top, double *h,
@@ -255,14 +118,14 @@ static void ref_model(const struct model *m, const int32_t *src, int S,
 	memcpy(cd, c, L * N * sizeof *c);
 	for (int i = 0; i < T; i++) {
 		int prev = i ? tgt[i - 1] : 1;
-		double in[M], z[VT], mx = -1e300, sum = 0;
+		double in[M], z[SC_VT], mx = -1e300, sum = 0;
 
 		for (int k = 0; k < M; k++)
 			in[k] = te[prev * M + k];
 		for (int l = 0; l < L; l++)
 			ref_step(m, "dec", l, l ? hd + (l - 1) * N : in,
 				 l ? N : M, hd + l * N, cd + l * N);
-		for (int v = 0; v < VT; v++) {
+		for (int v = 0; v < SC_VT; v++) {
 			z[v] = ob[v];
 			for (int k = 0; k < N; k++)
 				z[v] += (double)oW[v * N + k] *
@@ -270,10 +133,10 @@ static void ref_model(const struct model *m, const int32_t *src, int S,
 			if (z[v] > mx)
 				mx = z[v];
 		}
-		for (int v = 0; v < VT; v++)
+		for (int v = 0; v < SC_VT; v++)
 			sum += exp(z[v] - mx);
-		for (int v = 0; v < VT; v++)
-			logp[i * VT + v] = z[v] - mx - log(sum);
+		for (int v = 0; v < SC_VT; v++)
+			logp[i * SC_VT + v] = z[v] - mx - log(sum);
 	}
 }
 
@@ -287,20 +150,15 @@ static void equations_case(const char *extra)
 {
 	static const int slen[] = { 5, 2, 4 }, tlen[] = { 4, 4, 4 };
 	struct model *m = make_model(extra);
-	struct batch src, tgt;
+	struct sc_batch src, tgt;
 	long L;
 
 	ck_assert_int_eq(config_int(&m->cfg, "layers", &L), 0);
-	make_batch(&src, 3, slen, VS, 1);
-	make_batch(&tgt, 3, tlen, VT, 2);
-	struct frame *f = pipeline(m, &src);
-	struct frame *fp[3] = { &f[0], &f[1], &f[2] };
-	struct decoder *d = m->arch->dec_new(m, fp, 3, 1);
-	double top[8 * N], h[16 * N], c[16 * N], lp[3][4 * VT];
-	float logp[3 * VT];
-	int32_t prev[3] = { 1, 1, 1 };
+	sc_make_batch(&src, 3, slen, SC_VS, 1);
+	sc_make_batch(&tgt, 3, tlen, SC_VT, 2);
+	struct frame *f = sc_pipeline(m, &src);
+	double top[8 * N], h[16 * N], c[16 * N], lp[3][4 * SC_VT];
 
-	ck_assert_msg(d != NULL, "%s", err_msg());
 	for (int b = 0; b < 3; b++) {
 		const struct tensor *t;
 		ref_model(m, src.ids + b * src.b.S, slen[b],
@@ -323,22 +181,8 @@ static void equations_case(const char *extra)
 					      "%s[%d]", t->name, i);
 		}
 	}
-	for (int i = 0; i < 4; i++) {
-		ck_assert_int_eq(m->arch->dec_step(d, 3, prev, logp, NULL), 0);
-		for (int b = 0; b < 3; b++) {
-			for (int v = 0; v < VT; v++) {
-				double got = logp[b * VT + v];
-				double want = lp[b][i * VT + v];
-				ck_assert_msg(fabs(got - want) <= 1e-5,
-					      "%s: step %d sentence %d "
-					      "logp[%d] %.7g, want %.7g",
-					      extra, i, b, v, got, want);
-			}
-			prev[b] = tgt.ids[b * tgt.b.S + i];
-		}
-	}
-	m->arch->dec_free(d);
-	free_frames(f, 3);
+	sc_decoder_vs_ref(m, f, &tgt, lp[0], 1e-5, extra);
+	sc_free_frames(f, 3);
 	model_free(m);
 }
 
@@ -357,18 +201,18 @@ START_TEST(reverse_changes_the_reading)
 {
 	static const int slen[] = { 4 };
 	struct model *a = make_model("reverse=1"), *b = make_model("reverse=0");
-	struct batch src;
+	struct sc_batch src;
 
-	make_batch(&src, 1, slen, VS, 3);
-	struct frame *fa = pipeline(a, &src), *fb = pipeline(b, &src);
+	sc_make_batch(&src, 1, slen, SC_VS, 3);
+	struct frame *fa = sc_pipeline(a, &src), *fb = sc_pipeline(b, &src);
 	const struct tensor *ha = frame_find(fa, "att.h");
 	const struct tensor *hb = frame_find(fb, "att.h");
 	double diff = 0;
 	for (int i = 0; i < 2 * N; i++)
 		diff += fabs(((float *)ha->data)[i] - ((float *)hb->data)[i]);
 	ck_assert_msg(diff > 1e-2, "att.h the same both ways: %g", diff);
-	free_frames(fa, 1);
-	free_frames(fb, 1);
+	sc_free_frames(fa, 1);
+	sc_free_frames(fb, 1);
 	model_free(a);
 	model_free(b);
 }
@@ -376,76 +220,18 @@ END_TEST
 
 /* ---- gradients ----------------------------------------------------------- */
 
-static double central(struct model *m, struct param *p, size_t e, float h,
-		      const struct batch *src, const struct batch *tgt)
-{
-	float w = p->w[e];
-	double up, down, nll;
-
-	p->w[e] = w + h;
-	up = train(m, src, tgt, 1.0f, &nll);
-	p->w[e] = w - h;
-	down = train(m, src, tgt, 1.0f, &nll);
-	p->w[e] = w;
-	return (up - down) / (2 * h);
-}
-
-/*
- * Central differences in f32 of a loss summing about ten token losses
- * (test_rnnsearch.c's reasoning): h = 1e-2 leaves them within 1e-4 of
- * the true gradient; an entry that fails is tried at h = 1e-3 (no kinks
- * here, but a large third derivative).  Every tensor is checked, 12
- * entries of a large one at random, and at least one of them must be
- * 1e-3 or more or the check proves nothing.
- */
-static void check_gradients(struct model *m, const struct batch *src,
-			    const struct batch *tgt)
-{
-	float *g0 = malloc(m->nw * sizeof(float));
-	struct rng r;
-	double nll;
-
-	grads_on(m);
-	train(m, src, tgt, 1.0f, &nll);
-	memcpy(g0, m->g, m->nw * sizeof(float));
-	rng_seed(&r, 11);
-	for (int i = 0; i < m->nparam; i++) {
-		struct param *p = &m->param[i];
-		size_t k = p->n <= 12 ? p->n : 12;
-		double gmax = 0;
-
-		for (size_t j = 0; j < k; j++) {
-			size_t e = p->n <= 12 ? j : rng_below(&r, p->n);
-			double an = g0[(p->g - m->g) + e];
-			double fd = central(m, p, e, 1e-2f, src, tgt);
-
-			if (fabs(fd - an) > 1e-4 + 0.01 * fabs(an))
-				fd = central(m, p, e, 1e-3f, src, tgt);
-			ck_assert_msg(fabs(fd - an) <= 1e-4 + 0.01 * fabs(an),
-				      "%s[%zu]: analytic %.6g, finite "
-				      "differences %.6g", p->name, e, an, fd);
-			if (fabs(an) > gmax)
-				gmax = fabs(an);
-		}
-		ck_assert_msg(gmax >= 1e-3, "%s: gradient %g", p->name, gmax);
-	}
-	free(g0);
-}
-
-/* Sources of 4, 2 and 3 ids, targets of 3, 5 and 1: padding both sides. */
+/* sc_check_gradients, with dropout on when dropout is, its masks the same
+ * in every evaluation. */
 static void grad_case(const char *extra, int dropout)
 {
-	static const int slen[] = { 4, 2, 3 }, tlen[] = { 3, 5, 1 };
 	struct model *m = make_model(extra);
-	struct batch src, tgt;
+	struct rng r;
 
-	make_batch(&src, 3, slen, VS, 1);
-	make_batch(&tgt, 3, tlen, VT, 2);
+	rng_seed(&r, 99);
 	m->training = dropout;
-	fixed_set = dropout;
-	rng_seed(&fixed, 99);
-	check_gradients(m, &src, &tgt);
-	fixed_set = 0;
+	sc_fix_masks(dropout ? &r : NULL);
+	sc_check_gradients(m);
+	sc_fix_masks(NULL);
 	model_free(m);
 }
 
@@ -464,19 +250,19 @@ START_TEST(gradients_dropout)
 {
 	static const int slen[] = { 4, 2, 3 }, tlen[] = { 3, 5, 1 };
 	struct model *m = make_model("dropout=0.3");
-	struct batch src, tgt;
+	struct sc_batch src, tgt;
 	double on, off, nll;
 
 	grad_case("dropout=0.3", 1);
-	make_batch(&src, 3, slen, VS, 1);
-	make_batch(&tgt, 3, tlen, VT, 2);
-	grads_on(m);
-	off = train(m, &src, &tgt, 1.0f, &nll);
+	sc_make_batch(&src, 3, slen, SC_VS, 1);
+	sc_make_batch(&tgt, 3, tlen, SC_VT, 2);
+	sc_grads_on(m);
+	off = sc_train(m, &src, &tgt, 1.0f, &nll);
 	m->training = 1;
-	on = train(m, &src, &tgt, 1.0f, &nll);
+	on = sc_train(m, &src, &tgt, 1.0f, &nll);
 	ck_assert_msg(fabs(on - off) > 1e-3, "dropout changed nothing");
 	m->training = 0;
-	ck_assert(train(m, &src, &tgt, 1.0f, &nll) == off);
+	ck_assert(sc_train(m, &src, &tgt, 1.0f, &nll) == off);
 	model_free(m);
 }
 END_TEST
@@ -539,62 +325,13 @@ END_TEST
 
 /* ---- decoding agrees with training --------------------------------------- */
 
-/*
- * Each sentence's reference scored through dec_step against train_batch
- * on the prefixes of the reference (the loss of prefix k+1 minus that of
- * prefix k is token k's), to f32 rounding.
- */
+/* sc_decoder_vs_training: each token's log-probability through dec_step
+ * against train_batch's on the prefixes of the reference. */
 START_TEST(decoder_scores_as_training)
 {
-	static const int slen[] = { 4, 2, 5 }, tlen[] = { 3, 6, 2 };
 	struct model *m = make_model(NULL);
-	struct batch src, tgt, s1, t1;
-	struct frame *f, *fp[3];
-	struct decoder *d;
-	float logp[3 * VT];
-	int32_t prev[3] = { 1, 1, 1 };
-	double total = 0, nll, pre[3][8];
 
-	make_batch(&src, 3, slen, VS, 5);
-	make_batch(&tgt, 3, tlen, VT, 6);
-	grads_on(m);
-	f = pipeline(m, &src);
-	for (int b = 0; b < 3; b++)
-		fp[b] = &f[b];
-	d = m->arch->dec_new(m, fp, 3, 1);
-	ck_assert_msg(d != NULL, "%s", err_msg());
-	for (int b = 0; b < 3; b++) {
-		pre[b][0] = 0;
-		one_sentence(&s1, &src, b, slen[b]);
-		for (int k = 1; k <= tlen[b]; k++) {
-			one_sentence(&t1, &tgt, b, k);
-			train(m, &s1, &t1, 1.0f, &nll);
-			pre[b][k] = nll;
-		}
-	}
-	for (int i = 0; i < 6; i++) {
-		ck_assert_int_eq(m->arch->dec_step(d, 3, prev, logp, NULL), 0);
-		for (int b = 0; b < 3; b++) {
-			if (i >= tlen[b]) {
-				prev[b] = 0;
-				continue;
-			}
-			int32_t y = tgt.ids[b * tgt.b.S + i];
-			double token = pre[b][i + 1] - pre[b][i];
-			double got = -logp[b * VT + y];
-			ck_assert_msg(fabs(got - token) <= 1e-5 *
-				      (1 + fabs(token)), "sentence %d token "
-				      "%d: decoder %.7g, training %.7g", b, i,
-				      got, token);
-			total -= logp[b * VT + y];
-			prev[b] = y;
-		}
-	}
-	train(m, &src, &tgt, 1.0f, &nll);
-	ck_assert_msg(fabs(nll - total) <= 1e-5 * total, "batch nll %.7g, "
-		      "decoder %.7g", nll, total);
-	m->arch->dec_free(d);
-	free_frames(f, 3);
+	sc_decoder_vs_training(m);
 	model_free(m);
 }
 END_TEST
@@ -608,48 +345,14 @@ END_TEST
  * whose rounding does not depend on the rows, bit for bit.  The
  * attention weights are zero.
  */
-static void padding_case(int exact)
+static void padding_case(double tol)
 {
-	static const int slen[] = { 6, 2, 4 };
 	struct model *m = make_model(NULL);
-	struct batch src, one;
-	double tol = exact ? 0 : 1e-6;
+	const struct sc_record rec[] = {
+		{ "enc.out", tol }, { "att.h", tol }, { "att.c", tol },
+	};
 
-	make_batch(&src, 3, slen, VS, 8);
-	struct frame *all = pipeline(m, &src);
-	for (int b = 0; b < 3; b++) {
-		one_sentence(&one, &src, b, slen[b]);
-		struct frame *f = pipeline(m, &one);
-		struct frame *pa[3] = { &all[0], &all[1], &all[2] };
-		struct decoder *da, *d1;
-		float la[3 * VT], l1[VT], wa[3 * 6], w1[6];
-		int32_t prev[3] = { 1, 1, 1 };
-
-		assert_records_close(&all[b], f, "enc.out", tol);
-		assert_records_close(&all[b], f, "att.h", tol);
-		assert_records_close(&all[b], f, "att.c", tol);
-		da = m->arch->dec_new(m, pa, 3, 1);
-		d1 = m->arch->dec_new(m, &f, 1, 1);
-		ck_assert_ptr_nonnull(da);
-		ck_assert_ptr_nonnull(d1);
-		ck_assert_int_eq(m->arch->dec_srclen(da, b), slen[b]);
-		for (int i = 0; i < 4; i++) {
-			memset(wa, 0xff, sizeof wa);
-			ck_assert_int_eq(m->arch->dec_step(da, 3, prev, la, wa),
-					 0);
-			ck_assert_int_eq(m->arch->dec_step(d1, 1, prev + b, l1,
-							   w1), 0);
-			assert_close(la + b * VT, l1, VT, tol, "logp");
-			for (int j = 0; j < 3 * 6; j++)
-				ck_assert(wa[j] == 0);
-			for (int k = 0; k < 3; k++)
-				prev[k] = 3 + (i * 5 + k) % (VT - 3);
-		}
-		m->arch->dec_free(da);
-		m->arch->dec_free(d1);
-		free_frames(f, 1);
-	}
-	free_frames(all, 3);
+	sc_padding(m, rec, 3, tol, 1);
 	model_free(m);
 }
 
@@ -657,9 +360,9 @@ START_TEST(padding)
 {
 	int isa = kern_isa();
 
-	padding_case(0);
+	padding_case(1e-6);
 	kern_set_isa(ISA_REFERENCE);
-	padding_case(1);
+	padding_case(0);
 	kern_set_isa(isa);
 }
 END_TEST
@@ -668,28 +371,9 @@ END_TEST
  * sentences'. */
 START_TEST(padding_in_training)
 {
-	static const int slen[] = { 4, 2, 3 }, tlen[] = { 3, 5, 1 };
 	struct model *m = make_model("label_smoothing=0.1");
-	struct batch src, tgt, s1, t1;
-	double loss, sum = 0, nll;
-	float *gb;
 
-	make_batch(&src, 3, slen, VS, 9);
-	make_batch(&tgt, 3, tlen, VT, 10);
-	grads_on(m);
-	loss = train(m, &src, &tgt, 1.0f, &nll);
-	gb = malloc(m->nw * sizeof(float));
-	memcpy(gb, m->g, m->nw * sizeof(float));
-	memset(m->g, 0, m->nw * sizeof(float));
-	for (int b = 0; b < 3; b++) {
-		one_sentence(&s1, &src, b, slen[b]);
-		one_sentence(&t1, &tgt, b, tlen[b]);
-		sum += train(m, &s1, &t1, 1.0f, &nll);
-	}
-	ck_assert_msg(fabs(loss - sum) <= 1e-5 * sum, "%.8g vs %.8g", loss,
-		      sum);
-	assert_close(gb, m->g, m->nw, 1e-5, "gradient");
-	free(gb);
+	sc_padding_in_training(m);
 	model_free(m);
 }
 END_TEST
@@ -698,79 +382,24 @@ END_TEST
  * with dropout too. */
 START_TEST(threads)
 {
-	static const int slen[] = { 4, 2, 3, 5 }, tlen[] = { 3, 5, 1, 4 };
 	struct model *m = make_model("dropout=0.2");
-	struct batch src, tgt;
-	float *want = malloc(m->nw * sizeof(float));
-	int threads = kern_threads();
-	double loss1 = 0, nll;
+	struct rng r;
 
-	make_batch(&src, 4, slen, VS, 11);
-	make_batch(&tgt, 4, tlen, VT, 12);
-	grads_on(m);
+	rng_seed(&r, 5);
 	m->training = 1;
-	fixed_set = 1;
-	rng_seed(&fixed, 5);
-	for (int nt = 1; nt <= 3; nt++) {
-		kern_set_threads(nt);
-		memset(m->g, 0, m->nw * sizeof(float));
-		double loss = train(m, &src, &tgt, 1.0f, &nll);
-		if (nt == 1) {
-			loss1 = loss;
-			memcpy(want, m->g, m->nw * sizeof(float));
-			continue;
-		}
-		ck_assert_msg(loss == loss1, "loss %.17g on %d threads, %.17g "
-			      "on 1", loss, nt, loss1);
-		ck_assert_msg(memcmp(m->g, want, m->nw * sizeof(float)) == 0,
-			      "gradients on %d threads differ from 1", nt);
-	}
-	fixed_set = 0;
-	kern_set_threads(threads);
-	free(want);
+	sc_fix_masks(&r);
+	sc_threads(m, NULL);
+	sc_fix_masks(NULL);
 	model_free(m);
 }
 END_TEST
 
-/* Hypotheses 1, 2 and 4 continue sentence 0's, 0 and 3 sentence 1's:
- * fed the same tokens, they give what a decoder that never selected
- * gives. */
+/* sc_select_duplicates, through 3 layers. */
 START_TEST(select_duplicates)
 {
-	static const int slen[] = { 3, 5 };
-	static const int parent[5] = { 1, 0, 0, 1, 0 };
 	struct model *m = make_model("layers=3");
-	struct batch src;
-	int32_t prev[5] = { 1, 1 }, rprev[2] = { 1, 1 };
-	float lp[5 * VT], rl[2 * VT];
 
-	make_batch(&src, 2, slen, VS, 12);
-	struct frame *f = pipeline(m, &src);
-	struct frame *fp[2] = { &f[0], &f[1] };
-	struct decoder *d = m->arch->dec_new(m, fp, 2, 3);
-	struct decoder *ref = m->arch->dec_new(m, fp, 2, 1);
-
-	ck_assert_int_eq(m->arch->dec_step(d, 2, prev, lp, NULL), 0);
-	ck_assert_int_eq(m->arch->dec_step(ref, 2, rprev, rl, NULL), 0);
-	ck_assert_int_eq(m->arch->dec_select(d, 5, parent), 0);
-	for (int i = 0; i < 5; i++)
-		ck_assert_int_eq(m->arch->dec_sentence(d, i), parent[i]);
-	for (int step = 0; step < 3; step++) {
-		rprev[0] = 4 + step;
-		rprev[1] = 7 + step;
-		for (int i = 0; i < 5; i++)
-			prev[i] = rprev[parent[i]];
-		ck_assert_int_eq(m->arch->dec_step(d, 5, prev, lp, NULL), 0);
-		ck_assert_int_eq(m->arch->dec_step(ref, 2, rprev, rl, NULL), 0);
-		for (int i = 0; i < 5; i++)
-			assert_close(lp + i * VT, rl + parent[i] * VT, VT, 1e-6,
-				     "continuation");
-	}
-	static const int bad[1] = { 5 };
-	ck_assert_int_eq(m->arch->dec_select(d, 1, bad), -1);
-	m->arch->dec_free(d);
-	m->arch->dec_free(ref);
-	free_frames(f, 2);
+	sc_select_duplicates(m);
 	model_free(m);
 }
 END_TEST
@@ -822,21 +451,10 @@ START_TEST(parameter_table)
 		"dec.0.U [16,4]", "dec.0.b [16]", "dec.1.W [16,4]",
 		"dec.1.U [16,4]", "dec.1.b [16]", "out.W [13,4]", "out.b [13]",
 	};
-	char buf[PARAM_NAME_MAX + 32];
 	char keys[512];
 
 	ck_assert_ptr_eq(arch_find("seq2seq"), &arch_seq2seq);
-	ck_assert_int_eq(m->nparam, 16);
-	for (int i = 0; i < m->nparam; i++) {
-		const struct param *p = &m->param[i];
-		if (p->rank == 2)
-			snprintf(buf, sizeof buf, "%s [%d,%d]", p->name,
-				 p->dim[0], p->dim[1]);
-		else
-			snprintf(buf, sizeof buf, "%s [%d]", p->name,
-				 p->dim[0]);
-		ck_assert_str_eq(buf, want[i]);
-	}
+	sc_param_table(m, want, 16);
 	/* the defaults, and the keys a user may set */
 	ck_assert_str_eq(config_get(&m->cfg, "layers"), "2");
 	ck_assert_str_eq(config_get(&m->cfg, "reverse"), "1");
@@ -863,13 +481,8 @@ END_TEST
 
 START_TEST(config_refused)
 {
-	const char *rev[] = { "src_vocab=11", "tgt_vocab=13", "reverse=2" };
-	const char *lay[] = { "src_vocab=11", "tgt_vocab=13", "layers=0" };
-
-	ck_assert_ptr_null(model_create("seq2seq", rev, 3, "", ""));
-	ck_assert_ptr_nonnull(strstr(err_msg(), "reverse"));
-	ck_assert_ptr_null(model_create("seq2seq", lay, 3, "", ""));
-	ck_assert_ptr_nonnull(strstr(err_msg(), "layers"));
+	sc_setting_refused("seq2seq", "reverse=2", "reverse");
+	sc_setting_refused("seq2seq", "layers=0", "layers");
 }
 END_TEST
 
@@ -879,13 +492,11 @@ START_TEST(records_refused)
 	static const int slen[] = { 3 };
 	struct model *m = make_model(NULL);
 	struct model *other = make_model("layers=3");
-	struct batch src, tgt;
+	struct sc_batch src;
 	struct frame *f, *fp;
-	double nll;
-	int ntok;
 
-	make_batch(&src, 1, slen, VS, 13);
-	f = pipeline(m, &src);
+	sc_make_batch(&src, 1, slen, SC_VS, 13);
+	f = sc_pipeline(m, &src);
 	fp = f;
 	/* att.h of 2 layers into a decoder of 3 */
 	ck_assert_ptr_null(other->arch->dec_new(other, &fp, 1, 1));
@@ -896,16 +507,8 @@ START_TEST(records_refused)
 	ck_assert_ptr_null(m->arch->dec_new(m, &fp, 1, 1));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "att.c"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "attend"));
-	((int32_t *)frame_find(f, "src.ids")->data)[1] = VS;
-	ck_assert_int_eq(m->arch->embed(m, &fp, 1), -1);
-	ck_assert_ptr_nonnull(strstr(err_msg(), "src.ids"));
-	ck_assert(m->arch->train_batch(m, &src.b, &src.b, 1, &nll, &ntok) < 0);
-	grads_on(m);
-	src.ids[0] = -1;
-	make_batch(&tgt, 1, slen, VT, 14);
-	ck_assert(m->arch->train_batch(m, &src.b, &tgt.b, 1, &nll, &ntok) < 0);
-	ck_assert_ptr_nonnull(strstr(err_msg(), "source"));
-	free_frames(f, 1);
+	sc_ids_refused(m, f, &src);
+	sc_free_frames(f, 1);
 	model_free(m);
 	model_free(other);
 }
