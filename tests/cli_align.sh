@@ -6,26 +6,12 @@
 # adds more, --unlinked words get none, and the refusals: a layer or head
 # the model lacks (exit 1), a bad list, --layers without -A (exit 2).
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_align: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(5); split("ab cd ef gh ij kl", w, " ");
-	for (i = 0; i < 200; i++) { n = 2 + int(rand() * 4); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 6)];
-			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
-		print s "\t" r } }' > pairs.txt
-cut -f1 pairs.txt > src.txt
-tokenize -l 280 src.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=16 \
-	-S heads=2 -S ffn=32 -S enc_layers=1 -S dec_layers=3 -S tie=all \
-	-S warmup=20 -S batch_tokens=200
-tokenize -p -m m.tsr pairs.txt > pairs.tsr
-train-step -q -m m.tsr -n 30 pairs.tsr
+sentences 5 200 2 5 "s r" "ab cd ef gh ij kl" > pairs.txt
+trained m.tsr pairs.txt 30 dec_layers=3
 head -40 pairs.txt > some.txt
-tokenize -p -m m.tsr some.txt | embed -m m.tsr | encode -m m.tsr |
-	attend -m m.tsr > mem.tsr
+tokenize -p -m m.tsr some.txt | stages m.tsr > mem.tsr
 
 al() { score -m m.tsr -A "$@" < mem.tsr; }
 al > default.al

@@ -3,29 +3,15 @@
 # clock's.  A run stopped (SIGSTOP) for longer than its limit goes on
 # training when continued; without --cpu-time the same run stops at once.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "cli_cpu_time: $*" >&2; exit 1; }
-cd "$T" || exit 1
+. "$(dirname "$0")/lib/cli.sh"
 export ATTN_THREADS=1
 
-awk 'BEGIN {
-	split("la casa verde el perro come pan y agua", s, " ")
-	split("the house green the dog eats bread and water", t, " ")
-	for (i = 0; i < 200; i++) {
-		n = 2 + i % 5; a = ""; b = ""
-		for (j = 0; j < n; j++) {
-			k = 1 + (i * 7 + j * 5) % 9
-			a = a (j ? " " : "") s[k]; b = b (j ? " " : "") t[k]
-		}
-		print a "\t" b
-	}
-}' >pairs.txt
+casa_pairs 200 5 9 >pairs.txt
 cut -f1 pairs.txt | tokenize -l 270 >vocab.src 2>/dev/null &&
 	cut -f2 pairs.txt | tokenize -l 270 >vocab.tgt 2>/dev/null ||
 	fail "tokenize --learn failed"
-train-step -i -m m.tsr -a rnnencdec -s vocab.src -t vocab.tgt -S emb=8 \
-    -S hidden=8 -S maxout=4 -S batch_tokens=60 || fail "train-step --init failed"
+new_model m.tsr rnnencdec vocab.src vocab.tgt batch_tokens=60 ||
+	fail "train-step --init failed"
 tokenize -p -m m.tsr <pairs.txt >pairs.tsr || fail "tokenize --pairs failed"
 
 # stopped OPTS...: trains a copy of m.tsr for 3 s (-T 3) with -L 1 and

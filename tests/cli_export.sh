@@ -5,23 +5,10 @@
 # as the f32 model of the same (rounded) weights does, and that model
 # exports to the same file byte for byte; training refuses it.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_export: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(3); split("ab cd ef gh ij kl", w, " ");
-	for (i = 0; i < 200; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 6)];
-			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
-		print s "\t" r } }' > pairs.txt
-cut -f1 pairs.txt > src.txt
-tokenize -l 280 src.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=16 \
-	-S heads=2 -S ffn=32 -S enc_layers=1 -S dec_layers=1 -S tie=all \
-	-S warmup=20 -S batch_tokens=200
-tokenize -p -m m.tsr pairs.txt > pairs.tsr
-train-step -q -m m.tsr -n 30 pairs.tsr
+sentences 3 200 1 4 "s r" "ab cd ef gh ij kl" > pairs.txt
+trained m.tsr pairs.txt 30
 
 train-step -x e.tsr -m m.tsr
 train-step --export b.tsr --dtype bf16 -m m.tsr
@@ -50,8 +37,7 @@ train-step -A 1 -o r.tsr e.tsr
 train-step -x e2.tsr -m r.tsr
 cmp e.tsr e2.tsr || fail "f16 -> f32 -> f16 is not the same file"
 translate() {
-	cut -f1 pairs.txt | tokenize -m "$1" | embed -m "$1" | encode -m "$1" |
-		attend -m "$1" > mem.tsr
+	cut -f1 pairs.txt | tokenize -m "$1" | stages "$1" > mem.tsr
 	decode -m "$1" < mem.tsr
 	beam -m "$1" -k 3 < mem.tsr
 }
@@ -61,8 +47,7 @@ translate r.tsr > out.r
 cmp -s out.e out.r || fail "the export translates otherwise than its f32 model"
 translate b.tsr > out.b
 [ "$(wc -l < out.b)" -eq 400 ] || fail "bf16: $(wc -l < out.b) lines"
-tokenize -p -m e.tsr pairs.txt | embed -m e.tsr | encode -m e.tsr |
-	attend -m e.tsr | score -m e.tsr > scores
+tokenize -p -m e.tsr pairs.txt | stages e.tsr | score -m e.tsr > scores
 [ "$(wc -l < scores)" -eq 200 ] || fail "score: $(wc -l < scores) lines"
 
 # training refuses the export; bad options are usage errors

@@ -7,23 +7,11 @@
 # and it stays close to the f32 model (scores within a tolerance);
 # training refuses it.  The recurrent models load it too.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_int8: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(5); split("ab cd ef gh ij kl", w, " ");
-	for (i = 0; i < 200; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 6)];
-			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
-		print s "\t" r } }' > pairs.txt
-cut -f1 pairs.txt > src.txt
-tokenize -l 280 src.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=32 \
-	-S heads=2 -S ffn=64 -S enc_layers=1 -S dec_layers=2 -S tie=none \
-	-S warmup=20 -S batch_tokens=300
-tokenize -p -m m.tsr pairs.txt > pairs.tsr
-train-step -q -m m.tsr -n 40 pairs.tsr
+sentences 5 200 1 4 "s r" "ab cd ef gh ij kl" > pairs.txt
+trained m.tsr pairs.txt 40 d_model=32 ffn=64 dec_layers=2 tie=none \
+	batch_tokens=300
 
 train-step -x q.tsr --dtype int8 -m m.tsr
 train-step -x h.tsr -m m.tsr
@@ -44,8 +32,7 @@ cmp -s want got || { diff want got >&2; fail "the int8 export's records"; }
 grep -q '^out\.W i8' got || fail "out.W is not i8"
 
 translate() {
-	cut -f1 pairs.txt | tokenize -m "$1" | embed -m "$1" |
-		encode -m "$1" "$2" | attend -m "$1" "$2" > mem.tsr
+	cut -f1 pairs.txt | tokenize -m "$1" | stages "$1" "$2" > mem.tsr
 	decode -m "$1" "$2" < mem.tsr
 	beam -m "$1" -k 3 "$2" < mem.tsr
 }
@@ -59,8 +46,7 @@ done
 # scores of the references: int8 close to f32 (the model is tiny and
 # barely trained; its log-probabilities move by far less than a nat)
 score_of() {
-	tokenize -p -m "$1" pairs.txt | embed -m "$1" | encode -m "$1" |
-		attend -m "$1" | score -m "$1" "$2"
+	tokenize -p -m "$1" pairs.txt | stages "$1" | score -m "$1" "$2"
 }
 score_of m.tsr -b64 > s.f32
 score_of q.tsr -b64 > s.q
@@ -82,8 +68,7 @@ train-step -x x.tsr --dtype int4 -m m.tsr 2> err || rc=$?
 [ "$rc" -eq 2 ] || fail "--dtype int4 exited $rc"
 
 # the recurrent models: exported and read
-train-step -i -m r.tsr -a rnnsearch -s vocab -t vocab -S emb=16 \
-	-S hidden=16 -S att=16 -S maxout=8
+new_model r.tsr rnnsearch vocab vocab emb=16 hidden=16 att=16 maxout=8
 train-step -x rq.tsr --dtype int8 -m r.tsr
 tensordump -H rq.tsr | grep -q ' enc\.fwd\.U  *i8 ' ||
 	fail "rnnsearch: enc.fwd.U not i8"

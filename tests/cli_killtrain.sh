@@ -4,31 +4,16 @@
 # back, training resumes from it, and the resumed model is bit for bit the
 # one an unbroken run makes.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "cli_killtrain: $*" >&2; exit 1; }
-cd "$T" || exit 1
+. "$(dirname "$0")/lib/cli.sh"
 export ATTN_THREADS=1           # results depend on the thread count
 N=60                            # updates in all
 
 # A made-up parallel corpus and its vocabularies.
-awk 'BEGIN {
-	split("la casa verde el perro come pan y agua mesa gato negro", s, " ")
-	split("the house green the dog eats bread and water table cat black", t, " ")
-	for (i = 0; i < 400; i++) {
-		n = 2 + i % 7; a = ""; b = ""
-		for (j = 0; j < n; j++) {
-			k = 1 + (i * 7 + j * 5) % 12
-			a = a (j ? " " : "") s[k]; b = b (j ? " " : "") t[k]
-		}
-		print a "\t" b
-	}
-}' >pairs.txt
+casa_pairs 400 7 12 >pairs.txt
 cut -f1 pairs.txt | tokenize -l 280 >vocab.src 2>/dev/null &&
 	cut -f2 pairs.txt | tokenize -l 280 >vocab.tgt 2>/dev/null ||
 	fail "tokenize --learn failed"
-train-step -i -m m.tsr -a rnnsearch -s vocab.src -t vocab.tgt -S emb=8 \
-    -S hidden=16 -S att=8 -S maxout=4 -S batch_tokens=120 ||
+new_model m.tsr rnnsearch vocab.src vocab.tgt hidden=16 batch_tokens=120 ||
 	fail "train-step --init failed"
 tokenize -p -m m.tsr <pairs.txt >pairs.tsr || fail "tokenize --pairs failed"
 

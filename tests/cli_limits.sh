@@ -7,31 +7,15 @@
 # arguments are one-line usage errors (exit 2); a terminal gets no binary
 # stream, and tokenize no stream as text.
 set -u
-T=$(mktemp -d)
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# expect STATUS CMD...: runs CMD (stdout to out, stderr to err).
-expect() {
-	want=$1; shift
-	"$@" >out 2>err; got=$?
-	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(cat err)"
-}
-err_has() { grep -qF -- "$1" err || fail "stderr lacks '$1': $(cat err)"; }
+. "$(dirname "$0")/lib/cli.sh"
+errors=0
 one_line() {
 	[ "$(wc -l < err)" -eq 1 ] || fail "$1: not one line: $(cat err)"
 }
 
-i=0
-while [ $i -lt 20 ]; do
-	echo "el perro come la comida del perro y el gato come"
-	i=$((i + 1))
-done > corpus
+perro_corpus > corpus
 tokenize -l 300 corpus > vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=8 \
-	-S hidden=8 -S att=8 -S maxout=4 || exit 1
+new_model m.tsr rnnsearch vocab vocab || exit 1
 # line 2: thousands of units
 awk 'BEGIN { print "el gato"; s = "a"
 	for (i = 1; i < 1500; i++) s = s " b a"; print s " b"; print "el perro" }' \
@@ -39,10 +23,10 @@ awk 'BEGIN { print "el gato"; s = "a"
 tokenize -m m.tsr in.txt > in.tsr || exit 1
 U=$(tensordump in.tsr |
 	awk '$1 == 1 && $2 == "src.ids" { gsub(/[][]/, "", $4); print $4 - 1 }')
-[ "$U" -gt 2000 ] || { echo "FAIL: line 2 has $U units"; exit 1; }
+[ "$U" -gt 2000 ] || { fail "line 2 has $U units"; exit 1; }
 
 # ---- --max-input ---------------------------------------------------------
-expect 0 embed -m m.tsr < in.tsr
+exits 0 embed -m m.tsr < in.tsr
 err_has "embed: line 2: $U units cut to 1024 (--max-input)"
 [ "$(wc -l < err)" -eq 1 ] || fail "embed warned more than once: $(cat err)"
 mv out emb.tsr
@@ -58,9 +42,9 @@ cmp -s want got || fail "the cut src.ids is not the first 1024 ids and </s>"
 tensordump emb.tsr | awk '$2 == "src.emb" { print $4 }' > shapes
 [ "$(sed -n 2p shapes)" = "[1025,8]" ] || fail "src.emb: $(cat shapes)"
 # a stage further on cuts every record indexed by source position
-expect 0 encode -m m.tsr --max-input 5000 < emb.tsr
+exits 0 encode -m m.tsr --max-input 5000 < emb.tsr
 mv out enc.tsr
-expect 0 attend -m m.tsr --max-input 10 < enc.tsr
+exits 0 attend -m m.tsr --max-input 10 < enc.tsr
 err_has "attend: line 2: 1024 units cut to 10 (--max-input)"
 mv out mem.tsr
 tensordump -f 1 mem.tsr | awk '{ print $2, $4 }' > shapes
@@ -69,22 +53,22 @@ for r in "src.ids [11]" "src.emb [11,8]" "enc.out [11,16]" \
 	grep -qxF "$r" shapes || fail "attend --max-input 10: no $r"
 done
 # decode, beam and score cut the memory alike: att.weights [T, 6]
-expect 0 attend -m m.tsr < enc.tsr
+exits 0 attend -m m.tsr < enc.tsr
 mv out mem.tsr
 for p in decode beam; do
-	expect 0 $p -m m.tsr -c 3 --max-input 5 -t < mem.tsr
+	exits 0 $p -m m.tsr -c 3 --max-input 5 -t < mem.tsr
 	err_has "$p: line 2: 1024 units cut to 5 (--max-input)"
 	tensordump -f 1 -n att.weights out | grep -q ' \[[0-9]*,6\] ' ||
 		fail "$p --max-input 5: $(tensordump -f 1 -n att.weights out)"
 done
-expect 2 embed -m m.tsr --max-input 0 < in.tsr
+exits 2 embed -m m.tsr --max-input 0 < in.tsr
 one_line "--max-input 0"
 
 # ---- --limit -------------------------------------------------------------
-expect 1 embed -m m.tsr --limit 12k < in.tsr
+exits 1 embed -m m.tsr --limit 12k < in.tsr
 err_has "exceeds the limit of 12288 bytes"
-expect 2 score -m m.tsr --limit 1x < mem.tsr
-expect 1 tokenize -m m.tsr -d -n src.ids --limit 100 < in.tsr
+exits 2 score -m m.tsr --limit 1x < mem.tsr
+exits 1 tokenize -m m.tsr -d -n src.ids --limit 100 < in.tsr
 err_has "exceeds the limit of 100 bytes"
 
 # ---- numbers out of range, bad options: one line, exit 2 -----------------
@@ -97,18 +81,18 @@ for cmd in "decode -m m.tsr -b 200000000" "beam -m m.tsr -k 100000" \
 	   "tokenize -m m.tsr -x" "bleu -bogus r" "tensordump --bogus" \
 	   "decode -m" "attend --model" "score -m m.tsr --align=1" \
 	   "decode -m m.tsr -t --scores" "beam -m m.tsr -n 2 --scores"; do
-	expect 2 $cmd < mem.tsr
+	exits 2 $cmd < mem.tsr
 	one_line "$cmd"
 	err_has "(try '${cmd%% *} --help')"
 done
-expect 2 decode -m m.tsr --bogus
+exits 2 decode -m m.tsr --bogus
 err_has "decode: unknown option '--bogus' (try 'decode --help')"
-expect 2 beam -m m.tsr -k 100000
+exits 2 beam -m m.tsr -k 100000
 err_has "beam: option --beam: '100000' is not an integer from 1 to 1000"
 
 # ---- --threads: the same output ------------------------------------------
 decode -m m.tsr -c 3 < mem.tsr > d.all 2>/dev/null
-expect 0 decode -m m.tsr -c 3 --threads 1 < mem.tsr
+exits 0 decode -m m.tsr -c 3 --threads 1 < mem.tsr
 cmp -s d.all out || fail "decode --threads 1 differs"
 
 # ---- a line in, its translation out, before the next line ----------------
@@ -145,8 +129,8 @@ for cmd in "tokenize -m m.tsr in.txt" "embed -m m.tsr < in.tsr" \
 done
 script -qec "embed -m m.tsr --force < in.tsr" /dev/null > tty.out 2>&1 ||
 	fail "embed --force to a terminal failed"
-expect 1 tokenize -m m.tsr < in.tsr
+exits 1 tokenize -m m.tsr < in.tsr
 err_has "tokenize: <stdin>: a tensor stream, not text"
 [ -s out ] && fail "tokenize wrote output for a stream"
 
-[ $fails -eq 0 ]
+[ $errors -eq 0 ]

@@ -7,25 +7,11 @@
 # on a CPU without AVX512_BF16 (there, only the refusals can be checked);
 # a precision other than f32 and bf16 is a usage error (exit 2).
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_matmul: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(5); split("ab cd ef gh ij kl", w, " ");
-	for (i = 0; i < 40; i++) { n = 1 + int(rand() * 5); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 6)];
-			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
-		print s "\t" r } }' > pairs.txt
-cut -f1 pairs.txt > src.txt
-tokenize -l 280 src.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=32 \
-	-S heads=2 -S ffn=64 -S enc_layers=1 -S dec_layers=2 -S tie=all \
-	-S warmup=10 -S batch_tokens=200
-tokenize -p -m m.tsr pairs.txt > pairs.tsr
-train-step -q -m m.tsr -n 10 pairs.tsr
-tokenize -m m.tsr src.txt | embed -m m.tsr | encode -m m.tsr |
-	attend -m m.tsr > mem.tsr
+sentences 5 40 1 5 "s r" "ab cd ef gh ij kl" > pairs.txt
+trained m.tsr pairs.txt 10 d_model=32 ffn=64 dec_layers=2 warmup=10
+tokenize -m m.tsr src.txt | stages m.tsr > mem.tsr
 
 # status and message of a run: "status: stderr"
 refusal() {
@@ -82,10 +68,8 @@ scores --matmul bf16 > s.bf16
 cmp -s s.f32 s.bf16 && fail "bf16 scores are f32's"
 
 # a recurrent model: refused, naming its architecture
-train-step -i -m r.tsr -a rnnsearch -s vocab -t vocab -S emb=8 \
-	-S hidden=8 -S att=8 -S maxout=4
-tokenize -m r.tsr src.txt | embed -m r.tsr | encode -m r.tsr |
-	attend -m r.tsr > mem.tsr
+new_model r.tsr rnnsearch vocab vocab
+tokenize -m r.tsr src.txt | stages r.tsr > mem.tsr
 r=$(refusal beam -m r.tsr --matmul bf16)
 case $r in 1:*rnnsearch*) ;; *) fail "bf16 rnnsearch: $r" ;; esac
 exit 0

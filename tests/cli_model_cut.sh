@@ -6,20 +6,11 @@
 # mapped model, the file is truncated, and the second line makes it read
 # the lost pages.
 set -u
-T=$(mktemp -d)
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fail() { echo "cli_model_cut: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-i=0
-while [ $i -lt 20 ]; do
-	echo "el perro come la comida del perro y el gato come"
-	i=$((i + 1))
-done > corpus
+perro_corpus > corpus
 tokenize -l 300 corpus > vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=8 \
-	-S hidden=64 -S att=64 -S maxout=32 || exit 1
+new_model m.tsr rnnsearch vocab vocab hidden=64 att=64 maxout=32 || exit 1
 cp m.tsr live.tsr
 mkfifo fin fout
 sh -c "tokenize -m m.tsr | embed -m m.tsr -b 1 | encode -m m.tsr -b 1 |
@@ -31,8 +22,10 @@ echo "el perro" >&3
 timeout 60 head -n 1 <&4 > first || fail "no answer to the first line"
 : > live.tsr
 echo "el gato come" >&3
+# the end of the input ends the pipeline (and with it fout) at once
+exec 3>&-
 timeout 60 cat <&4 > rest
-exec 3>&- 4<&-
+exec 4<&-
 wait
 [ "$(cat status)" = 1 ] || fail "decode exited $(cat status): $(cat err)"
 [ "$(cat err)" = "decode: bus error: a mapped file (a model?) was cut \

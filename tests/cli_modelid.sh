@@ -4,31 +4,17 @@
 # stage (and tokenize -d) refuses frames made with another model or
 # vocabulary, naming both files, writing nothing.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {
-	want=$1; shift
-	"$@" >out 2>err; got=$?
-	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(cat err)"
-}
-err_has() { grep -qF -- "$1" err || fail "stderr lacks '$1': $(cat err)"; }
+. "$(dirname "$0")/lib/cli.sh"
+errors=0
 nothing_out() { [ -s out ] && fail "$1 wrote output"; }
 
-i=0
-while [ $i -lt 20 ]; do
-	echo "el perro come la comida del perro y el gato come"
-	i=$((i + 1))
-done > corpus
+perro_corpus > corpus
 tokenize -l 300 corpus > v1 2>/dev/null
 echo "otra cosa" >> corpus
 tokenize -l 320 corpus > v2 2>/dev/null
-cmp -s v1 v2 && { echo "FAIL: the vocabularies are the same"; exit 1; }
+cmp -s v1 v2 && { fail "the vocabularies are the same"; exit 1; }
 mk() {	# mk MODEL VOCAB HIDDEN
-	train-step -i -m $1 -a rnnsearch -s $2 -t $2 -S emb=8 -S hidden=$3 \
-		-S att=8 -S maxout=4 || exit 1
+	new_model $1 rnnsearch $2 $2 hidden=$3 || exit 1
 }
 mk A.tsr v1 8
 mk B.tsr v1 6		# A's vocabulary, other parameters
@@ -60,7 +46,7 @@ pA=$(grep -o 'params=[0-9a-f]*' id2)
 for st in "encode -m B.tsr < a.emb" "attend -m B.tsr < a.enc" \
 	  "decode -m B.tsr < a.mem" "beam -m B.tsr < a.mem" \
 	  "score -m B.tsr < a.mem"; do
-	expect 1 sh -c "$st"
+	exits 1 sh -c "$st"
 	err_has "frame 0: made with the model A.tsr ($pA), not B.tsr (params="
 	nothing_out "$st"
 	[ "$(wc -l < err)" -eq 1 ] || fail "$st: $(cat err)"
@@ -68,7 +54,7 @@ done
 # another vocabulary: refused from the first stage on, and by tokenize -d
 for st in "embed -m C.tsr < a.ids" "encode -m C.tsr < a.emb" \
 	  "tokenize -d -m C.tsr < a.ids"; do
-	expect 1 sh -c "$st"
+	exits 1 sh -c "$st"
 	err_has "frame 0: made with the vocabulary of A.tsr ($vA), not that"
 	err_has " of C.tsr (vocab="
 	nothing_out "$st"
@@ -82,20 +68,20 @@ tokenize -p -m C.tsr p.txt > pC.tsr || fail "tokenize -p -m C"
 vC=$(tensordump -t -n model.id pC.tsr | sed -n 3p | grep -o 'vocab=[0-9a-f]*')
 cp A.tsr A0.tsr
 other="train-step: pC.tsr: frame 0: made with the vocabulary of C.tsr ($vC),"
-expect 1 train-step -q -m A.tsr -n 1 pC.tsr
+exits 1 train-step -q -m A.tsr -n 1 pC.tsr
 err_has "$other not that of A.tsr ($vA)"
 cmp -s A.tsr A0.tsr || fail "train-step changed A.tsr"
-expect 1 train-step -q -m A.tsr -n 1 --dev pC.tsr pA.tsr
+exits 1 train-step -q -m A.tsr -n 1 --dev pC.tsr pA.tsr
 err_has "$other not that of A.tsr ($vA)"
 cmp -s A.tsr A0.tsr || fail "train-step --dev changed A.tsr"
-expect 1 train-step -i -m N.tsr -a rnnsearch -s v1 -t v1 -S emb=8 \
+exits 1 train-step -i -m N.tsr -a rnnsearch -s v1 -t v1 -S emb=8 \
 	-S hidden=8 -S att=8 -S maxout=4 pC.tsr
 err_has "$other not that of N.tsr ($vA)"
 [ -e N.tsr ] && fail "train-step --init made N.tsr from pC.tsr"
 train-step -q -m A.tsr -n 1 pA.tsr 2>err || fail "A's own pairs: $(cat err)"
 train-step -q -m A.tsr -n 1 < pA.tsr 2>err || fail "pairs on stdin: $(cat err)"
 # --limit: the pairs' records above it are refused
-expect 1 train-step -q -m A.tsr -n 1 --limit 8 pA.tsr
+exits 1 train-step -q -m A.tsr -n 1 --limit 8 pA.tsr
 err_has "train-step: pA.tsr: byte "
 err_has "exceeds the limit of 8 bytes"
 
@@ -108,4 +94,4 @@ tensordump -n model.id bare.ids | grep -q model.id &&
 embed -m B.tsr < bare.ids > b.emb || fail "embed -m B refused a bare stream"
 tensordump -t -n model.id b.emb | grep -q 'model=B.tsr' ||
 	fail "embed did not add model.id to a bare stream"
-[ $fails -eq 0 ]
+[ $errors -eq 0 ]

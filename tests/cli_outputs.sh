@@ -5,11 +5,8 @@
 # n-best lines have Moses' four fields, i ||| text ||| F0= logp ||| score,
 # the score logp over the length penalty, checked by hand.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib/cli.sh"
+errors=0
 # close A B: two numbers within 1e-4.
 close() {
 	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }'
@@ -25,16 +22,13 @@ cut -f 1 pairs > src
 cut -f 2 pairs > tgt
 tokenize -l 300 src tgt > vocab 2>/dev/null
 for arch in rnnsearch transformer; do
-	case $arch in
-	rnnsearch) set -- -S emb=8 -S hidden=8 -S att=8 -S maxout=4 ;;
-	*) set -- -S d_model=16 -S heads=2 -S ffn=16 -S enc_layers=1 \
-		  -S dec_layers=1 ;;
-	esac
 	rm -f m.tsr
-	train-step -i -m m.tsr -a $arch -s vocab -t vocab "$@" || exit 1
+	case $arch in
+	transformer) new_model m.tsr $arch vocab vocab ffn=16 || exit 1 ;;
+	*) new_model m.tsr $arch vocab vocab || exit 1 ;;
+	esac
 	printf 'el perro come\nel gato\nla comida del perro\n' |
-		tokenize -m m.tsr | embed -m m.tsr | encode -m m.tsr |
-		attend -m m.tsr > mem.tsr || exit 1
+		tokenize -m m.tsr | stages m.tsr > mem.tsr || exit 1
 
 	# decode's lines, and score on the translations it found
 	decode -m m.tsr -c 4 -A --scores < mem.tsr > d.txt || fail "decode -A"
@@ -102,4 +96,4 @@ for arch in rnnsearch transformer; do
 		b2a.txt > bad
 	[ -s bad ] && fail "$arch: n-best with -A: $(cat bad)"
 done
-[ $fails -eq 0 ]
+[ $errors -eq 0 ]

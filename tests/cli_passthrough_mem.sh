@@ -7,19 +7,11 @@
 # ulimit -v where it can be set; sanitizer builds reserve terabytes of
 # address space, so there ASan's own RSS limit serves.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fail() { echo "cli_passthrough_mem: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-i=0
-while [ $i -lt 20 ]; do
-	echo "el perro come la comida del perro y el gato come"
-	i=$((i + 1))
-done > corpus
+perro_corpus > corpus
 tokenize -l 300 corpus > vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=8 \
-	-S hidden=8 -S att=8 -S maxout=4 || exit 1
+new_model m.tsr rnnsearch vocab vocab || exit 1
 {
 	echo 'tsr-text 1'
 	echo 'record src.ids i32 [3] frame 0'

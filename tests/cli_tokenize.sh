@@ -2,19 +2,8 @@
 # tokenize: learning, text to frames and back byte for byte, --pairs,
 # --target, the text formats, vocabularies from a model file, bad input.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# expect STATUS CMD...: runs CMD (stdout to out, stderr to err).
-expect() {
-	want=$1; shift
-	"$@" >out 2>err; got=$?
-	[ "$got" -eq "$want" ] || fail "$* exited $got, not $want: $(cat err)"
-}
-# err_has TEXT: stderr of the last command holds TEXT.
-err_has() { grep -qF -- "$1" err || fail "stderr lacks '$1': $(cat err)"; }
+. "$(dirname "$0")/lib/cli.sh"
+errors=0
 
 # ---- a corpus, and the text of the round trip ----------------------------
 i=0
@@ -49,22 +38,22 @@ printf 'no final newline\n' >last
 nlines=14
 
 # ---- help, version, usage ------------------------------------------------
-expect 0 tokenize --help
+exits 0 tokenize --help
 grep -q '^usage: tokenize' out || fail "--help: no usage on stdout"
-expect 0 tokenize --version
+exits 0 tokenize --version
 grep -q '^tokenize (attn) ' out || fail "--version: $(cat out)"
-expect 2 tokenize --bogus
-expect 2 tokenize corpus
+exits 2 tokenize --bogus
+exits 2 tokenize corpus
 err_has "give a vocabulary"
-expect 2 tokenize -l 100 corpus
+exits 2 tokenize -l 100 corpus
 err_has "--learn"
-expect 2 tokenize -l 1000 -v x corpus
-expect 2 tokenize -v x -p -d
-expect 2 tokenize -v x -f words
-expect 2 tokenize -l 1000 -c 1.5 corpus
+exits 2 tokenize -l 1000 -v x corpus
+exits 2 tokenize -v x -p -d
+exits 2 tokenize -v x -f words
+exits 2 tokenize -l 1000 -c 1.5 corpus
 
 # ---- learning ----------------------------------------------------------
-expect 0 tokenize -l 400 corpus
+exits 0 tokenize -l 400 corpus
 mv out vocab
 head -n 1 vocab | grep -qx 'attn-bpe 1 [0-9]*' || fail "vocab header: $(head -n 1 vocab)"
 [ "$(sed -n 2p vocab)" = "$(printf '0\t<pad>\tspecial')" ] || fail "vocab id 0"
@@ -74,18 +63,18 @@ grep -q "$(printf '\tmerge\t\342\226\201 perro$')" vocab ||
 	grep -q "$(printf '\t\342\226\201perro\tmerge')" vocab ||
 	fail "no unit for ' perro'"
 err_has "units"
-expect 0 tokenize --learn=400 - <corpus
+exits 0 tokenize --learn=400 - <corpus
 cmp -s out vocab || fail "learning twice (stdin) gave another vocabulary"
 # A joint vocabulary from two files is the vocabulary of both together.
 head -n 20 corpus >part1
 tail -n +21 corpus >part2
-expect 0 tokenize -l 400 part1 part2
+exits 0 tokenize -l 400 part1 part2
 cmp -s out vocab || fail "a joint vocabulary of two files differs"
 
 # ---- round trip ----------------------------------------------------------
-expect 0 tokenize -v vocab text
+exits 0 tokenize -v vocab text
 mv out text.tsr
-expect 0 tokenize -d -v vocab text.tsr
+exits 0 tokenize -d -v vocab text.tsr
 cmp -s out text.want || fail "stream round trip differs"
 [ "$(wc -l <out)" -eq $nlines ] || fail "$(wc -l <out) lines back, not $nlines"
 # frames 0..13, each model.id, src.ids, then src.text with the end flag
@@ -103,13 +92,13 @@ tensordump -t -n src.text -f 10 text.tsr | tail -n +2 | tr -s ' \n' '  ' >crlf
 [ "$(cat crlf)" = 'record src.text u8 [10] frame 10 end 99 114 108 102 32 108 105 110 101 13 ' ] ||
 	fail "CRLF text: $(cat crlf)"
 # the text formats go back too
-expect 0 tokenize -v vocab -f units text
+exits 0 tokenize -v vocab -f units text
 mv out text.units
-expect 0 tokenize -d -v vocab -f units text.units
+exits 0 tokenize -d -v vocab -f units text.units
 cmp -s out text.want || fail "units round trip differs"
-expect 0 tokenize -v vocab -f ids text
+exits 0 tokenize -v vocab -f ids text
 mv out text.ids
-expect 0 tokenize -d -v vocab -f ids text.ids
+exits 0 tokenize -d -v vocab -f ids text.ids
 cmp -s out text.want || fail "ids round trip differs"
 [ "$(wc -l <text.ids)" -eq $nlines ] || fail "ids: not one line per line"
 
@@ -127,7 +116,7 @@ head -c 1048576 /dev/zero | tr '\0' a >big
 printf '\n' >>big
 head -c 524288 /dev/zero | tr '\0' ' ' >>big
 printf 'x\n' >>big
-expect 0 tokenize -v vocab big
+exits 0 tokenize -v vocab big
 tokenize -d -v vocab out >back
 cmp -s back big || fail "megabyte lines differ"
 # no final newline: the last line is still a frame
@@ -135,12 +124,12 @@ printf 'a\nb' | tokenize -v vocab | tokenize -d -v vocab >out
 [ "$(cat out)" = "$(printf 'a\nb')" ] && [ "$(wc -l <out)" -eq 2 ] ||
 	fail "no final newline: $(cat out)"
 # no input: no frames
-expect 0 tokenize -v vocab /dev/null
+exits 0 tokenize -v vocab /dev/null
 [ -s out ] && fail "empty input made output"
 
 # ---- pairs and the target side -------------------------------------------
 printf 'el perro\tthe dog\n\tonly target\nsrc only\t\na\tb\tc\n' >pairs
-expect 0 tokenize -v vocab -p pairs
+exits 0 tokenize -v vocab -p pairs
 mv out pairs.tsr
 tensordump -H pairs.tsr | awk '{ print $1, $2, $NF }' >list
 printf '%s\n' '0 model.id -' '0 src.ids -' '0 src.text -' '0 tgt.ids -' \
@@ -158,12 +147,12 @@ cmp -s out want || fail "pairs, target side: $(cat out)"
 tokenize -d -v vocab -n src.ids pairs.tsr >out
 printf 'el perro\n\nsrc only\na\n' >want
 cmp -s out want || fail "pairs, source side: $(cat out)"
-expect 0 tokenize -v vocab -p -f units pairs
+exits 0 tokenize -v vocab -p -f units pairs
 [ "$(head -n 1 out)" = "$(printf '%s\t%s' "$(echo 'el perro' |
 	tokenize -v vocab -f units)" "$(echo 'the dog' |
 	tokenize -v vocab -f units)")" ] || fail "pairs as units: $(head -n 1 out)"
 printf 'fine\tok\nno tab here\n' >badpairs
-expect 1 tokenize -v vocab -p badpairs
+exits 1 tokenize -v vocab -p badpairs
 err_has "tokenize: badpairs:2: no tab between source and target"
 echo 'the cat' | tokenize -v vocab -T >out
 tensordump -H out | awk '{ print $2 }' | tr '\n' ' ' >list
@@ -206,14 +195,14 @@ tensordump -t -n model.id q.tsr | grep -o 'vocab=[0-9a-f]*' >q.id
 [ -s p.id ] && cmp -s p.id q.id ||
 	fail "model.id: -m $(cat p.id), -v --tgt-vocab $(cat q.id)"
 echo x | tokenize -v vocab >one.tsr
-expect 1 tokenize -m one.tsr
+exits 1 tokenize -m one.tsr
 err_has 'tokenize: one.tsr: frame 0 has no record "vocab.src"'
 
 # ---- bad vocabularies and ids --------------------------------------------
-expect 1 tokenize -v missing text
+exits 1 tokenize -v missing text
 err_has "tokenize: missing: "
 sed '5s/special/speciel/' vocab >badvocab
-expect 1 tokenize -v badvocab text
+exits 1 tokenize -v badvocab text
 err_has "badvocab: vocabulary line 5"
 echo '5 99999 2' | tokenize -d -f ids -v vocab >out 2>err
 [ $? -eq 1 ] || fail "an id outside the vocabulary was taken"
@@ -223,13 +212,13 @@ echo '<0x41> nosuchunit' | tokenize -d -f units -v vocab >out 2>err
 err_has "<stdin>:1: 'nosuchunit' is not a unit"
 printf 'tsr-text 1\nrecord hyp.ids i32 [2] frame 7 end\n5 100000\n' |
 	tensordump -r >hyp.tsr
-expect 1 tokenize -d -v vocab hyp.tsr
+exits 1 tokenize -d -v vocab hyp.tsr
 err_has "frame 7: hyp.ids: id 100000"
 printf 'tsr-text 1\nrecord other u8 [1] end\n"x"\n' | tensordump -r >other.tsr
-expect 1 tokenize -d -v vocab other.tsr
+exits 1 tokenize -d -v vocab other.tsr
 err_has "no hyp.ids, tgt.ids or src.ids"
-expect 1 tokenize -d -v vocab text
+exits 1 tokenize -d -v vocab text
 err_has "tokenize: text"
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+[ "$errors" -eq 0 ] || { echo "$errors failed"; exit 1; }
 echo "all passed"
