@@ -8,13 +8,8 @@
 # with -w (the reference) and without; shapes that disagree refused (exit
 # 1, the frame named); -w with -m a usage error (exit 2).
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_attend: $*" >&2
-	errors=$((errors + 1))
-}
 
 # The frames, in the text form (mode "in") or the wanted out and weights
 # of each frame, one value a line (mode "want").

@@ -7,10 +7,7 @@
 # The bound: ulimit -v where it can be set; sanitizer builds reserve
 # terabytes of address space, so there ASan's own RSS limit serves.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_batching: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
 awk 'BEGIN { srand(7); split("ab cd ef gh ij kl mn op", w, " ")
 	for (i = 0; i < 301; i++) {
@@ -19,8 +16,7 @@ awk 'BEGIN { srand(7); split("ab cd ef gh ij kl mn op", w, " ")
 		print s } }' > in.txt
 sed 150q in.txt > short.txt
 tokenize -l 300 short.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=16 \
-	-S hidden=16 -S att=16 -S maxout=8
+new_model m.tsr rnnsearch vocab vocab emb=16 hidden=16 att=16 maxout=8
 tokenize -m m.tsr in.txt > a.tsr
 len=$(tensordump a.tsr | awk '$1 == 150 && $2 == "src.ids" { print $4 }')
 [ "$len" = "[10001]" ] || fail "the long line has $len ids, not [10001]"

@@ -3,14 +3,8 @@
 # sentence level, several systems and paired tests, and every kind of bad
 # input (a clear message and exit status 1 or 2).
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_bleu: $*" >&2
-	errors=$((errors + 1))
-}
 # expect WANT CMD...: CMD's standard output is exactly WANT
 expect() {
 	want=$1

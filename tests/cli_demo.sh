@@ -4,13 +4,9 @@
 # as `make demo` does: one line per input line, none empty, greedy and
 # beam; its parameters are f16, without optimiser state.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib/cli.sh"
 m=$root/models/bible-es-en.tsr
 text=$root/examples/sample.es
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_demo: $*" >&2; exit 1; }
 
 tensordump -c "$m" > /dev/null || fail "$m is damaged"
 tensordump -H "$m" | awk '$2 ~ /^optim\./ ||

@@ -4,14 +4,8 @@
 # (tensordump -g with no such --layer) end with their usual status and
 # message, and in the sanitizer build with no leak report.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_error_exits: $*" >&2
-	errors=$((errors + 1))
-}
 # no_leak WHAT: stderr (in err) holds no sanitizer report
 no_leak() {
 	if grep -q 'Sanitizer' err; then
@@ -22,10 +16,8 @@ no_leak() {
 
 awk 'BEGIN { for (i = 0; i < 200; i++) print "ab cd ef gh ij kl" }' > src.txt
 tokenize -l 270 src.txt > vocab 2>/dev/null
-train-step -i -m tf.tsr -a transformer -s vocab -t vocab -S d_model=8 \
-	-S heads=2 -S ffn=8 -S enc_layers=1 -S dec_layers=1 || fail "init"
-tokenize -m tf.tsr src.txt | embed -m tf.tsr | encode -m tf.tsr |
-	attend -m tf.tsr > att.tsr || fail "the pipeline"
+new_model tf.tsr transformer vocab vocab d_model=8 ffn=8 || fail "init"
+tokenize -m tf.tsr src.txt | stages tf.tsr > att.tsr || fail "the pipeline"
 
 # the reader of decode's output takes 50 bytes and goes away
 decode -m tf.tsr -t -b 4 < att.tsr 2>err | head -c 50 > head.out

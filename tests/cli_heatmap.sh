@@ -5,10 +5,7 @@
 # the ids or from a model's vocabularies (escaped), one file per frame
 # with '#', standard output with '-', and the refusals.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_heatmap: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 # cells FILE: the fills of the cells, row by row; cols/rows FILE: labels
 cells() {
 	sed -n '/<g id="cells">/,/<\/g>/p' "$1" |
@@ -86,8 +83,7 @@ cmp -s s.svg r.svg || fail "--svg - differs"
 # tokenize shows them, and </s>.
 printf 'la casa es grande\nel perro come\n' >text
 tokenize -l 300 text >vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=4 \
-	-S hidden=4 -S att=4 -S maxout=2
+new_model m.tsr rnnsearch vocab vocab emb=4 hidden=4 att=4 maxout=2
 echo "la casa" | tokenize -m m.tsr | tensordump -t | sed 's/ end$//' >b.txt
 src_units=$(echo "la casa" | tokenize -m m.tsr -f units)
 tgt_ids=$(echo "perro" | tokenize -m m.tsr -T -f ids)

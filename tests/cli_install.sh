@@ -9,16 +9,10 @@
 # exactly the functions the installed headers declare, and nothing of the
 # programs (die, progname, warnx_, usage_error, ...).
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib/cli.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) build=$BUILD ;; *) build=$root/$BUILD ;; esac
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 errors=0
-fail() {
-	echo "cli_install: $*" >&2
-	errors=$((errors + 1))
-}
 sh "$root/tools/need.sh" cc make pkg-config nm || exit 1
 
 # The install, by the Makefile, of this build (SAN as it was built; the

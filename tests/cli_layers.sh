@@ -5,15 +5,9 @@
 # include planted in a copy of the real lib/ and cmd/ is reported at its
 # line and changes nothing else in the report.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib/cli.sh"
 check=$root/tools/check-layers.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 errors=0
-fail() {
-	echo "cli_layers: $*" >&2
-	errors=$((errors + 1))
-}
 
 # put FILE LINE...: writes FILE with one line per argument.
 put() {

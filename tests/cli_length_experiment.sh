@@ -7,11 +7,7 @@
 # polyline per model in the plot at the heights the scores give; equal
 # lengths kept in one bucket; and the refusals.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_length_experiment: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 run() { sh "$root/examples/length-experiment.sh" "$@"; }
 export ATTN_THREADS=1
 
@@ -26,8 +22,7 @@ cp ref.txt perfect.txt
 awk 'NR <= 4 { print; next } { print "" }' ref.txt >short.txt
 
 tokenize -l 300 src.txt >vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=8 -S hidden=8 \
-	-S att=8 -S maxout=4
+new_model m.tsr rnnsearch vocab vocab
 
 run -o out -k 2 -t 'a <test> & more' src.txt ref.txt greedy=m.tsr \
 	beam=m.tsr:beam perfect=perfect.txt short=short.txt \

@@ -4,16 +4,10 @@
 # long option of a program (its getopt_long table, and any --option its
 # --help prints) appears in its page.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-sh "$root/tools/need.sh" mandoc groff || exit 1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-bs=$(printf '\b')
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_manpages: $*" >&2
-	errors=$((errors + 1))
-}
+sh "$root/tools/need.sh" mandoc groff || exit 1
+bs=$(printf '\b')
 # render PAGE: the page as plain text (run in man/, where .so resolves).
 render() {
 	(cd "$root/man" && mandoc -T ascii "$1") | sed "s/.$bs//g"

@@ -8,14 +8,8 @@
 # error naming it.
 # (The example with b1 or b2 left out differs by 0.9 and 0.8 here.)
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_mlp_attention: $*" >&2
-	errors=$((errors + 1))
-}
 
 printf 'ab cd ef\ngh ij\n' >"$T/text"
 tokenize -l 270 "$T/text" >"$T/vocab" 2>/dev/null

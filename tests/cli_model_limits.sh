@@ -8,20 +8,14 @@
 # allocation the config asks for would end in "out of memory", not the
 # message.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_model_limits: $*" >&2
-	errors=$((errors + 1))
-}
 
 echo x | tokenize -l 260 > vocab 2>/dev/null
-train-step -i -m tf.tsr -a transformer -s vocab -t vocab -S d_model=2 \
-	-S heads=1 -S ffn=2 -S enc_layers=1 -S dec_layers=1 || fail "init tf"
-train-step -i -m rnn.tsr -a rnnsearch -s vocab -t vocab -S emb=2 \
-	-S hidden=2 -S att=2 -S maxout=2 || fail "init rnn"
+new_model tf.tsr transformer vocab vocab d_model=2 heads=1 ffn=2 ||
+	fail "init tf"
+new_model rnn.tsr rnnsearch vocab vocab emb=2 hidden=2 att=2 maxout=2 ||
+	fail "init rnn"
 tensordump -t tf.tsr > tf.txt && tensordump -t rnn.tsr > rnn.txt ||
 	fail "tensordump -t"
 

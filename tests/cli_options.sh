@@ -4,13 +4,8 @@
 # (values out of range, signs, spaces, trailing text, empty); good values
 # at the ends of a range pass the parser.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_options: $*" >&2
-	errors=$((errors + 1))
-}
 
 # refused OPTION VALUE PROG ARGS...: PROG ARGS exits 2 naming the option
 # and the value

@@ -5,13 +5,11 @@
 # gives; empty lines, CRLF, invalid UTF-8, very long lines and a last line
 # without a newline included.
 set -u
-sh "$(dirname "$0")/../tools/need.sh" parallel || exit 1
+. "$(dirname "$0")/lib/cli.sh"
+sh "$root/tools/need.sh" parallel || exit 1
 # GNU parallel quotes remote commands for the shell named by $SHELL, and
 # with -S it fails silently when that is unset (as under some CI runners).
 export SHELL=/bin/sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "cli_parallel: $*" >&2; exit 1; }
 
 # mkinput LINES WORDS AS: odd lines among LINES ordinary ones, with a line
 # of WORDS words and one of AS letters a.
@@ -93,8 +91,8 @@ split tokenize "tokenize -v '$T/vocab' | tokenize -d -v '$T/vocab'" \
 
 # The translation pipeline of an untrained model (deterministic nonsense,
 # at most 8 target ids a line, and shorter long lines, to keep it quick).
-train-step -i -m "$T/m.tsr" -a rnnsearch -s "$T/vocab" -t "$T/vocab" -S emb=8 \
-    -S hidden=8 -S att=8 -S maxout=4 || fail "train-step --init failed"
+new_model "$T/m.tsr" rnnsearch "$T/vocab" "$T/vocab" ||
+	fail "train-step --init failed"
 mkinput 120 1500 3000 >"$T/in"
 m=$T/m.tsr
 split decode "tokenize -m '$m' | embed -m '$m' | encode -m '$m' |

@@ -6,21 +6,14 @@
 # refusals: a stream that lacks a stage's record, ids outside the
 # vocabulary, a model whose parameters disagree with its config.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_pipeline: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
 # a copying task over eight two-letter words
-awk 'BEGIN { srand(3); split("ab cd ef gh ij kl mn op", w, " ");
-	for (i = 0; i < 400; i++) { n = 1 + int(rand() * 5); s = "";
-		for (j = 0; j < n; j++) s = s (j ? " " : "") w[1 + int(rand() * 8)];
-		print s "\t" s } }' > pairs.txt
+sentences 3 400 1 5 "s s" > pairs.txt
 cut -f1 pairs.txt > src.txt
 tokenize -l 300 src.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=16 \
-	-S hidden=16 -S att=16 -S maxout=8 -S optim=adam -S lr=0.01 \
-	-S batch_tokens=200
+new_model m.tsr rnnsearch vocab vocab emb=16 hidden=16 att=16 maxout=8 \
+	optim=adam lr=0.01 batch_tokens=200
 tokenize -p -m m.tsr pairs.txt > pairs.tsr
 train-step -q -m m.tsr -n 1500 pairs.tsr
 

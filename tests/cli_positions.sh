@@ -8,22 +8,10 @@
 # sinusoidal; pos=learned refuses, naming the frame or pair and the
 # limit, a sentence longer than its table.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_positions: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-pairs() {
-	awk -v seed="$1" -v n="$2" 'BEGIN { srand(seed)
-		split("ab cd ef gh ij kl mn op", w, " ")
-		for (i = 0; i < n; i++) {
-			k = 1 + int(rand() * 5); s = ""; r = ""
-			for (j = 0; j < k; j++) { x = w[1 + int(rand() * 8)]
-				s = s (j ? " " : "") x; r = x (j ? " " : "") r }
-			print s "\t" r } }'
-}
-pairs 5 4000 > pairs.txt
-pairs 9 100 > test.txt
+sentences 5 4000 1 5 "s r" > pairs.txt
+sentences 9 100 1 5 "s r" > test.txt
 cut -f1 pairs.txt > src.txt
 tokenize -l 300 src.txt > vocab 2>/dev/null
 for pos in default sinusoidal rope learned; do

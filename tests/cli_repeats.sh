@@ -6,20 +6,12 @@
 # --block-repeats=0 is the default's output, byte for byte, and a value
 # above 64 is a usage error.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_repeats: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(3); split("ab cd ef gh ij kl mn op", w, " ")
-	for (i = 0; i < 40; i++) { n = 3 + int(rand() * 6); s = ""
-		for (j = 0; j < n; j++) s = s (j ? " " : "") w[1 + int(rand() * 8)]
-		print s } }' > in.txt
+sentences 3 40 3 8 s > in.txt
 tokenize -l 300 in.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=16 \
-	-S heads=2 -S ffn=32 -S enc_layers=1 -S dec_layers=1
-tokenize -m m.tsr in.txt | embed -m m.tsr | encode -m m.tsr |
-	attend -m m.tsr > mem.tsr
+new_model m.tsr transformer vocab vocab
+tokenize -m m.tsr in.txt | stages m.tsr > mem.tsr
 
 # The lines (one per frame) whose ids hold a phrase of 1..N ids said three
 # times in a row.

@@ -8,16 +8,9 @@
 # bit-identical; decode and beam give the same bytes at -b 1, 7 and 64;
 # a model without the key is additive, as every model made before it.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_rnnatt: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(5); split("ab cd ef gh ij kl mn op", w, " ");
-	for (i = 0; i < 600; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
-			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
-		print s "\t" r "\t" s } }' > all.txt
+sentences 5 600 1 4 "s r s" > all.txt
 cut -f1,2 all.txt > rev.txt
 cut -f1,3 all.txt > copy.txt
 cut -f1 all.txt > src.txt

@@ -8,17 +8,10 @@
 # checkpoints average; the f16 and bf16 exports translate as their f32
 # models of the same weights.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_seq2seq: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
 # copying up to four of eight two-letter words
-awk 'BEGIN { srand(5); split("ab cd ef gh ij kl mn op", w, " ");
-	for (i = 0; i < 600; i++) { n = 1 + int(rand() * 4); s = "";
-		for (j = 0; j < n; j++)
-			s = s (j ? " " : "") w[1 + int(rand() * 8)]
-		print s "\t" s } }' > pairs.txt
+sentences 5 600 1 4 "s s" > pairs.txt
 cut -f1 pairs.txt > src.txt
 tokenize -l 300 src.txt > vocab 2>/dev/null
 train-step -i -m m.tsr -a seq2seq -s vocab -t vocab -S emb=16 \

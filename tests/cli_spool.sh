@@ -4,12 +4,9 @@
 # file moved aside while the others complete.  The translator is a fake that
 # upper-cases its input and logs the first line of each finished file.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib/cli.sh"
 spool=$root/examples/attn-spool
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 export T
-fail() { echo "cli_spool: $*" >&2; exit 1; }
 
 cat >"$T/tx" <<'TX'
 #!/bin/sh
@@ -123,8 +120,7 @@ setup s1 s2
 m=$T/m.tsr
 printf 'la casa verde\nel perro come pan\n' >"$T/corpus"
 tokenize -l 270 "$T/corpus" >"$T/vocab" 2>/dev/null &&
-	train-step -i -m "$m" -a rnnsearch -s "$T/vocab" -t "$T/vocab" \
-	    -S emb=8 -S hidden=8 -S att=8 -S maxout=4 || fail "no model made"
+	new_model "$m" rnnsearch "$T/vocab" "$T/vocab" || fail "no model made"
 for search in decode beam; do
 	opt=; [ $search = beam ] && opt=-b
 	timeout 30 "$spool" $opt -m "$m" "$T/in" "$T/out" ||

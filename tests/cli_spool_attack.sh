@@ -8,13 +8,10 @@
 # the refusal of a work directory owned by someone else needs root.  The
 # translator is a fake that upper-cases its input and logs its first line.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib/cli.sh"
 spool=$root/examples/attn-spool
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 chmod 755 "$T"
 export T
-fail() { echo "cli_spool_attack: $*" >&2; exit 1; }
 if [ "$(id -u)" -eq 0 ]; then
 	attacker() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 	auid=$(id -u nobody)

@@ -10,20 +10,14 @@
 # run stopped 2 s short resumes and trains only them; an unknown variant
 # name is a usage error.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_story: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
 mkdir data
-awk 'BEGIN { srand(3); split("ab cd ef gh ij kl mn op", w, " ")
-	for (i = 0; i < 220; i++) { n = 1 + int(rand() * 4); s = ""; r = ""
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)]
-			s = s (j ? " " : "") x
-			r = toupper(x) (j ? " " : "") r }
-		f = i < 200 ? "train" : "dev"
-		print s > ("data/" f ".es"); print r > ("data/" f ".en") } }'
+sentences 3 220 1 4 "s R" > all.txt
+head -n 200 all.txt | cut -f1 > data/train.es
+head -n 200 all.txt | cut -f2 > data/train.en
+tail -n 20 all.txt | cut -f1 > data/dev.es
+tail -n 20 all.txt | cut -f2 > data/dev.en
 export DATA=data DOC=doc TRAIN_TIME=3 VOCAB=300 K=2 SAVE=5 VERSE=2
 export EMB=8 HIDDEN=8 ATT=8 MAXOUT=4 BATCH=100
 export VARIANTS="rnnencdec diagonal additive"

@@ -3,13 +3,8 @@
 # text form's exact round trip; damaged streams refused with exit 1 and a
 # message naming the stream, the offset and the record.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_tensordump: $*" >&2
-	errors=$((errors + 1))
-}
 # expect FILE: compares "$T/out" with FILE's lines.
 expect() {
 	cmp -s "$T/out" "$1" || { fail "$2: output differs:"; diff "$1" "$T/out" >&2; }

@@ -4,22 +4,14 @@
 # N/2 give the same file byte for byte, with f32 or bf16 products; SIGTERM
 # saves and exits 0; the last checkpoints average; bad input is refused.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_train: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
 # reversing up to four of eight two-letter words
-awk 'BEGIN { srand(5); split("ab cd ef gh ij kl mn op", w, " ");
-	for (i = 0; i < 600; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
-			s = s (j ? " " : "") x; r = x (j ? " " : "") r }
-		print s "\t" r } }' > pairs.txt
+sentences 5 600 1 4 "s r" > pairs.txt
 cut -f1 pairs.txt > src.txt
 tokenize -l 300 src.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=16 \
-	-S hidden=24 -S att=16 -S maxout=8 -S optim=adam -S lr=0.01 \
-	-S batch_tokens=200
+new_model m.tsr rnnsearch vocab vocab emb=16 hidden=24 att=16 maxout=8 \
+	optim=adam lr=0.01 batch_tokens=200
 cp m.tsr a.tsr
 cp m.tsr b.tsr
 tokenize -p -m m.tsr pairs.txt > pairs.tsr

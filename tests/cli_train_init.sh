@@ -5,11 +5,8 @@
 # keys train-step(1) documents; the defaults are the recipes'.  A refusal
 # leaves the model file's bytes as they were.
 set -eu
-man=$(cd "$(dirname "$0")/.." && pwd)/man/man1/train-step.1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_train_init: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
+man=$root/man/man1/train-step.1
 cfg() { tensordump -n model.config -t "$1" | sed -n 's/^"\(.*\)\\n"$/\1/p'; }
 
 printf 'ab cd ef\ngh ij\n' > text
@@ -88,8 +85,7 @@ for kv in norm=pre tie=all warmup=300 batch_tokens=2000 optim=adam \
 	schedule=noam lr=1 dropout=0.1 label_smoothing=0.1 d_model=256; do
 	cfg d.tsr | grep -qx "$kv" || fail "transformer default: not $kv"
 done
-train-step -i -m r.tsr -a rnnsearch -s vocab -t vocab -S emb=8 -S hidden=8 \
-	-S att=8 -S maxout=4
+new_model r.tsr rnnsearch vocab vocab
 for kv in optim=adam lr=0.001 batch_tokens=2000 clip=1; do
 	cfg r.tsr | grep -qx "$kv" || fail "rnnsearch default: not $kv"
 done

@@ -5,11 +5,7 @@
 # a model is replaced by rename (a link to the old file keeps the old
 # bytes), never rewritten in place.
 set -eu
-T=$(mktemp -d)
-pid=
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || :; rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_train_lock: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
 awk 'BEGIN { srand(3); for (i = 0; i < 200; i++)
 	print "ab cd ef\tgh ij" }' > pairs.txt
@@ -24,6 +20,7 @@ cp m.tsr fresh.tsr
 train-step -m m.tsr -n 100000000 -E 100000000 -L 100000000 --log-time 0 \
 	pairs.tsr 2> log1 &
 pid=$!
+pids=$pid
 i=0
 until grep -q ' step 1 ' log1; do
 	i=$((i + 1))
@@ -44,7 +41,7 @@ cmp m.tsr snap.tsr || fail "the refused runs changed the model"
 [ "$(cat m.tsr.lock)" = "$pid" ] || fail "m.tsr.lock holds $(cat m.tsr.lock)"
 kill -TERM "$pid"
 wait "$pid" || fail "the first train-step exited $?"
-pid=
+pids=
 # then the lock is free; the model is replaced by rename
 ln m.tsr old.tsr
 cp m.tsr old.copy

@@ -6,18 +6,12 @@
 # scores the dev set; a given dev set is used as given; bad arguments are
 # refused.
 set -eu
-recipe=$(cd "$(dirname "$0")/../examples" && pwd)/train.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_train_recipe: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
+recipe=$root/examples/train.sh
 
-awk 'BEGIN { srand(7); split("ab cd ef gh ij kl mn op", w, " ");
-	for (i = 0; i < 300; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
-			s = s (j ? " " : "") x
-			r = toupper(x) (j ? " " : "") r }
-		print s > "src.txt"; print r > "tgt.txt" } }'
+sentences 7 300 1 4 "s R" > pairs.txt
+cut -f1 pairs.txt > src.txt
+cut -f2 pairs.txt > tgt.txt
 small="d_model=32 heads=2 ffn=64 enc_layers=1 dec_layers=1 batch_tokens=300"
 export VOCAB=300 SAVE=20 AVG=3 THREADS=1 SETTINGS="$small"
 

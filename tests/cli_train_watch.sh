@@ -7,23 +7,14 @@
 # --patience stops; --batch-tokens sets the training batch; misuse is
 # refused and leaves the model as it was.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_train_watch: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(11); split("ab cd ef gh ij kl mn op", w, " ");
-	for (i = 0; i < 400; i++) { n = 1 + int(rand() * 4); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
-			s = s (j ? " " : "") x
-			r = toupper(x) (j ? " " : "") r }
-		print s "\t" r } }' > pairs.txt
+sentences 11 400 1 4 "s R" > pairs.txt
 head -n 360 pairs.txt > train.txt
 tail -n 40 pairs.txt > dev.txt
 tokenize -l 300 train.txt > vocab 2>/dev/null
-train-step -i -m m.tsr -a transformer -s vocab -t vocab -S d_model=32 \
-	-S heads=2 -S ffn=64 -S enc_layers=1 -S dec_layers=1 -S tie=all \
-	-S norm=pre -S warmup=30 -S batch_tokens=300
+new_model m.tsr transformer vocab vocab d_model=32 ffn=64 tie=all \
+	norm=pre warmup=30 batch_tokens=300
 tokenize -p -m m.tsr train.txt > train.tsr
 tokenize -p -m m.tsr dev.txt > dev.tsr
 cp m.tsr fresh.tsr

@@ -6,14 +6,8 @@
 # same ids and units as from the file), as tensordump -g -m does
 # (cli_heatmap.sh).
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
+. "$(dirname "$0")/lib/cli.sh"
 errors=0
-fail() {
-	echo "cli_vocab: $*" >&2
-	errors=$((errors + 1))
-}
 
 printf 'ab cd ab\ncd ef\n' >src.txt
 tokenize -l 270 src.txt >vocab 2>/dev/null || fail "tokenize -l"
