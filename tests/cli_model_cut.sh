@@ -8,9 +8,7 @@
 set -u
 . "$(dirname "$0")/lib/cli.sh"
 
-perro_corpus > corpus
-tokenize -l 300 corpus > vocab 2>/dev/null
-new_model m.tsr rnnsearch vocab vocab hidden=64 att=64 maxout=32 || exit 1
+perro_model m.tsr hidden=64 att=64 maxout=32 || exit 1
 cp m.tsr live.tsr
 mkfifo fin fout
 sh -c "tokenize -m m.tsr | embed -m m.tsr -b 1 | encode -m m.tsr -b 1 |

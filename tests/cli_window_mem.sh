@@ -9,9 +9,7 @@
 set -u
 . "$(dirname "$0")/lib/cli.sh"
 
-perro_corpus > corpus
-tokenize -l 300 corpus > vocab 2>/dev/null
-new_model m.tsr rnnsearch vocab vocab || exit 1
+perro_model m.tsr || exit 1
 {
 	echo 'tsr-text 1'
 	echo 'record src.ids i32 [3] frame 0'

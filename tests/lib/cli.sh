@@ -61,6 +61,16 @@ perro_corpus() {
 	done
 }
 
+# perro_model MODEL [SETTING...]: corpus, perro_corpus; vocab, 300 units
+# learned from it; MODEL, new_model's rnnsearch with vocab both sides.
+perro_model() {
+	_pm=$1
+	shift
+	perro_corpus > corpus
+	tokenize -l 300 corpus > vocab 2>/dev/null &&
+		new_model "$_pm" rnnsearch vocab vocab "$@"
+}
+
 # casa_pairs N LEN WORDS: N Spanish-English pairs, line i of 2 + i % LEN
 # words of the first WORDS (at most 12) of a little dictionary, word j
 # the (i * 7 + j * 5) % WORDS'th.
