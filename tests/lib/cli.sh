@@ -54,10 +54,10 @@ sentences() {
 # perro_corpus: 20 lines of one Spanish sentence (to learn a vocabulary
 # of 300 from).
 perro_corpus() {
-	i=0
-	while [ $i -lt 20 ]; do
+	_i=0
+	while [ $_i -lt 20 ]; do
 		echo "el perro come la comida del perro y el gato come"
-		i=$((i + 1))
+		_i=$((_i + 1))
 	done
 }
 
@@ -71,9 +71,10 @@ perro_model() {
 		new_model "$_pm" rnnsearch vocab vocab "$@"
 }
 
-# casa_pairs N LEN WORDS: N Spanish-English pairs, line i of 2 + i % LEN
-# words of the first WORDS (at most 12) of a little dictionary, word j
-# the (i * 7 + j * 5) % WORDS'th.
+# casa_pairs N LEN WORDS: N Spanish-English pairs, line i (from 0) of
+# 2 + i % LEN words of the first WORDS (at most 12) of a little
+# dictionary, its word j (from 0) the dictionary's 1 + (i * 7 + j * 5) %
+# WORDS'th.
 casa_pairs() {
 	awk -v n="$1" -v len="$2" -v nw="$3" 'BEGIN {
 		split("la casa verde el perro come pan y agua mesa gato " \
@@ -92,33 +93,32 @@ casa_pairs() {
 }
 
 # new_model MODEL ARCH SRC TGT [SETTING...]: train-step --init of a tiny
-# model of ARCH (rnnsearch: emb, hidden, att 8, maxout 4; rnnencdec the
-# same without att; transformer:
-# d_model 16, 2 heads, ffn 32, one layer each side) with the vocabularies
-# SRC and TGT; each SETTING (KEY=VALUE) is passed with -S after those, so
-# it overrides them.
+# model of ARCH (rnnsearch: emb, hidden and att 8, maxout 4; rnnencdec
+# the same without att; transformer: d_model 16, 2 heads, ffn 32, one
+# layer each side) with the vocabularies SRC and TGT; each SETTING
+# (KEY=VALUE) is passed with -S after those, so it overrides them.
 new_model() {
-	_m=$1 _a=$2 _s=$3 _t=$4
+	_nm=$1 _na=$2 _ns=$3 _nt=$4
 	shift 4
-	case $_a in
+	case $_na in
 	rnnsearch) set -- emb=8 hidden=8 att=8 maxout=4 "$@" ;;
 	rnnencdec) set -- emb=8 hidden=8 maxout=4 "$@" ;;
 	transformer) set -- d_model=16 heads=2 ffn=32 enc_layers=1 \
 		dec_layers=1 "$@" ;;
 	esac
-	for _kv; do
-		set -- "$@" -S "$_kv"
+	for _nkv; do
+		set -- "$@" -S "$_nkv"
 		shift
 	done
-	train-step -i -m "$_m" -a "$_a" -s "$_s" -t "$_t" "$@"
+	train-step -i -m "$_nm" -a "$_na" -s "$_ns" -t "$_nt" "$@"
 }
 
 # stages MODEL [OPTION...]: tokenized frames on stdin through embed,
 # encode and attend of MODEL, each given the OPTIONs.
 stages() {
-	_m=$1
+	_sm=$1
 	shift
-	embed -m "$_m" "$@" | encode -m "$_m" "$@" | attend -m "$_m" "$@"
+	embed -m "$_sm" "$@" | encode -m "$_sm" "$@" | attend -m "$_sm" "$@"
 }
 
 # trained MODEL PAIRS STEPS [SETTING...]: src.txt, the sources of the
@@ -126,14 +126,14 @@ stages() {
 # Transformer (new_model; tie=all warmup=20 batch_tokens=200, then the
 # SETTINGs) trained STEPS updates on pairs.tsr, PAIRS as frames.
 trained() {
-	_m=$1 _p=$2 _n=$3
+	_tm=$1 _tp=$2 _tn=$3
 	shift 3
-	cut -f1 "$_p" > src.txt
+	cut -f1 "$_tp" > src.txt
 	tokenize -l 280 src.txt > vocab 2>/dev/null &&
-		new_model "$_m" transformer vocab vocab tie=all warmup=20 \
+		new_model "$_tm" transformer vocab vocab tie=all warmup=20 \
 			batch_tokens=200 "$@" &&
-		tokenize -p -m "$_m" "$_p" > pairs.tsr &&
-		train-step -q -m "$_m" -n "$_n" pairs.tsr ||
+		tokenize -p -m "$_tm" "$_tp" > pairs.tsr &&
+		train-step -q -m "$_tm" -n "$_tn" pairs.tsr ||
 		fail "a trained Transformer: status $?"
 }
 
