@@ -55,7 +55,8 @@ exits 2 tokenize -l 1000 -c 1.5 corpus
 # ---- learning ----------------------------------------------------------
 exits 0 tokenize -l 400 corpus
 mv out vocab
-head -n 1 vocab | grep -qx 'attn-bpe 1 [0-9]*' || fail "vocab header: $(head -n 1 vocab)"
+head -n 1 vocab | grep -qx 'attn-bpe 2 [0-9]*' ||
+	fail "vocab header: $(head -n 1 vocab)"
 [ "$(sed -n 2p vocab)" = "$(printf '0\t<pad>\tspecial')" ] || fail "vocab id 0"
 [ "$(sed -n 262p vocab)" = "$(printf '260\t\342\226\201\tchar')" ] ||
 	fail "the space is the most frequent character: $(sed -n 262p vocab)"
@@ -108,9 +109,11 @@ printf '\n' | tokenize -v vocab -f ids >out
 [ "$(cat out)" = 2 ] || fail "empty line: '$(cat out)'"
 printf '\n\n' | tokenize -v vocab | tokenize -d -v vocab >out
 [ "$(od -An -c out | tr -d ' ')" = '\n\n' ] || fail "empty lines back"
-# invalid UTF-8 and NUL: byte units, never <unk>
+# invalid UTF-8 and NUL: byte units, never <unk> (after the ▁ of the
+# dummy prefix)
 printf '\377\000a\n' | tokenize -v vocab -f units >out
-[ "$(cat out)" = '<0xFF> <0x00> a </s>' ] || fail "bytes: $(cat out)"
+[ "$(cat out)" = "$(printf '\342\226\201 <0xFF> <0x00> a </s>')" ] ||
+	fail "bytes: $(cat out)"
 # a line of a megabyte, no spaces and with them
 head -c 1048576 /dev/zero | tr '\0' a >big
 printf '\n' >>big
@@ -126,6 +129,24 @@ printf 'a\nb' | tokenize -v vocab | tokenize -d -v vocab >out
 # no input: no frames
 exits 0 tokenize -v vocab /dev/null
 [ -s out ] && fail "empty input made output"
+
+# ---- the dummy prefix ------------------------------------------------------
+# A line's first word has the units it has in the middle of a line.
+echo 'perro come el perro' | tokenize -v vocab -f units >out
+set -- $(cat out)
+[ "$1" = "$4" ] && [ "$1" = "$(printf '\342\226\201perro')" ] ||
+	fail "first word: $(cat out)"
+# A vocabulary of version 1 (made before the prefix) has none: with the
+# same units, the first word is spelt without the space, and the text
+# still comes back byte for byte.
+sed '1s/^attn-bpe 2 /attn-bpe 1 /' vocab >vocab1
+echo 'perro come el perro' | tokenize -v vocab1 -f units >out
+m=$(printf '\342\226\201')
+[ "$(cat out)" = "p e r r o ${m}come ${m}el ${m}perro </s>" ] ||
+	fail "version 1: $(cat out)"
+exits 0 tokenize -v vocab1 text
+tokenize -d -v vocab1 out >back
+cmp -s back text.want || fail "version 1: round trip differs"
 
 # ---- pairs and the target side -------------------------------------------
 printf 'el perro\tthe dog\n\tonly target\nsrc only\t\na\tb\tc\n' >pairs

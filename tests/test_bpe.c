@@ -92,6 +92,44 @@ static void assert_round_trip(struct bpe *v, const char *text, size_t len)
 	bpe_ids_free(&ids);
 }
 
+/*
+ * The vocabulary that learning made from "aaa aaa" and "ab ab" before the
+ * dummy prefix (format version 1), written out by hand: a 260, ▁ 261,
+ * b 262, aa 263, ab 264, aaa 265; with the header of `version`.
+ */
+static char *hand_vocab(int version)
+{
+	static const char specials[] = "0\t<pad>\tspecial\n1\t<s>\tspecial\n"
+		"2\t</s>\tspecial\n3\t<unk>\tspecial\n";
+	static const char units[] = "260\ta\tchar\n261\t▁\tchar\n"
+		"262\tb\tchar\n263\taa\tmerge\ta a\n264\tab\tmerge\ta b\n"
+		"265\taaa\tmerge\taa a\n";
+	struct bpe_text t = { 0 };
+	char line[32];
+	int b, n;
+
+	n = snprintf(line, sizeof(line), "attn-bpe %d 266\n", version);
+	bpe_text_add(&t, line, n);
+	bpe_text_add(&t, specials, sizeof(specials) - 1);
+	for (b = 0; b < 256; b++) {
+		n = snprintf(line, sizeof(line), "%d\t<0x%02X>\tbyte\n",
+			     BPE_BYTE0 + b, b);
+		bpe_text_add(&t, line, n);
+	}
+	bpe_text_add(&t, units, sizeof(units));         /* with the NUL */
+	return t.s;
+}
+
+static struct bpe *hand_loaded(int version)
+{
+	char *text = hand_vocab(version);
+	struct bpe *v = bpe_load(text, strlen(text));
+
+	ck_assert_msg(v != NULL, "%s", err_msg());
+	free(text);
+	return v;
+}
+
 /* ---- UTF-8 -------------------------------------------------------------- */
 
 START_TEST(utf8_strict)
@@ -186,16 +224,17 @@ END_TEST
 /*
  * The corpus "aaa aaa" and "ab ab", worked out by hand.
  *
- * Pieces: "aaa" 1, " aaa" 1, "ab" 1, " ab" 1.  Characters: a 8, space 2,
- * b 2; by count, then byte order: a (260), space (261), b (262).
+ * Pieces, with the dummy prefix: " aaa" 2, " ab" 2.  Characters: a 8,
+ * space 4, b 2; by count: a (260), space (261), b (262).
  *
- * Pairs: (a,a) 4 (two in each of "aaa" and " aaa"), (▁,a) 2, (a,b) 2.
- * 1. (a,a) 4 -> "aa" 263.  Left to right: "aaa" is [aa a], " aaa" is
- *    [▁ aa a].  Pairs: (aa,a) 2, (a,b) 2, (▁,aa) 1, (▁,a) 1.
- * 2. A tie at 2: left units "a" < "aa" in byte order, so (a,b) -> "ab"
- *    264.  Pairs: (aa,a) 2, (▁,aa) 1, (▁,ab) 1.
- * 3. (aa,a) 2 -> "aaa" 265.  Pairs: (▁,aaa) 1, (▁,ab) 1: none occurs
- *    twice, so learning stops with 266 units.
+ * Pairs: (▁,a) 4 (one in each word), (a,a) 4, (a,b) 2.
+ * 1. A tie at 4: left units " " < "a" in byte order, so (▁,a) -> "▁a"
+ *    263.  " aaa" is [▁a a a], " ab" [▁a b].  Pairs: (▁a,a) 2, (a,a) 2,
+ *    (▁a,b) 2.
+ * 2. A tie at 2: left " a" < "a", then right "a" < "b": (▁a,a) -> "▁aa"
+ *    264.  Pairs: (▁aa,a) 2, (▁a,b) 2.
+ * 3. Left " a" < " aa": (▁a,b) -> "▁ab" 265.
+ * 4. (▁aa,a) 2 -> "▁aaa" 266.  No pair is left: 267 units.
  */
 START_TEST(learn_by_hand)
 {
@@ -204,28 +243,60 @@ START_TEST(learn_by_hand)
 		"260\ta\tchar\n"
 		"261\t▁\tchar\n"
 		"262\tb\tchar\n"
-		"263\taa\tmerge\ta a\n"
-		"264\tab\tmerge\ta b\n"
-		"265\taaa\tmerge\taa a\n";
+		"263\t▁a\tmerge\t▁ a\n"
+		"264\t▁aa\tmerge\t▁a a\n"
+		"265\t▁ab\tmerge\t▁a b\n"
+		"266\t▁aaa\tmerge\t▁aa a\n";
 	struct bpe *v = learn_lines(corpus, 2, 1, 1000, 1.0);
 	char *text = saved(v), *tail;
 	char *s;
 
-	ck_assert_int_eq(bpe_size(v), 266);
-	ck_assert_int_eq(bpe_merges(v), 3);
-	ck_assert(strncmp(text, "attn-bpe 1 266\n0\t<pad>\tspecial\n1\t<s>\t"
+	ck_assert_int_eq(bpe_size(v), 267);
+	ck_assert_int_eq(bpe_merges(v), 4);
+	ck_assert(strncmp(text, "attn-bpe 2 267\n0\t<pad>\tspecial\n1\t<s>\t"
 			  "special\n2\t</s>\tspecial\n3\t<unk>\tspecial\n"
 			  "4\t<0x00>\tbyte\n", 90) == 0);
 	tail = strstr(text, "259\t<0xFF>\tbyte\n");
 	ck_assert_ptr_nonnull(tail);
 	ck_assert_str_eq(tail + strlen("259\t<0xFF>\tbyte\n"), want);
-	/* Applying, by hand: " aaaa" is (a,a) twice, [▁ aa aa]; " aaaaa"
-	 * is [▁ aa aa a] after (a,a), then (aa,a) joins the last two. */
+	/* Applying, by hand: the line is " aaa ab aaaa aaaaa b"; " aaaa" is
+	 * [▁a a a a] after (▁,a), [▁aa a a] after (▁a,a), then (▁aa,a)
+	 * joins [▁aaa a]; there is no (a,a).  The first word is spelt as
+	 * the others. */
 	s = shown(v, "aaa ab aaaa aaaaa b", 19);
-	ck_assert_str_eq(s, "aaa ▁ ab ▁ aa aa ▁ aa aaa ▁ b");
+	ck_assert_str_eq(s, "▁aaa ▁ab ▁aaa a ▁aaa a a ▁ b");
 	free(s);
 	free(text);
 	bpe_free(v);
+}
+END_TEST
+
+/* A vocabulary of version 1, made before the dummy prefix, applies and
+ * saves as it did: the units that learning by hand gave then. */
+START_TEST(version_1_as_before)
+{
+	struct bpe *v = hand_loaded(1), *w = hand_loaded(2);
+	char *text = hand_vocab(1), *again = saved(v), *s;
+
+	ck_assert_str_eq(again, text);
+	/* " aaaa" is (a,a) twice, [▁ aa aa]; " aaaaa" is [▁ aa aa a]
+	 * after (a,a), then (aa,a) joins the last two. */
+	s = shown(v, "aaa ab aaaa aaaaa b", 19);
+	ck_assert_str_eq(s, "aaa ▁ ab ▁ aa aa ▁ aa aaa ▁ b");
+	free(s);
+	/* the same units under the header of version 2: the line starts
+	 * with a space */
+	s = shown(w, "aaa ab", 6);
+	ck_assert_str_eq(s, "▁ aaa ▁ ab");
+	free(s);
+	free(again);
+	again = saved(w);
+	ck_assert(strncmp(again, "attn-bpe 2 266\n", 15) == 0);
+	ck_assert_str_eq(again + 15, text + 15);
+	free(again);
+	free(text);
+	bpe_free(v);
+	bpe_free(w);
 }
 END_TEST
 
@@ -244,13 +315,13 @@ START_TEST(learn_size_limits)
 	v = learn_lines(corpus, 2, 1, 261, 1.0);    /* room for "a" only */
 	ck_assert_int_eq(bpe_size(v), 261);
 	s = shown(v, "ab", 2);
-	ck_assert_str_eq(s, "a <0x62>");
+	ck_assert_str_eq(s, "<0x20> a <0x62>");
 	free(s);
 	bpe_free(v);
-	/* Coverage: a is 8 of 12 characters, so 0.6 keeps a alone. */
-	v = learn_lines(corpus, 2, 1, 1000, 0.6);
+	/* Coverage: a is 8 of 14 characters, so 0.5 keeps a alone. */
+	v = learn_lines(corpus, 2, 1, 1000, 0.5);
 	s = shown(v, "a b", 3);
-	ck_assert_str_eq(s, "a <0x20> <0x62>");
+	ck_assert_str_eq(s, "<0x20> a <0x20> <0x62>");
 	free(s);
 	bpe_free(v);
 	c = bpe_counter_new();
@@ -363,10 +434,19 @@ static int naive_before(const struct npair *p, const struct npair *q)
 	return strcmp(p->a[1].s, q->a[1].s) < 0;
 }
 
+/* The line with the dummy prefix, " LINE" (not empty), into buf. */
+static const char *prefixed(const char *line, char *buf, size_t size)
+{
+	ck_assert(*line && strlen(line) + 2 <= size);
+	buf[0] = ' ';
+	strcpy(buf + 1, line);
+	return buf;
+}
+
 /*
- * Learns merges from the pieces of lines (cut by bpe_piece_len, tested by
- * hand above), from the characters of v, by the rules of bpe.h, counting
- * every pair afresh before every merge.
+ * Learns merges from the pieces of lines with the dummy prefix (cut by
+ * bpe_piece_len, tested by hand above), from the characters of v, by the
+ * rules of bpe.h, counting every pair afresh before every merge.
  */
 static void naive_learn(struct naive *nv, const struct bpe *v,
 			const char *const *lines, int nlines)
@@ -375,14 +455,17 @@ static void naive_learn(struct naive *nv, const struct bpe *v,
 	struct npair best;
 	struct nword w;
 	size_t off, n, len;
+	const char *line;
+	char buf[256];
 	int i, j, k, np;
 
 	nv->nw = nv->nmerge = 0;
 	for (i = 0; i < nlines; i++) {
-		len = strlen(lines[i]);
+		line = prefixed(lines[i], buf, sizeof(buf));
+		len = strlen(line);
 		for (off = 0; off < len; off += n) {
-			n = bpe_piece_len(lines[i] + off, len - off);
-			naive_symbols(v, lines[i] + off, n, &w);
+			n = bpe_piece_len(line + off, len - off);
+			naive_symbols(v, line + off, n, &w);
 			for (j = 0; j < nv->nw; j++)
 				if (nv->w[j].n == w.n &&
 				    !memcmp(nv->w[j].sym, w.sym,
@@ -480,8 +563,8 @@ static void random_line(char *buf, size_t size, uint64_t *seed)
 START_TEST(learn_apply_naive)
 {
 	static struct naive nv;
-	char buf[32][128], *text, *got, *line;
-	const char *lines[32];
+	char buf[32][128], pbuf[130], *text, *got;
+	const char *lines[32], *line;
 	struct bpe_text want = { 0 }, merges = { 0 };
 	uint64_t seed = 12345 + _i;
 	struct nword w;
@@ -525,11 +608,12 @@ START_TEST(learn_apply_naive)
 
 	/* Applying: every line, trained or not, piece by piece. */
 	for (i = 0; i < 32; i++) {
-		len = strlen(lines[i]);
+		line = prefixed(lines[i], pbuf, sizeof(pbuf));
+		len = strlen(line);
 		want.n = 0;
 		for (off = 0; off < len; off += n) {
-			n = bpe_piece_len(lines[i] + off, len - off);
-			naive_symbols(v, lines[i] + off, n, &w);
+			n = bpe_piece_len(line + off, len - off);
+			naive_symbols(v, line + off, n, &w);
 			for (k = 0; k < nv.nmerge; k++)
 				naive_apply(&w, nv.merge[k][0], nv.merge[k][1]);
 			for (k = 0; k < w.n; k++) {
@@ -539,10 +623,10 @@ START_TEST(learn_apply_naive)
 			}
 		}
 		bpe_text_add(&want, "", 1);
-		got = shown(v, lines[i], len);
+		got = shown(v, lines[i], strlen(lines[i]));
 		ck_assert_str_eq(got, want.s);
 		free(got);
-		assert_round_trip(v, lines[i], len);
+		assert_round_trip(v, lines[i], strlen(lines[i]));
 	}
 	bpe_text_free(&want);
 	bpe_text_free(&merges);
@@ -613,6 +697,7 @@ START_TEST(text_format_round_trip)
 	char *text = saved(v), *again;
 	int i, id;
 
+	ck_assert(strncmp(text, "attn-bpe 2 ", 11) == 0);
 	w = bpe_load(text, strlen(text));
 	ck_assert_msg(w != NULL, "%s", err_msg());
 	again = saved(w);
@@ -666,11 +751,14 @@ static char *edit(const char *text, const char *old, const char *new)
 
 START_TEST(text_format_refused)
 {
-	static const char *const corpus[] = { "aaa aaa", "ab ab" };
 	static const struct {
 		const char *old, *new, *msg;
 	} cases[] = {
-		{ "attn-bpe 1 266", "attn-bpe 2 266", "line 1:" },
+		{ "attn-bpe 1 266", "attn-bpe 3 266", "line 1:" },
+		{ "attn-bpe 1 266", "attn-bpe 12 266", "line 1:" },
+		{ "attn-bpe 1 266", "attn-bpe 1266", "line 1:" },
+		{ "attn-bpe 1 266", "attn-bpe 1  266", "line 1:" },
+		{ "attn-bpe 1 266", "attn-bpe 2", "line 1:" },
 		{ "attn-bpe 1 266", "attn-bpe 1 26x", "line 1:" },
 		{ "attn-bpe 1 266", "attn-bpe 1 259", "line 1:" },
 		{ "attn-bpe 1 266", "attn-bpe 1 267", "ends after 266 of 267" },
@@ -694,8 +782,7 @@ START_TEST(text_format_refused)
 		 * lookup of an empty key once passed NULL to memcpy) */
 		{ "aa\tmerge\ta a", "aa\tmerge\t a", "line 265: merge of a unit" },
 	};
-	struct bpe *v = learn_lines(corpus, 2, 1, 1000, 1.0);
-	char *text = saved(v), *bad;
+	char *text = hand_vocab(1), *bad;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -709,7 +796,6 @@ START_TEST(text_format_refused)
 	ck_assert_ptr_null(bpe_load("", 0));
 	ck_assert_ptr_null(bpe_load(text, 40));
 	free(text);
-	bpe_free(v);
 }
 END_TEST
 
@@ -718,18 +804,19 @@ END_TEST
 START_TEST(round_trip_varied)
 {
 	static const char nul[] = "NUL\0in\0the\0middle\0";
-	/* a rich vocabulary, one that leaves rare characters to bytes, and
-	 * one of bytes alone */
-	struct bpe *v[3] = {
+	/* a rich vocabulary, one that leaves rare characters to bytes, one
+	 * of bytes alone, and one of version 1 */
+	struct bpe *v[4] = {
 		learn_lines(varied, NVARIED, 3, 2000, 1.0),
 		learn_lines(varied, NVARIED, 3, 600, 0.5),
 		learn_lines(varied, NVARIED, 3, BPE_FIRST_UNIT, 1.0),
+		hand_loaded(1),
 	};
 	int i, k;
 
 	ck_assert_int_gt(bpe_merges(v[0]), 100);
 	ck_assert_int_eq(bpe_size(v[2]), BPE_FIRST_UNIT);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		for (i = 0; i < NVARIED; i++)
 			assert_round_trip(v[k], varied[i], strlen(varied[i]));
 		assert_round_trip(v[k], nul, sizeof(nul) - 1);
@@ -760,25 +847,26 @@ START_TEST(round_trip_bytes)
 }
 END_TEST
 
-/* A piece of a megabyte: merged in O(n log n), not cached, exact. */
+/* A piece of a megabyte: merged in O(n log n), not cached, exact; with
+ * the dummy prefix (version 2) too, which puts ▁ before it. */
 START_TEST(long_piece)
 {
-	static const char *const corpus[] = { "aaa aaa", "ab ab" };
-	struct bpe *v = learn_lines(corpus, 2, 1, 1000, 1.0);
+	struct bpe *v = hand_loaded(1 + _i);
 	struct bpe_ids ids = { 0 };
-	size_t n = 1 << 20, i;
+	size_t n = 1 << 20, i, p = _i;  /* p: the ▁ in front */
 	char *big = malloc(n);
 
 	memset(big, 'a', n);
 	/* (a,a) left to right pairs every a; (aa,a) then finds none. */
 	encode_checked(v, big, n, &ids);
-	ck_assert_uint_eq(ids.n, n / 2);
-	for (i = 0; i < ids.n && ids.v[i] == 263; i++)
+	ck_assert_uint_eq(ids.n, p + n / 2);
+	ck_assert(!p || ids.v[0] == 261);
+	for (i = p; i < ids.n && ids.v[i] == 263; i++)
 		;
 	ck_assert_uint_eq(i, ids.n);
 	big[n - 1] = 'b';                       /* ... aa aa a b -> aa ab */
 	encode_checked(v, big, n, &ids);
-	ck_assert_uint_eq(ids.n, n / 2);
+	ck_assert_uint_eq(ids.n, p + n / 2);
 	ck_assert_int_eq(ids.v[ids.n - 2], 263);
 	ck_assert_int_eq(ids.v[ids.n - 1], 264);
 	free(big);
@@ -789,8 +877,7 @@ END_TEST
 
 START_TEST(decode_rules)
 {
-	static const char *const corpus[] = { "aaa aaa", "ab ab" };
-	struct bpe *v = learn_lines(corpus, 2, 1, 1000, 1.0);
+	struct bpe *v = hand_loaded(1);
 	/* <s> aaa ▁ <pad> ab <unk> <0x0A> </s> a */
 	const int32_t ids[] = { 1, 265, 261, 0, 264, 3, BPE_BYTE0 + 10, 2, 260 };
 	const int32_t bad[] = { 265, 266 }, neg[] = { -1 };
@@ -806,8 +893,145 @@ START_TEST(decode_rules)
 	ck_assert_str_eq(err_msg(), "id 266 at position 1 is outside the "
 			 "vocabulary of 266 units");
 	ck_assert_int_eq(bpe_decode(v, neg, 1, &t), -1);
+	/* no prefix: a leading space is kept */
+	t.n = 0;
+	ck_assert_int_eq(bpe_decode(v, &ids[2], 3, &t), 0);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_mem_eq(t.s, " ab", 3);
 	bpe_text_free(&t);
 	bpe_free(v);
+}
+END_TEST
+
+/* Version 2 removes the one space of the prefix: the first byte that the
+ * call writes, if it is a space, whatever unit it comes from; units that
+ * write nothing before it do not count. */
+START_TEST(decode_prefix)
+{
+	static const struct {
+		int32_t ids[5];
+		int n;
+		const char *want;
+	} cases[] = {
+		{ { 261, 264, 2 }, 3, "ab" },                   /* ▁ ab */
+		{ { 261, 261, 260 }, 3, " a" },                 /* ▁ ▁ a */
+		{ { BPE_BYTE0 + ' ', 260 }, 2, "a" },           /* <0x20> a */
+		{ { 1, 0, 261, 260, 2 }, 5, "a" },              /* <s> <pad> */
+		{ { 265, 261, 264 }, 3, "aaa ab" },             /* no space */
+		{ { 3, 261 }, 2, "\xef\xbf\xbd " },             /* <unk> */
+		{ { 261 }, 1, "" },
+		{ { 2, 261 }, 2, "" },
+		{ { BPE_BYTE0 + '\t', 261 }, 2, "\t " },
+	};
+	struct bpe *v = hand_loaded(2);
+	struct bpe_text t = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t.n = 0;
+		ck_assert_int_eq(bpe_decode(v, cases[i].ids, cases[i].n, &t),
+				 0);
+		ck_assert_msg(t.n == strlen(cases[i].want) &&
+			      !memcmp(t.s, cases[i].want, t.n),
+			      "case %zu: '%.*s'", i, (int)t.n, t.s);
+	}
+	/* appended to text: only the text of this call loses its space */
+	t.n = 0;
+	bpe_text_add(&t, "x ", 2);
+	ck_assert_int_eq(bpe_decode(v, cases[1].ids, 3, &t), 0);
+	ck_assert_uint_eq(t.n, 4);
+	ck_assert_mem_eq(t.s, "x  a", 4);
+	/* the units as they stand keep it; a line keeps it out */
+	t.n = 0;
+	ck_assert_int_eq(bpe_decode_units(v, cases[0].ids, 3, &t), 0);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_mem_eq(t.s, " ab", 3);
+	ck_assert_int_eq(bpe_decode_line(v, cases[1].ids, 3, &t), 0);
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_mem_eq(t.s, " a", 2);
+	bpe_text_free(&t);
+	bpe_free(v);
+}
+END_TEST
+
+/* A random line over an alphabet of edge cases: spaces first and last,
+ * control characters, CR, NUL, invalid and cut UTF-8, the marker; empty
+ * about one time in 16. */
+static size_t edge_line(char *buf, size_t size, uint64_t *seed)
+{
+	static const char *const alphabet[] = {
+		" ", " ", "  ", "\t", "\r", "\n", "\0", "\xff", "\xc3",
+		"\xe2\x96\x81", "\xe2\x96", "a", "b", "ab", "Pa", "\xc3\xa9",
+		".", "\xc2\xbf", "1", "\x7f", "\xc2\x85",
+	};
+	size_t n, len = 0, k;
+	const char *c;
+
+	*seed = *seed * 6364136223846793005u + 1442695040888963407u;
+	n = (*seed >> 33) % 16;
+	while (n--) {
+		*seed = *seed * 6364136223846793005u + 1442695040888963407u;
+		k = (*seed >> 33) % (sizeof(alphabet) / sizeof(alphabet[0]));
+		c = alphabet[k];
+		k = k == 6 ? 1 : strlen(c);     /* "\0" is one byte */
+		ck_assert(len + k <= size);
+		memcpy(buf + len, c, k);
+		len += k;
+	}
+	return len;
+}
+
+/* Round trips of random lines in vocabularies with and without the
+ * prefix; and with it, a line's first word is spelt as in the middle of
+ * a line: the units of "z " W are those of "z" then those of W, for any
+ * W that is not empty.  Without the prefix, "Pablo" would not be. */
+START_TEST(round_trip_random_lines)
+{
+	static const char *const corpus[] = {
+		"Pablo dijo a Pablo.", "y Pablo dijo: \xc2\xbf" "ab?",
+		"ab ab. Pa", "\xc3\xa9" "ab Pablo 12", " Pablo", "\tPablo\r",
+	};
+	struct bpe *v[4] = {
+		learn_lines(corpus, 6, 4, 1000, 1.0),
+		learn_lines(corpus, 6, 4, BPE_FIRST_UNIT, 1.0),
+		hand_loaded(2),
+		hand_loaded(1),
+	};
+	struct bpe_ids a = { 0 }, b = { 0 }, z = { 0 };
+	char buf[128], joined[130];
+	uint64_t seed = 2026;
+	size_t len;
+	char *s;
+	int i, k, mid = 0;
+
+	s = shown(v[0], "Pablo dijo a Pablo.", 19);
+	ck_assert_str_eq(s, "▁Pablo ▁dijo ▁a ▁Pablo .");
+	free(s);
+	for (i = 0; i < 3000; i++) {
+		len = edge_line(buf, sizeof(buf), &seed);
+		for (k = 0; k < 4; k++)
+			assert_round_trip(v[k], buf, len);
+		if (!len)
+			continue;
+		joined[0] = 'z';
+		joined[1] = ' ';
+		memcpy(joined + 2, buf, len);
+		for (k = 0; k < 3; k++) {
+			encode_checked(v[k], buf, len, &b);
+			encode_checked(v[k], "z", 1, &z);
+			encode_checked(v[k], joined, len + 2, &a);
+			ck_assert_uint_eq(a.n, z.n + b.n);
+			ck_assert(!memcmp(a.v, z.v, z.n * sizeof(*a.v)));
+			ck_assert(!memcmp(a.v + z.n, b.v, b.n * sizeof(*a.v)));
+			mid++;
+		}
+	}
+	ck_assert_int_gt(mid, 7000);
+	for (k = 0; k < 4; k++)
+		bpe_free(v[k]);
+	bpe_ids_free(&a);
+	bpe_ids_free(&b);
+	bpe_ids_free(&z);
 }
 END_TEST
 
@@ -819,6 +1043,7 @@ int main(void)
 	tcase_add_test(tc, utf8_strict);
 	tcase_add_test(tc, pieces_by_hand);
 	tcase_add_test(tc, learn_by_hand);
+	tcase_add_test(tc, version_1_as_before);
 	tcase_add_test(tc, learn_size_limits);
 	tcase_add_loop_test(tc, learn_apply_naive, 0, 8);
 	tcase_add_test(tc, learn_deterministic);
@@ -826,8 +1051,10 @@ int main(void)
 	tcase_add_test(tc, text_format_refused);
 	tcase_add_test(tc, round_trip_varied);
 	tcase_add_test(tc, round_trip_bytes);
-	tcase_add_test(tc, long_piece);
+	tcase_add_loop_test(tc, long_piece, 0, 2);
 	tcase_add_test(tc, decode_rules);
+	tcase_add_test(tc, decode_prefix);
+	tcase_add_test(tc, round_trip_random_lines);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

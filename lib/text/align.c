@@ -19,7 +19,7 @@ static int unit_words(const struct bpe *v, const int32_t *ids, int n,
 		if (!text)
 			t->n = 0;
 		k = t->n;
-		if (bpe_decode(v, &ids[i], 1, t) < 0) {
+		if (bpe_decode_units(v, &ids[i], 1, t) < 0) {
 			bpe_text_free(&own);
 			return -1;
 		}

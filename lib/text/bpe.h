@@ -31,10 +31,19 @@
  * Applying merges the pair of lowest rank first (leftmost of equal ones),
  * which gives every piece of the training text the units learning gave it.
  *
+ * The dummy prefix (SentencePiece's).  A vocabulary of format version 2,
+ * as every one learned is, reads a line that is not empty as if it began
+ * with a space, in learning and in applying: a line's first word is then
+ * the piece " word", cut into the units it has in the middle of a line
+ * ("Pablo dijo" is ▁Pablo ▁dijo, not P ablo ▁dijo).  Decoding removes that
+ * one space: the first byte of the text, when it is a space.  So a line
+ * comes back byte for byte whatever it begins with ("" is no units, " a"
+ * is ▁ ▁a).  A vocabulary of version 1 has no prefix.
+ *
  * The vocabulary as text (what --learn prints and vocab.src/vocab.tgt
  * hold), UTF-8, one line each, fields separated by a tab:
  *
- *	attn-bpe 1 N            header: format version 1, N units
+ *	attn-bpe 2 N            header: format version 2, N units
  *	0	<pad>	special     then N lines: id, unit, kind
  *	...
  *	4	<0x00>	byte
@@ -46,6 +55,8 @@
  * Ids count from 0 in order.  In a unit, U+2581 (▁) stands for a space;
  * units hold no other escape, since tabs, newlines and control characters
  * are only ever byte units.  Merge lines, in id order, are the merge ranks.
+ * Version 1 is the same text without the dummy prefix; it loads, and
+ * saves, as version 1.
  */
 #ifndef ATTN_BPE_H
 #define ATTN_BPE_H
@@ -84,8 +95,9 @@ void bpe_counter_free(struct bpe_counter *c);
 
 /*
  * Learns a vocabulary of at most vocab_size units (>= BPE_FIRST_UNIT; fewer
- * when no pair occurs twice).  Characters are kept, most frequent first,
- * until they cover `coverage` (0..1) of the character occurrences.
+ * when no pair occurs twice), with the dummy prefix (the counter counts
+ * every line with it).  Characters are kept, most frequent first, until
+ * they cover `coverage` (0..1) of the character occurrences.
  */
 struct bpe *bpe_learn(const struct bpe_counter *c, int vocab_size,
 		      double coverage);
@@ -116,12 +128,21 @@ int bpe_encode(struct bpe *v, const char *text, size_t len,
 	       struct bpe_ids *out);
 
 /*
- * Appends the text of ids: stops at </s>, skips <pad> and <s>, writes <unk>
- * as U+FFFD and byte units as their bytes.  -1 on an id outside the
- * vocabulary.
+ * Appends the text of the line of ids: stops at </s>, skips <pad> and <s>,
+ * writes <unk> as U+FFFD and byte units as their bytes, and removes the
+ * dummy prefix (the first byte appended, if it is a space).  -1 on an id
+ * outside the vocabulary.
  */
 int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
 	       struct bpe_text *out);
+
+/*
+ * bpe_decode with the dummy prefix kept: the bytes of the units as they
+ * stand in the middle of a line, for a caller that decodes a line unit by
+ * unit (a unit that begins with a space begins a word wherever it is).
+ */
+int bpe_decode_units(const struct bpe *v, const int32_t *ids, size_t n,
+		     struct bpe_text *out);
 
 /*
  * out = the text of ids as one line for people and for BLEU: bpe_decode's

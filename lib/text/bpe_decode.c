@@ -6,8 +6,8 @@
 
 #define REPLACEMENT "\xef\xbf\xbd"      /* U+FFFD, for <unk> */
 
-int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
-	       struct bpe_text *out)
+int bpe_decode_units(const struct bpe *v, const int32_t *ids, size_t n,
+		     struct bpe_text *out)
 {
 	size_t i;
 	int32_t id;
@@ -27,6 +27,21 @@ int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
 				  : bpe_text_add(out, bpe_unit_bytes(v, id),
 						 v->unit[id].len) < 0)
 			return -1;
+	}
+	return 0;
+}
+
+int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
+	       struct bpe_text *out)
+{
+	size_t start = out->n;
+
+	if (bpe_decode_units(v, ids, n, out) < 0)
+		return -1;
+	if (v->prefix && out->n > start && out->s[start] == ' ') {
+		memmove(out->s + start, out->s + start + 1,
+			out->n - start - 1);
+		out->n--;
 	}
 	return 0;
 }

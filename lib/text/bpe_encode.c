@@ -157,15 +157,23 @@ static int encode_piece(struct bpe *v, const char *s, size_t n,
 	return 0;
 }
 
+struct encoding {
+	struct bpe *v;
+	struct bpe_ids *out;
+};
+
+static int encode_next(void *ctx, const char *s, size_t n)
+{
+	struct encoding *e = ctx;
+
+	return encode_piece(e->v, s, n, e->out);
+}
+
 int bpe_encode(struct bpe *v, const char *text, size_t len,
 	       struct bpe_ids *out)
 {
-	size_t i, n;
+	struct encoding e = { v, out };
 
-	for (i = 0; i < len; i += n) {
-		n = bpe_piece_len(text + i, len - i);
-		if (encode_piece(v, text + i, n, out) < 0)
-			return -1;
-	}
-	return 0;
+	return bpe_line_pieces(text, len, v->prefix, &v->line, encode_next,
+			       &e);
 }

@@ -63,6 +63,18 @@ struct bpe_char {
 struct bpe_char bpe_char_at(const char *s, size_t n);   /* n >= 1 */
 size_t bpe_piece_len(const char *s, size_t n);          /* n >= 1 */
 
+/*
+ * Calls piece(ctx, s, n) on each piece of a line, in order; with prefix,
+ * on those of the line with the dummy prefix (a space before a line that
+ * is not empty, put with the line in scratch).  Stops at, and returns,
+ * the first -1 that piece returns.  Learning and applying both cut lines
+ * here, so that they cannot disagree.
+ */
+int bpe_line_pieces(const char *s, size_t n, int prefix,
+		    struct bpe_text *scratch,
+		    int (*piece)(void *ctx, const char *s, size_t n),
+		    void *ctx);
+
 /* ---- the vocabulary ----------------------------------------------------- */
 
 enum { BPE_KIND_SPECIAL, BPE_KIND_BYTE, BPE_KIND_CHAR, BPE_KIND_MERGE };
@@ -76,13 +88,16 @@ struct bpe_unit {
 
 struct bpe {
 	int n, cap, nmerges;
+	int prefix;                     /* the dummy prefix (version 2) */
 	struct bpe_unit *unit;
 	struct bpe_text bytes;
 	struct bpe_map by_bytes;        /* char and merge units: bytes -> id */
 	struct bpe_map merge;           /* pair key -> id of the merged unit */
 	int32_t ascii[128];             /* id of an ASCII character unit, or -1 */
 
-	/* bpe_encode: a cache of pieces, and room to merge one */
+	/* bpe_encode: the line with its prefix, a cache of pieces, and
+	 * room to merge one */
+	struct bpe_text line;
 	struct bpe_map cache;           /* piece -> offset << 20 | count */
 	struct bpe_ids cache_ids;
 	struct bpe_ids sym, prev, next;

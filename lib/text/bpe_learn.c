@@ -11,6 +11,7 @@
 
 struct bpe_counter {
 	struct bpe_map pieces;          /* piece -> occurrences */
+	struct bpe_text line;           /* a line with its dummy prefix */
 };
 
 struct bpe_counter *bpe_counter_new(void)
@@ -22,18 +23,22 @@ struct bpe_counter *bpe_counter_new(void)
 	return c;
 }
 
+static int count_piece(void *ctx, const char *s, size_t n)
+{
+	struct bpe_counter *c = ctx;
+	int64_t *count = bpe_map_put(&c->pieces, s, n, NULL);
+
+	if (!count)
+		return -1;
+	++*count;
+	return 0;
+}
+
+/* Lines are counted with the dummy prefix, since bpe_learn makes every
+ * vocabulary with it. */
 int bpe_counter_add(struct bpe_counter *c, const char *line, size_t len)
 {
-	size_t i, n;
-	int64_t *count;
-
-	for (i = 0; i < len; i += n) {
-		n = bpe_piece_len(line + i, len - i);
-		if (!(count = bpe_map_put(&c->pieces, line + i, n, NULL)))
-			return -1;
-		++*count;
-	}
-	return 0;
+	return bpe_line_pieces(line, len, 1, &c->line, count_piece, c);
 }
 
 void bpe_counter_free(struct bpe_counter *c)
@@ -41,6 +46,7 @@ void bpe_counter_free(struct bpe_counter *c)
 	if (!c)
 		return;
 	bpe_map_free(&c->pieces);
+	bpe_text_free(&c->line);
 	free(c);
 }
 
@@ -482,8 +488,10 @@ struct bpe *bpe_learn(const struct bpe_counter *c, int vocab_size,
 		err_set("out of memory");
 		goto out;
 	}
-	if (!(l.v = bpe_new()) ||
-	    add_chars(l.v, &c->pieces, vocab_size - BPE_FIRST_UNIT,
+	if (!(l.v = bpe_new()))
+		goto out;
+	l.v->prefix = 1;
+	if (add_chars(l.v, &c->pieces, vocab_size - BPE_FIRST_UNIT,
 		      coverage) < 0 ||
 	    make_words(&l, &c->pieces) < 0 || learn_merges(&l, vocab_size) < 0)
 		goto out;

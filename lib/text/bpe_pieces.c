@@ -76,3 +76,26 @@ size_t bpe_piece_len(const char *s, size_t n)
 	}
 	return i;
 }
+
+int bpe_line_pieces(const char *s, size_t n, int prefix,
+		    struct bpe_text *scratch,
+		    int (*piece)(void *ctx, const char *s, size_t n),
+		    void *ctx)
+{
+	size_t i, k;
+
+	if (prefix && n) {
+		scratch->n = 0;
+		if (bpe_text_add(scratch, " ", 1) < 0 ||
+		    bpe_text_add(scratch, s, n) < 0)
+			return -1;
+		s = scratch->s;
+		n = scratch->n;
+	}
+	for (i = 0; i < n; i += k) {
+		k = bpe_piece_len(s + i, n - i);
+		if (piece(ctx, s + i, k) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -10,8 +10,8 @@
 
 #define MARKER "\xe2\x96\x81"           /* U+2581, a space in the text format */
 #define MAX_UNITS (1 << 24)
-#define HEADER "attn-bpe 1 "            /* then the number of units */
-#define HEADER_LEN 11
+#define HEADER "attn-bpe "      /* then the version, a space, the units */
+#define HEADER_LEN 9
 
 static const char *const special_name[] = { "<pad>", "<s>", "</s>", "<unk>" };
 static const char *const kind_name[] = { "special", "byte", "char", "merge" };
@@ -165,6 +165,7 @@ void bpe_free(struct bpe *v)
 		return;
 	free(v->unit);
 	bpe_text_free(&v->bytes);
+	bpe_text_free(&v->line);
 	bpe_map_free(&v->by_bytes);
 	bpe_map_free(&v->merge);
 	bpe_map_free(&v->cache);
@@ -281,7 +282,8 @@ int bpe_save(const struct bpe *v, struct bpe_text *out)
 	char num[32];
 	int32_t id;
 
-	snprintf(num, sizeof(num), HEADER "%d\n", v->n);
+	snprintf(num, sizeof(num), HEADER "%d %d\n", v->prefix ? 2 : 1,
+		 v->n);
 	if (bpe_text_add(out, num, strlen(num)) < 0)
 		return -1;
 	for (id = 0; id < v->n; id++) {
@@ -436,17 +438,21 @@ struct bpe *bpe_load(const char *text, size_t len)
 	if (!(v = bpe_new()))
 		return NULL;
 	line = next_line(&s, end, &n);
-	if (line && n > HEADER_LEN && n < sizeof(head) &&
-	    memcmp(line, HEADER, HEADER_LEN) == 0) {
-		memcpy(head, line + HEADER_LEN, n - HEADER_LEN);
-		head[n - HEADER_LEN] = '\0';
+	/* "attn-bpe V N": V 1 (no prefix) or 2 */
+	if (line && n > HEADER_LEN + 2 && n < sizeof(head) &&
+	    memcmp(line, HEADER, HEADER_LEN) == 0 &&
+	    (line[HEADER_LEN] == '1' || line[HEADER_LEN] == '2') &&
+	    line[HEADER_LEN + 1] == ' ') {
+		v->prefix = line[HEADER_LEN] == '2';
+		memcpy(head, line + HEADER_LEN + 2, n - HEADER_LEN - 2);
+		head[n - HEADER_LEN - 2] = '\0';
 		count = strtol(head, &num_end, 10);
 		if (*num_end || head[0] < '0' || head[0] > '9')
 			count = 0;
 	}
 	if (count < BPE_FIRST_UNIT || count > MAX_UNITS) {
-		err_set("vocabulary line 1: expected 'attn-bpe 1 N' with N from "
-			"%d to %d", BPE_FIRST_UNIT, MAX_UNITS);
+		err_set("vocabulary line 1: expected 'attn-bpe V N' with V 1 "
+			"or 2 and N from %d to %d", BPE_FIRST_UNIT, MAX_UNITS);
 		goto fail;
 	}
 	for (id = 0; id < count; id++) {
