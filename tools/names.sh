@@ -18,22 +18,38 @@
 #
 # Prints the names' counts, then for each HYP "HYP: X of N names (P%)",
 # and the rare ones.
+#
+# usage: tools/names.sh -l ES
+#
+# Lists the capitalised words of ES that count as names by the rule
+# above, whether or not they have a counterpart: one line each, the line
+# number (from 1) and the word without its punctuation, tab-separated.
 set -eu
-[ $# -ge 4 ] || { echo "usage: $0 ES EN GOLD [-t TRAIN_EN] HYP..." >&2
-	exit 2; }
-es=$1 en=$2 gold=$3
-shift 3
-train=/dev/null
-if [ "$1" = -t ]; then
-	train=$2
+usage() {
+	echo "usage: $0 ES EN GOLD [-t TRAIN_EN] HYP..." >&2
+	echo "       $0 -l ES" >&2
+	exit 2
+}
+list=0 train=/dev/null
+if [ "${1:-}" = -l ]; then
+	[ $# -eq 2 ] || usage
+	list=1 es=$2 en=/dev/null gold=/dev/null
 	shift 2
+else
+	[ $# -ge 4 ] || usage
+	es=$1 en=$2 gold=$3
+	shift 3
+	if [ "$1" = -t ]; then
+		train=$2
+		shift 2
+	fi
+	[ $# -ge 1 ] || { echo "$0: no HYP" >&2; exit 2; }
 fi
-[ $# -ge 1 ] || { echo "$0: no HYP" >&2; exit 2; }
 for f in "$es" "$en" "$gold" "$train" "$@"; do
 	[ -r "$f" ] || { echo "$0: $f: cannot read" >&2; exit 1; }
 done
-awk -v es="$es" -v en="$en" -v gold="$gold" -v train="$train" -f /dev/fd/3 \
-    "$@" 3<<'EOF2'
+awk -v es="$es" -v en="$en" -v gold="$gold" -v train="$train" \
+    -v list="$list" -f /dev/fd/3 "$@" 3<<'EOF2'
 # the word without the punctuation around it nor a possessive
 function bare(w) {
 	gsub(/^([^A-Za-z0-9\200-\377]|\302[\241\253\277]|\342\200[\230\234])+/,
@@ -63,6 +79,10 @@ BEGIN {
 			w = bare(sw[i])
 			if (!capital(w))
 				continue
+			if (list) {
+				print L "\t" w
+				continue
+			}
 			c = ""
 			for (k = 1; k <= ng; k++) {
 				split(gl[k], p, "-")
@@ -86,6 +106,8 @@ BEGIN {
 			for (k = 1; k <= nc; k++) want[cc[k]] = 0
 		}
 	}
+	if (list)
+		exit
 	# how often each counterpart occurs in TRAIN_EN
 	while ((getline t < train) > 0) {
 		n = split(t, tw, /[ \t]+/)
