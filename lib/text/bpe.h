@@ -121,8 +121,9 @@ int32_t bpe_unit_find(const struct bpe *v, const char *s, size_t len);
 /* ---- applying ----------------------------------------------------------- */
 
 /*
- * Appends the ids of len bytes of text (no </s>).  Keeps a cache of pieces
- * in v, so one struct bpe serves one thread.
+ * Appends the ids of a line of len bytes (no </s>), with the dummy prefix
+ * if v has it.  Keeps a cache of pieces and the line in v, so one struct
+ * bpe serves one thread.
  */
 int bpe_encode(struct bpe *v, const char *text, size_t len,
 	       struct bpe_ids *out);
