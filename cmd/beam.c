@@ -21,6 +21,7 @@ static void usage(void)
 	       "[--scores [--normalize]]\n"
 	       "       [-b N] [-a A] [-c B] [--block-repeats N] "
 	       "[--matmul PREC]\n"
+	       "       [--shortlist]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Beam search: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
@@ -50,6 +51,9 @@ static void usage(void)
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
 	       "bfloat16 (AVX512_BF16)\n"
+	       "      --shortlist      score only each sentence's shortlist "
+	       "of target units\n"
+	       "                       (train-step --shortlist makes it)\n"
 	       FILTER_HELP
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
@@ -69,6 +73,7 @@ int main(int argc, char **argv)
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "block-repeats", required_argument, NULL,
 		  OPT_BLOCK_REPEATS },
+		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		TRANSLATE_LONGOPTS,
@@ -97,6 +102,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MATMUL:
 			o.bf16 = opt_bf16(optarg, "--matmul");
+			break;
+		case OPT_SHORTLIST:
+			o.shortlist = 1;
 			break;
 		}
 	if (o.moses && o.tensors)

@@ -17,7 +17,7 @@ static void usage(void)
 {
 	printf("usage: %s -m MODEL [-t | -A] [--scores [--normalize]] [-b N] "
 	       "[-a A] [-c B]\n"
-	       "       [--block-repeats N] [--matmul PREC]\n"
+	       "       [--block-repeats N] [--matmul PREC] [--shortlist]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Greedy decoding: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
@@ -42,6 +42,9 @@ static void usage(void)
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
 	       "bfloat16 (AVX512_BF16)\n"
+	       "      --shortlist      score only each sentence's shortlist "
+	       "of target units\n"
+	       "                       (train-step --shortlist makes it)\n"
 	       FILTER_HELP
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
@@ -58,18 +61,23 @@ int main(int argc, char **argv)
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "block-repeats", required_argument, NULL,
 		  OPT_BLOCK_REPEATS },
+		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		TRANSLATE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct translate_opts o = { .batch = 64 };
+	int c;
 
 	prog_init(argc, argv);
 	search_opts_default(&o.search);
-	while (translate_getopt(argc, argv, "m:b:a:c:tAhV", longopts, usage,
-				&o) != -1)
-		o.bf16 = opt_bf16(optarg, "--matmul");	/* its one option */
+	while ((c = translate_getopt(argc, argv, "m:b:a:c:tAhV", longopts,
+				     usage, &o)) != -1)
+		if (c == OPT_MATMUL)
+			o.bf16 = opt_bf16(optarg, "--matmul");
+		else	/* OPT_SHORTLIST, the other */
+			o.shortlist = 1;
 	check_write(translate_run(&o));
 	return 0;
 }

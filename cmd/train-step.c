@@ -5,7 +5,9 @@
  * or int8 parameters, no optimiser state).  Training saves the model, with its
  * optimiser's and generator's state, atomically every --save-every updates
  * and at the end, and on SIGINT or SIGTERM; a resumed run gives the model
- * an unbroken one gives.
+ * an unbroken one gives.  --shortlist learns from the pairs the
+ * vocabulary shortlist (run/lexicon.h) that decode and beam --shortlist
+ * use, and writes it into the model.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,12 +22,19 @@
 #include "kernels/kernels.h"
 #include "common/prog.h"
 #include "common/vocab.h"
+#include "models/shortlist.h"
+#include "run/lexicon.h"
 #include "run/train.h"
 
 enum {	/* long options without a letter */
 	OPT_DTYPE = 256, OPT_MATMUL, OPT_LOG_TIME, OPT_DEV_LINES, OPT_PATIENCE,
-	OPT_BATCH_TOKENS, OPT_CPU_TIME,
-};	/* long options without a letter */
+	OPT_BATCH_TOKENS, OPT_CPU_TIME, OPT_SHORTLIST, OPT_FREQUENT,
+	OPT_TRANSLATIONS,
+};
+
+/* --shortlist's sizes, chosen on the Bible's dev set (doc/decoding.md) */
+#define FREQUENT_DEFAULT 256
+#define TRANSLATIONS_DEFAULT 16	/* long options without a letter */
 
 static void usage(void)
 {
@@ -41,6 +50,8 @@ static void usage(void)
 	       " [--matmul f32|bf16] [--limit BYTES] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16|int8]\n"
+	       "       %s --shortlist -m MODEL [--frequent N] "
+	       "[--translations K] [PAIRS]\n"
 	       "Makes, trains, averages or exports a translation model.\n\n"
 	       "  -m, --model=FILE       the model file\n"
 	       "  -i, --init             make a fresh model\n"
@@ -89,12 +100,19 @@ static void usage(void)
 	       "state\n"
 	       "      --dtype=TYPE       f16 (default), bf16 or int8, with "
 	       "--export\n"
+	       "      --shortlist        learn the vocabulary shortlist "
+	       "from PAIRS into MODEL\n"
+	       "      --frequent=N       its most frequent target units "
+	       "(default %d)\n"
+	       "      --translations=K   its target units per source unit "
+	       "(default %d)\n"
 	       "      --limit=BYTES      largest record of the pairs accepted "
 	       "(default 4G)\n"
 	       "  -q, --quiet            no progress\n"
 	       "  -h, --help             this help\n"
 	       "  -V, --version          the version\n",
-	       progname, progname, progname, progname);
+	       progname, progname, progname, progname, progname,
+	       FREQUENT_DEFAULT, TRANSLATIONS_DEFAULT);
 	exit(0);
 }
 
@@ -243,6 +261,51 @@ static void export(const char *model, const char *out, const char *dtype)
 	model_free(m);
 }
 
+/*
+ * Learns the shortlist of nfreq frequent target units and k translations
+ * of each source unit from pairs, and writes it into model (locked,
+ * atomically, every other record kept as it is).
+ */
+static void shortlist(const char *model, const char *pairs, int nfreq,
+		      int k)
+{
+	struct model_id id;
+	struct corpus c;
+	struct model *m;
+	int32_t *freq, *trans;
+	int found, s, j, nsrc = 0;
+
+	if (train_lock(model) < 0)	/* held until exit */
+		die_err();
+	if (!(m = model_load(model, MODEL_LOAD_MAPPED, NULL)))
+		die_err();
+	if (nfreq > m->tgt_vocab || k > m->tgt_vocab)
+		die("%s: --frequent %d and --translations %d: the target "
+		    "vocabulary has %d units", model, nfreq, k, m->tgt_vocab);
+	model_id_vocab(&id, m->vocab_src, m->vocab_src_len, m->vocab_tgt,
+		       m->vocab_tgt_len, model);
+	pairs_read(&c, pairs, m, &id);
+	freq = malloc(sizeof *freq * (nfreq ? nfreq : 1));
+	trans = malloc(sizeof *trans * m->src_vocab * k);
+	if (!freq || !trans)
+		die("out of memory");
+	if (lexicon_learn(&c, m->src_vocab, m->tgt_vocab, nfreq, k, freq,
+			  &found, trans, NULL) < 0 ||
+	    shortlist_table_set(m, freq, found, trans, k) < 0 ||
+	    model_save_shortlist(m, model) < 0)
+		die_err();
+	for (s = 0; s < m->src_vocab; s++)
+		for (j = 0; j < k && trans[(size_t)s * k + j] >= 0; j++)
+			nsrc += j == 0;
+	fprintf(stderr, "%s: %s: shortlist of %d frequent target units "
+		"and up to %d translations for each of %d source units, from "
+		"%d pairs\n", progname, model, found, k, nsrc, c.n);
+	free(freq);
+	free(trans);
+	corpus_free(&c);
+	model_free(m);
+}
+
 static void hms(char *buf, size_t size, double s)
 {
 	long t = s > 0 && s < 1e9 ? (long)s : 0;
@@ -336,6 +399,9 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "export", required_argument, NULL, 'x' },
 		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
+		{ "frequent", required_argument, NULL, OPT_FREQUENT },
+		{ "translations", required_argument, NULL, OPT_TRANSLATIONS },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "log-time", required_argument, NULL, OPT_LOG_TIME },
 		{ "dev-lines", required_argument, NULL, OPT_DEV_LINES },
@@ -356,7 +422,7 @@ int main(int argc, char **argv)
 	const char *export_path = NULL, *dtype = NULL, *matmul = NULL;
 	char **set = NULL;
 	int nset = 0, do_init = 0, force = 0, avg = 0, quiet = 0;
-	int dev_lines_given = 0;
+	int dev_lines_given = 0, do_sl = 0, nfreq = -1, ntrans = -1;
 	int c;
 	struct corpus train, dev;
 	struct model_id id;
@@ -389,6 +455,13 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;
+		case OPT_SHORTLIST: do_sl = 1; break;
+		case OPT_FREQUENT:
+			nfreq = opt_int(optarg, "--frequent", 0, 1 << 20);
+			break;
+		case OPT_TRANSLATIONS:
+			ntrans = opt_int(optarg, "--translations", 1, 1 << 20);
+			break;
 		case OPT_CPU_TIME: o.cpu_time = 1; break;
 		case OPT_MATMUL: matmul = optarg; break;
 		case OPT_LOG_TIME:
@@ -416,6 +489,25 @@ int main(int argc, char **argv)
 		}
 	if (dtype && !export_path)
 		usage_error("--dtype goes with --export");
+	if ((nfreq >= 0 || ntrans >= 0) && !do_sl)
+		usage_error("--frequent and --translations go with "
+			    "--shortlist");
+	if (do_sl) {
+		if (export_path || avg || do_init || nset || matmul || arch ||
+		    sv || tv || force || dev_path)
+			usage_error("--shortlist takes only -m MODEL, "
+				    "--frequent, --translations and PAIRS");
+		if (!model)
+			usage_error("no model: -m MODEL");
+		if (optind + 1 < argc)
+			usage_error("unexpected argument '%s'",
+				    argv[optind + 1]);
+		free(set);
+		shortlist(model, optind < argc ? argv[optind] : "-",
+			  nfreq >= 0 ? nfreq : FREQUENT_DEFAULT,
+			  ntrans >= 0 ? ntrans : TRANSLATIONS_DEFAULT);
+		return 0;
+	}
 	if (matmul && (export_path || avg || do_init))
 		usage_error("--matmul goes with training");
 	if (export_path) {

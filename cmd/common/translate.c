@@ -247,6 +247,14 @@ static int run(const struct translate_opts *o, int scoring)
 		goto out;
 	}
 	m->dec_bf16 = o->bf16;
+	if (o->shortlist && !m->sl.freq) {
+		err_set("%s: --shortlist: the model has no shortlist; make "
+			"one from its training pairs (tokenize -p) with "
+			"'train-step --shortlist -m %s PAIRS'", o->model,
+			o->model);
+		goto out;
+	}
+	m->shortlist = o->shortlist;
 	c.tv = bpe_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
 	if (c.tv && o->align)
 		c.sv = bpe_load(c.m->vocab_src, c.m->vocab_src_len);

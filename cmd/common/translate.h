@@ -28,11 +28,14 @@ struct translate_opts {
 				   --unlinked */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (model.h's dec_bf16) */
+	int shortlist;		/* decode, beam: the output layer over each
+				   sentence's shortlist (shortlist.h) */
 };
 
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
-enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS };
+enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
+       OPT_SHORTLIST };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 #define TRANSLATE_LONGOPTS \
@@ -60,7 +63,8 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 
 /* decode and beam: stdin to stdout.  0, -1 (err_msg()) or TSR_EPIPE;
  * with o->bf16, -1 at once for a recurrent model or where bf16 products
- * cannot be made (gemm_packed.h). */
+ * cannot be made (gemm_packed.h); with o->shortlist, for a model without
+ * one. */
 int translate_run(const struct translate_opts *o);
 /* score: the same, for frames with tgt.ids. */
 int score_run(const struct translate_opts *o);

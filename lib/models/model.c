@@ -11,6 +11,7 @@
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
 #include "model.h"
+#include "shortlist.h"
 #include "nn/layers.h"
 
 /* Architectures added at run time: the tests' fake ones. */
@@ -608,7 +609,9 @@ static int find_params(const struct model *m, struct tsr_map *map,
 
 		if (strcmp(name, "model.config") == 0 ||
 		    strncmp(name, "vocab.", 6) == 0 ||
-		    strncmp(name, "optim.", 6) == 0 || model_param(m, name) ||
+		    strncmp(name, "optim.", 6) == 0 ||
+		    strncmp(name, "shortlist.", 10) == 0 ||
+		    model_param(m, name) ||
 		    is_scale(m, map, name))
 			continue;
 		err_set("%s: record '%s' is not a parameter of the %s model "
@@ -714,6 +717,38 @@ out:
 	return rc;
 }
 
+/*
+ * The shortlist's records (shortlist.h), both or neither: i32
+ * shortlist.frequent [N] and shortlist.translations [src_vocab, K].
+ */
+static int load_shortlist(struct model *m, struct tsr_map *map,
+			  const char *path)
+{
+	const struct tensor *f = frame_find(&map->f, "shortlist.frequent");
+	const struct tensor *t = frame_find(&map->f,
+					    "shortlist.translations");
+
+	if (!f && !t)
+		return 0;
+	if (!f || !t || f->dtype != DT_I32 || f->rank != 1 ||
+	    t->dtype != DT_I32 || t->rank != 2 ||
+	    t->dim[0] != (uint64_t)m->src_vocab ||
+	    f->dim[0] > (uint64_t)m->tgt_vocab ||
+	    t->dim[1] > (uint64_t)m->tgt_vocab) {
+		err_set("%s: the shortlist is not shortlist.frequent, i32 "
+			"[N], with shortlist.translations, i32 [%d, K] "
+			"(N, K <= %d)", path, m->src_vocab, m->tgt_vocab);
+		return -1;
+	}
+	if (tsr_map_verify(map, f) < 0 || tsr_map_verify(map, t) < 0 ||
+	    shortlist_table_set(m, f->data, (int)f->dim[0], t->data,
+				(int)t->dim[1]) < 0) {
+		err_prefix("%s", path);
+		return -1;
+	}
+	return 0;
+}
+
 /* The generator's state from optim.rng, or a fresh one from the seed. */
 static int load_rng(struct model *m, struct tsr_map *map, const char *path)
 {
@@ -784,6 +819,7 @@ struct model *model_load(const char *path, int mode, struct tsr_map **mapp)
 		goto fail;
 	}
 	if (load_params(m, map, mode, path) < 0 ||
+	    load_shortlist(m, map, path) < 0 ||
 	    load_rng(m, map, path) < 0)
 		goto fail;
 	/* the caller reads the rest (the optimiser's state) */
@@ -815,6 +851,20 @@ static void text_tensor(struct tensor *t, const char *name, const char *s,
 	t->dim[0] = len;
 	t->data = (void *)s;
 	t->nbytes = len;
+}
+
+/* An i32 [d0] (d1 0) or [d0, d1] record of ids, not copied. */
+static void ids_tensor(struct tensor *t, const char *name,
+		       const int32_t *ids, int d0, int d1)
+{
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, name);
+	t->dtype = DT_I32;
+	t->rank = d1 ? 2 : 1;
+	t->dim[0] = d0;
+	t->dim[1] = d1;
+	t->data = (void *)ids;
+	t->nbytes = sizeof(int32_t) * d0 * (d1 ? (size_t)d1 : 1);
 }
 
 static int all_finite(const float *x, size_t n)
@@ -937,6 +987,7 @@ static int write_model(const struct model *m, const char *path, int dt,
 
 	for (i = 0; dt == DT_I8 && i < m->nparam; i++)
 		total += model_param_int8(&m->param[i]);	/* scales */
+	total += m->sl.freq ? 2 : 0;
 
 	cfg = config_format(&m->cfg, &len);
 	if (!cfg)
@@ -965,6 +1016,14 @@ static int write_model(const struct model *m, const char *path, int dt,
 		if (param_tensor(&t, p, dt == DT_I8 ? DT_F32 : dt, &buf,
 				 path) < 0)
 			goto fail;
+		PUT(&t);
+	}
+	if (m->sl.freq) {	/* kept by training and export alike */
+		ids_tensor(&t, "shortlist.frequent", m->sl.freq,
+			   m->sl.nfreq, 0);
+		PUT(&t);
+		ids_tensor(&t, "shortlist.translations", m->sl.trans,
+			   m->src_vocab, m->sl.k);
 		PUT(&t);
 	}
 	if (training) {
@@ -997,6 +1056,37 @@ int model_save(const struct model *m, const char *path,
 	       const struct tensor *extra, int nextra)
 {
 	return write_model(m, path, DT_F32, extra, nextra);
+}
+
+int model_save_shortlist(const struct model *m, const char *path)
+{
+	struct tsr_map *map = tsr_map_open(path);	/* every record checked */
+	struct tsr_writer *w = NULL;
+	struct tensor t;
+	int i;
+
+	if (!map)
+		return -1;
+	if (!(w = tsr_writer_atomic(path, 0)))
+		goto fail;
+	for (i = 0; i < map->f.n; i++)
+		if (strncmp(map->f.rec[i].name, "shortlist.", 10) != 0 &&
+		    tsr_write(w, &map->f.rec[i], 0, 0) < 0)
+			goto fail;
+	ids_tensor(&t, "shortlist.frequent", m->sl.freq, m->sl.nfreq, 0);
+	if (tsr_write(w, &t, 0, 0) < 0)
+		goto fail;
+	ids_tensor(&t, "shortlist.translations", m->sl.trans, m->src_vocab,
+		   m->sl.k);
+	if (tsr_write(w, &t, 0, 1) < 0)
+		goto fail;
+	tsr_map_close(map);
+	return tsr_writer_commit(w);
+fail:
+	if (w)
+		tsr_writer_abort(w);
+	tsr_map_close(map);
+	return -1;
 }
 
 int model_export(const struct model *m, const char *path, int dtype)
@@ -1085,6 +1175,8 @@ void model_free(struct model *m)
 	config_free(&m->cfg);
 	free(m->vocab_src);
 	free(m->vocab_tgt);
+	free(m->sl.freq);
+	free(m->sl.trans);
 	free(m->param);
 	free(m->param_slot);
 	free(m->w);

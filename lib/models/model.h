@@ -62,6 +62,16 @@ struct model {
 	void *qbuf;			/* the params' q and qs */
 	struct wpack *i8packs;		/* [nparam]: the int8 ones packed,
 					   registered for linear_forward */
+	/* train-step --shortlist's table (shortlist.h), nfreq = k = 0 and
+	 * NULLs when the model has none */
+	struct sl_table {
+		int nfreq, k;
+		int32_t *freq;		/* [nfreq] the frequent target units */
+		int32_t *trans;		/* [src_vocab, k], -1 past the last */
+	} sl;
+	int shortlist;			/* translation: the output layer over
+					   each sentence's shortlist only
+					   (arch's dec_shortlist) */
 	struct rng rng;			/* the run's one generator */
 	void *scratch;			/* model_scratch()'s block */
 	size_t scratch_size;
@@ -145,6 +155,14 @@ struct arch {
 	/* Attention planes per step: *L layers by *H heads (NULL: 1 x 1). */
 	void (*dec_attw_planes)(const struct decoder *d, int *L, int *H);
 	void (*dec_free)(struct decoder *d);
+	/*
+	 * With m->shortlist, the decoder's shortlists (shortlist.h): dec_step
+	 * then writes row i's log-probabilities over the units of its
+	 * sentence s only, entry j for unit ids[off[s] + j], at the start of
+	 * logp's row i (the stride stays tgt_vocab).  NULL without (and the
+	 * op NULL for an architecture that has none).
+	 */
+	const struct shortlist *(*dec_shortlist)(const struct decoder *d);
 
 	/*
 	 * Training: forward and backward of a batch of pairs, from src ids to
@@ -264,6 +282,13 @@ int model_save(const struct model *m, const char *path,
  * quantised per row (gemm_packed.h's quant_rows_i8) as NAME, i8 [out, in],
  * and NAME.scale, f32 [out]; the other parameters f32. */
 int model_export(const struct model *m, const char *path, int dtype);
+/*
+ * Writes m's shortlist (shortlist.h) into the model file at path, which
+ * must be m's: every other record of the file as it is (an export's, the
+ * optimiser's state), the shortlist's replaced; atomically, as
+ * model_save.  0, or -1 (err_msg()).
+ */
+int model_save_shortlist(const struct model *m, const char *path);
 void model_free(struct model *m);
 
 #endif

@@ -7,11 +7,17 @@
  * the candidates it selects (token, the row it extends) and, per row, the
  * candidate of the step before that the row continues, so a finished
  * hypothesis is read back from its last candidate.
+ *
+ * With a shortlist (shortlist.h), row r's log-probabilities are those of
+ * its sentence's units only, in ascending order of id: the scans run
+ * over them and map their places back to ids, so the order of the scan,
+ * and with it every choice, is that of the full vocabulary's.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
+#include "models/shortlist.h"
 #include "search.h"
 
 enum { ID_BOS = 1, ID_EOS = 2 };
@@ -92,7 +98,22 @@ struct beam {
 	struct rows cur, next;
 	float *logp, *attw;
 	struct cand *cand;	/* [k] */
+	const struct shortlist *sl;	/* the decoder's, or NULL */
 };
+
+/* Row r's units: how many (*ids NULL: 0 .. V-1) and which (*ids). */
+static int row_units(const struct beam *b, int r, const int32_t **ids)
+{
+	int s;
+
+	if (!b->sl) {
+		*ids = NULL;
+		return b->V;
+	}
+	s = b->cur.sent[r];
+	*ids = b->sl->ids + b->sl->off[s];
+	return b->sl->off[s + 1] - b->sl->off[s];
+}
 
 static int rows_alloc(struct rows *r, int cap)
 {
@@ -156,17 +177,18 @@ static float row_max(const float *lp, int n)
 static int select_best(struct beam *b, int r)
 {
 	const float *lp = b->logp + (size_t)r * b->V;
+	const int32_t *ids;
 	double base = b->cur.score[r], best;
-	int y;
+	int n = row_units(b, r, &ids), y;
 
 	if (isnan(base + lp[0]))
 		return 0;
-	best = base + row_max(lp, b->V);
-	for (y = 0; y < b->V; y++)
+	best = base + row_max(lp, n);
+	for (y = 0; y < n; y++)
 		if (base + lp[y] == best) {
 			b->cand[0].score = best;
 			b->cand[0].row = r;
-			b->cand[0].tok = y;
+			b->cand[0].tok = ids ? ids[y] : y;
 			return 1;
 		}
 	return 0;
@@ -186,9 +208,11 @@ static int select_top(struct beam *b, int lo, int hi, int need)
 		return 1;
 	for (r = lo; r < hi; r++) {
 		const float *lp = b->logp + (size_t)r * b->V;
+		const int32_t *ids;
 		double base = b->cur.score[r];
+		int n = row_units(b, r, &ids);
 
-		for (y = 0; y < b->V; y++) {
+		for (y = 0; y < n; y++) {
 			double sc = base + lp[y];
 
 			if (have == need && !(sc > c[have - 1].score))
@@ -198,7 +222,7 @@ static int select_top(struct beam *b, int lo, int hi, int need)
 				c[i] = c[i - 1];
 			c[i].score = sc;
 			c[i].row = r;
-			c[i].tok = y;
+			c[i].tok = ids ? ids[y] : y;
 		}
 	}
 	return have;
@@ -244,6 +268,13 @@ static int history(const struct beam *b, int t, int r, int32_t *h, int max)
 	return n;
 }
 
+/* The place of unit id among sentence s's log-probabilities (sl NULL:
+ * the id itself), or -1 when it has none. */
+static int place(const struct shortlist *sl, int s, int32_t id)
+{
+	return sl ? shortlist_find(sl, s, id) : id;
+}
+
 /*
  * The option block_repeats = N: for each row and each phrase length k <= N,
  * the one id that would end the third saying of a phrase of k ids in a
@@ -254,7 +285,7 @@ static int history(const struct beam *b, int t, int r, int32_t *h, int max)
  */
 static void block_repeats(struct beam *b, int t, int nh)
 {
-	int N = b->o->block_repeats, r, k, j, n;
+	int N = b->o->block_repeats, r, k, j, n, p;
 	int32_t h[3 * SEARCH_BLOCK_MAX];
 
 	for (r = 0; r < nh; r++) {
@@ -266,9 +297,9 @@ static void block_repeats(struct beam *b, int t, int nh)
 				if (h[j + k - 1] != y || h[j + 2 * k - 1] != y)
 					break;
 			}
-			if (j == k)
-				b->logp[(size_t)r * b->V + h[k - 1]] =
-					-INFINITY;
+			if (j == k && (p = place(b->sl, b->cur.sent[r],
+						  h[k - 1])) >= 0)
+				b->logp[(size_t)r * b->V + p] = -INFINITY;
 		}
 	}
 }
@@ -426,6 +457,7 @@ static int beam_init(struct beam *b, const struct model *m, struct frame **f,
 	b->d = a->dec_new(m, f, n, o->k);
 	if (!b->d)
 		return -1;
+	b->sl = a->dec_shortlist ? a->dec_shortlist(b->d) : NULL;
 	if (a->dec_attw_planes)
 		a->dec_attw_planes(b->d, &L, &H);
 	b->L = L;
@@ -518,7 +550,8 @@ int search_force(const struct model *m, struct frame **f, int n,
 	const char *stage = strcmp(name, "tgt.ids") == 0 ?
 			    "tokenize --pairs" : "decode --tensors";
 	struct decoder *d = NULL;
-	int V = m->tgt_vocab, P, L = 1, H = 1, smax = 0, tmax = 0;
+	const struct shortlist *sl;
+	int V = m->tgt_vocab, P, L = 1, H = 1, smax = 0, tmax = 0, y;
 	int *sent = NULL, *parent = NULL, nh, t, i, r, rc = -1;
 	int32_t *prev = NULL;
 	float *logp = NULL, *attw = NULL;
@@ -543,6 +576,7 @@ int search_force(const struct model *m, struct frame **f, int n,
 	d = a->dec_new(m, f, n, 1);
 	if (!d)
 		goto fail;
+	sl = a->dec_shortlist ? a->dec_shortlist(d) : NULL;
 	if (a->dec_attw_planes)
 		a->dec_attw_planes(d, &L, &H);
 	P = L * H;
@@ -577,7 +611,10 @@ int search_force(const struct model *m, struct frame **f, int n,
 			struct hyp *h = &out[sent[r]];
 			int p;
 
-			h->score += logp[(size_t)r * V + h->ids[t - 1]];
+			/* a unit outside the shortlist has probability 0 */
+			y = place(sl, sent[r], h->ids[t - 1]);
+			h->score += y < 0 ? -INFINITY :
+				    logp[(size_t)r * V + y];
 			for (p = 0; attw && p < P; p++)
 				memcpy(h->attw + ((size_t)p * h->len + t - 1) *
 				       h->S, attw + ((size_t)r * P + p) * smax,

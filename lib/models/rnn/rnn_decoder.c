@@ -18,6 +18,7 @@
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
 #include "nn/layers.h"
+#include "models/shortlist.h"
 #include "nn/window.h"
 #include "rnnsearch.h"
 
@@ -38,6 +39,7 @@ struct decoder {
 	int *len, *row, *row_next;	/* row: the live hypotheses' sentences */
 	int *step, *step_next;	/* [cap]: the hypotheses' steps done */
 	struct arena arena;
+	struct shortlist *sl;	/* m->shortlist: the output layer's */
 	/* per sentence: keys [nsent, S, n'] (additive); proj [nsent, S, P],
 	 * each annotation (rnnencdec: the context) times [C; Co]^T */
 	float *keys, *proj;
@@ -172,6 +174,10 @@ struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
 	}
 	project(net, d->proj, h, (int)rows, d->P);
 	free(h);
+	if (m->shortlist && !(d->sl = shortlist_new(m, f, n, n * width,
+			net->w.out_W, net->w.out_bias, net->l,
+			m->int8 ? WPACK_I8 : WPACK_F32)))
+		goto fail;
 	return d;
 fail:
 	rnn_dec_free(d);
@@ -289,8 +295,14 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		vadd(d->tt + (size_t)i * l2,
 		     d->pctx + (size_t)i * d->P + 3 * net->n, l2);
 	maxout_forward(d->t, d->tt, nh, net->l);
-	rnn_logits_forward(net, nh, d->t, logp);
-	log_softmax_rows(logp, logp, nh, net->Vt);
+	if (d->sl) {
+		if (shortlist_logp(d->sl, logp, net->Vt, d->t, nh,
+				   d->row) < 0)
+			return -1;
+	} else {
+		rnn_logits_forward(net, nh, d->t, logp);
+		log_softmax_rows(logp, logp, nh, net->Vt);
+	}
 	if (attw) {
 		/* [nh, 1, S]; the model without attention has no weights */
 		size_t size = (size_t)nh * d->S * sizeof(float);
@@ -356,6 +368,11 @@ int rnn_dec_sentence(const struct decoder *d, int i)
 	return i >= 0 && i < d->nh ? d->row[i] : -1;
 }
 
+const struct shortlist *rnn_dec_shortlist(const struct decoder *d)
+{
+	return d->sl;
+}
+
 int rnn_dec_srclen(const struct decoder *d, int sentence)
 {
 	return sentence >= 0 && sentence < d->nsent ? d->len[sentence] : -1;
@@ -371,5 +388,6 @@ void rnn_dec_free(struct decoder *d)
 	free(d->step);
 	free(d->step_next);
 	free(d->arena.base);
+	shortlist_free(d->sl);
 	free(d);
 }

@@ -555,6 +555,7 @@ static const char *const rnnencdec_defaults[] = {
 	.dec_select = rnn_dec_select, \
 	.dec_sentence = rnn_dec_sentence, \
 	.dec_srclen = rnn_dec_srclen, \
+	.dec_shortlist = rnn_dec_shortlist, \
 	.dec_attw_planes = NULL, \
 	.dec_free = rnn_dec_free, \
 	.train_batch = rnn_train_batch

@@ -100,6 +100,7 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 int rnn_dec_select(struct decoder *d, int nh, const int *parent);
 int rnn_dec_sentence(const struct decoder *d, int i);
 int rnn_dec_srclen(const struct decoder *d, int sentence);
+const struct shortlist *rnn_dec_shortlist(const struct decoder *d);
 void rnn_dec_free(struct decoder *d);
 
 /* Training (rnn_train.c). */

@@ -306,6 +306,7 @@ const struct arch arch_seq2seq = {
 	.dec_select = s2s_dec_select,
 	.dec_sentence = s2s_dec_sentence,
 	.dec_srclen = s2s_dec_srclen,
+	.dec_shortlist = s2s_dec_shortlist,
 	.dec_attw_planes = NULL,
 	.dec_free = s2s_dec_free,
 	.train_batch = s2s_train_batch,

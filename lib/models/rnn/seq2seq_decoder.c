@@ -15,6 +15,7 @@
 #include "models/arena.h"
 #include "models/frames.h"
 #include "nn/layers.h"
+#include "models/shortlist.h"
 #include "nn/lstm.h"
 #include "rnnsearch.h"
 #include "seq2seq.h"
@@ -26,6 +27,7 @@ struct decoder {
 	int *len;		/* the sources' lengths */
 	int *row, *row_next;	/* the live hypotheses' sentences */
 	struct arena arena;
+	struct shortlist *sl;	/* m->shortlist: the output layer's */
 	/* [L, cap, n]: the hypotheses' states and cells, and the next ones */
 	float *h, *c, *h_next, *c_next;
 	float *y, *act;		/* one step's [cap, m], [cap, 4n] */
@@ -91,6 +93,10 @@ struct decoder *s2s_dec_new(const struct model *m, struct frame **f, int n,
 			memcpy(d->c + at, c + l * nn, nn * sizeof(float));
 		}
 	}
+	if (m->shortlist && !(d->sl = shortlist_new(m, f, n, n * width,
+			net->w.out_W, net->w.out_b, (int)net->n,
+			m->int8 ? WPACK_I8 : WPACK_F32)))
+		goto fail;
 	return d;
 fail:
 	s2s_dec_free(d);
@@ -140,9 +146,14 @@ int s2s_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 				  (int)n);
 		x = hn;
 	}
-	linear_forward(logp, x, net->w.out_W, net->w.out_b, nh, (int)n,
-		       net->Vt);
-	log_softmax_rows(logp, logp, nh, net->Vt);
+	if (d->sl) {
+		if (shortlist_logp(d->sl, logp, net->Vt, x, nh, d->row) < 0)
+			return -1;
+	} else {
+		linear_forward(logp, x, net->w.out_W, net->w.out_b, nh,
+			       (int)n, net->Vt);
+		log_softmax_rows(logp, logp, nh, net->Vt);
+	}
 	if (attw)	/* [nh, 1, S]: no attention, no weights */
 		memset(attw, 0, (size_t)nh * d->S * sizeof(float));
 	swap(&d->h, &d->h_next);
@@ -189,6 +200,11 @@ int s2s_dec_sentence(const struct decoder *d, int i)
 	return i >= 0 && i < d->nh ? d->row[i] : -1;
 }
 
+const struct shortlist *s2s_dec_shortlist(const struct decoder *d)
+{
+	return d->sl;
+}
+
 int s2s_dec_srclen(const struct decoder *d, int sentence)
 {
 	return sentence >= 0 && sentence < d->nsent ? d->len[sentence] : -1;
@@ -202,5 +218,6 @@ void s2s_dec_free(struct decoder *d)
 	free(d->row);
 	free(d->row_next);
 	free(d->arena.base);
+	shortlist_free(d->sl);
 	free(d);
 }

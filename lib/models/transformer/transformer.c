@@ -382,5 +382,6 @@ const struct arch arch_transformer = {
 	.dec_srclen = tf_dec_srclen,
 	.dec_attw_planes = tf_dec_attw_planes,
 	.dec_free = tf_dec_free,
+	.dec_shortlist = tf_dec_shortlist,
 	.train_batch = tf_train_batch,
 };

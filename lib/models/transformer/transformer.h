@@ -136,6 +136,7 @@ int tf_dec_sentence(const struct decoder *d, int i);
 int tf_dec_srclen(const struct decoder *d, int sentence);
 void tf_dec_attw_planes(const struct decoder *d, int *L, int *H);
 void tf_dec_free(struct decoder *d);
+const struct shortlist *tf_dec_shortlist(const struct decoder *d);
 
 /* ---- a batch of pairs (transformer_batch.c) ---------------------------- */
 

@@ -39,6 +39,7 @@
 #include "kernels/gemm_packed.h"
 #include "kernels/kernels.h"
 #include "nn/layers.h"
+#include "models/shortlist.h"
 #include "transformer.h"
 
 /* Up to this many rows, sgemm streams [out, in] weights without packing. */
@@ -91,6 +92,7 @@ struct tf_decoder {
 	/* the step's rows, [cap, .] */
 	float *x, *q, *k, *v, *ctx, *h, *logits;
 	struct sub_acts sub;
+	struct shortlist *sl;	/* m->shortlist: the output layer's */
 };
 
 /* wt [L] and out: m's matrices, packed as pack says (gemm_packed.h's
@@ -233,6 +235,7 @@ static void dec_release(struct tf_decoder *dc)
 		free(dc->sv[l]);
 	}
 	pack_put(dc->packs);
+	shortlist_free(dc->sl);
 	free(dc->plain);
 	free(dc->ck);
 	free(dc->cv);
@@ -350,6 +353,9 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	}
 	if (decoder_weights(dc) < 0)
 		goto fail;
+	if (m->shortlist && !(dc->sl = shortlist_new(m, f, nf, nf * width,
+			n->w.out_W, n->w.out_b, d, dc->pack)))
+		goto fail;
 	/* room for doc/MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
 	for (l = 0; l < L; l++) {
@@ -374,7 +380,7 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	dc->v = falloc(cap * d);
 	dc->ctx = falloc(cap * d);
 	dc->h = falloc(cap * n->ffn);
-	dc->logits = falloc(cap * V);
+	dc->logits = falloc(dc->sl ? 1 : cap * V);
 	dc->sub.ln = falloc(cap * d);
 	dc->sub.mean = falloc(cap);
 	dc->sub.rstd = falloc(cap);
@@ -551,10 +557,17 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		x = step_out(dc, &w->ln3, x, nh);
 	}
 	u = tf_sub_in(n, &dc->sub, &n->w.dec_ln, x, nh);
-	rc |= linear_packed(dc->logits, u, nh, dc->out_wt, n->w.out_b, 0);
-	if (rc)		/* bf16: out of memory for x's pairs */
+	if (dc->sl) {
+		rc |= shortlist_logp(dc->sl, logp, n->tgt_vocab, u, nh,
+				     dc->sent);
+	} else {
+		rc |= linear_packed(dc->logits, u, nh, dc->out_wt,
+				    n->w.out_b, 0);
+		if (!rc)
+			log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
+	}
+	if (rc)		/* bf16, int8: out of memory for x's rows */
 		return -1;
-	log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
 	dc->t++;
 	return 0;
 }
@@ -625,6 +638,11 @@ int tf_dec_srclen(const struct decoder *d, int sentence)
 
 	return sentence >= 0 && sentence < dc->nsent ? dc->srclen[sentence]
 		: -1;
+}
+
+const struct shortlist *tf_dec_shortlist(const struct decoder *d)
+{
+	return ((const struct tf_decoder *)d)->sl;
 }
 
 void tf_dec_attw_planes(const struct decoder *d, int *L, int *H)
