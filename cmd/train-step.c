@@ -267,7 +267,7 @@ static void export(const char *model, const char *out, const char *dtype)
  * atomically, every other record kept as it is).
  */
 static void shortlist(const char *model, const char *pairs, int nfreq,
-		      int k)
+		      int k, int quiet)
 {
 	struct model_id id;
 	struct corpus c;
@@ -297,9 +297,11 @@ static void shortlist(const char *model, const char *pairs, int nfreq,
 	for (s = 0; s < m->src_vocab; s++)
 		for (j = 0; j < k && trans[(size_t)s * k + j] >= 0; j++)
 			nsrc += j == 0;
-	fprintf(stderr, "%s: %s: shortlist of %d frequent target units "
-		"and up to %d translations for each of %d source units, from "
-		"%d pairs\n", progname, model, found, k, nsrc, c.n);
+	if (!quiet)
+		fprintf(stderr, "%s: %s: shortlist of %d frequent target units "
+			"and up to %d translations for each of %d source "
+			"units, from %d pairs\n", progname, model, found, k,
+			nsrc, c.n);
 	free(freq);
 	free(trans);
 	corpus_free(&c);
@@ -423,6 +425,7 @@ int main(int argc, char **argv)
 	char **set = NULL;
 	int nset = 0, do_init = 0, force = 0, avg = 0, quiet = 0;
 	int dev_lines_given = 0, do_sl = 0, nfreq = -1, ntrans = -1;
+	int train_only = 0;
 	int c;
 	struct corpus train, dev;
 	struct model_id id;
@@ -433,7 +436,13 @@ int main(int argc, char **argv)
 	if (!set)
 		die("out of memory");
 	while ((c = getopt_long(argc, argv, "m:ifa:s:t:S:n:e:T:E:k:L:d:D:b:A:"
-				"o:x:qhV", longopts, NULL)) != -1)
+				"o:x:qhV", longopts, NULL)) != -1) {
+		/* the options of training alone */
+		if ((c > 0 && c < 256 && strchr("neTEkLDb", c)) ||
+		    c == OPT_CPU_TIME || c == OPT_LOG_TIME ||
+		    c == OPT_DEV_LINES || c == OPT_PATIENCE ||
+		    c == OPT_BATCH_TOKENS || c == OPT_LIMIT)
+			train_only = 1;
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 'i': do_init = 1; break;
@@ -487,6 +496,7 @@ int main(int argc, char **argv)
 		case 'V': prog_version(); break;
 		default: usage_error("unknown option");
 		}
+	}
 	if (dtype && !export_path)
 		usage_error("--dtype goes with --export");
 	if ((nfreq >= 0 || ntrans >= 0) && !do_sl)
@@ -494,9 +504,10 @@ int main(int argc, char **argv)
 			    "--shortlist");
 	if (do_sl) {
 		if (export_path || avg || do_init || nset || matmul || arch ||
-		    sv || tv || force || dev_path)
+		    sv || tv || force || dev_path || train_only)
 			usage_error("--shortlist takes only -m MODEL, "
-				    "--frequent, --translations and PAIRS");
+				    "--frequent, --translations, -q and "
+				    "PAIRS");
 		if (!model)
 			usage_error("no model: -m MODEL");
 		if (optind + 1 < argc)
@@ -505,7 +516,7 @@ int main(int argc, char **argv)
 		free(set);
 		shortlist(model, optind < argc ? argv[optind] : "-",
 			  nfreq >= 0 ? nfreq : FREQUENT_DEFAULT,
-			  ntrans >= 0 ? ntrans : TRANSLATIONS_DEFAULT);
+			  ntrans >= 0 ? ntrans : TRANSLATIONS_DEFAULT, quiet);
 		return 0;
 	}
 	if (matmul && (export_path || avg || do_init))

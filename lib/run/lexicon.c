@@ -43,7 +43,7 @@ static int frequent(const struct corpus *c, int Vt, int nfreq,
 			u[c->tgt[c->toff[p] + j]].n++;
 	qsort(u, Vt, sizeof *u, by_count);
 	for (j = 0; j < Vt && n < nfreq; j++)
-		if (u[j].n > 0 && u[j].id >= SHORTLIST_SPECIAL)
+		if (u[j].id >= SHORTLIST_SPECIAL)
 			freq[n++] = u[j].id;
 	*nfound = n;
 	for (; n < nfreq; n++)

@@ -21,8 +21,9 @@
  * Unit s's translations: the k target units of the highest dice with it
  * (ties: the higher c(s, t), then the lower id), of those that occur with
  * it at least once; -1 fills the rest.  The frequent units: the nfreq
- * target units of most occurrences (ties: the lower id), of those that
- * occur.  Special units (ids below SHORTLIST_SPECIAL) are left out of
+ * target units of most occurrences (ties: the lower id; units never seen
+ * come last, so that nfreq = Vt makes a shortlist of every unit, the full
+ * softmax's).  Special units (ids below SHORTLIST_SPECIAL) are left out of
  * both, on either side: every shortlist has them.
  */
 #ifndef ATTN_LEXICON_H
@@ -33,7 +34,8 @@
 
 /*
  * The table of c's pairs, ids below Vs and Vt: freq [nfreq] (*nfound gets
- * how many units it holds, fewer when fewer occur; -1 fills the rest),
+ * how many units it holds, fewer than nfreq only when the vocabulary has
+ * fewer units that are not special; -1 fills the rest),
  * trans [Vs, k], and when dice is not NULL their coefficients into dice
  * [Vs, k] (0 where trans is -1).  0, or -1 with err_msg().
  */
