@@ -115,7 +115,8 @@ static void put_src(struct frame *f, const int32_t *ids, uint64_t n)
 /*
  * Frequent: 6; translations (k = 2): 4 -> 7 8, 5 -> 9.  Sentence 0,
  * "4 </s>": 0 1 2 3 6 7 8; sentence 1, "5 5 </s>": 0 1 2 3 6 9; the
- * union 0 1 2 3 6 7 8 9.
+ * union 0 1 2 3 6 7 8 9.  Rows of sentences 0, 1, 0 (not in runs), in a
+ * greedy decoder and in a beam's.
  */
 START_TEST(decoder_shortlists)
 {
@@ -129,7 +130,7 @@ START_TEST(decoder_shortlists)
 	static const int sent[] = { 0, 1, 0 };
 	float W[V * K], b[V], x[3 * K], logp[3 * V];
 	struct shortlist *sl;
-	int i, j, r;
+	int i, j, r, cap;
 
 	m.src_vocab = m.tgt_vocab = V;
 	for (i = 0; i < V * 2; i++)
@@ -151,42 +152,47 @@ START_TEST(decoder_shortlists)
 	ck_assert_ptr_nonnull(strstr(err_msg(), "no shortlist"));
 	ck_assert_int_eq(shortlist_table_set(&m, freq, 1, trans, 2), 0);
 
-	sl = shortlist_new(&m, fp, 2, 3, W, b, K, WPACK_F32);
-	ck_assert_ptr_nonnull(sl);
-	ck_assert_int_eq(sl->U, 8);
-	ck_assert_int_eq(sl->uid[7], 9);
-	ck_assert_int_eq(sl->off[1] - sl->off[0], 7);
-	ck_assert_int_eq(sl->off[2] - sl->off[1], 6);
-	for (j = 0; j < 7; j++)
-		ck_assert_int_eq(sl->ids[sl->off[0] + j], ids0[j]);
-	for (j = 0; j < 6; j++)
-		ck_assert_int_eq(sl->ids[sl->off[1] + j], ids1[j]);
-	ck_assert_int_eq(shortlist_find(sl, 1, 9), 5);
-	ck_assert_int_eq(shortlist_find(sl, 1, 7), -1);
-	ck_assert_int_eq(shortlist_find(sl, 0, 8), 6);
-	ck_assert_int_eq(shortlist_find(sl, 0, 11), -1);
+	/* greedy (one row a sentence): the union; beam: each sentence's */
+	for (cap = 3; cap <= 6; cap += 3) {
+		sl = shortlist_new(&m, fp, 2, cap, W, b, K, WPACK_F32);
+		ck_assert_ptr_nonnull(sl);
+		ck_assert_int_eq(sl->nw, cap == 3 ? 1 : 2);
+		ck_assert_int_eq(sl->U, 8);
+		ck_assert_int_eq(sl->uid[7], 9);
+		ck_assert_int_eq(sl->off[1] - sl->off[0], 7);
+		ck_assert_int_eq(sl->off[2] - sl->off[1], 6);
+		for (j = 0; j < 7; j++)
+			ck_assert_int_eq(sl->ids[sl->off[0] + j], ids0[j]);
+		for (j = 0; j < 6; j++)
+			ck_assert_int_eq(sl->ids[sl->off[1] + j], ids1[j]);
+		ck_assert_int_eq(shortlist_find(sl, 1, 9), 5);
+		ck_assert_int_eq(shortlist_find(sl, 1, 7), -1);
+		ck_assert_int_eq(shortlist_find(sl, 0, 8), 6);
+		ck_assert_int_eq(shortlist_find(sl, 0, 11), -1);
 
-	/* rows of sentences 0, 1, 0: a naive log-softmax over each
-	 * sentence's units of x W^T + b */
-	ck_assert_int_eq(shortlist_logp(sl, logp, V, x, 3, sent), 0);
-	for (r = 0; r < 3; r++) {
-		const int32_t *ids = sent[r] ? ids1 : ids0;
-		int n = sent[r] ? 6 : 7;
-		double z[7], mx = -INFINITY, sum = 0;
+		/* rows of sentences 0, 1, 0: a naive log-softmax over each
+		 * sentence's units of x W^T + b */
+		ck_assert_int_eq(shortlist_logp(sl, logp, V, x, 3, sent), 0);
+		for (r = 0; r < 3; r++) {
+			const int32_t *ids = sent[r] ? ids1 : ids0;
+			int n = sent[r] ? 6 : 7;
+			double z[7], mx = -INFINITY, sum = 0;
 
-		for (j = 0; j < n; j++) {
-			z[j] = b[ids[j]];
-			for (i = 0; i < K; i++)
-				z[j] += (double)x[r * K + i] * W[ids[j] * K + i];
-			mx = fmax(mx, z[j]);
-		}
-		for (j = 0; j < n; j++)
-			sum += exp(z[j] - mx);
-		for (j = 0; j < n; j++)
-			ck_assert_double_eq_tol(logp[r * V + j],
-						z[j] - mx - log(sum), 1e-5);
+			for (j = 0; j < n; j++) {
+				z[j] = b[ids[j]];
+				for (i = 0; i < K; i++)
+					z[j] += (double)x[r * K + i] *
+						W[ids[j] * K + i];
+				mx = fmax(mx, z[j]);
+			}
+			for (j = 0; j < n; j++)
+				sum += exp(z[j] - mx);
+			for (j = 0; j < n; j++)
+				ck_assert_double_eq_tol(logp[r * V + j],
+					z[j] - mx - log(sum), 1e-5);
 	}
 	shortlist_free(sl);
+	}
 
 	/* a frame without src.ids */
 	frame_clear(&frames[1]);

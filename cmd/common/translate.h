@@ -28,8 +28,9 @@ struct translate_opts {
 				   --unlinked */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (model.h's dec_bf16) */
-	int shortlist;		/* decode, beam: the output layer over each
-				   sentence's shortlist (shortlist.h) */
+	int shortlist;		/* decode, beam: the output layer over
+				   each sentence's shortlist
+				   (shortlist.h) */
 };
 
 /* The options of decode, beam and score: long-only ones, and the table

@@ -1060,7 +1060,7 @@ int model_save(const struct model *m, const char *path,
 
 int model_save_shortlist(const struct model *m, const char *path)
 {
-	struct tsr_map *map = tsr_map_open(path);	/* every record checked */
+	struct tsr_map *map = tsr_map_open(path);	/* all checked */
 	struct tsr_writer *w = NULL;
 	struct tensor t;
 	int i;

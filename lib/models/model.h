@@ -66,11 +66,12 @@ struct model {
 	 * NULLs when the model has none */
 	struct sl_table {
 		int nfreq, k;
-		int32_t *freq;		/* [nfreq] the frequent target units */
-		int32_t *trans;		/* [src_vocab, k], -1 past the last */
+		int32_t *freq;		/* [nfreq] frequent units */
+		int32_t *trans;		/* [src_vocab, k], -1 past the
+					   last */
 	} sl;
-	int shortlist;			/* translation: the output layer over
-					   each sentence's shortlist only
+	int shortlist;			/* translation: the output layer
+					   over each sentence's shortlist
 					   (arch's dec_shortlist) */
 	struct rng rng;			/* the run's one generator */
 	void *scratch;			/* model_scratch()'s block */

@@ -16,8 +16,8 @@ int shortlist_table_set(struct model *m, const int32_t *freq, int nfreq,
 
 	if (nfreq < 0 || k < 1 || nfreq > m->tgt_vocab || k > m->tgt_vocab) {
 		err_set("shortlist: %d frequent units and %d translations "
-			"each (1 at least), for a target vocabulary of %d", nfreq, k,
-			m->tgt_vocab);
+			"each (1 at least), for a target vocabulary of %d",
+			nfreq, k, m->tgt_vocab);
 		return -1;
 	}
 	for (i = 0; i < (size_t)nfreq; i++)
@@ -58,7 +58,9 @@ void shortlist_free(struct shortlist *s)
 {
 	if (!s)
 		return;
-	wpack_free(&s->w);
+	for (int i = 0; s->w && i < s->nw; i++)
+		wpack_free(&s->w[i]);
+	free(s->w);
 	free(s->uid);
 	free(s->off);
 	free(s->ids);
@@ -157,45 +159,61 @@ out:
 	return rc;
 }
 
-/* The union's rows of W (and b) gathered and packed. */
-static int gather(struct shortlist *s, const struct model *m, const float *W,
-		  const float *b, int K, int pack)
+/*
+ * Rows ids [rows] of W (and b) gathered into s->W, or where W is an int8
+ * export's, its int8 rows and scales into s->q and s->qs.
+ */
+static int gather(struct shortlist *s, const struct model *m,
+		  const int32_t *ids, int rows, const float *W, const float *b,
+		  int pack)
 {
 	const struct param *p = NULL;
-	int U = s->U, i;
+	int K = s->K, i;
 
 	for (i = 0; pack == WPACK_I8 && i < m->nparam && !p; i++)
 		if (m->param[i].w == W && m->param[i].q &&
 		    m->param[i].dim[0] == m->tgt_vocab &&
 		    m->param[i].dim[1] == K)
 			p = &m->param[i];
-	if (b && !(s->b = malloc(sizeof *s->b * U)))
+	if (b && !(s->b = malloc(sizeof *s->b * (rows ? rows : 1))))
 		goto oom;
-	for (i = 0; b && i < U; i++)
-		s->b[i] = b[s->uid[i]];
+	for (i = 0; b && i < rows; i++)
+		s->b[i] = b[ids[i]];
 	if (p) {	/* the export's own int8 rows, as model_wpack */
-		s->q = malloc((size_t)U * K);
-		s->qs = malloc(sizeof *s->qs * U);
+		s->q = malloc((size_t)rows * K + 1);
+		s->qs = malloc(sizeof *s->qs * (rows ? rows : 1));
 		if (!s->q || !s->qs)
 			goto oom;
-		for (i = 0; i < U; i++) {
-			memcpy(s->q + (size_t)i * K,
-			       p->q + (size_t)s->uid[i] * K, K);
-			s->qs[i] = p->qs[s->uid[i]];
+		for (i = 0; i < rows; i++) {
+			memcpy(s->q + (size_t)i * K, p->q + (size_t)ids[i] * K,
+			       K);
+			s->qs[i] = p->qs[ids[i]];
 		}
-		return wpack_init_i8(&s->w, s->q, s->qs, U, K);
+		return 0;
 	}
-	if (!(s->W = malloc(sizeof *s->W * ((size_t)U * K))))
+	if (!(s->W = malloc(sizeof *s->W * ((size_t)rows * K + 1))))
 		goto oom;
-	for (i = 0; i < U; i++)
-		memcpy(s->W + (size_t)i * K, W + (size_t)s->uid[i] * K,
+	for (i = 0; i < rows; i++)
+		memcpy(s->W + (size_t)i * K, W + (size_t)ids[i] * K,
 		       sizeof *s->W * K);
-	/* f32 packed, as the full product would be or with its bits */
-	return wpack_init(&s->w, s->W, U, K,
-			  pack == WPACK_KEEP ? WPACK_F32 : pack);
+	return 0;
 oom:
-	err_set("out of memory for the shortlist's [%d, %d] matrix", U, K);
+	err_set("out of memory for the shortlist's [%d, %d] matrix", rows, K);
 	return -1;
+}
+
+/* Rows row0 .. row0 + rows - 1 of the gathered ones packed into w: f32
+ * packed (a model's f32 product, packed or not, has its bits), bf16, or
+ * int8 (the export's own, or quantised by the pack as the full one). */
+static int pack_rows(struct shortlist *s, struct wpack *w, int row0,
+		     int rows, int pack)
+{
+	size_t at = (size_t)row0 * s->K;
+
+	if (s->q)
+		return wpack_init_i8(w, s->q + at, s->qs + row0, rows, s->K);
+	return wpack_init(w, s->W + at, rows, s->K,
+			  pack == WPACK_KEEP ? WPACK_F32 : pack);
 }
 
 struct shortlist *shortlist_new(const struct model *m, struct frame **f,
@@ -203,6 +221,7 @@ struct shortlist *shortlist_new(const struct model *m, struct frame **f,
 				int K, int pack)
 {
 	struct shortlist *s;
+	int i, width = n > 0 ? cap / n : 1, most = 0;
 
 	if (!m->sl.freq) {
 		err_set("the model has no shortlist");
@@ -214,35 +233,83 @@ struct shortlist *shortlist_new(const struct model *m, struct frame **f,
 	}
 	s->nsent = n;
 	s->cap = cap;
-	if (units(s, m, f, n) < 0 || gather(s, m, W, b, K, pack) < 0)
+	s->K = K;
+	if (units(s, m, f, n) < 0)
 		goto fail;
-	if (!(s->logits = malloc(sizeof *s->logits *
-				 ((size_t)cap * s->U + 1)))) {
-		err_set("out of memory for the shortlist's logits");
-		goto fail;
+	/* greedy: the union's rows (rows of their own would each stream a
+	 * matrix of their own); beam: each sentence's */
+	s->nw = width > 1 ? n : 1;
+	if (!(s->w = calloc(s->nw, sizeof *s->w)))
+		goto oom;
+	if (s->nw == 1) {
+		if (gather(s, m, s->uid, s->U, W, b, pack) < 0 ||
+		    pack_rows(s, &s->w[0], 0, s->U, pack) < 0)
+			goto fail;
+		most = s->U;
+	} else {
+		if (gather(s, m, s->ids, s->off[n], W, b, pack) < 0)
+			goto fail;
+		for (i = 0; i < n; i++) {
+			int rows = s->off[i + 1] - s->off[i];
+
+			if (pack_rows(s, &s->w[i], s->off[i], rows, pack) < 0)
+				goto fail;
+			most = rows > most ? rows : most;
+		}
 	}
+	if (!(s->logits = malloc(sizeof *s->logits *
+				 ((size_t)cap * most + 1))))
+		goto oom;
 	return s;
+oom:
+	err_set("out of memory for the shortlists of %d sentences", n);
 fail:
 	shortlist_free(s);
 	return NULL;
 }
 
+/* Row i's log-probabilities from its logits z over its units' places
+ * pos [n] among them (NULL: all n, in order). */
+static void row_logp(float *y, const float *z, const int *pos, int n)
+{
+	int j;
+
+	if (!pos) {
+		log_softmax_rows(y, z, 1, n);
+		return;
+	}
+	for (j = 0; j < n; j++)
+		y[j] = z[pos[j]];
+	log_softmax_rows(y, y, 1, n);
+}
+
 int shortlist_logp(struct shortlist *s, float *logp, long ld,
 		   const float *x, int nh, const int *sent)
 {
-	int i, j;
+	int i, e, r;
 
-	if (linear_packed(s->logits, x, nh, &s->w, s->b, 0) < 0)
-		return -1;
-	for (i = 0; i < nh; i++) {
-		const float *z = s->logits + (size_t)i * s->U;
-		const int *pos = s->pos + s->off[sent[i]];
-		int n = s->off[sent[i] + 1] - s->off[sent[i]];
-		float *y = logp + i * ld;
+	if (s->nw == 1) {
+		if (linear_packed(s->logits, x, nh, &s->w[0], s->b, 0) < 0)
+			return -1;
+		for (i = 0; i < nh; i++)
+			row_logp(logp + i * ld, s->logits + (size_t)i * s->U,
+				 s->pos + s->off[sent[i]],
+				 s->off[sent[i] + 1] - s->off[sent[i]]);
+		return 0;
+	}
+	/* each run of rows of one sentence by the sentence's matrix */
+	for (i = 0; i < nh; i = e) {
+		int t = sent[i], n = s->off[t + 1] - s->off[t];
 
-		for (j = 0; j < n; j++)
-			y[j] = z[pos[j]];
-		log_softmax_rows(y, y, 1, n);
+		for (e = i + 1; e < nh && sent[e] == t; e++)
+			;
+		if (linear_packed(s->logits, x + (size_t)i * s->K, e - i,
+				  &s->w[t], s->b ? s->b + s->off[t] : NULL,
+				  0) < 0)
+			return -1;
+		for (r = i; r < e; r++)
+			row_logp(logp + r * ld,
+				 s->logits + (size_t)(r - i) * n, NULL, n);
 	}
 	return 0;
 }

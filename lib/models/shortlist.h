@@ -11,14 +11,19 @@
  *
  * A sentence's shortlist is the union of the special units (ids 0 to
  * SHORTLIST_SPECIAL - 1: <pad> <s> </s> <unk>), the frequent ones and the
- * translations of each unit of its source, in ascending order of id.  A
- * decoder of several sentences multiplies by the rows of the output
- * matrix of the union of theirs, gathered and packed once (one product a
- * step, whose every entry has the bits of the full product's:
- * gemm_packed.h), and each row's log-softmax runs over its own
- * sentence's units only, so that a sentence's log-probabilities are the
- * same whatever the batch.  With every unit in the shortlist they are
- * those of the full softmax, bit for bit.
+ * translations of each unit of its source, in ascending order of id.  The
+ * rows of the output matrix (and bias) a decoder needs are gathered and
+ * packed once, when it is made.  A beam's decoder (more than one row a
+ * sentence) packs each sentence's own, and a step multiplies each
+ * sentence's rows by its sentence's matrix; a greedy one, whose rows
+ * would each stream a matrix of their own, packs the union of its
+ * sentences' units (a few times one sentence's, a third of the Bible's
+ * vocabulary at 64 sentences) and multiplies all its rows by it in one
+ * product.  Either way every entry has the bits of the full product's
+ * (gemm_packed.h) and each row's log-softmax runs over its own sentence's
+ * units only, so a sentence's log-probabilities are the same whatever
+ * the batch, and with every unit in the shortlist they are those of the
+ * full softmax, bit for bit.
  */
 #ifndef ATTN_SHORTLIST_H
 #define ATTN_SHORTLIST_H
@@ -40,21 +45,28 @@ int shortlist_table_set(struct model *m, const int32_t *freq, int nfreq,
 /* A decoder's shortlists. */
 struct shortlist {
 	int nsent, cap, U;	/* sentences, rows, units of the union */
+	int K;			/* the output layer's inputs */
 	int32_t *uid;		/* [U] the union, ascending */
 	int *off;		/* [nsent + 1]: sentence s has units
 				   ids[off[s] .. off[s + 1]) */
 	int32_t *ids;		/* each sentence's, ascending */
 	int *pos;		/* their places in uid */
-	struct wpack w;		/* the union's rows of the output matrix */
-	float *W, *b;		/* [U, K] and [U] gathered (b: NULL) */
+	int nw;			/* 1: w [0] packs the union's rows of the
+				   output matrix; nsent: w [s] sentence s's */
+	struct wpack *w;
+	float *W, *b;		/* the rows gathered: the union's [U,
+				   K] and [U], or the sentences'
+				   [off[nsent], K] and [off[nsent]]; b
+				   NULL without bias */
 	int8_t *q;		/* int8: the gathered rows and scales */
 	float *qs;
-	float *logits;		/* [cap, U] */
+	float *logits;		/* [cap, U], or [cap, the most units] */
 };
 
 /*
  * The shortlists of the n sentences of frames f (their src.ids) for a
- * decoder of cap rows whose output layer is W [tgt_vocab, K] (a
+ * decoder of cap rows (cap / n a sentence) whose output layer is W
+ * [tgt_vocab, K] (a
  * parameter of m, or a table it holds) and bias b [tgt_vocab] (NULL:
  * none), packed as pack says (gemm_packed.h's WPACK_*; an int8
  * parameter's own rows and scales where W has them, as model_wpack).
