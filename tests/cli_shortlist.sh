@@ -4,8 +4,9 @@
 # every other record (the optimiser's state) as it was, and training and
 # export keep them.  decode and beam --shortlist with a shortlist of every
 # unit give the full softmax's bytes (--tensors: ids, scores, attention),
-# for the Transformer (f32 and its int8 export) and the recurrent models;
-# with a short one, other output, and the same bytes at any batch size.
+# for the Transformer (f32, bf16 products, int8 export) and the recurrent
+# models (f32, int8); with a short one, other output, only units of the
+# shortlist, and the same bytes at any batch size.
 # A model without a shortlist is refused naming the model and the
 # command that makes one; misused options are usage errors.
 set -eu
@@ -97,14 +98,24 @@ same() {	# same MODEL MEMORY: decode and beam with and without
 	done
 }
 same all.tsr mem.tsr
+if grep -qw avx512_bf16 /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
+	for p in "decode" "beam -k 3"; do
+		$p -m all.tsr -t --matmul bf16 < mem.tsr > full
+		$p -m all.tsr -t --matmul bf16 --shortlist < mem.tsr > short
+		cmp -s full short || fail "$p --matmul bf16 --shortlist differs"
+	done
+fi
 tokenize -m all8.tsr src.txt | embed -m all8.tsr | encode -m all8.tsr |
 	attend -m all8.tsr > mem8.tsr
 same all8.tsr mem8.tsr
 for a in rs s2s; do
 	train-step --shortlist -m $a.tsr --frequent $V pairs.tsr 2> /dev/null
-	tokenize -m $a.tsr src.txt | embed -m $a.tsr | encode -m $a.tsr |
-		attend -m $a.tsr > mem.$a.tsr
-	same $a.tsr mem.$a.tsr
+	train-step -x ${a}8.tsr -m $a.tsr --dtype int8
+	for m in $a ${a}8; do
+		tokenize -m $m.tsr src.txt | embed -m $m.tsr |
+			encode -m $m.tsr | attend -m $m.tsr > mem.$m.tsr
+		same $m.tsr mem.$m.tsr
+	done
 done
 
 # a short list: other output, the same at every batch size (the
