@@ -10,17 +10,9 @@
 # A model without a shortlist is refused naming the model and the
 # command that makes one; misused options are usage errors.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T"
-fail() { echo "cli_shortlist: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib/cli.sh"
 
-awk 'BEGIN { srand(9); split("ab cd ef gh ij kl mn op", w, " ");
-	for (i = 0; i < 40; i++) { n = 1 + int(rand() * 6); s = ""; r = "";
-		for (j = 0; j < n; j++) { x = w[1 + int(rand() * 8)];
-			s = s (j ? " " : "") x
-			r = toupper(x) (j ? " " : "") r }
-		print s "\t" r } }' > pairs.txt
+sentences 9 40 1 6 "s R" > pairs.txt
 cut -f1 pairs.txt > src.txt
 tokenize -l 300 pairs.txt > vocab 2>/dev/null
 V=$(awk 'END { print NR - 1 }' vocab)
