@@ -160,7 +160,7 @@ static void init(const char *model, const char *arch, const char *sv,
 		 const char *pairs)
 {
 	char *src = NULL, *tgt = NULL, ssize[32], tsize[32], ratio[48];
-	const char **all = calloc(nset + 3, sizeof *all);
+	const char **all;
 	const struct arch *a;
 	struct model *m;
 	struct stat st;
@@ -181,7 +181,8 @@ static void init(const char *model, const char *arch, const char *sv,
 		if (train_lock(model) < 0)	/* held until exit */
 			die_err();
 	}
-	if (!all)
+	/* allocated after the refusals, which exit: nothing to leak */
+	if (!(all = calloc(nset + 3, sizeof *all)))
 		die("out of memory");
 	src = vocab(sv, &n1);
 	tgt = vocab(tv, &n2);
