@@ -20,6 +20,8 @@
 /* Below about this many multiply-adds a second thread costs more than it
  * saves (as sgemm's). */
 #define THREAD_WORK (1L << 17)
+/* Packing: floats copied per chunk, at least. */
+#define PACK_WORK (1L << 16)
 
 int wpack_bf16_check(void)
 {
@@ -45,6 +47,29 @@ static int pack_bf16(struct wpack *w, const float *W, int N, int K)
 	return 0;
 }
 
+/* Panels lo .. hi-1 of w->W into w->p: W's rows read sequentially, 16 of
+ * their entries at a time written down the panel. */
+static void pack_panels(void *ctx, int64_t lo, int64_t hi)
+{
+	const struct wpack *w = ctx;
+	int N = w->N, K = w->K;
+
+	for (int64_t q = lo; q < hi; q++) {
+		float *P = w->p + (size_t)q * K * WPACK_NR;
+		int c0 = (int)q * WPACK_NR;
+		for (int k0 = 0; k0 < K; k0 += 16) {
+			int kn = K - k0 < 16 ? K - k0 : 16;
+			for (int c = 0; c < WPACK_NR; c++) {
+				const float *r = w->W + (size_t)(c0 + c) * K +
+						 k0;
+				for (int k = 0; k < kn; k++)
+					P[(size_t)(k0 + k) * WPACK_NR + c] =
+						c0 + c < N ? r[k] : 0;
+			}
+		}
+	}
+}
+
 int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 {
 	int np = (N + WPACK_NR - 1) / WPACK_NR;
@@ -65,21 +90,8 @@ int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 		err_set("out of memory for a packed [%d, %d] matrix", N, K);
 		return -1;
 	}
-	/* W's rows read sequentially, 16 of their entries at a time
-	 * written down the panel */
-	for (int q = 0; q < np; q++) {
-		float *P = w->p + (size_t)q * K * WPACK_NR;
-		int c0 = q * WPACK_NR;
-		for (int k0 = 0; k0 < K; k0 += 16) {
-			int kn = K - k0 < 16 ? K - k0 : 16;
-			for (int c = 0; c < WPACK_NR; c++) {
-				const float *r = W + (size_t)(c0 + c) * K + k0;
-				for (int k = 0; k < kn; k++)
-					P[(size_t)(k0 + k) * WPACK_NR + c] =
-						c0 + c < N ? r[k] : 0;
-			}
-		}
-	}
+	kern_parallel_for(np, (PACK_WORK + (long)K * WPACK_NR - 1) /
+			  ((long)K * WPACK_NR), pack_panels, w);
 	return 0;
 }
 
