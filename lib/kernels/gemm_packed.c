@@ -16,6 +16,7 @@
 #include "base/errmsg.h"
 #include "gemm_packed.h"
 #include "kern_impl.h"
+#include "vec4.h"
 
 /* Below about this many multiply-adds a second thread costs more than it
  * saves (as sgemm's). */
@@ -143,12 +144,45 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
-/* xs: x [M, K] in strips of rmax rows, k by k, zero past M. */
+/* Rows x0 .. x0 + 3 ld of k .. k+3 into xs [4, rmax]'s first four
+ * columns: a 4 x 4 transpose in registers. */
+static inline void pack_4x4(float *xs, const float *x0, size_t ld, int rmax)
+{
+	f32x4 a = ld4(x0), b = ld4(x0 + ld), c = ld4(x0 + 2 * ld);
+	f32x4 d = ld4(x0 + 3 * ld);
+	f32x4 ab0 = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+	f32x4 ab1 = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+	f32x4 cd0 = __builtin_shufflevector(c, d, 0, 4, 1, 5);
+	f32x4 cd1 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+
+	st4(xs, __builtin_shufflevector(ab0, cd0, 0, 1, 4, 5));
+	st4(xs + rmax, __builtin_shufflevector(ab0, cd0, 2, 3, 6, 7));
+	st4(xs + 2 * rmax, __builtin_shufflevector(ab1, cd1, 0, 1, 4, 5));
+	st4(xs + 3 * rmax, __builtin_shufflevector(ab1, cd1, 2, 3, 6, 7));
+}
+
+/*
+ * xs: x [M, K] in strips of rmax rows, k by k, zero past M.  Serial (each
+ * product's threads need all of it), so in blocks of four rows by four k
+ * transposed in registers: element by element, the strided stores took
+ * about a twentieth of a decoder step.
+ */
 static void pack_x(float *xs, const float *x, int M, int K, int rmax)
 {
 	for (int s = 0; s < M; s += rmax, xs += (size_t)rmax * K) {
-		int rows = M - s < rmax ? M - s : rmax;
-		for (int r = 0; r < rmax; r++) {
+		int rows = M - s < rmax ? M - s : rmax, r = 0;
+		for (; r + 4 <= rows; r += 4) {
+			const float *x0 = x + (size_t)(s + r) * K;
+			int k = 0;
+			for (; k + 4 <= K; k += 4)
+				pack_4x4(xs + (size_t)k * rmax + r, x0 + k,
+					 (size_t)K, rmax);
+			for (; k < K; k++)
+				for (int i = 0; i < 4; i++)
+					xs[(size_t)k * rmax + r + i] =
+						x0[(size_t)i * K + k];
+		}
+		for (; r < rmax; r++) {
 			const float *xr = x + (size_t)(s + r) * K;
 			for (int k = 0; k < K; k++)
 				xs[(size_t)k * rmax + r] = r < rows ? xr[k] : 0;
