@@ -1,7 +1,9 @@
 #!/bin/sh
 # Translation gives the same bytes on any number of threads: decode and
-# beam -k 4 of a fresh Transformer and a fresh RNNsearch, on 1, 2 and 3
-# threads, and with -b 1 (every sentence alone) on 2.  The sizes put each
+# beam -k 4 of a fresh Transformer and a fresh RNNsearch, on 1 to 4
+# threads, and with -b 1 (every sentence alone) on 2.  The Transformer's
+# step splits its rows over 2 and 3 threads (blocks of 16 rows or more)
+# and each product's weights over 4 (and for -b 1).  The sizes put each
 # parallel part of a step above its grain, so that its work is split: the
 # products (an output layer of [48 rows, 128] x [128, 1000]: a thread's
 # share is over sgemm's and linear_packed's 2^17 multiply-adds), the
@@ -40,7 +42,7 @@ for a in tf rnn; do
 	for how in "decode -c 8" "beam -k 4 -c 8"; do
 		$how -m $a.tsr --threads 1 < $a.mem > one
 		[ "$(wc -l < one)" -eq 48 ] || fail "$a $how: not 48 lines"
-		for th in 2 3; do
+		for th in 2 3 4; do
 			$how -m $a.tsr --threads $th < $a.mem > many
 			cmp -s one many ||
 				fail "$a $how: $th threads differ from one"
