@@ -1,16 +1,17 @@
 #!/bin/sh
 # Translation gives the same bytes on any number of threads: decode and
-# beam -k 4 of a fresh Transformer and a fresh RNNsearch, on 1 to 4
-# threads, and with -b 1 (every sentence alone) on 2.  The Transformer's
-# step splits its rows over 2 and 3 threads (blocks of 16 rows or more)
-# and each product's weights over 4 (and for -b 1).  The sizes put each
-# parallel part of a step above its grain, so that its work is split: the
-# products (an output layer of [48 rows, 128] x [128, 1000]: a thread's
-# share is over sgemm's and linear_packed's 2^17 multiply-adds), the
-# attention (48 rows of 128 values over 6 and more keys: over attn_step's
-# 2^16), and the search's selection (beams of 4 over 1000 units: over
-# search.c's 2^15 scores a chunk).  Each sentence's result must not depend
-# on which thread computes it, nor on the sentences beside it.
+# beam -k 4 of a fresh Transformer and fresh RNNsearches (additive and
+# window attention), on 1 to 4 threads, and with -b 1 (every sentence
+# alone) on 2.  A step splits its rows over 2 and 3 threads (blocks of 16
+# rows or more), each product's work over 4 (and for -b 1).  The sizes
+# put each parallel part of a step above its grain, so that its work is
+# split: the products (an output layer of [48 rows, 128] x [128, 1000]: a
+# thread's share is over sgemm's and linear_packed's 2^17 multiply-adds),
+# the attention (48 rows of 128 values over 6 and more keys: over
+# attn_step's 2^16), and the search's selection (beams of 4 over 1000
+# units: over search.c's 2^15 scores a chunk).  Each sentence's result
+# must not depend on which thread computes it, nor on the sentences
+# beside it.
 set -eu
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -34,8 +35,11 @@ train-step -i -m tf.tsr -a transformer -s vocab -t vocab -S d_model=128 \
 	-S heads=4 -S ffn=256 -S enc_layers=1 -S dec_layers=2 -S tie=all
 train-step -i -m rnn.tsr -a rnnsearch -s vocab -t vocab -S emb=64 \
 	-S hidden=64 -S att=64 -S maxout=128
-for a in tf rnn; do
-	v=$(tensordump -t -n model.config $a.tsr | sed -n 's/^"tgt_vocab=\(.*\)\\n"$/\1/p')
+train-step -i -m win.tsr -a rnnsearch -s vocab -t vocab -S emb=64 \
+	-S hidden=64 -S maxout=128 -S attention=window -S window_k=3
+for a in tf rnn win; do
+	v=$(tensordump -t -n model.config $a.tsr |
+		sed -n 's/^"tgt_vocab=\(.*\)\\n"$/\1/p')
 	[ "$v" -ge 900 ] || fail "$a: a target vocabulary of $v units, not ~1000"
 	tokenize -m $a.tsr in.txt | embed -m $a.tsr | encode -m $a.tsr |
 		attend -m $a.tsr > $a.mem
