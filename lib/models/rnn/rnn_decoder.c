@@ -12,6 +12,7 @@
  * way of attending (rnnsearch.h) makes weights a [nh, S] that weigh the
  * projected rows the same way.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,8 +260,8 @@ static void dec_context(struct decoder *d, int nh)
 
 /* The step of nh rows of d (all the decoder's, or a block's view): the
  * new states into s_next (and kap_next), log p(y_i) into logp [nh, Vt]. */
-static void step_rows(struct decoder *d, int nh, const int32_t *prev,
-		      float *logp, float *attw)
+static int step_rows(struct decoder *d, int nh, const int32_t *prev,
+		     float *logp, float *attw)
 {
 	const struct rnn_net *net = d->net;
 	int l2 = 2 * net->l;
@@ -300,6 +301,7 @@ static void step_rows(struct decoder *d, int nh, const int32_t *prev,
 		else
 			memset(attw, 0, size);
 	}
+	return 0;
 }
 
 /*
@@ -315,12 +317,13 @@ struct step_job {
 	const struct decoder *d;
 	const int32_t *prev;
 	float *logp, *attw;
+	_Atomic int rc;
 };
 
 /* Rows lo .. hi-1: the step on a view of the decoder from row lo. */
 static void step_task(void *ctx, int64_t lo, int64_t hi)
 {
-	const struct step_job *j = ctx;
+	struct step_job *j = ctx;
 	const struct rnn_net *net = j->d->net;
 	struct decoder v = *j->d;
 	size_t i = (size_t)lo, n = net->n, K = net->K;
@@ -344,15 +347,16 @@ static void step_task(void *ctx, int64_t lo, int64_t hi)
 	v.hh += i * n;
 	v.tt += i * 2 * net->l;
 	v.t += i * net->l;
-	step_rows(&v, (int)(hi - lo), j->prev + i, j->logp + i * net->Vt,
-		  j->attw ? j->attw + i * v.S : NULL);
+	if (step_rows(&v, (int)(hi - lo), j->prev + i, j->logp + i * net->Vt,
+		      j->attw ? j->attw + i * v.S : NULL) < 0)
+		j->rc = -1;
 }
 
 int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		 float *attw)
 {
 	const struct rnn_net *net = d->net;
-	struct step_job j = { d, prev, logp, attw };
+	struct step_job j = { d, prev, logp, attw, 0 };
 	int nt = kern_threads();
 	float *swap;
 
@@ -370,10 +374,12 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	if (nh == 0)
 		return 0;
 	/* one block a thread, or one block whose kernels split their work */
-	if (nh >= BLOCK_ROWS * nt && nt > 1)
+	if (nh >= BLOCK_ROWS * nt && nt > 1 && !d->sl)
 		kern_parallel_for(nh, (nh + nt - 1) / nt, step_task, &j);
-	else
-		step_rows(d, nh, prev, logp, attw);
+	else if (step_rows(d, nh, prev, logp, attw) < 0)
+		return -1;
+	if (j.rc < 0)
+		return -1;
 	swap = d->s;
 	d->s = d->s_next;
 	d->s_next = swap;
