@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
+#include "stream/crc32.h"
 #include "modelid.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
@@ -68,9 +69,8 @@ static void crc_pieces(void *ctx, int64_t lo, int64_t hi)
 	for (int64_t i = lo; i < hi; i++) {
 		struct piece *p = &j->pc[i];
 
-		p->crc = p->n ? crc32(0, (const unsigned char *)
-				      j->m->param[p->param].w + p->off,
-				      (uInt)p->n) : 0;
+		p->crc = crc32_fast(0, (const unsigned char *)
+				    j->m->param[p->param].w + p->off, p->n);
 	}
 }
 
