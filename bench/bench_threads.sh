@@ -1,8 +1,9 @@
 #!/bin/sh
 # threads: what a second thread buys in translation, as the ratio of the
 # wall-clock times of one thread and of two (--threads) in the same run.
-# Batched input: the first 64 verses of 14-19 words of the Bible dev set
-# (about 25 subword units each; skipped when it is not there): encode from
+# Batched input: the first SENTENCES (default 256, four of the programs'
+# default batches of 64) verses of 14-19 words of the Bible dev set (about
+# 25 subword units each; skipped when it is not there): encode from
 # embed's output, decode (greedy) and beam -k 4 from attend's memory, each
 # program timed whole (model loading included).  The Transformer is the
 # shipped model (models/bible-es-en.tsr); the RNNsearch a fresh one at
@@ -13,6 +14,7 @@
 root=$(cd "$(dirname "$0")/.." && pwd)
 data=${ATTN_DATA:-/work/shared/data}/bible-es-en
 rounds=${ROUNDS:-5}
+sentences=${SENTENCES:-256}
 if [ ! -r "$data/dev.es" ]; then
 	echo "bench_threads: $data not found; skipped"
 	exit 0
@@ -20,7 +22,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-awk 'NF >= 14 && NF <= 19' "$data/dev.es" | head -64 > src
+awk 'NF >= 14 && NF <= 19' "$data/dev.es" | head -n "$sentences" > src
 head -2000 "$data/train.es" > es
 head -2000 "$data/train.en" > en
 tokenize -l 8000 es en > vocab 2>/dev/null || exit 1
