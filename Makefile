@@ -16,9 +16,9 @@
 # a new cmd/NAME.c is the program NAME, tests/test_*.c a unit test,
 # tests/cli_*.sh a command-line test, bench/bench_*.c a benchmark,
 # examples/NAME.c build/examples/NAME (for the examples' scripts).  Files
-# named *_avx2.c, *_avx512.c, *_avx512bf16.c, *_avx512vnni.c, *_avxvnni.c
-# and *_pclmul.c are compiled for those instruction sets and are only
-# called after a run-time check of the CPU.  Sources include across
+# named *_avx2.c, *_avx512.c, *_avx512bf16.c, *_avx512vnni.c, *_avxvnni.c,
+# *_pclmul.c and *_f16c.c are compiled for those instruction sets and are
+# only called after a run-time check of the CPU.  Sources include across
 # folders by their path under lib/ ("stream/tensor.h"), within a folder
 # by name; doc/ARCHITECTURE.md has the layers.
 
@@ -115,6 +115,10 @@ $(BUILD)/%_avx512vnni.o: %_avx512vnni.c
 $(BUILD)/%_avxvnni.o: %_avxvnni.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx2 -mfma -mavxvnni -c $< -o $@
+
+$(BUILD)/%_f16c.o: %_f16c.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx -mf16c -c $< -o $@
 
 $(BUILD)/%_pclmul.o: %_pclmul.c
 	@mkdir -p $(@D)

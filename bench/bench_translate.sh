@@ -4,7 +4,8 @@
 # joint vocabulary of 8000 units) on 500 Spanish verses of the Bible corpus
 # (skipped when it is not there); the model is fresh, so every sentence
 # runs to the maximum length.  With 1 and 2 threads, and the time of
-# embed | encode | attend beside it; beam -k 5 for comparison.
+# embed | encode | attend beside it, and the ratio of the two decoding
+# times (bench_threads.sh: medians of more runs); beam -k 5 for comparison.
 data=${ATTN_DATA:-/work/shared/data}/bible-es-en
 if [ ! -r "$data/train.es" ]; then
 	echo "bench_translate: $data not found; skipped"
@@ -30,7 +31,10 @@ for th in 1 2; do
 	tok=$(tensordump -n hyp.ids dec.tsr | awk 'NR > 1 { gsub(/[][]/, "", $4);
 		s += $4 } END { print s }')
 	echo "threads $th: decode $(echo "$tok $t1 $t2" | awk '{ printf "%.0f", $1 / ($3 - $2) }') target tokens/s ($tok tokens in $(echo "$t1 $t2" | awk '{ printf "%.2f", $2 - $1 }') s); embed|encode|attend $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') s"
+	echo "$t1 $t2" | awk '{ print $2 - $1 }' > time$th
 done
+echo "decode, 2 threads against 1: $(cat time1 time2 |
+	awk '{ t[NR] = $1 } END { printf "%.2fx", t[1] / t[2] }') (one run each)"
 t1=$(now)
 beam -m m.tsr -k 5 < mem.tsr > /dev/null || exit 1
 t2=$(now)

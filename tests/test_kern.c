@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernels/kernels.h"
@@ -122,6 +123,34 @@ START_TEST(test_fork)
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+/* Idle workers sleep: after a job they spin for at most SPIN_NS (50 us,
+ * threadpool.c), so 200 ms without jobs costs the process next to no CPU
+ * time.  A pool whose workers kept spinning would spend 200 ms of CPU for
+ * each of its three workers. */
+static double cpu_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+START_TEST(test_idle_sleeps)
+{
+	static _Atomic int hits[1000];
+	struct cover c = { hits, 0 };
+	kern_set_threads(4);
+	for (int r = 0; r < 10; r++)
+		kern_parallel_for(1000, 1, cover_task, &c);
+	double t0 = cpu_seconds();
+	struct timespec idle = { 0, 200000000 };
+	nanosleep(&idle, NULL);
+	double spent = cpu_seconds() - t0;
+	ck_assert_msg(spent < 0.05, "an idle pool used %.3f s of CPU in 0.2 s",
+		      spent);
+	kern_set_threads(2);
 }
 END_TEST
 
@@ -1077,6 +1106,7 @@ int main(void)
 	tcase_add_test(tc, test_parallel_for);
 	tcase_add_test(tc, test_two_callers);
 	tcase_add_test(tc, test_fork);
+	tcase_add_test(tc, test_idle_sleeps);
 	tcase_add_test(tc, test_vmath);
 	tcase_add_test(tc, test_bias_relu);
 	tcase_add_test(tc, test_softmax);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "base/errmsg.h"
 #include "run_suite.h"
+#include "stream/half.h"
 #include "stream/tensor.h"
 
 static float bitsf(uint32_t x)
@@ -228,6 +229,52 @@ START_TEST(f16_exhaustive_back)
 }
 END_TEST
 
+/* The array conversions (half.h), portable and F16C where the CPU has
+ * it, and the choice: the same bits as f16_to_f32 for all 65536 halves
+ * (NaNs, signalling ones included, and infinities, in the blocks of eight
+ * of the vector kernel and in its tail), from every alignment. */
+START_TEST(f16_arrays)
+{
+	void (*k[3])(float *, const void *, size_t) = {
+		f16_to_f32_array, f16_to_f32_portable, NULL
+	};
+	size_t n = 0x10000 + 13;
+	unsigned char *src = malloc(2 * n + 16);
+	float *dst = malloc(sizeof(float) * n);
+
+	ck_assert(src && dst);
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"))
+		k[2] = f16_to_f32_f16c;
+	for (int i = 0; i < 3 && k[i]; i++)
+		for (int align = 0; align < 16; align += 3) {
+			for (size_t j = 0; j < n; j++) {
+				uint16_t h = (uint16_t)j;
+				memcpy(src + align + 2 * j, &h, 2);
+			}
+			k[i](dst, src + align, n);
+			for (size_t j = 0; j < n; j++) {
+				float want = f16_to_f32((uint16_t)j);
+				ck_assert_msg(!memcmp(&dst[j], &want, 4),
+					      "kernel %d, 0x%04x", i,
+					      (unsigned)(uint16_t)j);
+			}
+			/* every length up to 20: the tail */
+			for (size_t len = 0; len <= 20; len++) {
+				memset(dst, 0xff, sizeof(float) * 21);
+				k[i](dst, src + align + 2 * 0x7bf8, len);
+				for (size_t j = 0; j < len; j++) {
+					float want = f16_to_f32(0x7bf8 + j);
+					ck_assert(!memcmp(&dst[j], &want, 4));
+				}
+				ck_assert(isnan(dst[len]));
+			}
+		}
+	free(src);
+	free(dst);
+}
+END_TEST
+
 START_TEST(bf16_rounding)
 {
 	uint32_t state = 999;
@@ -312,6 +359,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, init);
 	tcase_add_test(tc, f16_rounding);
 	tcase_add_test(tc, f16_exhaustive_back);
+	tcase_add_test(tc, f16_arrays);
 	tcase_add_test(tc, bf16_rounding);
 	tcase_add_test(tc, convert_to_f32);
 	suite_add_tcase(s, tc);

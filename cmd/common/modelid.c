@@ -5,6 +5,8 @@
 #include <string.h>
 #include <zlib.h>
 #include "base/errmsg.h"
+#include "kernels/kernels.h"
+#include "stream/crc32.h"
 #include "modelid.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
@@ -41,30 +43,82 @@ void model_id_vocab(struct model_id *id, const char *src, size_t nsrc,
 	set_file(id, file);
 }
 
+/*
+ * The parameters' bytes in pieces of at most PIECE, PIECES at a time: the
+ * pieces' crc32s are taken on the threads, then each parameter's is
+ * folded from its pieces' with crc32_combine (the crc32 of the whole).
+ * An empty parameter is one empty piece.
+ */
+enum { PIECE = 1 << 20, PIECES = 64 };
+
+struct piece {
+	int param;
+	size_t off, n;
+	uint32_t crc;
+};
+
+struct crc_job {
+	const struct model *m;
+	struct piece *pc;
+};
+
+static void crc_pieces(void *ctx, int64_t lo, int64_t hi)
+{
+	const struct crc_job *j = ctx;
+
+	for (int64_t i = lo; i < hi; i++) {
+		struct piece *p = &j->pc[i];
+
+		p->crc = crc32_fast(0, (const unsigned char *)
+				    j->m->param[p->param].w + p->off, p->n);
+	}
+}
+
+/* h with parameter p, its name, shape and crc32 of its values. */
+static uint64_t hash_param(uint64_t h, const struct param *p, uint32_t crc)
+{
+	int32_t dim[3] = { p->rank, p->dim[0], p->dim[1] };
+
+	h = fnv_text(h, p->name, strlen(p->name));
+	return fnv(fnv(h, dim, sizeof dim), &crc, sizeof crc);
+}
+
 void model_id_model(struct model_id *id, const struct model *m,
 		    const char *file)
 {
+	struct piece pc[PIECES];
+	struct crc_job j = { m, pc };
 	uint64_t h;
-	int i;
+	uint32_t crc = 0;
+	size_t off = 0;
+	int i = 0, np, k;
 
 	model_id_vocab(id, m->vocab_src, m->vocab_src_len, m->vocab_tgt,
 		       m->vocab_tgt_len, file);
 	h = fnv(fnv_text(FNV_OFFSET, m->arch->name, strlen(m->arch->name)),
 		&id->vocab, sizeof id->vocab);
-	for (i = 0; i < m->nparam; i++) {
-		const struct param *p = &m->param[i];
-		/* crc32 takes at most UINT_MAX bytes at a time */
-		const unsigned char *b = (const unsigned char *)p->w;
-		size_t left = p->n * sizeof(float), k;
-		uint32_t crc = crc32(0, NULL, 0);
-		int32_t dim[3] = { p->rank, p->dim[0], p->dim[1] };
+	while (i < m->nparam) {
+		for (np = 0; np < PIECES && i < m->nparam; np++) {
+			size_t size = m->param[i].n * sizeof(float);
+			size_t n = size - off < PIECE ? size - off : PIECE;
 
-		for (; left; left -= k, b += k) {
-			k = left > (1u << 30) ? 1u << 30 : left;
-			crc = crc32(crc, b, k);
+			pc[np] = (struct piece){ i, off, n, 0 };
+			off += n;
+			if (off == size) {
+				i++;
+				off = 0;
+			}
 		}
-		h = fnv_text(h, p->name, strlen(p->name));
-		h = fnv(fnv(h, dim, sizeof dim), &crc, sizeof crc);
+		kern_parallel_for(np, 1, crc_pieces, &j);
+		for (k = 0; k < np; k++) {
+			const struct param *p = &m->param[pc[k].param];
+
+			crc = pc[k].off ? (uint32_t)crc32_combine(crc,
+					pc[k].crc, (z_off_t)pc[k].n) :
+			      pc[k].crc;
+			if (pc[k].off + pc[k].n == p->n * sizeof(float))
+				h = hash_param(h, p, crc);
+		}
 	}
 	id->params = h;
 	id->has_params = 1;

@@ -7,7 +7,8 @@
  * FILE the model or vocabulary file), P the hash of the architecture,
  * the vocabularies and every parameter's name, shape and values (the
  * first stage that uses the parameters adds it, FILE then the model).
- * Hashes are 16 hex digits (FNV-1a 64, the values through zlib's crc32).
+ * Hashes are 16 hex digits (FNV-1a 64, the values through the crc32 of
+ * zlib's polynomial, by crc32_fast of lib/stream/crc32.h).
  */
 #ifndef ATTN_MODELID_H
 #define ATTN_MODELID_H

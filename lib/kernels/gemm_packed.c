@@ -16,10 +16,13 @@
 #include "base/errmsg.h"
 #include "gemm_packed.h"
 #include "kern_impl.h"
+#include "vec4.h"
 
 /* Below about this many multiply-adds a second thread costs more than it
  * saves (as sgemm's). */
 #define THREAD_WORK (1L << 17)
+/* Packing: floats copied per chunk, at least. */
+#define PACK_WORK (1L << 16)
 
 int wpack_bf16_check(void)
 {
@@ -45,6 +48,29 @@ static int pack_bf16(struct wpack *w, const float *W, int N, int K)
 	return 0;
 }
 
+/* Panels lo .. hi-1 of w->W into w->p: W's rows read sequentially, 16 of
+ * their entries at a time written down the panel. */
+static void pack_panels(void *ctx, int64_t lo, int64_t hi)
+{
+	const struct wpack *w = ctx;
+	int N = w->N, K = w->K;
+
+	for (int64_t q = lo; q < hi; q++) {
+		float *P = w->p + (size_t)q * K * WPACK_NR;
+		int c0 = (int)q * WPACK_NR;
+		for (int k0 = 0; k0 < K; k0 += 16) {
+			int kn = K - k0 < 16 ? K - k0 : 16;
+			for (int c = 0; c < WPACK_NR; c++) {
+				const float *r = w->W + (size_t)(c0 + c) * K +
+						 k0;
+				for (int k = 0; k < kn; k++)
+					P[(size_t)(k0 + k) * WPACK_NR + c] =
+						c0 + c < N ? r[k] : 0;
+			}
+		}
+	}
+}
+
 int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 {
 	int np = (N + WPACK_NR - 1) / WPACK_NR;
@@ -65,21 +91,8 @@ int wpack_init(struct wpack *w, const float *W, int N, int K, int pack)
 		err_set("out of memory for a packed [%d, %d] matrix", N, K);
 		return -1;
 	}
-	/* W's rows read sequentially, 16 of their entries at a time
-	 * written down the panel */
-	for (int q = 0; q < np; q++) {
-		float *P = w->p + (size_t)q * K * WPACK_NR;
-		int c0 = q * WPACK_NR;
-		for (int k0 = 0; k0 < K; k0 += 16) {
-			int kn = K - k0 < 16 ? K - k0 : 16;
-			for (int c = 0; c < WPACK_NR; c++) {
-				const float *r = W + (size_t)(c0 + c) * K + k0;
-				for (int k = 0; k < kn; k++)
-					P[(size_t)(k0 + k) * WPACK_NR + c] =
-						c0 + c < N ? r[k] : 0;
-			}
-		}
-	}
+	kern_parallel_for(np, (PACK_WORK + (long)K * WPACK_NR - 1) /
+			  ((long)K * WPACK_NR), pack_panels, w);
 	return 0;
 }
 
@@ -131,12 +144,45 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
-/* xs: x [M, K] in strips of rmax rows, k by k, zero past M. */
+/* Rows x0 .. x0 + 3 ld of k .. k+3 into xs [4, rmax]'s first four
+ * columns: a 4 x 4 transpose in registers. */
+static inline void pack_4x4(float *xs, const float *x0, size_t ld, int rmax)
+{
+	f32x4 a = ld4(x0), b = ld4(x0 + ld), c = ld4(x0 + 2 * ld);
+	f32x4 d = ld4(x0 + 3 * ld);
+	f32x4 ab0 = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+	f32x4 ab1 = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+	f32x4 cd0 = __builtin_shufflevector(c, d, 0, 4, 1, 5);
+	f32x4 cd1 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+
+	st4(xs, __builtin_shufflevector(ab0, cd0, 0, 1, 4, 5));
+	st4(xs + rmax, __builtin_shufflevector(ab0, cd0, 2, 3, 6, 7));
+	st4(xs + 2 * rmax, __builtin_shufflevector(ab1, cd1, 0, 1, 4, 5));
+	st4(xs + 3 * rmax, __builtin_shufflevector(ab1, cd1, 2, 3, 6, 7));
+}
+
+/*
+ * xs: x [M, K] in strips of rmax rows, k by k, zero past M.  Serial (each
+ * product's threads need all of it), so in blocks of four rows by four k
+ * transposed in registers: element by element, the strided stores took
+ * about a twentieth of a decoder step.
+ */
 static void pack_x(float *xs, const float *x, int M, int K, int rmax)
 {
 	for (int s = 0; s < M; s += rmax, xs += (size_t)rmax * K) {
-		int rows = M - s < rmax ? M - s : rmax;
-		for (int r = 0; r < rmax; r++) {
+		int rows = M - s < rmax ? M - s : rmax, r = 0;
+		for (; r + 4 <= rows; r += 4) {
+			const float *x0 = x + (size_t)(s + r) * K;
+			int k = 0;
+			for (; k + 4 <= K; k += 4)
+				pack_4x4(xs + (size_t)k * rmax + r, x0 + k,
+					 (size_t)K, rmax);
+			for (; k < K; k++)
+				for (int i = 0; i < 4; i++)
+					xs[(size_t)k * rmax + r + i] =
+						x0[(size_t)i * K + k];
+		}
+		for (; r < rmax; r++) {
 			const float *xr = x + (size_t)(s + r) * K;
 			for (int k = 0; k < K; k++)
 				xs[(size_t)k * rmax + r] = r < rows ? xr[k] : 0;

@@ -4,21 +4,30 @@
  *
  * The pool is created on first use.  A parallel_for publishes a job (a new
  * generation number) and wakes the workers; each takes chunks of the range
- * from an atomic counter, the caller too, and the caller then sleeps until
- * every worker has left the job.  Idle workers sleep on a condition
- * variable.  One job runs at a time: a call made while the pool is busy (a
- * nested call from a worker, or a second thread of the program) runs its
- * range serially in the calling thread.
+ * from an atomic counter, the caller too, and the caller then waits until
+ * every worker has left the job.  One job runs at a time: a call made while
+ * the pool is busy (a nested call from a worker, or a second thread of the
+ * program) runs its range serially in the calling thread.
+ *
+ * Waiting is a short spin, then sleep.  A worker that leaves a job watches
+ * the generation for SPIN_NS before it sleeps on a condition variable, and
+ * the caller watches the count of workers still in the job as long before
+ * it sleeps: a decoder's step is a few jobs a few tens of microseconds
+ * apart, and a futex wake-up costs about 40 us in a virtual machine (an
+ * interrupt between processors), as long as the gaps themselves.  An idle
+ * pool costs at most SPIN_NS of a core per job, then sleeps.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kern_impl.h"
 
 #define MAX_THREADS 256
+#define SPIN_NS 50000
 
 struct job {
 	void (*fn)(void *ctx, int64_t lo, int64_t hi);
@@ -33,10 +42,12 @@ static struct {
 	pthread_cond_t done;            /* caller: the last worker left */
 	int nthreads;                   /* threads to use, the caller included */
 	int nspawned;                   /* workers running */
-	unsigned long generation;
+	int sleepers;                   /* workers asleep on wake */
+	int caller_asleep;              /* the caller asleep on done */
+	_Atomic unsigned long generation;
 	struct job job;
 	_Atomic int64_t next;           /* next unclaimed index of the job */
-	int active;                     /* workers still in the job */
+	_Atomic int active;             /* workers still in the job */
 	atomic_flag busy;
 } pool = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -59,7 +70,9 @@ static void pool_after_fork(void)
 	pthread_cond_init(&pool.wake, NULL);
 	pthread_cond_init(&pool.done, NULL);
 	pool.nspawned = 0;
-	pool.active = 0;
+	pool.sleepers = 0;
+	pool.caller_asleep = 0;
+	atomic_store(&pool.active, 0);
 	atomic_flag_clear(&pool.busy);
 }
 
@@ -102,6 +115,52 @@ int kern_threads(void)
 	return n;
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Spins up to SPIN_NS while *v equals val; returns 1 when it changed. */
+static int spin_while_ulong(_Atomic unsigned long *v, unsigned long val)
+{
+	int64_t end = now_ns() + SPIN_NS;
+
+	for (;;) {
+		for (int i = 0; i < 64; i++) {
+			if (atomic_load_explicit(v, memory_order_acquire) != val)
+				return 1;
+			cpu_relax();
+		}
+		if (now_ns() > end)
+			return 0;
+	}
+}
+
+static int spin_while_positive(_Atomic int *v)
+{
+	int64_t end = now_ns() + SPIN_NS;
+
+	for (;;) {
+		for (int i = 0; i < 64; i++) {
+			if (atomic_load_explicit(v, memory_order_acquire) <= 0)
+				return 1;
+			cpu_relax();
+		}
+		if (now_ns() > end)
+			return 0;
+	}
+}
+
 static void run_chunks(const struct job *j)
 {
 	for (;;) {
@@ -118,19 +177,26 @@ static void *worker(void *arg)
 	int id = (int)(intptr_t)arg;    /* 1 .. : the caller is 0 */
 	unsigned long seen = 0;
 
-	pthread_mutex_lock(&pool.lock);
 	for (;;) {
-		while (pool.generation == seen)
+		spin_while_ulong(&pool.generation, seen);
+		pthread_mutex_lock(&pool.lock);
+		while (atomic_load(&pool.generation) == seen) {
+			pool.sleepers++;
 			pthread_cond_wait(&pool.wake, &pool.lock);
-		seen = pool.generation;
-		if (id > pool.job.nworkers)
-			continue;
+			pool.sleepers--;
+		}
+		seen = atomic_load(&pool.generation);
 		struct job j = pool.job;
 		pthread_mutex_unlock(&pool.lock);
+		if (id > j.nworkers)
+			continue;
 		run_chunks(&j);
-		pthread_mutex_lock(&pool.lock);
-		if (--pool.active == 0)
-			pthread_cond_signal(&pool.done);
+		if (atomic_fetch_sub(&pool.active, 1) == 1) {
+			pthread_mutex_lock(&pool.lock);
+			if (pool.caller_asleep)
+				pthread_cond_signal(&pool.done);
+			pthread_mutex_unlock(&pool.lock);
+		}
 	}
 	return NULL;
 }
@@ -178,18 +244,23 @@ void kern_parallel_for(int64_t n, int64_t grain,
 		nw = (int)(nchunks - 1);
 	pool.job = (struct job){ fn, ctx, n, chunk, nw };
 	atomic_store(&pool.next, 0);
-	pool.active = nw;
-	pool.generation++;
-	pthread_cond_broadcast(&pool.wake);
+	atomic_store(&pool.active, nw);
+	atomic_fetch_add(&pool.generation, 1);
+	if (pool.sleepers > 0)
+		pthread_cond_broadcast(&pool.wake);
 	pthread_mutex_unlock(&pool.lock);
 
 	struct job j = { fn, ctx, n, chunk, nw };
 	run_chunks(&j);
 
-	pthread_mutex_lock(&pool.lock);
-	while (pool.active > 0)
-		pthread_cond_wait(&pool.done, &pool.lock);
-	pthread_mutex_unlock(&pool.lock);
+	if (!spin_while_positive(&pool.active)) {
+		pthread_mutex_lock(&pool.lock);
+		pool.caller_asleep = 1;
+		while (atomic_load(&pool.active) > 0)
+			pthread_cond_wait(&pool.done, &pool.lock);
+		pool.caller_asleep = 0;
+		pthread_mutex_unlock(&pool.lock);
+	}
 	atomic_flag_clear(&pool.busy);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
+#include "kernels/kernels.h"
 #include "model.h"
 #include "shortlist.h"
 #include "nn/layers.h"
@@ -348,13 +349,20 @@ struct param *model_param(const struct model *m, const char *name)
 	return NULL;
 }
 
+static void zero_task(void *ctx, int64_t lo, int64_t hi)
+{
+	memset((float *)ctx + lo, 0, (size_t)(hi - lo) * sizeof(float));
+}
+
+/* Zeroed on the threads: the first touch of a model's pages (the kernel's
+ * page faults) is a tenth of a decoder's start. */
 static float *alloc_floats(size_t n)
 {
 	void *p;
 
 	if (posix_memalign(&p, 64, (n ? n : 1) * sizeof(float)))
 		return NULL;
-	memset(p, 0, n * sizeof(float));
+	kern_parallel_for((int64_t)n, 1 << 18, zero_task, p);
 	return p;
 }
 
@@ -678,6 +686,28 @@ static int load_int8(struct model *m, const struct tensor **rec,
 	return 0;
 }
 
+struct convert_job {
+	float *w;
+	const struct tensor *t;
+};
+
+static void convert_task(void *ctx, int64_t lo, int64_t hi)
+{
+	const struct convert_job *j = ctx;
+
+	to_f32(j->w + lo, (const char *)j->t->data + lo *
+	       dtype_size(j->t->dtype), (size_t)(hi - lo), j->t->dtype);
+}
+
+/* p's values = record t's as f32, on the threads: a model stored in f16
+ * loads at the memory's pace. */
+static void convert_param(const struct param *p, const struct tensor *t)
+{
+	struct convert_job j = { p->w, t };
+
+	kern_parallel_for((int64_t)p->n, 1 << 16, convert_task, &j);
+}
+
 /*
  * Binds the parameters to the file's records: f32 ones in place when
  * mapped (a mapped payload is 64-byte aligned, a copied one too), the rest
@@ -707,8 +737,7 @@ static int load_params(struct model *m, struct tsr_map *map, int mode,
 	}
 	for (i = 0; i < m->nparam; i++)
 		if (!in[i] && !scale[i])
-			to_f32(m->param[i].w, rec[i]->data, m->param[i].n,
-			       rec[i]->dtype);
+			convert_param(&m->param[i], rec[i]);
 	rc = load_int8(m, rec, scale);
 out:
 	free(rec);

@@ -17,10 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
+#include "kernels/kernels.h"
 #include "models/shortlist.h"
 #include "search.h"
 
 enum { ID_BOS = 1, ID_EOS = 2 };
+
+/* Scores a thread's chunk of the selection takes, at least: below, a
+ * second thread's wake-up costs more than it saves. */
+#define SELECT_WORK 32768
 
 void search_opts_default(struct search_opts *o)
 {
@@ -97,7 +102,8 @@ struct beam {
 	struct step *steps;	/* [tmax + 1], from 1 */
 	struct rows cur, next;
 	float *logp, *attw;
-	struct cand *cand;	/* [k] */
+	struct cand *cand;	/* [n, k]: a sentence's group's, best first */
+	int *glo, *ghi, *got;	/* [n]: the groups of a step, their rows */
 	const struct shortlist *sl;	/* the decoder's, or NULL */
 };
 
@@ -174,7 +180,7 @@ static float row_max(const float *lp, int n)
  * the first id that reaches it.  0 when the scan must decide (a NaN
  * first, or no id reaching it).
  */
-static int select_best(struct beam *b, int r)
+static int select_best(const struct beam *b, int r, struct cand *c)
 {
 	const float *lp = b->logp + (size_t)r * b->V;
 	const int32_t *ids;
@@ -186,25 +192,25 @@ static int select_best(struct beam *b, int r)
 	best = base + row_max(lp, n);
 	for (y = 0; y < n; y++)
 		if (base + lp[y] == best) {
-			b->cand[0].score = best;
-			b->cand[0].row = r;
-			b->cand[0].tok = ids ? ids[y] : y;
+			c[0].score = best;
+			c[0].row = r;
+			c[0].tok = ids ? ids[y] : y;
 			return 1;
 		}
 	return 0;
 }
 
 /*
- * The best `need` candidates of rows lo .. hi-1 into b->cand, best first:
+ * The best `need` candidates of rows lo .. hi-1 into c [need], best first:
  * by score, then the earlier row, then the lower id (the scan order, so a
  * later candidate only passes an earlier one with a strictly higher score).
  */
-static int select_top(struct beam *b, int lo, int hi, int need)
+static int select_top(const struct beam *b, int lo, int hi, int need,
+		      struct cand *c)
 {
-	struct cand *c = b->cand;
 	int r, y, i, have = 0;
 
-	if (need == 1 && hi - lo == 1 && select_best(b, lo))
+	if (need == 1 && hi - lo == 1 && select_best(b, lo, c))
 		return 1;
 	for (r = lo; r < hi; r++) {
 		const float *lp = b->logp + (size_t)r * b->V;
@@ -304,24 +310,50 @@ static void block_repeats(struct beam *b, int t, int nh)
 	}
 }
 
-/* Selects every sentence's candidates of step t; returns the new rows. */
+/* The candidates of the groups (sentences) lo .. hi-1 of a step. */
+static void select_groups(void *ctx, int64_t lo, int64_t hi)
+{
+	struct beam *b = ctx;
+
+	for (int64_t g = lo; g < hi; g++) {
+		int s = b->cur.sent[b->glo[g]];
+
+		b->got[g] = select_top(b, b->glo[g], b->ghi[g],
+				       b->k - b->nfin[s], b->cand + g * b->k);
+	}
+}
+
+/*
+ * Selects every sentence's candidates of step t; returns the new rows.
+ * The sentences' selections are independent: they run on the threads,
+ * the bookkeeping after them in order.
+ */
 static int beam_select(struct beam *b, int t, int nh)
 {
 	struct step *st = &b->steps[t];
 	struct rows *nx = &b->next;
-	int r = 0, nn = 0, i;
+	int r = 0, nn = 0, ng = 0, g, i;
 
 	st->nent = 0;
 	if (b->o->block_repeats)
 		block_repeats(b, t, nh);
 	while (r < nh) {
-		int s = b->cur.sent[r], hi = r, first = nn, got;
+		int hi = r;
 
-		while (hi < nh && b->cur.sent[hi] == s)
+		while (hi < nh && b->cur.sent[hi] == b->cur.sent[r])
 			hi++;
-		got = select_top(b, r, hi, b->k - b->nfin[s]);
+		b->glo[ng] = r;
+		b->ghi[ng++] = hi;
+		r = hi;
+	}
+	/* about SELECT_WORK scores a chunk */
+	kern_parallel_for(ng, 1 + SELECT_WORK / ((int64_t)nh / ng * b->V),
+			  select_groups, b);
+	for (g = 0; g < ng; g++) {
+		int s = b->cur.sent[b->glo[g]], first = nn, got = b->got[g];
+
 		for (i = 0; i < got; i++) {
-			const struct cand *c = &b->cand[i];
+			const struct cand *c = &b->cand[g * b->k + i];
 			int e = st->nent++;
 
 			st->tok[e] = c->tok;
@@ -342,7 +374,6 @@ static int beam_select(struct beam *b, int t, int nh)
 				finish(b, s, t, nx->ent[i], nx->score[i]);
 			nn = first;
 		}
-		r = hi;
 	}
 	return nn;
 }
@@ -429,6 +460,9 @@ static void beam_free(struct beam *b)
 	free(b->logp);
 	free(b->attw);
 	free(b->cand);
+	free(b->glo);
+	free(b->ghi);
+	free(b->got);
 }
 
 static int identity(const int *parent, int n)
@@ -467,8 +501,12 @@ static int beam_init(struct beam *b, const struct model *m, struct frame **f,
 	b->maxlen = malloc(n * sizeof *b->maxlen);
 	b->nfin = calloc(n, sizeof *b->nfin);
 	b->fin = malloc(b->cap * sizeof *b->fin);
-	b->cand = malloc(o->k * sizeof *b->cand);
-	if (!b->slen || !b->maxlen || !b->nfin || !b->fin || !b->cand)
+	b->cand = malloc(b->cap * sizeof *b->cand);
+	b->glo = malloc(n * sizeof *b->glo);
+	b->ghi = malloc(n * sizeof *b->ghi);
+	b->got = malloc(n * sizeof *b->got);
+	if (!b->slen || !b->maxlen || !b->nfin || !b->fin || !b->cand ||
+	    !b->glo || !b->ghi || !b->got)
 		goto oom;
 	for (s = 0; s < n; s++) {
 		b->slen[s] = a->dec_srclen(b->d, s);

@@ -1,7 +1,9 @@
 /* tensor.c: element types, tensors, and f16/bf16 conversion; see tensor.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include "base/errmsg.h"
+#include "half.h"
 #include "tensor.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -204,6 +206,42 @@ float bf16_to_f32(uint16_t h)
 	return bits_f32((uint32_t)h << 16);
 }
 
+void f16_to_f32_portable(float *dst, const void *src, size_t n)
+{
+	const unsigned char *p = src;
+
+	for (size_t i = 0; i < n; i++) {
+		uint16_t v;
+		memcpy(&v, p + 2 * i, 2);
+		dst[i] = f16_to_f32(v);
+	}
+}
+
+/* Chosen here, once, as crc32_fast's kernel (crc32.c), for the same
+ * reason: the stream layer may not depend on the kernels' table. */
+static void (*half_kernel)(float *, const void *, size_t);
+static pthread_once_t half_once = PTHREAD_ONCE_INIT;
+
+static void choose_half_kernel(void)
+{
+	const char *env = getenv("ATTN_KERNELS");
+
+	half_kernel = f16_to_f32_portable;
+	if (env && strcmp(env, "reference") == 0)
+		return;
+#if !defined(ATTN_NO_SIMD) && (defined(__x86_64__) || defined(__i386__))
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"))
+		half_kernel = f16_to_f32_f16c;
+#endif
+}
+
+void f16_to_f32_array(float *dst, const void *src, size_t n)
+{
+	pthread_once(&half_once, choose_half_kernel);
+	half_kernel(dst, src, n);
+}
+
 void to_f32(float *dst, const void *src, size_t n, int from_dtype)
 {
 	const unsigned char *p = src;
@@ -218,7 +256,7 @@ void to_f32(float *dst, const void *src, size_t n, int from_dtype)
 	} while (0)
 	switch (from_dtype) {
 	case DT_F32: memmove(dst, src, n * 4); break;
-	case DT_F16: CONVERT(uint16_t, f16_to_f32(v)); break;
+	case DT_F16: f16_to_f32_array(dst, src, n); break;
 	case DT_BF16: CONVERT(uint16_t, bf16_to_f32(v)); break;
 	case DT_I32: CONVERT(int32_t, (float)v); break;
 	case DT_I8: CONVERT(int8_t, (float)v); break;

@@ -12,6 +12,7 @@
  * way of attending (rnnsearch.h) makes weights a [nh, S] that weigh the
  * projected rows the same way.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,26 +258,14 @@ static void dec_context(struct decoder *d, int nh)
 	kern_parallel_for(nh, 1, attend_rows, d);
 }
 
-int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
-		 float *attw)
+/* The step of nh rows of d (all the decoder's, or a block's view): the
+ * new states into s_next (and kap_next), log p(y_i) into logp [nh, Vt]. */
+static int step_rows(struct decoder *d, int nh, const int32_t *prev,
+		     float *logp, float *attw)
 {
 	const struct rnn_net *net = d->net;
 	int l2 = 2 * net->l;
-	float *swap;
 
-	if (nh < 0 || nh > d->nh) {
-		err_set("decoder: step on %d hypotheses, %d live", nh, d->nh);
-		return -1;
-	}
-	for (int i = 0; i < nh; i++)
-		if (prev[i] < 0 || prev[i] >= net->Vt) {
-			err_set("decoder: token %d is outside the target "
-				"vocabulary of %d", prev[i], net->Vt);
-			return -1;
-		}
-	d->nh = nh;
-	if (nh == 0)
-		return 0;
 	/* the input terms W y + b; then attention and the new state */
 	embedding_forward(d->y, prev, nh, net->w.tgt_emb, net->m);
 	linear_forward(d->pre, d->y, net->w.dec_W, net->w.dec_b, nh, net->m,
@@ -312,6 +301,85 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		else
 			memset(attw, 0, size);
 	}
+	return 0;
+}
+
+/*
+ * Rows a thread's block takes, at least, when a step's rows are split
+ * over the threads (as the Transformer's decoder, transformer_dec.c): a
+ * block runs the whole step with its kernels serial, so a step waits for
+ * the threads once, not at each product, and its serial parts split too;
+ * every part treats each row alone (sgemm too), so the bits are the same.
+ */
+#define BLOCK_ROWS 16
+
+struct step_job {
+	const struct decoder *d;
+	const int32_t *prev;
+	float *logp, *attw;
+	_Atomic int rc;
+};
+
+/* Rows lo .. hi-1: the step on a view of the decoder from row lo. */
+static void step_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct step_job *j = ctx;
+	const struct rnn_net *net = j->d->net;
+	struct decoder v = *j->d;
+	size_t i = (size_t)lo, n = net->n, K = net->K;
+
+	v.row += i;
+	v.step += i;
+	v.s += i * n;
+	v.s_next += i * n;
+	if (v.kap) {
+		v.kap += i * K;
+		v.kap_next += i * K;
+		v.wp += i * 3 * K;
+	}
+	v.y += i * net->m;
+	v.pre += i * 3 * n;
+	v.wq += i * net->na;
+	v.a += i * v.S;
+	v.pctx += i * v.P;
+	v.zr += i * 2 * n;
+	v.rh += i * n;
+	v.hh += i * n;
+	v.tt += i * 2 * net->l;
+	v.t += i * net->l;
+	if (step_rows(&v, (int)(hi - lo), j->prev + i, j->logp + i * net->Vt,
+		      j->attw ? j->attw + i * v.S : NULL) < 0)
+		j->rc = -1;
+}
+
+int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
+		 float *attw)
+{
+	const struct rnn_net *net = d->net;
+	struct step_job j = { d, prev, logp, attw, 0 };
+	int nt = kern_threads();
+	float *swap;
+
+	if (nh < 0 || nh > d->nh) {
+		err_set("decoder: step on %d hypotheses, %d live", nh, d->nh);
+		return -1;
+	}
+	for (int i = 0; i < nh; i++)
+		if (prev[i] < 0 || prev[i] >= net->Vt) {
+			err_set("decoder: token %d is outside the target "
+				"vocabulary of %d", prev[i], net->Vt);
+			return -1;
+		}
+	d->nh = nh;
+	if (nh == 0)
+		return 0;
+	/* one block a thread, or one block whose kernels split their work */
+	if (nh >= BLOCK_ROWS * nt && nt > 1 && !d->sl)
+		kern_parallel_for(nh, (nh + nt - 1) / nt, step_task, &j);
+	else if (step_rows(d, nh, prev, logp, attw) < 0)
+		return -1;
+	if (j.rc < 0)
+		return -1;
 	swap = d->s;
 	d->s = d->s_next;
 	d->s_next = swap;

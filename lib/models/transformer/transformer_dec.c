@@ -31,6 +31,7 @@
  * as the export would have.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -433,62 +434,184 @@ static int grow_cache(struct tf_decoder *dc)
 	return 0;
 }
 
-/* Self-attention of the step's queries (dc->q) over each slot's cache. */
-static void self_attention(struct tf_decoder *dc, int l, int nh)
+/*
+ * A block of the step's rows, from row lo: the decoder's [cap, .] arrays
+ * from there.  Every part of a step treats each row alone (the products
+ * too: gemm_packed.h), so blocks of any size give the same bits.
+ */
+struct rows {
+	int lo, n;
+	float *x, *q, *k, *v, *ctx, *h, *logits, *logp, *attw;
+	struct sub_acts sub;
+	const float **kp, **vp;
+	int *nkeys, *pos;
+	const int *slot, *sent, *klen;
+	const int32_t *prev;
+};
+
+static void rows_at(const struct tf_decoder *dc, struct rows *r, int lo,
+		    int n, const int32_t *prev, float *logp, float *attw)
+{
+	size_t d = dc->n->d, i = lo;
+
+	*r = (struct rows){
+		.lo = lo, .n = n, .x = dc->x + i * d, .q = dc->q + i * d,
+		.k = dc->k + i * d, .v = dc->v + i * d,
+		.ctx = dc->ctx + i * d, .h = dc->h + i * dc->n->ffn,
+		.logits = dc->logits + i * dc->n->tgt_vocab,
+		.logp = logp + i * dc->n->tgt_vocab,
+		.attw = attw ? attw + i * dc->n->dec_layers * dc->n->heads *
+			(size_t)dc->S : NULL,
+		.sub = { .ln = dc->sub.ln + i * d, .mean = dc->sub.mean + i,
+			 .rstd = dc->sub.rstd + i, .fo = dc->sub.fo + i * d,
+			 .sum = dc->sub.sum + i * d },
+		.kp = dc->kp + i, .vp = dc->vp + i, .nkeys = dc->nkeys + i,
+		.pos = dc->pos + i, .slot = dc->slot + i,
+		.sent = dc->sent + i, .klen = dc->klen + i, .prev = prev + i,
+	};
+}
+
+/* Self-attention of the rows' queries (r->q) over each slot's cache. */
+static void self_attention(const struct tf_decoder *dc, int l,
+			   struct rows *r)
 {
 	const struct tf_net *n = dc->n;
 	int d = n->d, i;
 	size_t row = (size_t)dc->tcap * d;
 
 	/* this position's keys and values join the cache */
-	for (i = 0; i < nh; i++) {
-		size_t o = dc->slot[i] * row + (size_t)dc->t * d;
+	for (i = 0; i < r->n; i++) {
+		size_t o = r->slot[i] * row + (size_t)dc->t * d;
 
-		memcpy(dc->sk[l] + o, dc->k + (size_t)i * d, sizeof(float) * d);
-		memcpy(dc->sv[l] + o, dc->v + (size_t)i * d, sizeof(float) * d);
-		dc->kp[i] = dc->sk[l] + dc->slot[i] * row;
-		dc->vp[i] = dc->sv[l] + dc->slot[i] * row;
-		dc->nkeys[i] = dc->t + 1;
+		memcpy(dc->sk[l] + o, r->k + (size_t)i * d, sizeof(float) * d);
+		memcpy(dc->sv[l] + o, r->v + (size_t)i * d, sizeof(float) * d);
+		r->kp[i] = dc->sk[l] + r->slot[i] * row;
+		r->vp[i] = dc->sv[l] + r->slot[i] * row;
+		r->nkeys[i] = dc->t + 1;
 	}
 	attn_step(&(struct attn_step){
-		.rows = nh, .H = n->heads, .dk = n->dk,
+		.rows = r->n, .H = n->heads, .dk = n->dk,
 		.scale = 1.0f / sqrtf((float)n->dk),
-		.q = dc->q, .qs = d, .k = dc->kp, .v = dc->vp, .ks = d,
-		.vs = d, .n = dc->nkeys, .out = dc->ctx, .os = d,
+		.q = r->q, .qs = d, .k = r->kp, .v = r->vp, .ks = d,
+		.vs = d, .n = r->nkeys, .out = r->ctx, .os = d,
 	});
 }
 
-/* Cross-attention of dc->q over the sentences' memory; with attw, the
- * weights go to attw [nh, L*H, S] (layer l's planes). */
-static void cross_attention(struct tf_decoder *dc, int l, int nh, float *attw)
+/* Cross-attention of r->q over the sentences' memory; with r->attw, the
+ * weights go to attw [n, L*H, S] (layer l's planes). */
+static void cross_attention(const struct tf_decoder *dc, int l,
+			    struct rows *r)
 {
 	const struct tf_net *n = dc->n;
 	int d = n->d, H = n->heads, S = dc->S, i;
 	size_t mem = (size_t)S * d, plane = (size_t)H * S;
 
-	for (i = 0; i < nh; i++) {
-		dc->kp[i] = dc->ck[l] + dc->sent[i] * mem;
-		dc->vp[i] = dc->cv[l] + dc->sent[i] * mem;
+	for (i = 0; i < r->n; i++) {
+		r->kp[i] = dc->ck[l] + r->sent[i] * mem;
+		r->vp[i] = dc->cv[l] + r->sent[i] * mem;
 	}
 	attn_step(&(struct attn_step){
-		.rows = nh, .H = H, .dk = n->dk,
+		.rows = r->n, .H = H, .dk = n->dk,
 		.scale = 1.0f / sqrtf((float)n->dk),
-		.q = dc->q, .qs = d, .k = dc->kp, .v = dc->vp, .ks = d,
-		.vs = d, .n = dc->klen, .out = dc->ctx, .os = d,
-		.weights = attw ? attw + l * plane : NULL,
+		.q = r->q, .qs = d, .k = r->kp, .v = r->vp, .ks = d,
+		.vs = d, .n = r->klen, .out = r->ctx, .os = d,
+		.weights = r->attw ? r->attw + l * plane : NULL,
 		.ws = (long)(n->dec_layers * plane), .wn = S,
 	});
 }
 
 /* A sub-layer of the step: out = x + F(x) with F's output in sub.fo. */
-static const float *step_out(struct tf_decoder *dc, const struct ln_w *ln,
-			     const float *x, int nh)
+static const float *step_out(const struct tf_decoder *dc, struct rows *r,
+			     const struct ln_w *ln, const float *x)
 {
-	const float *y = tf_sub_out(dc->n, &dc->sub, ln, x, nh, 0.0f, NULL);
+	const float *y = tf_sub_out(dc->n, &r->sub, ln, x, r->n, 0.0f, NULL);
 
-	/* the next sub-layer's input must survive its use of dc->sub */
-	memcpy(dc->x, y, sizeof(float) * nh * dc->n->d);
-	return dc->x;
+	/* the next sub-layer's input must survive its use of r->sub */
+	memcpy(r->x, y, sizeof(float) * r->n * dc->n->d);
+	return r->x;
+}
+
+/* The step for a block of rows: their log-probabilities; 0 or -1. */
+static int step_rows(const struct tf_decoder *dc, struct rows *r)
+{
+	const struct tf_net *n = dc->n;
+	const float *x = r->x, *u;
+	int l, nh = r->n, rc = 0;
+
+	tf_embed_forward(n, r->x, r->prev, nh, 1, dc->t, 1);
+	for (l = 0; l < n->dec_layers; l++) {
+		const struct tf_dec_layer *w = &n->w.dec[l];
+		const struct dec_wt *t = &dc->wt[l];
+
+		u = tf_sub_in(n, &r->sub, &w->ln1, x, nh);
+		rc |= linear_packed(r->q, u, nh, &t->self_q, w->self.qb, 0);
+		rc |= linear_packed(r->k, u, nh, &t->self_k, w->self.kb, 0);
+		rc |= linear_packed(r->v, u, nh, &t->self_v, w->self.vb, 0);
+		if (n->pos == POS_ROPE) {
+			rope_forward(r->q, r->pos, nh, n->heads, n->dk,
+				     n->rope, TF_PE_ROWS);
+			rope_forward(r->k, r->pos, nh, n->heads, n->dk,
+				     n->rope, TF_PE_ROWS);
+		}
+		self_attention(dc, l, r);
+		rc |= linear_packed(r->sub.fo, r->ctx, nh, &t->self_o,
+				    w->self.ob, 0);
+		x = step_out(dc, r, &w->ln1, x);
+
+		u = tf_sub_in(n, &r->sub, &w->ln2, x, nh);
+		rc |= linear_packed(r->q, u, nh, &t->cross_q, w->cross.qb, 0);
+		cross_attention(dc, l, r);
+		rc |= linear_packed(r->sub.fo, r->ctx, nh, &t->cross_o,
+				    w->cross.ob, 0);
+		x = step_out(dc, r, &w->ln2, x);
+
+		/* the FFN of ffn.c */
+		u = tf_sub_in(n, &r->sub, &w->ln3, x, nh);
+		rc |= linear_packed(r->h, u, nh, &t->W1, w->ffn.b1, 1);
+		rc |= linear_packed(r->sub.fo, r->h, nh, &t->W2, w->ffn.b2, 0);
+		x = step_out(dc, r, &w->ln3, x);
+	}
+	u = tf_sub_in(n, &r->sub, &n->w.dec_ln, x, nh);
+	if (dc->sl) {
+		rc |= shortlist_logp(dc->sl, r->logp, n->tgt_vocab, u, nh,
+				     r->sent);
+	} else {
+		rc |= linear_packed(r->logits, u, nh, dc->out_wt,
+				    n->w.out_b, 0);
+		if (!rc)
+			log_softmax_rows(r->logp, r->logits, nh,
+					 n->tgt_vocab);
+	}
+	return rc ? -1 : 0;	/* bf16, int8: out of memory for x's rows */
+}
+
+/*
+ * Rows a thread's block takes, at least, when the step's rows are split
+ * over the threads.  A block runs the whole step, its kernels serial in
+ * its thread: two waits for the threads a step instead of one or more
+ * per product, attention and layer norm, and the serial parts between
+ * them (x's packing, layer norms, residuals, embedding) split as well.
+ * But each block streams every weight matrix once: with fewer rows, the
+ * products' own split (of the weights' panels) does better.
+ */
+#define BLOCK_ROWS 16
+
+struct step_job {
+	const struct tf_decoder *dc;
+	const int32_t *prev;
+	float *logp, *attw;
+	_Atomic int rc;
+};
+
+static void step_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct step_job *j = ctx;
+	struct rows r;
+
+	rows_at(j->dc, &r, (int)lo, (int)(hi - lo), j->prev, j->logp,
+		j->attw);
+	if (step_rows(j->dc, &r) < 0)
+		j->rc = -1;
 }
 
 int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
@@ -496,8 +619,8 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 {
 	struct tf_decoder *dc = (struct tf_decoder *)d;
 	const struct tf_net *n = dc->n;
-	int i, l, rc = 0;
-	const float *x = dc->x, *u;
+	struct step_job j = { dc, prev, logp, attw, 0 };
+	int i, nt = kern_threads();
 
 	/* fewer than last time: the last ones were dropped (model.h) */
 	if (nh < 1 || nh > dc->nh) {
@@ -522,51 +645,13 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		return -1;
 	for (i = 0; i < nh; i++)
 		dc->pos[i] = dc->t;
-	tf_embed_forward(n, dc->x, prev, nh, 1, dc->t, 1);
-	for (l = 0; l < n->dec_layers; l++) {
-		const struct tf_dec_layer *w = &n->w.dec[l];
-		const struct dec_wt *t = &dc->wt[l];
-
-		u = tf_sub_in(n, &dc->sub, &w->ln1, x, nh);
-		rc |= linear_packed(dc->q, u, nh, &t->self_q, w->self.qb, 0);
-		rc |= linear_packed(dc->k, u, nh, &t->self_k, w->self.kb, 0);
-		rc |= linear_packed(dc->v, u, nh, &t->self_v, w->self.vb, 0);
-		if (n->pos == POS_ROPE) {
-			rope_forward(dc->q, dc->pos, nh, n->heads, n->dk,
-				     n->rope, TF_PE_ROWS);
-			rope_forward(dc->k, dc->pos, nh, n->heads, n->dk,
-				     n->rope, TF_PE_ROWS);
-		}
-		self_attention(dc, l, nh);
-		rc |= linear_packed(dc->sub.fo, dc->ctx, nh, &t->self_o,
-				    w->self.ob, 0);
-		x = step_out(dc, &w->ln1, x, nh);
-
-		u = tf_sub_in(n, &dc->sub, &w->ln2, x, nh);
-		rc |= linear_packed(dc->q, u, nh, &t->cross_q, w->cross.qb, 0);
-		cross_attention(dc, l, nh, attw);
-		rc |= linear_packed(dc->sub.fo, dc->ctx, nh, &t->cross_o,
-				    w->cross.ob, 0);
-		x = step_out(dc, &w->ln2, x, nh);
-
-		/* the FFN of ffn.c */
-		u = tf_sub_in(n, &dc->sub, &w->ln3, x, nh);
-		rc |= linear_packed(dc->h, u, nh, &t->W1, w->ffn.b1, 1);
-		rc |= linear_packed(dc->sub.fo, dc->h, nh, &t->W2, w->ffn.b2,
-				    0);
-		x = step_out(dc, &w->ln3, x, nh);
-	}
-	u = tf_sub_in(n, &dc->sub, &n->w.dec_ln, x, nh);
-	if (dc->sl) {
-		rc |= shortlist_logp(dc->sl, logp, n->tgt_vocab, u, nh,
-				     dc->sent);
-	} else {
-		rc |= linear_packed(dc->logits, u, nh, dc->out_wt,
-				    n->w.out_b, 0);
-		if (!rc)
-			log_softmax_rows(logp, dc->logits, nh, n->tgt_vocab);
-	}
-	if (rc)		/* bf16, int8: out of memory for x's rows */
+	/* one block a thread, or one block whose kernels split their work
+	 * (and the shortlist's, whose units are the batch's) */
+	if (nh >= BLOCK_ROWS * nt && nt > 1 && !dc->sl)
+		kern_parallel_for(nh, (nh + nt - 1) / nt, step_task, &j);
+	else
+		step_task(&j, 0, nh);
+	if (j.rc < 0)
 		return -1;
 	dc->t++;
 	return 0;
