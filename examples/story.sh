@@ -152,8 +152,13 @@ train() {
 			tail -n 3 "$1/train.log" >&2
 			exit 1
 		}
-		[ -z "$stop" ] || { say "stopped; run it again to resume"; exit 130; }
-		[ "$took" -ge "$left" ] || return 0
+		# ended before its limit: stopped by a signal (maybe sent to
+		# train-step alone); a model half trained is not translated
+		[ -z "$stop" ] && [ "$took" -ge "$left" ] || {
+			say "$1: stopped at $((spent + took)) s of" \
+			    "$TRAIN_TIME; run it again to resume"
+			exit 130
+		}
 	fi
 	touch "$1/trained.done"
 }

@@ -7,7 +7,8 @@
 # table has a row per variant made with its updates, seconds and BLEU;
 # the length plot a line per variant, the attention figure a picture per
 # attending variant; a second run trains nothing and keeps the models; a
-# run stopped 2 s short resumes and trains only them; an unknown variant
+# run stopped 2 s short resumes and trains only them; a train-step that
+# ends before its limit stops the run untranslated; an unknown variant
 # name is a usage error.
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
@@ -84,6 +85,26 @@ grep -q "diagonal: training" err3 && fail "diagonal trained again"
 [ -e run/additive/trained.done ] || fail "resume: not done"
 [ "$(cat run/additive/trained.s)" -ge 3 ] ||
 	fail "resume: $(cat run/additive/trained.s) s in all, not 3 or more"
+
+# a train-step stopped by a signal sent to it alone saves and exits 0
+# before its limit: the run stops, with the time so far, and translates
+# nothing
+mkdir stopped
+cat > stopped/train-step <<END
+#!/bin/sh
+case " \$* " in *" -T "*) exit 0 ;; esac
+exec "$real" "\$@"
+END
+chmod +x stopped/train-step
+rm run/additive/trained.done
+echo 1 > run/additive/trained.s
+rc=0
+VARIANTS="additive" PATH=$T/stopped:$PATH story run > /dev/null 2> err5 ||
+	rc=$?
+[ "$rc" -eq 130 ] || fail "stopped train-step: status $rc: $(cat err5)"
+grep -q "^story.sh: additive: stopped at [12] s of 3; run it again" err5 ||
+	fail "stopped train-step: $(cat err5)"
+grep -q translating err5 && fail "a stopped run translated: $(cat err5)"
 
 rc=0
 VARIANTS="additive nonesuch" story run > /dev/null 2> err4 || rc=$?
