@@ -8,33 +8,38 @@
 # (KJV against WEB) when present, else synthetic sentences.
 set -u
 command -v bleu >/dev/null || { echo "bench_bleu: bleu not on PATH (run make bench)" >&2; exit 1; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-D=/work/shared/data/bible-es-en
-if [ -r "$D/dev.en" ] && [ -r "$D/dev.en2" ]; then
-	for i in 1 2 3; do cat "$D/dev.en"; done | head -3000 >"$T/hyp"
-	for i in 1 2 3; do cat "$D/dev.en2"; done | head -3000 >"$T/ref"
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
+in_tmp
+if [ -r "$data/dev.en" ] && [ -r "$data/dev.en2" ]; then
+	for i in 1 2 3; do cat "$data/dev.en"; done | head -3000 >hyp
+	for i in 1 2 3; do cat "$data/dev.en2"; done | head -3000 >ref
 	what="bible dev KJV vs WEB"
 else
 	awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) { n = 10 + int(rand() * 30);
-		for (j = 0; j < n; j++) printf "%sw%d", j ? " " : "", int(rand() * 2000); print "." } }' >"$T/ref"
-	awk 'BEGIN { srand(7) } { for (i = 1; i <= NF; i++) if (rand() < 0.2) $i = "x"; print }' "$T/ref" >"$T/hyp"
+		for (j = 0; j < n; j++) printf "%sw%d", j ? " " : "", int(rand() * 2000); print "." } }' >ref
+	awk 'BEGIN { srand(7) } { for (i = 1; i <= NF; i++) if (rand() < 0.2) $i = "x"; print }' ref >hyp
 	what="synthetic"
 fi
-sed 's/ the / a /' "$T/hyp" >"$T/hyp2"
-head -1 "$T/hyp" >"$T/hyp1"
-head -1 "$T/ref" >"$T/ref1"
+sed 's/ the / a /' hyp >hyp2
+head -1 hyp >hyp1
+head -1 ref >ref1
 runs=40
 
 # mean CPU time (user + system) in ms of CMD over $runs runs, from the
-# shell's `times` (the machine may be shared: waiting is not the cost)
+# shell's `times` (the machine may be shared: waiting is not the cost;
+# called within $(...): times counts the subshell's children)
 ms() {
-	sh -c "i=0; while [ \$i -lt $runs ]; do $1 >/dev/null || exit 1; i=\$((i + 1)); done; times" |
-		awk -v n=$runs 'NR == 2 { s = 0; for (f = 1; f <= 2; f++) { split($f, t, "m");
-			s += t[1] * 60 + t[2] }; printf "%.2f", 1000 * s / n; ok = 1 }
-			END { exit !ok }' || { echo "bench_bleu: failed: $1" >&2; exit 1; }
+	times >t0
+	i=0
+	while [ $i -lt $runs ]; do
+		eval "$1" >/dev/null ||
+			{ echo "bench_bleu: failed: $1" >&2; exit 1; }
+		i=$((i + 1))
+	done
+	times >t1
+	cputime t0 t1 | awk -v n=$runs '{ printf "%.2f", 1000 * $1 / n }'
 }
-cd "$T" || exit 1
 base=$(ms "wc -w hyp ref") || exit 1
 echo "bleu: 3000 sentences ($what, $(wc -w <hyp) words), CPU time, mean of $runs runs"
 printf '  %-40s %8s ms\n' "baseline: wc -w hyp ref" "$base"

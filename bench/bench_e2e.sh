@@ -10,24 +10,11 @@
 # less tokenize's alone) against PyTorch's on the same sentences from the
 # same ids, where make bench-torch has measured it (ATTN_BENCH_TORCH).
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
 m=$root/models/bible-es-en.tsr
-src=${ATTN_DATA:-/work/shared/data}/bible-es-en/dev.es
-if [ ! -r "$src" ]; then
-	echo "bench_e2e: $src not found; skipped"
-	exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-now() { date +%s.%N; }
-# The CPU seconds (user + system) of the children that ended between the
-# times(1) output in $1 and the one in $2 (times runs in this shell: in a
-# command substitution it would see the subshell's children)
-cpu() {
-	awk 'FNR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/);
-		t[++n] = u[1] * 60 + u[2] + s[1] * 60 + s[2] }
-	     END { print t[2] - t[1] }' "$1" "$2"
-}
+src=$data/dev.es
+need "$src"
+in_tmp
 # PyTorch's best rate for a workload of bench/torch/bench_torch.py, or
 # nothing
 torch() {
@@ -39,7 +26,7 @@ t0=$(now)
 times > c0
 tokenize -m "$m" "$src" > /dev/null || exit 1
 times > c1
-ctok=$(cpu c0 c1)
+ctok=$(cputime c0 c1)
 base=$(echo "$t0 $(now)" | awk '{ print $2 - $1 }')
 printf 'baseline: tokenize alone %.3f s (%.0f sentences/s)\n' "$base" \
 	"$(echo "$sents $base" | awk '{ print $1 / $2 }')"
@@ -54,7 +41,7 @@ for th in 1 2; do
 		tokenize -m "$m" "$src" | embed -m "$m" | encode -m "$m" |
 			attend -m "$m" | search "$how" > out || exit 1
 		times > c1
-		c=$(echo "$(cpu c0 c1) $ctok" | awk '{ print $1 - $2 }')
+		c=$(echo "$(cputime c0 c1) $ctok" | awk '{ print $1 - $2 }')
 		t=$(echo "$t0 $(now)" | awk '{ print $2 - $1 }')
 		tok=$(tokenize -T -m "$m" -f ids out | wc -w)
 		awk -v th="$th" -v how="$how" -v t="$t" -v tok="$tok" \

@@ -8,16 +8,11 @@
 # time of encode + attend (int8 too), and their ratios; the kernels in
 # force and the CPU named first.  BENCH_LINES changes the 500.
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
 model=$root/models/bible-es-en.tsr
-data=${ATTN_DATA:-/work/shared/data}/bible-es-en
 lines=${BENCH_LINES:-500}
-if [ ! -r "$data/dev.es" ] || [ ! -r "$model" ]; then
-	echo "bench_int8: $data or $model not found; skipped"
-	exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+need "$data/dev.es" "$model"
+in_tmp
 export ATTN_THREADS=1
 vnni=no
 grep -qw avx512_vnni /proc/cpuinfo && vnni=AVX512_VNNI
@@ -26,11 +21,14 @@ echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //');" \
 	"1 thread; $lines sentences"
 train-step -x m8.tsr --dtype int8 -m "$model" || exit 1
 # cpu IN OUT CMD...: runs CMD < IN > OUT, prints its user + system seconds
+# (called within $(...): times counts the subshell's children, CMD alone)
 cpu() {
 	i=$1 o=$2
 	shift 2
-	/usr/bin/time -f '%U %S' -o t "$@" < "$i" > "$o" || exit 1
-	awk '{ printf "%.2f", $1 + $2 }' t
+	times > c0
+	"$@" < "$i" > "$o" || exit 1
+	times > c1
+	cputime c0 c1 | awk '{ printf "%.2f", $1 }'
 }
 toks() {
 	tensordump -n hyp.ids "$1" | awk 'NR > 1 { gsub(/[][]/, "", $4);

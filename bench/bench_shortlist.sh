@@ -8,26 +8,11 @@
 # 3, so that both see the same load), and the ratio of the medians, the
 # full softmax's over the shortlist's; the baseline is the full softmax.
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
 m=$root/models/bible-es-en.tsr
-data=${ATTN_DATA:-/work/shared/data}/bible-es-en
-if [ ! -r "$data/dev.es" ] || [ ! -r "$data/train.es" ]; then
-	echo "bench_shortlist: $data not found; skipped"
-	exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+need "$data/dev.es" "$data/train.es" "$data/train.en"
+in_tmp
 export ATTN_THREADS=1
-# The CPU seconds of the children that ended between the times(1)
-# outputs in $1 and $2 (as bench_e2e.sh)
-cpu() {
-	awk 'FNR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/);
-		t[++n] = u[1] * 60 + u[2] + s[1] * 60 + s[2] }
-	     END { print t[2] - t[1] }' "$1" "$2"
-}
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
 cp "$m" sl.tsr
 paste "$data/train.es" "$data/train.en" | tokenize -p -m sl.tsr |
 	train-step --shortlist -q -m sl.tsr || exit 1
@@ -43,7 +28,7 @@ for how in decode "beam -k 4"; do
 			times > c0
 			$how -m sl.tsr $f < mem.tsr > out.$o || exit 1
 			times > c1
-			cpu c0 c1 >> t.$o
+			cputime c0 c1 >> t.$o
 		done
 	done
 	n=$(paste out.full out.sl | awk -F '\t' '$1 != $2' | wc -l)

@@ -8,9 +8,9 @@
 # pipeline.  Models are untrained (train-step -i); the page cache is warm.
 set -u
 N=${N:-10}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
+in_tmp
 
 awk 'BEGIN { srand(1)
 	for (i = 0; i < 3000; i++) {

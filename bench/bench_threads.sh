@@ -12,16 +12,11 @@
 # (default 5); the medians.  The outputs of both thread counts must be the
 # same bytes.  Wall-clock ratios mean something only on an idle machine.
 root=$(cd "$(dirname "$0")/.." && pwd)
-data=${ATTN_DATA:-/work/shared/data}/bible-es-en
+. "$root/bench/lib.sh"
 rounds=${ROUNDS:-5}
 sentences=${SENTENCES:-256}
-if [ ! -r "$data/dev.es" ]; then
-	echo "bench_threads: $data not found; skipped"
-	exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+need "$data/dev.es" "$data/train.es" "$data/train.en"
+in_tmp
 awk 'NF >= 14 && NF <= 19' "$data/dev.es" | head -n "$sentences" > src
 head -2000 "$data/train.es" > es
 head -2000 "$data/train.en" > en
@@ -33,8 +28,6 @@ for a in tf rnn; do
 	tokenize -m $a.tsr < src | embed -m $a.tsr > $a.emb || exit 1
 	encode -m $a.tsr < $a.emb | attend -m $a.tsr > $a.mem || exit 1
 done
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for a in tf rnn; do
 	for how in encode decode "beam -k 4"; do
 		in=$a.mem

@@ -4,26 +4,22 @@
 # CPU seconds (user + system, so that other work on the machine does not
 # count), the best of 3, next to a baseline from the same run: counting the
 # pieces alone (--learn 260: no merges) for learning, wc -w for applying.
-data=${ATTN_DATA:-/work/shared/data}/bible-es-en/train.es
-if [ ! -x /usr/bin/time ]; then
-	echo "bench_tokenize: /usr/bin/time not found; skipped"
-	exit 0
-fi
-if [ ! -r "$data" ]; then
-	echo "bench_tokenize: $data not found; skipped"
-	exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
+data=$data/train.es
+need "$data"
+in_tmp
 
-# best CPU SECONDS of 3 runs of CMD (stdout to $tmp/out, stderr to $tmp/err)
+# best CPU SECONDS of 3 runs of CMD (stdout to $tmp/out, stderr to
+# $tmp/err; called within $(...): times counts the subshell's children)
 best() {
 	b=
 	for _ in 1 2 3; do
-		/usr/bin/time -o "$tmp/time" -f '%U %S' "$@" >"$tmp/out" \
-			2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-		b=$(awk -v b="${b:-1e9}" '{ t = $1 + $2; print t < b ? t : b }' \
-			"$tmp/time")
+		times > "$tmp/t0"
+		"$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+		times > "$tmp/t1"
+		b=$(cputime "$tmp/t0" "$tmp/t1" |
+			awk -v b="${b:-1e9}" '{ print $1 < b ? $1 : b }')
 	done
 	echo "$b"
 }

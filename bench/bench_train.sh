@@ -6,15 +6,11 @@
 # figure is the mean of the progress lines after the first two updates;
 # the baseline is PyTorch's 2,050 target tokens/s on one core at these
 # sizes (measured elsewhere: PyTorch is not installed here).
-data=${ATTN_DATA:-/work/shared/data}/bible-es-en
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
 steps=${BENCH_STEPS:-8}
-if [ ! -r "$data/train.es" ]; then
-	echo "bench_train: $data not found; skipped"
-	exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+need "$data/train.es" "$data/train.en"
+in_tmp
 head -4000 "$data/train.es" > es
 head -4000 "$data/train.en" > en
 tokenize -l 8000 es en > vocab 2>/dev/null || exit 1

@@ -6,21 +6,16 @@
 # runs to the maximum length.  With 1 and 2 threads, and the time of
 # embed | encode | attend beside it, and the ratio of the two decoding
 # times (bench_threads.sh: medians of more runs); beam -k 5 for comparison.
-data=${ATTN_DATA:-/work/shared/data}/bible-es-en
-if [ ! -r "$data/train.es" ]; then
-	echo "bench_translate: $data not found; skipped"
-	exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/lib.sh"
+need "$data/train.es" "$data/train.en" "$data/dev.es"
+in_tmp
 head -4000 "$data/train.es" > es
 head -4000 "$data/train.en" > en
 tokenize -l 8000 es en > vocab 2>/dev/null || exit 1
 train-step -i -m m.tsr -a rnnsearch -s vocab -t vocab -S emb=256 \
 	-S hidden=256 -S att=256 -S maxout=128 || exit 1
 head -500 "$data/dev.es" | tokenize -m m.tsr > ids.tsr || exit 1
-now() { date +%s.%N; }
 for th in 1 2; do
 	export ATTN_THREADS=$th
 	t0=$(now)

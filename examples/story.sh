@@ -46,6 +46,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/recipes.sh"
+. "$here/cputime.sh"
 command -v train-step >/dev/null || PATH=$here/../build/bin:$PATH
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 say() { echo "story.sh: $*" >&2; }
@@ -121,30 +122,20 @@ init() {
 # included; NAME/trained.done once a run ends at its limit).
 stop=
 trap 'stop=1' INT TERM
-# children_cs FILE: the CPU time (user and system) of this shell's finished
-# children, in hundredths of a second, from the builtin times written to
-# FILE (the argument) first by the caller (times in $(...) would count the
-# subshell's children, none).
-children_cs() {
-	awk 'NR == 2 { t = 0
-		for (i = 1; i <= 2; i++) {
-			split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2]
-		}
-		printf "%d\n", t * 100 }' "$1"
-}
 train() {
 	[ -e "$1/trained.done" ] && return 0
 	spent=$(cat "$1/trained.s" 2>/dev/null || echo 0)
 	left=$((TRAIN_TIME - spent))
 	if [ "$left" -gt 0 ]; then
 		say "$1: training for $left s ($spent s done)"
-		times > "$1/times.out"
-		start=$(children_cs "$1/times.out")
+		times > "$1/times.0"
 		rc=0
 		train-step -m "$1/model.tsr" -T "$left" --cpu-time -E "$SAVE" \
 			-L 50 train.tsr 2>> "$1/train.log" || rc=$?
-		times > "$1/times.out"
-		took=$((($(children_cs "$1/times.out") - start + 99) / 100))
+		times > "$1/times.1"
+		# whole seconds, rounded up
+		took=$(cputime "$1/times.0" "$1/times.1" |
+			awk '{ s = int($1); print s + ($1 > s) }')
 		echo $((spent + took)) > "$1/trained.s.tmp"
 		mv "$1/trained.s.tmp" "$1/trained.s"
 		[ "$rc" -eq 0 ] || {

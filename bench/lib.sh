@@ -1,0 +1,27 @@
+# bench/lib.sh: what the bench/bench_*.sh scripts share, sourced as
+# . "$root/bench/lib.sh" (root: the repository).  Sets data, the Bible
+# corpus's directory (ATTN_DATA, default /work/shared/data, then
+# bible-es-en), and defines cputime (examples/cputime.sh) and the below.
+data=${ATTN_DATA:-/work/shared/data}/bible-es-en
+. "$root/examples/cputime.sh"
+
+# need FILE...: unless every FILE can be read, says which cannot and ends
+# the benchmark, skipped (exit 0: a missing corpus is not a failure).
+need() {
+	for f; do
+		[ -r "$f" ] && continue
+		echo "$(basename "$0" .sh): $f not found; skipped"
+		exit 0
+	done
+}
+
+# in_tmp: moves into a new temporary directory, tmp, removed on exit.
+in_tmp() {
+	tmp=$(mktemp -d) || exit 1
+	trap 'rm -rf "$tmp"' EXIT
+	cd "$tmp" || exit 1
+}
+
+# now: the wall clock in seconds; median: of the numbers on stdin.
+now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
