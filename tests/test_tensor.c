@@ -243,8 +243,7 @@ START_TEST(f16_arrays)
 	float *dst = malloc(sizeof(float) * n);
 
 	ck_assert(src && dst);
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"))
+	if (f16c_supported())
 		k[2] = f16_to_f32_f16c;
 	for (int i = 0; i < 3 && k[i]; i++)
 		for (int align = 0; align < 16; align += 3) {

@@ -15,5 +15,7 @@
 void f16_to_f32_array(float *dst, const void *src, size_t n);
 void f16_to_f32_portable(float *dst, const void *src, size_t n);
 void f16_to_f32_f16c(float *dst, const void *src, size_t n);
+/* 1 where the CPU (and the system) can run f16_to_f32_f16c */
+int f16c_supported(void);
 
 #endif

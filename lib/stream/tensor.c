@@ -2,6 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include "base/errmsg.h"
 #include "half.h"
 #include "tensor.h"
@@ -217,6 +220,21 @@ void f16_to_f32_portable(float *dst, const void *src, size_t n)
 	}
 }
 
+int f16c_supported(void)
+{
+#if !defined(ATTN_NO_SIMD) && (defined(__x86_64__) || defined(__i386__))
+	unsigned a, b, c, d;
+
+	/* F16C from cpuid (clang's __builtin_cpu_supports has no name for
+	 * it); AVX's registers enabled by the system from the builtin */
+	__builtin_cpu_init();
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) &&
+	       __builtin_cpu_supports("avx");
+#else
+	return 0;
+#endif
+}
+
 /* Chosen here, once, as crc32_fast's kernel (crc32.c), for the same
  * reason: the stream layer may not depend on the kernels' table. */
 static void (*half_kernel)(float *, const void *, size_t);
@@ -230,8 +248,7 @@ static void choose_half_kernel(void)
 	if (env && strcmp(env, "reference") == 0)
 		return;
 #if !defined(ATTN_NO_SIMD) && (defined(__x86_64__) || defined(__i386__))
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"))
+	if (f16c_supported())
 		half_kernel = f16_to_f32_f16c;
 #endif
 }
