@@ -29,6 +29,30 @@ int arch_register(const struct arch *a)
 	return 0;
 }
 
+int dec_step_check(int nh, int live, const int32_t *prev, int V)
+{
+	if (nh < 0 || nh > live) {
+		err_set("decoder: a step for %d hypotheses, %d live", nh, live);
+		return -1;
+	}
+	for (int i = 0; i < nh; i++)
+		if (prev[i] < 0 || prev[i] >= V) {
+			err_set("decoder: token %d is outside the target "
+				"vocabulary of %d", (int)prev[i], V);
+			return -1;
+		}
+	return 0;
+}
+
+int dec_step_block(int nh, int shortlisted)
+{
+	int nt = kern_threads();
+
+	if (nt < 2 || shortlisted || nh < 16 * nt)
+		return 0;
+	return (nh + nt - 1) / nt;
+}
+
 const struct arch *arch_find(const char *name)
 {
 	const struct arch *builtin[] = {

@@ -177,6 +177,26 @@ struct arch {
 			      double *nll, int *ntok);
 };
 
+/*
+ * For the architectures' dec_step: 0 when 0 <= nh <= live (the hypotheses
+ * of the last step) and each of prev[nh] is a unit of a vocabulary of V;
+ * else -1 with err_msg() set.  A step for no hypotheses does nothing.
+ */
+int dec_step_check(int nh, int live, const int32_t *prev, int V);
+
+/*
+ * How a dec_step of nh rows goes over the threads: when this returns
+ * b > 0, in blocks of b rows, one a thread, each block running the whole
+ * step with its kernels serial (the step waits for the threads once, not
+ * at every product, and its serial parts split as well); when it returns
+ * 0, in one block whose kernels split their own work: one thread, under 16
+ * rows a thread (a block streams every weight matrix once, and with few
+ * rows the products' split of the weights' panels does better), or a
+ * shortlist (whose units are the batch's).  Every part of a step treats
+ * each row alone, so the bits are the same either way.
+ */
+int dec_step_block(int nh, int shortlisted);
+
 /* The architectures, and the one named in a config. */
 extern const struct arch arch_rnnsearch, arch_rnnencdec, arch_transformer,
 	arch_seq2seq;

@@ -304,15 +304,6 @@ static int step_rows(struct decoder *d, int nh, const int32_t *prev,
 	return 0;
 }
 
-/*
- * Rows a thread's block takes, at least, when a step's rows are split
- * over the threads (as the Transformer's decoder, transformer_dec.c): a
- * block runs the whole step with its kernels serial, so a step waits for
- * the threads once, not at each product, and its serial parts split too;
- * every part treats each row alone (sgemm too), so the bits are the same.
- */
-#define BLOCK_ROWS 16
-
 struct step_job {
 	const struct decoder *d;
 	const int32_t *prev;
@@ -357,25 +348,16 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 {
 	const struct rnn_net *net = d->net;
 	struct step_job j = { d, prev, logp, attw, 0 };
-	int nt = kern_threads();
+	int block;
 	float *swap;
 
-	if (nh < 0 || nh > d->nh) {
-		err_set("decoder: step on %d hypotheses, %d live", nh, d->nh);
+	if (dec_step_check(nh, d->nh, prev, net->Vt) < 0)
 		return -1;
-	}
-	for (int i = 0; i < nh; i++)
-		if (prev[i] < 0 || prev[i] >= net->Vt) {
-			err_set("decoder: token %d is outside the target "
-				"vocabulary of %d", prev[i], net->Vt);
-			return -1;
-		}
 	d->nh = nh;
 	if (nh == 0)
 		return 0;
-	/* one block a thread, or one block whose kernels split their work */
-	if (nh >= BLOCK_ROWS * nt && nt > 1 && !d->sl)
-		kern_parallel_for(nh, (nh + nt - 1) / nt, step_task, &j);
+	if ((block = dec_step_block(nh, d->sl != NULL)) > 0)
+		kern_parallel_for(nh, block, step_task, &j);
 	else if (step_rows(d, nh, prev, logp, attw) < 0)
 		return -1;
 	if (j.rc < 0)

@@ -118,16 +118,8 @@ int s2s_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	size_t n = net->n, layer = (size_t)d->cap * n;
 	const float *x;
 
-	if (nh < 0 || nh > d->nh) {
-		err_set("decoder: step on %d hypotheses, %d live", nh, d->nh);
+	if (dec_step_check(nh, d->nh, prev, net->Vt) < 0)
 		return -1;
-	}
-	for (int i = 0; i < nh; i++)
-		if (prev[i] < 0 || prev[i] >= net->Vt) {
-			err_set("decoder: token %d is outside the target "
-				"vocabulary of %d", prev[i], net->Vt);
-			return -1;
-		}
 	d->nh = nh;
 	if (nh == 0)
 		return 0;

@@ -585,17 +585,6 @@ static int step_rows(const struct tf_decoder *dc, struct rows *r)
 	return rc ? -1 : 0;	/* bf16, int8: out of memory for x's rows */
 }
 
-/*
- * Rows a thread's block takes, at least, when the step's rows are split
- * over the threads.  A block runs the whole step, its kernels serial in
- * its thread: two waits for the threads a step instead of one or more
- * per product, attention and layer norm, and the serial parts between
- * them (x's packing, layer norms, residuals, embedding) split as well.
- * But each block streams every weight matrix once: with fewer rows, the
- * products' own split (of the weights' panels) does better.
- */
-#define BLOCK_ROWS 16
-
 struct step_job {
 	const struct tf_decoder *dc;
 	const int32_t *prev;
@@ -620,21 +609,14 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	struct tf_decoder *dc = (struct tf_decoder *)d;
 	const struct tf_net *n = dc->n;
 	struct step_job j = { dc, prev, logp, attw, 0 };
-	int i, nt = kern_threads();
+	int i, block;
 
 	/* fewer than last time: the last ones were dropped (model.h) */
-	if (nh < 1 || nh > dc->nh) {
-		err_set("transformer: a step for %d hypotheses of %d", nh,
-			dc->nh);
+	if (dec_step_check(nh, dc->nh, prev, n->tgt_vocab) < 0)
 		return -1;
-	}
 	dc->nh = nh;
-	for (i = 0; i < nh; i++)
-		if (prev[i] < 0 || prev[i] >= n->tgt_vocab) {
-			err_set("transformer: token %d outside the target "
-				"vocabulary (%d)", (int)prev[i], n->tgt_vocab);
-			return -1;
-		}
+	if (nh == 0)
+		return 0;
 	if (dc->t >= tf_pos_limit(n)) {
 		err_set("transformer: the translation of sentence %d of the "
 			"batch outgrows max_pos=%d of pos=learned",
@@ -645,10 +627,8 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		return -1;
 	for (i = 0; i < nh; i++)
 		dc->pos[i] = dc->t;
-	/* one block a thread, or one block whose kernels split their work
-	 * (and the shortlist's, whose units are the batch's) */
-	if (nh >= BLOCK_ROWS * nt && nt > 1 && !dc->sl)
-		kern_parallel_for(nh, (nh + nt - 1) / nt, step_task, &j);
+	if ((block = dec_step_block(nh, dc->sl != NULL)) > 0)
+		kern_parallel_for(nh, block, step_task, &j);
 	else
 		step_task(&j, 0, nh);
 	if (j.rc < 0)
