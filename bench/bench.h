@@ -144,17 +144,23 @@ static inline double bench_torch(const char *name)
 }
 
 /* Prints ours, a rate of the workload name, as a ratio to PyTorch's
- * (bench_torch), or that PyTorch's is absent. */
-static inline void bench_torch_ratio(const char *name, double ours)
+ * (bench_torch), or that PyTorch's is absent; the line says label. */
+static inline void bench_torch_ratio_as(const char *label, const char *name,
+					double ours)
 {
 	double t = bench_torch(name);
 
 	if (t > 0)
 		printf("       %-18s %.2fx PyTorch (its %.0f tok/s, this "
-		       "machine, 1 thread, f32)\n", name, ours / t, t);
+		       "machine, 1 thread, f32)\n", label, ours / t, t);
 	else
 		printf("       %-18s PyTorch's figure absent (make "
-		       "bench-torch)\n", name);
+		       "bench-torch)\n", label);
+}
+
+static inline void bench_torch_ratio(const char *name, double ours)
+{
+	bench_torch_ratio_as(name, name, ours);
 }
 
 #endif

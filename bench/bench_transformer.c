@@ -32,7 +32,10 @@
  *
  * Where the CPU has AVX512_BF16, each translation again with the decoder's
  * products in bf16 (decode and beam --matmul bf16: model.h's dec_bf16),
- * against the f32 line of the same run, with its own profile.
+ * against the f32 line of the same run, with its own profile.  And again
+ * with the model's int8 export (train-step -x --dtype int8: every matrix
+ * product of encoder and decoder in int8, gemm_packed.h), against f32 and
+ * PyTorch's f32, whose multiples are the issue's goals for int8.
  */
 #include <math.h>
 #include <stdio.h>
@@ -110,6 +113,28 @@ static struct model *make_model(const struct size *z, int with_grads)
 	if (!m)
 		die("model");
 	return m;
+}
+
+/* m's int8 export, as train-step -x --dtype int8 writes it and decode
+ * loads it: through a file, removed once loaded. */
+static struct model *int8_model(const struct model *m)
+{
+	char path[] = "/tmp/bench_transformer.XXXXXX";
+	int fd = mkstemp(path);
+	struct model *q;
+
+	if (fd < 0) {
+		perror("bench_transformer: mkstemp");
+		exit(1);
+	}
+	close(fd);
+	if (model_export(m, path, DT_I8) < 0 ||
+	    !(q = model_load(path, MODEL_LOAD_COPY, NULL))) {
+		unlink(path);
+		die("int8 export");
+	}
+	unlink(path);
+	return q;
 }
 
 static double train_speed(struct model *m, const struct batch_ids *src,
@@ -325,7 +350,7 @@ static void profile(const struct model *m, const struct size *z,
 	       g * r->step_s / prod / fma_peak);
 }
 
-static void report(const char *what, struct model *m,
+static void report(const char *what, struct model *m, struct model *m8,
 		   const struct size *z, const struct batch_ids *src, int k,
 		   double rate, int reps, double goal, const char *against)
 {
@@ -349,6 +374,17 @@ static void report(const char *what, struct model *m,
 	strcat(key, ".decode");
 	bench_torch_ratio(key, r.tok_s / r.search);
 	profile(m, z, &r);
+	/* the int8 export */
+	struct run q = translate(m8, src, k, reps);
+	char label[80];
+	printf("       int8 model %7.0f output tok/s  %.2fx f32; the decoding "
+	       "stage %7.0f, %.2fx f32\n", q.tok_s, q.tok_s / r.tok_s,
+	       q.tok_s / q.search, q.tok_s / q.search / (r.tok_s / r.search));
+	snprintf(label, sizeof label, "int8 %s", key);
+	bench_torch_ratio_as(label, key, q.tok_s / q.search);
+	key[strlen(key) - strlen(".decode")] = 0;
+	snprintf(label, sizeof label, "int8 %s", key);
+	bench_torch_ratio_as(label, key, q.tok_s);
 	/* --matmul bf16, where the CPU has it */
 	if (wpack_bf16_check() < 0)
 		return;
@@ -367,7 +403,7 @@ static void report(const char *what, struct model *m,
 int main(void)
 {
 	struct batch_ids src, tgt, bsrc;
-	struct model *m;
+	struct model *m, *m8;
 	double rate, train, tt, ts;
 
 	kern_set_threads(1);
@@ -395,16 +431,20 @@ int main(void)
 		       "GFLOP/s  %.2fx f32\n", t16, 2 * r16 * 1e-9,
 		       t16 / train);
 	}
-	report("greedy", m, &small, &src, 1, rate, 4, 3 * 2200,
+	m8 = int8_model(m);
+	report("greedy", m, m8, &small, &src, 1, rate, 4, 3 * 2200,
 	       "3x PyTorch 2200");
+	model_free(m8);
 	model_free(m);
 
 	m = make_model(&base, 0);
+	m8 = int8_model(m);
 	bench_batch(&bsrc, B, LEN, base.V, 1);
-	report("greedy", m, &base, &bsrc, 1, rate, 3, 3 * 360,
+	report("greedy", m, m8, &base, &bsrc, 1, rate, 3, 3 * 360,
 	       "3x PyTorch 360");
-	report("beam 4", m, &base, &bsrc, 4, rate, 2, 215,
+	report("beam 4", m, m8, &base, &bsrc, 4, rate, 2, 215,
 	       "CTranslate2 int8, per thread");
+	model_free(m8);
 	model_free(m);
 	free(src.ids);
 	free(src.len);
