@@ -110,11 +110,20 @@ static int keyed_cmp(const void *pa, const void *pb)
 	return a->slot - b->slot;
 }
 
+/*
+ * Runs a window: its frames sorted by length and cut into batches, then
+ * the batches run longest first, so that the stage's workspace (a
+ * Transformer encoder's activations: hundreds of megabytes for 64 long
+ * verses) is allocated once at its largest, not grown batch by batch,
+ * each growth a fresh mapping and a page fault per 4 KiB of it.  start
+ * has room for n + 1 entries.
+ */
 static int run_window(const struct filter *fl, struct frame *win, int n,
-		      struct keyed *key, struct frame **fp, int *slot)
+		      struct keyed *key, int *start, struct frame **fp,
+		      int *slot)
 {
 	uint64_t tokens = (uint64_t)FILTER_TOKENS * fl->batch;
-	int i, lo, b, rc;
+	int i, lo, b, nb = 0, rc;
 
 	for (i = 0; i < n; i++) {
 		key[i].len = source_length(&win[i]);
@@ -126,6 +135,12 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 		for (b = 1; b < fl->batch && lo + b < n; b++)
 			if ((uint64_t)(b + 1) * key[lo + b].len > tokens)
 				break;
+		start[nb++] = lo;
+	}
+	start[nb] = n;
+	while (nb-- > 0) {
+		lo = start[nb];
+		b = start[nb + 1] - lo;
 		for (i = 0; i < b; i++) {
 			slot[i] = key[lo + i].slot;
 			fp[i] = &win[slot[i]];
@@ -147,10 +162,11 @@ int filter_run(const struct filter *fl, struct tsr_reader *r)
 	uint64_t bytes = 0;
 	struct frame *win = calloc(W, sizeof *win);
 	struct keyed *key = malloc(W * sizeof *key);
+	int *start = malloc((W + 1) * sizeof *start);
 	struct frame **fp = malloc(fl->batch * sizeof *fp);
 	int *slot = malloc(fl->batch * sizeof *slot);
 
-	if (!win || !key || !fp || !slot) {
+	if (!win || !key || !start || !fp || !slot) {
 		err_set("out of memory for a window of %d frames", W);
 		rc = -1;
 		goto out;
@@ -171,7 +187,7 @@ int filter_run(const struct filter *fl, struct tsr_reader *r)
 		}
 		if (n == W || bytes >= filter_lim.window_mem ||
 		    (got == 0 && n > 0)) {
-			rc = run_window(fl, win, n, key, fp, slot);
+			rc = run_window(fl, win, n, key, start, fp, slot);
 			if (rc < 0)
 				break;
 			n = 0;
@@ -185,6 +201,7 @@ out:
 		frame_free(&win[i]);
 	free(win);
 	free(key);
+	free(start);
 	free(fp);
 	free(slot);
 	return rc;
