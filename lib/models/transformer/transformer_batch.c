@@ -74,6 +74,15 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	for (l = 0; l < n->enc_layers; l++) {
 		struct enc_acts tmp, *e = a->base ? &f->enc[l] : &tmp;
 
+		/* with no backward pass to come, a layer reads only the
+		 * output of the one before it: two sets serve every layer in
+		 * turn (a base model's encoder then needs a third of the
+		 * memory, and each page of it faults once) */
+		if (!f->train && l >= 2) {
+			if (a->base)
+				f->enc[l] = f->enc[l - 2];
+			continue;
+		}
 		plan_sub(&e->s_att, a, f, N, d);
 		plan_mha(&e->att, a, f, H, f->S, f->S, d);
 		plan_sub(&e->s_ffn, a, f, N, d);
