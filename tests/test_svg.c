@@ -149,10 +149,10 @@ START_TEST(test_cells)
 {
 	/* Greys by hand: 255 (1 - w) rounded: 0.5 -> 127.5 -> 128 = 0x80,
 	 * 0.25 -> 191.25 -> 191 = 0xbf, 0.9 -> 25.5 -> 26 = 0x1a; below 0
-	 * and above 1 clamp; NaN is red. */
+	 * clamps; NaN is red. */
 	static const float w[2][4] = {
 		{ 0, 1, 0.5f, 0.25f },
-		{ 0.9f, NAN, -2, 3 },
+		{ 0.9f, NAN, -2, 1 },
 	};
 	struct svg_heatmap h = { .w = &w[0][0], .rows = 2, .cols = 4 };
 	char *svg = draw(&h), *cells = group(svg, "cells"), *got;
@@ -181,6 +181,10 @@ START_TEST(test_cells)
 	ck_assert_ptr_nonnull(strstr(svg, "url(#scale)"));
 	free(got);
 	free(cells);
+	cells = group(svg, "legend");
+	ck_assert_str_eq(got = texts(cells), "0|0.25|0.5|0.75|1");
+	free(got);
+	free(cells);
 	/* Unlabelled rows and columns are numbered from 0. */
 	cells = group(svg, "cols");
 	ck_assert_str_eq(got = texts(cells), "0|1|2|3");
@@ -190,6 +194,32 @@ START_TEST(test_cells)
 	ck_assert_str_eq(got = texts(cells), "0|1");
 	free(got);
 	free(cells);
+	free(svg);
+}
+END_TEST
+
+START_TEST(test_cells_past_one)
+{
+	/* Weights that are not a softmax's (Graves' window): black is the
+	 * largest, 4, and the rest scale with it: 2 -> 127.5 -> 0x80, 1 ->
+	 * 191.25 -> 0xbf; infinity and NaN do not set the scale (+inf
+	 * clamps to black, NaN is red); the ticks go to 4. */
+	static const float w[] = { 4, 2, 1, 0, INFINITY, NAN };
+	struct svg_heatmap h = { .w = w, .rows = 2, .cols = 3 };
+	char *svg = draw(&h), *cells = group(svg, "cells"), *got;
+	int n;
+
+	got = fills(cells, &n);
+	ck_assert_int_eq(n, 6);
+	ck_assert_str_eq(got, "#000000 #808080 #bfbfbf #ffffff #000000 "
+			      "#ff0000");
+	free(got);
+	free(cells);
+	cells = group(svg, "legend");
+	ck_assert_str_eq(got = texts(cells), "0|1|2|3|4");
+	free(got);
+	free(cells);
+	ck_assert_ptr_null(xml_problem(svg));
 	free(svg);
 }
 END_TEST
@@ -316,6 +346,7 @@ int main(void)
 	TCase *tc = tcase_create("heatmap");
 
 	tcase_add_test(tc, test_cells);
+	tcase_add_test(tc, test_cells_past_one);
 	tcase_add_test(tc, test_labels_escaped);
 	tcase_add_test(tc, test_text_count);
 	tcase_add_test(tc, test_widths);

@@ -2,7 +2,7 @@
  * svg.h: pictures for people, as SVG text: the heat map of an attention
  * matrix, drawn as Bahdanau, Cho and Bengio (2014) draw theirs in Figure 3
  * (source words along the top, target words down the left side, a grey
- * scale from white for 0 to black for 1).
+ * scale from white for 0 to black for 1, or for the largest weight).
  *
  * The text is plain SVG 1.1 that browsers and rsvg-convert show: a white
  * background, the labels in a sans-serif font, the column labels turned a
@@ -25,9 +25,11 @@ struct svg_heatmap {
 };
 
 /*
- * Writes the picture.  A cell's grey is round(255 (1 - w)) in each of red,
- * green and blue, with w clamped to [0, 1]; a NaN cell is red, so that it
- * cannot pass for a weight.  Returns 0, or -1 (err_msg()) on bad sizes or
+ * Writes the picture.  A cell's grey is round(255 (1 - w / top)) in each of
+ * red, green and blue, with w / top clamped to [0, 1], where top is 1 or,
+ * when a finite weight passes 1 (weights that are not a softmax's, as
+ * Graves' window's), the largest; the legend's ticks go from 0 to top.  A
+ * NaN cell is red, so that it cannot pass for a weight.  Returns 0, or -1 (err_msg()) on bad sizes or
  * a write error.
  */
 int svg_heatmap(FILE *out, const struct svg_heatmap *h);

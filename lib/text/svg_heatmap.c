@@ -103,10 +103,9 @@ static void fill(char out[8], float w)
 	snprintf(out, 8, "#%02lx%02lx%02lx", g, g, g);
 }
 
-/* The legend: a bar from white (0, bottom) to black (1, top), ticked. */
-static void legend(FILE *out, int x, int y, int h)
+/* The legend: a bar from white (0, bottom) to black (top), ticked. */
+static void legend(FILE *out, int x, int y, int h, float top)
 {
-	static const char *const tick[] = { "0", "0.25", "0.5", "0.75", "1" };
 
 	fprintf(out, "<defs><linearGradient id=\"scale\" x1=\"0\" y1=\"1\" "
 		"x2=\"0\" y2=\"0\"><stop offset=\"0\" stop-color=\"#ffffff\"/>"
@@ -120,16 +119,28 @@ static void legend(FILE *out, int x, int y, int h)
 		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 			"stroke=\"#000000\"/>", x + LEGEND_W, ty,
 			x + LEGEND_W + 4, ty);
-		fprintf(out, "<text x=\"%d\" y=\"%d\">%s</text>\n",
-			x + LEGEND_W + 6, ty + FONT / 3, tick[k]);
+		fprintf(out, "<text x=\"%d\" y=\"%d\">%.3g</text>\n",
+			x + LEGEND_W + 6, ty + FONT / 3, top * k / 4);
 	}
 	fputs("</g>\n", out);
+}
+
+/* Black's weight: 1, or the largest finite weight where one passes 1. */
+static float scale_top(const struct svg_heatmap *h)
+{
+	float top = 1;
+
+	for (size_t i = 0; i < (size_t)h->rows * h->cols; i++)
+		if (isfinite(h->w[i]) && h->w[i] > top)
+			top = h->w[i];
+	return top;
 }
 
 int svg_heatmap(FILE *out, const struct svg_heatmap *h)
 {
 	int title_h, left, top, grid_w, grid_h, legend_h, legend_x;
 	int width, height;
+	float black;
 
 	if (h->rows < 1 || h->cols < 1 ||
 	    (long long)h->rows * h->cols > MAX_CELLS) {
@@ -137,6 +148,7 @@ int svg_heatmap(FILE *out, const struct svg_heatmap *h)
 			h->cols);
 		return -1;
 	}
+	black = scale_top(h);
 	title_h = h->title ? TITLE_H : 0;
 	left = MARGIN + widest(h->row_label, h->rows) * CHAR_W + GAP;
 	top = MARGIN + title_h + widest(h->col_label, h->cols) * CHAR_W + GAP;
@@ -188,7 +200,7 @@ int svg_heatmap(FILE *out, const struct svg_heatmap *h)
 	for (int i = 0; i < h->rows; i++)
 		for (int j = 0; j < h->cols; j++) {
 			char grey[8];
-			fill(grey, h->w[(size_t)i * h->cols + j]);
+			fill(grey, h->w[(size_t)i * h->cols + j] / black);
 			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" "
 				"height=\"%d\" fill=\"%s\"/>\n",
 				left + j * CELL, top + i * CELL, CELL, CELL,
@@ -197,7 +209,7 @@ int svg_heatmap(FILE *out, const struct svg_heatmap *h)
 	fprintf(out, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" "
 		"height=\"%d\" fill=\"none\" stroke=\"#888888\"/>\n",
 		left, top, grid_w, grid_h);
-	legend(out, legend_x, top, legend_h);
+	legend(out, legend_x, top, legend_h, black);
 	fputs("</svg>\n", out);
 	if (ferror(out)) {
 		err_set("writing the picture: write error");
