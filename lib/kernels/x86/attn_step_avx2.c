@@ -68,10 +68,13 @@ void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
 		 * the row KAHEAD on is asked for now */
 		for (int j = 0; j < m; j++) {
 			const float *kj = k + (j0 + j) * ks;
-			const char *kf = (const char *)(kj + KAHEAD * ks);
-			for (long b = 0; j0 + j + KAHEAD < n &&
-			     b < (long)sizeof(float) * d; b += 64)
-				_mm_prefetch(kf + b, _MM_HINT_T0);
+			if (j0 + j + KAHEAD < n) {
+				const char *kf = (const char *)(kj + KAHEAD *
+								ks);
+				for (long b = 0; b < (long)sizeof(float) * d;
+				     b += 64)
+					_mm_prefetch(kf + b, _MM_HINT_T0);
+			}
 			for (int h = 0; h < H; h++) {
 				const float *qh = q + h * dk, *kh = kj + h * dk;
 				__m256 c = _mm256_setzero_ps();
