@@ -1,0 +1,176 @@
+/*
+ * test_filter.c: how the model programs cut their input into windows and
+ * batches (cmd/common/filter.c): every frame goes to exactly one batch and
+ * comes back once, in input order, after its window's batches; a batch
+ * holds frames of neighbouring lengths within the token budget; and a
+ * window's batches run longest first, so that a stage's workspace is
+ * allocated once at its largest instead of growing batch by batch.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/filter.h"
+#include "run_suite.h"
+#include "tsrtest.h"
+
+enum { MAXF = 200 };
+
+/* What the callbacks saw. */
+static struct seen {
+	int nbatch, nemit, nflush;
+	int batch_max[MAXF];		/* longest source of each batch */
+	int batch_window[MAXF];		/* the window it belonged to */
+	int processed[MAXF];		/* times each frame was in a batch */
+	int emitted[MAXF];		/* emit order: frame numbers */
+	int batch;			/* the filter's batch size */
+} seen;
+
+static int length(const struct frame *f)
+{
+	const struct tensor *t = frame_find(f, "src.ids");
+
+	ck_assert_ptr_nonnull(t);
+	return (int)t->dim[0];
+}
+
+static int process(void *ctx, struct frame **f, const int *slot, int n)
+{
+	int most = 0, prev = 0;
+
+	ck_assert_int_ge(n, 1);
+	ck_assert_int_le(n, seen.batch);
+	for (int i = 0; i < n; i++) {
+		int len = length(f[i]);
+		ck_assert_int_lt(f[i]->number, MAXF);
+		seen.processed[f[i]->number]++;
+		/* within a batch, shortest first (the window's sort) */
+		ck_assert_int_ge(len, prev);
+		prev = len;
+		most = len > most ? len : most;
+		ck_assert_int_ge(slot[i], 0);
+	}
+	/* the budget: a batch of more than one pads to FILTER_TOKENS x
+	 * batch tokens at most */
+	if (n > 1)
+		ck_assert_int_le(n * most, FILTER_TOKENS * seen.batch);
+	seen.batch_max[seen.nbatch] = most;
+	seen.batch_window[seen.nbatch] = seen.nflush;
+	seen.nbatch++;
+	return 0;
+}
+
+static int emit(void *ctx, struct frame *f, int slot)
+{
+	seen.emitted[seen.nemit++] = (int)f->number;
+	return 0;
+}
+
+static int flush(void *ctx)
+{
+	seen.nflush++;
+	return 0;
+}
+
+/* n frames, frame i with a source of len(i) units, through filter_run. */
+static void run(int n, int batch, int (*len)(int))
+{
+	struct tt_stream s;
+	struct tsr_reader *r;
+	struct filter fl = { batch, process, emit, flush, NULL };
+
+	memset(&seen, 0, sizeof seen);
+	seen.batch = batch;
+	tt_stream_open(&s, 0);
+	for (int i = 0; i < n; i++) {
+		struct frame f = { 0 };
+		struct tensor t;
+		uint64_t dim = (uint64_t)len(i);
+		int32_t *ids = calloc(dim, sizeof *ids);
+
+		ids[dim - 1] = 2;	/* </s> */
+		f.number = (uint64_t)i;
+		ck_assert_int_eq(tensor_init_copy(&t, "src.ids", DT_I32, 1,
+						  &dim, ids), 0);
+		ck_assert_ptr_nonnull(frame_put(&f, &t));
+		ck_assert_int_eq(tsr_write_frame(s.w, &f), 0);
+		frame_free(&f);
+		free(ids);
+	}
+	r = tt_stream_reader(&s, "frames");
+	ck_assert_int_eq(filter_run(&fl, r), 0);
+	tsr_reader_free(r);
+}
+
+/* Lengths in no order: 1 to 40, a frame's a hash of its number. */
+static int scattered(int i)
+{
+	return 1 + (int)((i * 2654435761u >> 7) % 40);
+}
+
+static int rising(int i)
+{
+	return 1 + i % 60;
+}
+
+static void check_common(int n)
+{
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(seen.processed[i], 1);
+		ck_assert_int_eq(seen.emitted[i], i);
+	}
+	ck_assert_int_eq(seen.nemit, n);
+	/* each window's batches longest first */
+	for (int b = 1; b < seen.nbatch; b++)
+		if (seen.batch_window[b] == seen.batch_window[b - 1])
+			ck_assert_int_le(seen.batch_max[b],
+					 seen.batch_max[b - 1]);
+}
+
+START_TEST(one_window)
+{
+	/* 40 frames, batches of 4: one window of 64 */
+	run(40, 4, scattered);
+	check_common(40);
+	ck_assert_int_eq(seen.nflush, 1);
+	ck_assert_int_ge(seen.nbatch, 10);
+	ck_assert_int_eq(seen.batch_max[0], 40);
+}
+END_TEST
+
+START_TEST(windows_in_turn)
+{
+	/* 150 frames, batches of 4: windows of 64, 64 and 22, each run
+	 * and given back whole before the next is read; lengths rising
+	 * within the input, so shortest-first batches would be seen */
+	run(150, 4, rising);
+	check_common(150);
+	ck_assert_int_eq(seen.nflush, 3);
+	ck_assert_int_eq(seen.batch_window[0], 0);
+	ck_assert_int_eq(seen.batch_window[seen.nbatch - 1], 2);
+	/* window 0 holds lengths 1-60 and 1-4: its first batch has 60 */
+	ck_assert_int_eq(seen.batch_max[0], 60);
+}
+END_TEST
+
+START_TEST(batch_of_one)
+{
+	run(10, 1, scattered);
+	check_common(10);
+	ck_assert_int_eq(seen.nbatch, 10);
+	/* a window of one frame: each flushed on its own */
+	ck_assert_int_eq(seen.nflush, 10);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("filter");
+	TCase *tc = tcase_create("windows");
+
+	tcase_add_test(tc, one_window);
+	tcase_add_test(tc, windows_in_turn);
+	tcase_add_test(tc, batch_of_one);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
