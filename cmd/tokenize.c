@@ -19,6 +19,7 @@
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
+enum { OPT_DROPOUT = 0x4400, OPT_SEED };	/* past filter.h's and prog.h's */
 
 static struct {
 	int learn;              /* vocabulary size; 0: not learning */
@@ -27,7 +28,11 @@ static struct {
 	int target, pairs, detok;
 	enum format format;
 	const char *name;       /* --detok: the record to read */
-} opt = { .coverage = 0.9999 };
+	double dropout;         /* BPE-dropout's rate; 0: none */
+	long long seed;
+} opt = { .coverage = 0.9999, .seed = 1 };
+
+static struct rng dropout_rng;
 
 static void usage(void)
 {
@@ -51,6 +56,12 @@ static void usage(void)
 	       "(hyp.ids, tgt.ids or\n"
 	       "                        src.ids), or with -f units/ids, text\n"
 	       "  -n, --name=NAME       with -d: the record to read\n"
+	       "      --dropout=P       BPE-dropout, for training data: "
+	       "skip each merge with\n"
+	       "                        probability P (0 <= P < 1), so "
+	       "words are cut in\n"
+	       "                        ways that vary line by line\n"
+	       "      --seed=N          the draws of --dropout (default 1)\n"
 	       "  -l, --learn=N         learn a vocabulary of about N units "
 	       "(at least %d)\n"
 	       "                        from the FILEs together; print it\n"
@@ -235,7 +246,10 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 	size_t i;
 
 	ids.n = 0;
-	if (bpe_encode(vocab(target), text, len, &ids) < 0 ||
+	if ((opt.dropout > 0 ?
+	     bpe_encode_dropout(vocab(target), text, len, &ids, opt.dropout,
+				&dropout_rng) :
+	     bpe_encode(vocab(target), text, len, &ids)) < 0 ||
 	    bpe_ids_push(&ids, BPE_EOS) < 0)
 		die_err();
 	if (opt.format == STREAM) {
@@ -442,7 +456,8 @@ static void check_options(void)
 {
 	if (opt.learn) {
 		if (opt.model || opt.vocab || opt.tgt_vocab || opt.target ||
-		    opt.pairs || opt.detok || opt.format != STREAM || opt.name)
+		    opt.pairs || opt.detok || opt.format != STREAM || opt.name ||
+		    opt.dropout > 0)
 			usage_error("--learn takes only --coverage and files");
 		return;
 	}
@@ -454,6 +469,9 @@ static void check_options(void)
 		usage_error("--pairs cannot go with --detok or --target");
 	if (opt.name && (!opt.detok || opt.format != STREAM))
 		usage_error("--name goes with --detok of a stream");
+	if (opt.dropout > 0 && opt.detok)
+		usage_error("--dropout goes with encoding, not --detok");
+	rng_seed(&dropout_rng, (uint64_t)opt.seed);
 }
 
 int main(int argc, char **argv)
@@ -473,6 +491,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "dropout", required_argument, NULL, OPT_DROPOUT },
+		{ "seed", required_argument, NULL, OPT_SEED },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -517,6 +537,15 @@ int main(int argc, char **argv)
 			filter_lim.limit = opt_bytes(optarg, "--limit");
 			break;
 		case OPT_FORCE: filter_lim.force = 1; break;
+		case OPT_DROPOUT:
+			opt.dropout = opt_number(optarg, "--dropout");
+			if (!(opt.dropout >= 0 && opt.dropout < 1))
+				usage_error("option --dropout: '%s' is not at "
+					    "least 0 and below 1", optarg);
+			break;
+		case OPT_SEED:
+			opt.seed = opt_int(optarg, "--seed", 0, INT64_MAX);
+			break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
 		}

@@ -241,5 +241,30 @@ err_has "no hyp.ids, tgt.ids or src.ids"
 exits 1 tokenize -d -v vocab text
 err_has "tokenize: text"
 
+# ---- --dropout: cuts that vary, the same text back -------------------------
+tokenize -f units -v vocab corpus >units.0
+tokenize -f units -v vocab --dropout 0 corpus >units.d0
+cmp -s units.0 units.d0 || fail "--dropout 0 changed the units"
+tokenize -f ids -v vocab --dropout 0.3 --seed 5 text >ids.a ||
+	fail "--dropout 0.3 failed"
+tokenize -f ids -v vocab --dropout 0.3 --seed 5 text >ids.b
+tokenize -f ids -v vocab --dropout 0.3 --seed 6 text >ids.c
+cmp -s ids.a ids.b || fail "--dropout: one seed, two results"
+cmp -s ids.a ids.c && fail "--dropout: two seeds, one result"
+tokenize -d -f ids -v vocab ids.a >back
+cmp -s back text.want || fail "--dropout: the round trip changed the text"
+# more units than without, fewer than characters
+tokenize -f units -v vocab --dropout 0.3 corpus >units.3
+n0=$(wc -w <units.0) n3=$(wc -w <units.3)
+[ "$n3" -gt "$n0" ] || fail "--dropout 0.3: $n3 units, not more than $n0"
+paste corpus corpus | tokenize -p -v vocab --dropout 0.2 >pairs.tsr ||
+	fail "--pairs --dropout failed"
+exits 2 tokenize -v vocab --dropout 1 corpus
+err_has "--dropout: '1' is not at least 0 and below 1"
+exits 2 tokenize -v vocab --dropout x corpus
+exits 2 tokenize -d -v vocab --dropout 0.1 hyp.tsr
+err_has "--dropout goes with encoding"
+exits 2 tokenize -l 1000 --dropout 0.1 corpus
+
 [ "$errors" -eq 0 ] || { echo "$errors failed"; exit 1; }
 echo "all passed"

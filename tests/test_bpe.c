@@ -825,6 +825,82 @@ START_TEST(round_trip_varied)
 }
 END_TEST
 
+/* BPE-dropout: p 0 is bpe_encode, p 1 the characters alone, and between
+ * them segmentations that vary with the draws, decode to the same text,
+ * and repeat for the same seed. */
+static void encode_dropped(struct bpe *v, const char *text, double p,
+			   struct rng *r, struct bpe_ids *ids)
+{
+	struct bpe_text back = { 0 };
+
+	ids->n = 0;
+	ck_assert_int_eq(bpe_encode_dropout(v, text, strlen(text), ids, p, r),
+			 0);
+	ck_assert_int_eq(bpe_ids_push(ids, BPE_EOS), 0);
+	ck_assert_int_eq(bpe_decode(v, ids->v, ids->n, &back), 0);
+	ids->n--;
+	ck_assert_msg(back.n == strlen(text) && !memcmp(back.s, text, back.n),
+		      "dropout %g: the round trip of \"%s\" failed", p, text);
+	bpe_text_free(&back);
+}
+
+START_TEST(dropout)
+{
+	static const char *const ascii[] = {
+		"the cat sat on the mat", "a catalogue of cats",
+		"matters that matter", "on and on and on",
+	};
+	struct bpe *v = learn_lines(ascii, 4, 5, BPE_FIRST_UNIT + 60, 1.0);
+	struct bpe_ids a = { 0 }, b = { 0 };
+	struct rng r, r2;
+	size_t full = 0, none = 0, some = 0;
+	int differ = 0;
+
+	ck_assert_int_gt(bpe_merges(v), 10);
+	rng_seed(&r, 7);
+	for (int i = 0; i < 4; i++) {
+		const char *t = ascii[i];
+
+		/* p 0: bpe_encode's ids, no draws */
+		encode_checked(v, t, strlen(t), &b);
+		encode_dropped(v, t, 0, NULL, &a);
+		ck_assert_int_eq(a.n, b.n);
+		ck_assert(!memcmp(a.v, b.v, a.n * sizeof *a.v));
+		full += b.n;
+		/* p 1: every character a unit, the spaces and the dummy
+		 * prefix each a ▁ (ASCII: one character a byte) */
+		encode_dropped(v, t, 1, &r, &a);
+		ck_assert_int_eq(a.n, strlen(t) + 1);
+		none += a.n;
+	}
+	ck_assert_int_lt(full, none);
+	/* p 0.3: between the two on average; draws differ; a seed
+	 * repeats its draws */
+	for (int k = 0; k < 50; k++)
+		for (int i = 0; i < 4; i++) {
+			encode_dropped(v, ascii[i], 0.3, &r, &a);
+			some += a.n;
+			if (k == 0)
+				continue;
+			encode_dropped(v, ascii[i], 0.3, &r, &b);
+			differ |= a.n != b.n ||
+				  memcmp(a.v, b.v, a.n * sizeof *a.v);
+		}
+	ck_assert(differ);
+	ck_assert_uint_gt(some, 50 * full);
+	ck_assert_uint_lt(some, 50 * none);
+	rng_seed(&r, 11);
+	rng_seed(&r2, 11);
+	encode_dropped(v, ascii[1], 0.5, &r, &a);
+	encode_dropped(v, ascii[1], 0.5, &r2, &b);
+	ck_assert_int_eq(a.n, b.n);
+	ck_assert(!memcmp(a.v, b.v, a.n * sizeof *a.v));
+	bpe_ids_free(&a);
+	bpe_ids_free(&b);
+	bpe_free(v);
+}
+END_TEST
+
 /* Every byte value, and random byte strings. */
 START_TEST(round_trip_bytes)
 {
@@ -1054,6 +1130,7 @@ int main(void)
 	tcase_add_loop_test(tc, long_piece, 0, 2);
 	tcase_add_test(tc, decode_rules);
 	tcase_add_test(tc, decode_prefix);
+	tcase_add_test(tc, dropout);
 	tcase_add_test(tc, round_trip_random_lines);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);

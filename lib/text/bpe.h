@@ -63,6 +63,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/rng.h"
 
 enum { BPE_PAD = 0, BPE_BOS = 1, BPE_EOS = 2, BPE_UNK = 3, BPE_BYTE0 = 4 };
 #define BPE_FIRST_UNIT (BPE_BYTE0 + 256)        /* the first character id */
@@ -127,6 +128,18 @@ int32_t bpe_unit_find(const struct bpe *v, const char *s, size_t len);
  */
 int bpe_encode(struct bpe *v, const char *text, size_t len,
 	       struct bpe_ids *out);
+
+/*
+ * bpe_encode with BPE-dropout (Provilkov, Emelianenko and Voita, 2020),
+ * for training data: each merge, when its turn comes, is skipped with
+ * probability p (a draw of r), and a pair skipped is not tried again in
+ * its piece unless a neighbour's merge makes it anew.  So a word is cut
+ * in ways that vary from draw to draw, into units of the same vocabulary,
+ * and decodes to the same text.  p = 0 gives bpe_encode's ids, p >= 1
+ * characters (and bytes) only.  The cache is not used.
+ */
+int bpe_encode_dropout(struct bpe *v, const char *text, size_t len,
+		       struct bpe_ids *out, double p, struct rng *r);
 
 /*
  * Appends the text of the line of ids: stops at </s>, skips <pad> and <s>,

@@ -79,8 +79,18 @@ static int push_pair(struct bpe *v, int32_t pos)
 	return e.rank < 0 ? 0 : bpe_heap_push(&v->heap, &e);
 }
 
-/* Merges the units in v->sym and appends the result to out. */
-static int merge_symbols(struct bpe *v, struct bpe_ids *out)
+/* How a piece is encoded: BPE-dropout's rate and draws (p 0: none). */
+struct encoding {
+	struct bpe *v;
+	struct bpe_ids *out;
+	double p;
+	struct rng *r;
+};
+
+/* Merges the units in v->sym and appends the result to out, each merge
+ * skipped with probability how->p. */
+static int merge_symbols(struct bpe *v, struct bpe_ids *out,
+			 const struct encoding *how)
 {
 	int32_t *sym = v->sym.v, *prev, *next, p, q, n = v->sym.n, i;
 	struct merge_at e;
@@ -104,6 +114,8 @@ static int merge_symbols(struct bpe *v, struct bpe_ids *out)
 		if (sym[p] < 0 || (q = next[p]) >= n ||
 		    merged(v, sym[p], sym[q]) != e.rank)
 			continue;               /* a pair that is gone */
+		if (how->p > 0 && rng_uniform(how->r) < how->p)
+			continue;               /* dropped */
 		sym[p] = e.rank;
 		sym[q] = -1;
 		next[p] = next[q];
@@ -119,13 +131,15 @@ static int merge_symbols(struct bpe *v, struct bpe_ids *out)
 	return 0;
 }
 
-static int encode_piece(struct bpe *v, const char *s, size_t n,
-			struct bpe_ids *out)
+static int encode_piece(const struct encoding *e, const char *s, size_t n)
 {
+	struct bpe *v = e->v;
+	struct bpe_ids *out = e->out;
 	size_t start = out->n, count, k;
+	int cached = n <= CACHE_MAX_PIECE && e->p == 0;
 	int64_t *hit;
 
-	if (n <= CACHE_MAX_PIECE && (hit = bpe_map_find(&v->cache, s, n))) {
+	if (cached && (hit = bpe_map_find(&v->cache, s, n))) {
 		count = *hit & 0xfffff;
 		for (k = 0; k < count; k++)
 			if (bpe_ids_push(out, v->cache_ids.v[(*hit >> 20) + k]) < 0)
@@ -138,9 +152,9 @@ static int encode_piece(struct bpe *v, const char *s, size_t n,
 	}
 	v->sym.n = 0;
 	if (bpe_piece_symbols(v, s, n, &v->sym) < 0 ||
-	    merge_symbols(v, out) < 0)
+	    merge_symbols(v, out, e) < 0)
 		return -1;
-	if (n > CACHE_MAX_PIECE)
+	if (!cached)
 		return 0;
 	if (v->cache.n >= CACHE_MAX_PIECES ||
 	    v->cache_ids.n >= CACHE_MAX_IDS) {
@@ -157,22 +171,24 @@ static int encode_piece(struct bpe *v, const char *s, size_t n,
 	return 0;
 }
 
-struct encoding {
-	struct bpe *v;
-	struct bpe_ids *out;
-};
-
 static int encode_next(void *ctx, const char *s, size_t n)
 {
-	struct encoding *e = ctx;
-
-	return encode_piece(e->v, s, n, e->out);
+	return encode_piece(ctx, s, n);
 }
 
 int bpe_encode(struct bpe *v, const char *text, size_t len,
 	       struct bpe_ids *out)
 {
-	struct encoding e = { v, out };
+	struct encoding e = { v, out, 0, NULL };
+
+	return bpe_line_pieces(text, len, v->prefix, &v->line, encode_next,
+			       &e);
+}
+
+int bpe_encode_dropout(struct bpe *v, const char *text, size_t len,
+		       struct bpe_ids *out, double p, struct rng *r)
+{
+	struct encoding e = { v, out, p > 0 ? p : 0, r };
 
 	return bpe_line_pieces(text, len, v->prefix, &v->line, encode_next,
 			       &e);
