@@ -75,6 +75,29 @@ static char *fills(const char *s, int *count)
 	return out;
 }
 
+/* Asserts that the <text>s of svg's group id are want, joined by '|'. */
+static void assert_texts(const char *svg, const char *id, const char *want)
+{
+	char *g = group(svg, id), *got = texts(g);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(g);
+}
+
+/* Asserts that svg's cells are n <rect>s filled with want, in order. */
+static void assert_fills(const char *svg, int n, const char *want)
+{
+	char *g = group(svg, "cells");
+	int count;
+	char *got = fills(g, &count);
+
+	ck_assert_int_eq(count, n);
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(g);
+}
+
 /*
  * Checks that s is well formed as far as this picture needs: one root,
  * elements that nest, attribute values in quotes with no '<' in them,
@@ -155,14 +178,12 @@ START_TEST(test_cells)
 		{ 0.9f, NAN, -2, 1 },
 	};
 	struct svg_heatmap h = { .w = &w[0][0], .rows = 2, .cols = 4 };
-	char *svg = draw(&h), *cells = group(svg, "cells"), *got;
-	int n, x[8], y[8];
+	char *svg = draw(&h), *cells = group(svg, "cells");
+	int x[8], y[8];
 	const char *p = cells;
 
-	got = fills(cells, &n);
-	ck_assert_int_eq(n, 8);
-	ck_assert_str_eq(got, "#ffffff #000000 #808080 #bfbfbf "
-			      "#1a1a1a #ff0000 #ffffff #000000");
+	assert_fills(svg, 8, "#ffffff #000000 #808080 #bfbfbf "
+			     "#1a1a1a #ff0000 #ffffff #000000");
 	/* Row by row, one cell's side apart, every cell the same size. */
 	for (int i = 0; i < 8; i++) {
 		int cw, ch;
@@ -179,21 +200,11 @@ START_TEST(test_cells)
 	ck_assert_ptr_null(xml_problem(svg));
 	ck_assert_ptr_nonnull(strstr(svg, "<g id=\"legend\">"));
 	ck_assert_ptr_nonnull(strstr(svg, "url(#scale)"));
-	free(got);
 	free(cells);
-	cells = group(svg, "legend");
-	ck_assert_str_eq(got = texts(cells), "0|0.25|0.5|0.75|1");
-	free(got);
-	free(cells);
+	assert_texts(svg, "legend", "0|0.25|0.5|0.75|1");
 	/* Unlabelled rows and columns are numbered from 0. */
-	cells = group(svg, "cols");
-	ck_assert_str_eq(got = texts(cells), "0|1|2|3");
-	free(got);
-	free(cells);
-	cells = group(svg, "rows");
-	ck_assert_str_eq(got = texts(cells), "0|1");
-	free(got);
-	free(cells);
+	assert_texts(svg, "cols", "0|1|2|3");
+	assert_texts(svg, "rows", "0|1");
 	free(svg);
 }
 END_TEST
@@ -206,19 +217,11 @@ START_TEST(test_cells_past_one)
 	 * clamps to black, NaN is red); the ticks go to 4. */
 	static const float w[] = { 4, 2, 1, 0, INFINITY, NAN };
 	struct svg_heatmap h = { .w = w, .rows = 2, .cols = 3 };
-	char *svg = draw(&h), *cells = group(svg, "cells"), *got;
-	int n;
+	char *svg = draw(&h);
 
-	got = fills(cells, &n);
-	ck_assert_int_eq(n, 6);
-	ck_assert_str_eq(got, "#000000 #808080 #bfbfbf #ffffff #000000 "
-			      "#ff0000");
-	free(got);
-	free(cells);
-	cells = group(svg, "legend");
-	ck_assert_str_eq(got = texts(cells), "0|1|2|3|4");
-	free(got);
-	free(cells);
+	assert_fills(svg, 6, "#000000 #808080 #bfbfbf #ffffff #000000 "
+			     "#ff0000");
+	assert_texts(svg, "legend", "0|1|2|3|4");
 	ck_assert_ptr_null(xml_problem(svg));
 	free(svg);
 }
@@ -236,16 +239,11 @@ START_TEST(test_labels_escaped)
 		.w = w, .rows = 2, .cols = 3, .row_label = tgt,
 		.col_label = src, .title = "frame 7 <layer 1 & 2>",
 	};
-	char *svg = draw(&h), *g, *got;
+	char *svg = draw(&h);
 
 	ck_assert_ptr_null(xml_problem(svg));
-	ck_assert_str_eq(got = texts(g = group(svg, "cols")),
-			 "a&lt;b|R&amp;D|&quot;q&apos;");
-	free(got);
-	free(g);
-	ck_assert_str_eq(got = texts(g = group(svg, "rows")), "&lt;/s&gt;|1");
-	free(got);
-	free(g);
+	assert_texts(svg, "cols", "a&lt;b|R&amp;D|&quot;q&apos;");
+	assert_texts(svg, "rows", "&lt;/s&gt;|1");
 	ck_assert_ptr_nonnull(strstr(svg,
 		"<title>frame 7 &lt;layer 1 &amp; 2&gt;</title>"));
 	free(svg);
@@ -255,10 +253,8 @@ START_TEST(test_labels_escaped)
 	svg = draw(&h);
 	ck_assert_ptr_null(xml_problem(svg));
 	ck_assert_ptr_null(strstr(svg, "<title>"));
-	ck_assert_str_eq(got = texts(g = group(svg, "rows")),
-			 "\xe2\x96\x81" "de\xef\xbf\xbd|x\xef\xbf\xbd");
-	free(got);
-	free(g);
+	assert_texts(svg, "rows",
+		     "\xe2\x96\x81" "de\xef\xbf\xbd|x\xef\xbf\xbd");
 	free(svg);
 }
 END_TEST
