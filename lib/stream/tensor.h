@@ -67,7 +67,8 @@ void *tensor_alloc(size_t nbytes);
 /* Checks a record name against doc/FORMAT.md: 1..255 of [A-Za-z0-9._:-/]. */
 int tensor_name_ok(const char *name, size_t len);
 
-/* f16 and bf16 from f32: round to nearest, ties to even; NaN stays NaN. */
+/* f16 and bf16 from f32: round to nearest, ties to even; NaN stays NaN
+ * (lib/base/f16.c; kept here as libtensor's public interface). */
 uint16_t f32_to_f16(float f);
 float f16_to_f32(uint16_t h);
 uint16_t f32_to_bf16(float f);
