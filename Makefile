@@ -98,7 +98,7 @@ $(EXAMPLES): \
 
 $(BUILD)/%_avx2.o: %_avx2.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx2 -mfma -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx2 -mfma -mf16c -c $< -o $@
 
 $(BUILD)/%_avx512.o: %_avx512.c
 	@mkdir -p $(@D)

@@ -1,21 +1,29 @@
 /*
  * attn_step.c: attention of single query rows (attn_step.h): rows split
  * over the threads, each by the kernel of the table in force (kern_impl.h),
- * in groups of at most ATTN_STEP_HEADS heads; the portable kernel.
+ * in groups of at most ATTN_STEP_HEADS heads; the portable kernels.
  */
 #include <math.h>
 #include <string.h>
 
 #include "attn_step.h"
+#include "base/f16.h"
 #include "kern_impl.h"
 
 /* Below about this many multiply-adds a second thread costs more than it
  * saves. */
 #define THREAD_WORK (1L << 16)
 
+/* Element i of keys or values stored as f32, or as f16 where f16. */
+static inline float kv_at(const void *p, long i, int f16)
+{
+	return f16 ? f16_to_f32(((const uint16_t *)p)[i])
+		   : ((const float *)p)[i];
+}
+
 void attn_step_row_ref(float *out, float *w, long wn, const float *q,
-		       const float *k, long ks, const float *v, long vs, int n,
-		       int H, int dk, float scale)
+		       const void *k, long ks, const void *v, long vs, int n,
+		       int H, int dk, float scale, int f16)
 {
 	float s[ATTN_STEP_HEADS][ATTN_STEP_CHUNK];
 	float mx[ATTN_STEP_HEADS], sum[ATTN_STEP_HEADS];
@@ -29,11 +37,11 @@ void attn_step_row_ref(float *out, float *w, long wn, const float *q,
 	for (int j0 = 0; j0 < n; j0 += ATTN_STEP_CHUNK) {
 		int m = n - j0 < ATTN_STEP_CHUNK ? n - j0 : ATTN_STEP_CHUNK;
 		for (int j = 0; j < m; j++) {
-			const float *kj = k + (j0 + j) * ks;
+			long kj = (j0 + j) * ks;
 			for (int h = 0; h < H; h++) {
 				float dot = 0;
 				for (int c = h * dk; c < (h + 1) * dk; c++)
-					dot += q[c] * kj[c];
+					dot += q[c] * kv_at(k, kj + c, f16);
 				s[h][j] = dot * scale;
 			}
 		}
@@ -54,9 +62,9 @@ void attn_step_row_ref(float *out, float *w, long wn, const float *q,
 				sum[h] += s[h][j] = expf(s[h][j] - mx[h]);
 		}
 		for (int j = 0; j < m; j++) {
-			const float *vj = v + (j0 + j) * vs;
+			long vj = (j0 + j) * vs;
 			for (int c = 0; c < d; c++)
-				out[c] += s[c / dk][j] * vj[c];
+				out[c] += s[c / dk][j] * kv_at(v, vj + c, f16);
 		}
 	}
 	for (int h = 0; h < H && n > 0; h++) {
@@ -76,6 +84,7 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 {
 	const struct job *jb = ctx;
 	const struct attn_step *a = jb->a;
+	long es = a->f16 ? 2 : 4;	/* bytes of a key's element */
 
 	for (int64_t i = lo; i < hi; i++) {
 		int n = a->n[i] > 0 ? a->n[i] : 0;
@@ -87,9 +96,11 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 				   h0 * (long)a->wn : NULL;
 			jb->ops->attn_step_row(a->out + i * a->os + c0, w,
 					       a->wn, a->q + i * a->qs + c0,
-					       a->k[i] + c0, a->ks,
-					       a->v[i] + c0, a->vs, n, H,
-					       a->dk, a->scale);
+					       (const char *)a->k[i] + c0 * es,
+					       a->ks,
+					       (const char *)a->v[i] + c0 * es,
+					       a->vs, n, H, a->dk, a->scale,
+					       a->f16);
 			for (int h = 0; w && h < H; h++)
 				memset(w + (long)h * a->wn + n, 0,
 				       sizeof(float) * (a->wn - n));
@@ -106,4 +117,15 @@ void attn_step(const struct attn_step *a)
 		work += (long)a->n[i] * a->H * a->dk * 2;
 	kern_parallel_for(a->rows, work > THREAD_WORK ? 1 : a->rows, rows_task,
 			  &jb);
+}
+
+void kv_to_f16_ref(uint16_t *dst, const float *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = f32_to_f16(src[i]);
+}
+
+void kv_to_f16(uint16_t *dst, const float *src, size_t n)
+{
+	kern_ops()->kv_to_f16(dst, src, n);
 }

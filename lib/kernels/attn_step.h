@@ -11,6 +11,9 @@
 #ifndef ATTN_ATTN_STEP_H
 #define ATTN_ATTN_STEP_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /*
  * For row i < rows and head h < H: out_i,h [dk] = softmax_j(scale q_i,h .
  * k_i,j,h) v_i,j,h over j < n[i] (zeros when n[i] is 0).  q_i,h is at q +
@@ -22,12 +25,22 @@ struct attn_step {
 	int rows, H, dk;
 	float scale;
 	const float *q; long qs;
-	const float *const *k, *const *v; long ks, vs;
+	/* f32 rows, or with f16 the f16 (uint16_t) of kv_to_f16; ks and vs
+	 * count elements */
+	const void *const *k, *const *v; long ks, vs;
+	int f16;
 	const int *n;
 	float *out; long os;
 	float *weights; long ws; int wn;
 };
 void attn_step(const struct attn_step *a);
+
+/*
+ * dst [n] = src [n] in f16, to nearest, ties to even (f16.h's f32_to_f16,
+ * every kernel the same bits): keys and values kept for attn_step with
+ * f16, half the bytes to read at every step.
+ */
+void kv_to_f16(uint16_t *dst, const float *src, size_t n);
 
 /*
  * One row, all its heads, per instruction set (w may be NULL, else head
@@ -41,10 +54,12 @@ void attn_step(const struct attn_step *a);
 #define ATTN_STEP_CHUNK 64
 #define ATTN_STEP_HEADS 16	/* heads of the scratch on the stack */
 void attn_step_row_ref(float *out, float *w, long wn, const float *q,
-		       const float *k, long ks, const float *v, long vs, int n,
-		       int H, int dk, float scale);
+		       const void *k, long ks, const void *v, long vs, int n,
+		       int H, int dk, float scale, int f16);
 void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
-			const float *k, long ks, const float *v, long vs, int n,
-			int H, int dk, float scale);
+			const void *k, long ks, const void *v, long vs, int n,
+			int H, int dk, float scale, int f16);
+void kv_to_f16_ref(uint16_t *dst, const float *src, size_t n);
+void kv_to_f16_avx2(uint16_t *dst, const float *src, size_t n);
 
 #endif

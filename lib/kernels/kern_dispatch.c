@@ -25,17 +25,30 @@ static int current_isa;
 static _Atomic(const struct gemm_bf16 *) matmul_bf16;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+#ifndef ATTN_NO_SIMD
+/* F16C (the f16 keys and values of attn_step), from cpuid: the builtin
+ * has no name for it in every compiler.  Every AVX2 processor made has
+ * it; a hypervisor might hide it. */
+static int has_f16c(void)
+{
+	unsigned a, b, c, d;
+
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+}
+#endif
+
 int kern_cpu_isa(void)
 {
 #ifndef ATTN_NO_SIMD
 	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("fma") || !has_f16c())
+		return ISA_REFERENCE;
 	if (__builtin_cpu_supports("avx512f") &&
 	    __builtin_cpu_supports("avx512bw") &&
 	    __builtin_cpu_supports("avx512dq") &&
-	    __builtin_cpu_supports("avx512vl") &&
-	    __builtin_cpu_supports("fma"))
+	    __builtin_cpu_supports("avx512vl"))
 		return ISA_AVX512;
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+	if (__builtin_cpu_supports("avx2"))
 		return ISA_AVX2;
 #endif
 	return ISA_REFERENCE;
@@ -56,7 +69,7 @@ static void overlay(struct kern_ops *t, const struct kern_ops *over)
 	OVER(gru_gates_forward); OVER(gru_state_forward);
 	OVER(gru_state_backward); OVER(gru_gates_backward);
 	OVER(lstm_cell_forward); OVER(lstm_cell_backward);
-	OVER(attn_step_row);
+	OVER(attn_step_row); OVER(kv_to_f16);
 	OVER(attn_head_forward); OVER(attn_head_backward);
 	OVER(additive_forward); OVER(additive_backward);
 #undef OVER

@@ -212,8 +212,10 @@ struct kern_ops {
 
 	/* attn_step.h: one query row, all its heads. */
 	void (*attn_step_row)(float *out, float *w, long wn, const float *q,
-			      const float *k, long ks, const float *v,
-			      long vs, int n, int H, int dk, float scale);
+			      const void *k, long ks, const void *v,
+			      long vs, int n, int H, int dk, float scale,
+			      int f16);
+	void (*kv_to_f16)(uint16_t *dst, const float *src, size_t n);
 
 	/* Scaled dot-product attention of one (batch item, head). */
 	void (*attn_head_forward)(const struct attn_args *a, int b, int h);

@@ -326,6 +326,7 @@ const struct kern_ops kern_ops_ref = {
 	.lstm_cell_forward = lstm_cell_forward_ref,
 	.lstm_cell_backward = lstm_cell_backward_ref,
 	.attn_step_row = attn_step_row_ref,
+	.kv_to_f16 = kv_to_f16_ref,
 	.attn_head_forward = attn_head_forward_ref,
 	.attn_head_backward = attn_head_backward_ref,
 	.additive_forward = additive_forward_ref,

@@ -3,6 +3,8 @@
  * a dot product along each head's dk (the key rows prefetched a few
  * ahead), the exponentials eight at a time, and the values added into the
  * output by blocks of rows, a head's sums held in registers along a block.
+ * Keys and values stored in f16 are widened by F16C as they are loaded;
+ * the arithmetic is the same.
  */
 #include <math.h>
 #include <string.h>
@@ -18,8 +20,26 @@
  */
 #define VBLOCK 8
 #define KAHEAD 4
-static inline void add_values(float *o, const float *v, long vs,
-			      const float *p, int mb, int dk)
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* p [i, i + 8) of keys or values (f32, or f16 where f16), zeros past
+ * rem. */
+INLINE __m256 ldkv(const void *p, long i, long rem, int f16)
+{
+	const uint16_t *h = (const uint16_t *)p + i;
+	uint16_t t[8] = { 0 };
+
+	if (!f16)
+		return ldr((const float *)p + i, rem);
+	if (rem >= 8)
+		return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h));
+	memcpy(t, h, sizeof(uint16_t) * rem);
+	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t));
+}
+
+INLINE void add_values(float *o, const void *v, long vs, const float *p,
+		       int mb, int dk, int f16)
 {
 	int e = 0;
 
@@ -30,11 +50,11 @@ static inline void add_values(float *o, const float *v, long vs,
 			a[i] = _mm256_loadu_ps(o + e + 8 * i);
 		for (int j = 0; j < mb; j++) {
 			__m256 pj = _mm256_set1_ps(p[j]);
-			const float *vj = v + j * vs + e;
+			long vj = j * vs + e;
 #pragma GCC unroll 8
 			for (int i = 0; i < 8; i++)
-				a[i] = _mm256_fmadd_ps(pj, _mm256_loadu_ps(vj +
-						       8 * i), a[i]);
+				a[i] = _mm256_fmadd_ps(pj, ldkv(v, vj + 8 * i,
+						       8, f16), a[i]);
 		}
 #pragma GCC unroll 8
 		for (int i = 0; i < 8; i++)
@@ -43,18 +63,19 @@ static inline void add_values(float *o, const float *v, long vs,
 	for (int j = 0; e < dk && j < mb; j++) {
 		__m256 pj = _mm256_set1_ps(p[j]);
 		for (long c = e, rem = dk - c; c < dk; c += 8, rem = dk - c)
-			str(o + c, rem, _mm256_fmadd_ps(pj, ldr(v + j * vs + c,
-					rem), ldr(o + c, rem)));
+			str(o + c, rem, _mm256_fmadd_ps(pj, ldkv(v, j * vs + c,
+					rem, f16), ldr(o + c, rem)));
 	}
 }
 
-void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
-			const float *k, long ks, const float *v, long vs, int n,
-			int H, int dk, float scale)
+INLINE void step_row(float *out, float *w, long wn, const float *q,
+		     const void *k, long ks, const void *v, long vs, int n,
+		     int H, int dk, float scale, int f16)
 {
 	float s[ATTN_STEP_HEADS][ATTN_STEP_CHUNK] __attribute__((aligned(32)));
 	float mx[ATTN_STEP_HEADS], sum[ATTN_STEP_HEADS];
 	int d = H * dk;
+	long es = f16 ? 2 : 4;	/* bytes of an element of k */
 
 	memset(out, 0, sizeof(float) * d);
 	for (int h = 0; h < H; h++) {
@@ -67,20 +88,21 @@ void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
 		 * and the hardware's prefetchers do not look a row ahead, so
 		 * the row KAHEAD on is asked for now */
 		for (int j = 0; j < m; j++) {
-			const float *kj = k + (j0 + j) * ks;
+			long kj = (j0 + j) * ks;
 			if (j0 + j + KAHEAD < n) {
-				const char *kf = (const char *)(kj + KAHEAD *
-								ks);
-				for (long b = 0; b < (long)sizeof(float) * d;
-				     b += 64)
+				const char *kf = (const char *)k +
+						 (kj + KAHEAD * ks) * es;
+				for (long b = 0; b < es * d; b += 64)
 					_mm_prefetch(kf + b, _MM_HINT_T0);
 			}
 			for (int h = 0; h < H; h++) {
-				const float *qh = q + h * dk, *kh = kj + h * dk;
+				const float *qh = q + h * dk;
+				long kh = kj + h * dk;
 				__m256 c = _mm256_setzero_ps();
 				FOR_LANES(e, dk, rem)
 					c = _mm256_fmadd_ps(ldr(qh + e, rem),
-							    ldr(kh + e, rem), c);
+							    ldkv(k, kh + e, rem,
+								 f16), c);
 				s[h][j] = hsum256(c) * scale;
 			}
 		}
@@ -120,9 +142,10 @@ void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
 		/* the values, VBLOCK rows at a time, their head by head */
 		for (int jb = 0; jb < m; jb += VBLOCK)
 			for (int h = 0; h < H; h++)
-				add_values(out + h * dk, v + (j0 + jb) * vs +
-					   h * dk, vs, s[h] + jb, m - jb < VBLOCK ?
-					   m - jb : VBLOCK, dk);
+				add_values(out + h * dk, (const char *)v +
+					   ((j0 + jb) * vs + h * dk) * es, vs,
+					   s[h] + jb, m - jb < VBLOCK ? m - jb :
+					   VBLOCK, dk, f16);
 	}
 	for (int h = 0; h < H && n > 0; h++) {
 		__m256 inv = _mm256_set1_ps(1 / sum[h]);
@@ -136,5 +159,31 @@ void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
 			str(wh + j, rem, _mm256_mul_ps(inv, exp256(
 				_mm256_sub_ps(ldr(wh + j, rem), vmx))));
 		}
+	}
+}
+
+void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
+			const void *k, long ks, const void *v, long vs, int n,
+			int H, int dk, float scale, int f16)
+{
+	if (f16)
+		step_row(out, w, wn, q, k, ks, v, vs, n, H, dk, scale, 1);
+	else
+		step_row(out, w, wn, q, k, ks, v, vs, n, H, dk, scale, 0);
+}
+
+void kv_to_f16_avx2(uint16_t *dst, const float *src, size_t n)
+{
+	size_t i = 0;
+	uint16_t t[8];
+
+	for (; i + 8 <= n; i += 8)
+		_mm_storeu_si128((__m128i *)(dst + i), _mm256_cvtps_ph(
+			_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+	if (i < n) {
+		_mm_storeu_si128((__m128i *)t, _mm256_cvtps_ph(
+			ldr(src + i, (long)(n - i)),
+			_MM_FROUND_TO_NEAREST_INT));
+		memcpy(dst + i, t, sizeof(uint16_t) * (n - i));
 	}
 }

@@ -33,6 +33,7 @@ const struct kern_ops kern_ops_avx2 = {
 	.additive_forward = additive_forward_avx2,
 	.additive_backward = additive_backward_avx2,
 	.attn_step_row = attn_step_row_avx2,
+	.kv_to_f16 = kv_to_f16_avx2,
 	.attn_head_forward = attn_head_forward_avx2,
 	.attn_head_backward = attn_head_backward_avx2,
 };
