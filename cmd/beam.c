@@ -20,7 +20,7 @@ static void usage(void)
 	printf("usage: %s -m MODEL [-k K] [-l ALPHA] [-n N | -t] [-A] "
 	       "[--scores [--normalize]]\n"
 	       "       [-b N] [-a A] [-c B] [--block-repeats N] "
-	       "[--matmul PREC]\n"
+	       "[--matmul PREC] [--kv PREC]\n"
 	       "       [--shortlist]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Beam search: one line of text per frame.\n\n"
@@ -51,6 +51,10 @@ static void usage(void)
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
 	       "bfloat16 (AVX512_BF16)\n"
+	       "      --kv=PREC        f32 (default) or f16: the "
+	       "Transformer decoder's\n"
+	       "                       attention keys and values kept "
+	       "in float16\n"
 	       "      --shortlist      score only each sentence's shortlist "
 	       "of target units\n"
 	       "                       (train-step --shortlist makes it)\n"
@@ -71,6 +75,7 @@ int main(int argc, char **argv)
 		{ "scores", no_argument, NULL, OPT_SCORES },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
+		{ "kv", required_argument, NULL, OPT_KV },
 		{ "block-repeats", required_argument, NULL,
 		  OPT_BLOCK_REPEATS },
 		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
@@ -101,7 +106,10 @@ int main(int argc, char **argv)
 			o.moses = 1;
 			break;
 		case OPT_MATMUL:
-			o.bf16 = opt_bf16(optarg, "--matmul");
+			o.bf16 = opt_half(optarg, "--matmul", "bf16");
+			break;
+		case OPT_KV:
+			o.kv_f16 = opt_half(optarg, "--kv", "f16");
 			break;
 		case OPT_SHORTLIST:
 			o.shortlist = 1;

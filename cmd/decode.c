@@ -17,7 +17,8 @@ static void usage(void)
 {
 	printf("usage: %s -m MODEL [-t | -A] [--scores [--normalize]] [-b N] "
 	       "[-a A] [-c B]\n"
-	       "       [--block-repeats N] [--matmul PREC] [--shortlist]\n"
+	       "       [--block-repeats N] [--matmul PREC] [--kv PREC] "
+	       "[--shortlist]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Greedy decoding: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
@@ -42,6 +43,10 @@ static void usage(void)
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
 	       "bfloat16 (AVX512_BF16)\n"
+	       "      --kv=PREC        f32 (default) or f16: the "
+	       "Transformer decoder's\n"
+	       "                       attention keys and values kept "
+	       "in float16\n"
 	       "      --shortlist      score only each sentence's shortlist "
 	       "of target units\n"
 	       "                       (train-step --shortlist makes it)\n"
@@ -59,6 +64,7 @@ int main(int argc, char **argv)
 		{ "scores", no_argument, NULL, OPT_SCORES },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
+		{ "kv", required_argument, NULL, OPT_KV },
 		{ "block-repeats", required_argument, NULL,
 		  OPT_BLOCK_REPEATS },
 		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
@@ -75,7 +81,9 @@ int main(int argc, char **argv)
 	while ((c = translate_getopt(argc, argv, "m:b:a:c:tAhV", longopts,
 				     usage, &o)) != -1)
 		if (c == OPT_MATMUL)
-			o.bf16 = opt_bf16(optarg, "--matmul");
+			o.bf16 = opt_half(optarg, "--matmul", "bf16");
+		else if (c == OPT_KV)
+			o.kv_f16 = opt_half(optarg, "--kv", "f16");
 		else	/* OPT_SHORTLIST, the other */
 			o.shortlist = 1;
 	check_write(translate_run(&o));

@@ -536,7 +536,7 @@ int main(int argc, char **argv)
 	}
 	if (!model)
 		usage_error("no model: -m MODEL");
-	if (matmul && opt_bf16(matmul, "--matmul") &&
+	if (matmul && opt_half(matmul, "--matmul", "bf16") &&
 	    kern_set_matmul(KERN_MATMUL_BF16) < 0)
 		die("--matmul bf16: %s", err_msg());
 	if (do_init) {

@@ -60,12 +60,12 @@ double opt_number(const char *arg, const char *option)
 	return v;
 }
 
-int opt_bf16(const char *arg, const char *option)
+int opt_half(const char *arg, const char *option, const char *half)
 {
-	if (strcmp(arg, "f32") != 0 && strcmp(arg, "bf16") != 0)
-		usage_error("option %s: '%s' is neither f32 nor bf16", option,
-			    arg);
-	return strcmp(arg, "bf16") == 0;
+	if (strcmp(arg, "f32") != 0 && strcmp(arg, half) != 0)
+		usage_error("option %s: '%s' is neither f32 nor %s", option,
+			    arg, half);
+	return strcmp(arg, half) == 0;
 }
 
 uint64_t opt_bytes(const char *arg, const char *option)

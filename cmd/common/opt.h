@@ -16,8 +16,9 @@ long long opt_int(const char *arg, const char *option, long long min,
 int opt_positive(const char *arg, const char *option);
 /* A finite number (strtod's syntax, the whole argument). */
 double opt_number(const char *arg, const char *option);
-/* A precision, as --matmul takes: f32 0, bf16 1. */
-int opt_bf16(const char *arg, const char *option);
+/* A precision, as --matmul and --kv take: f32 0, half (its name: "bf16",
+ * "f16") 1. */
+int opt_half(const char *arg, const char *option, const char *half);
 /* A byte count from 1 to 2^62, decimal digits with an optional suffix
  * k, M or G (times 2^10, 2^20, 2^30). */
 uint64_t opt_bytes(const char *arg, const char *option);

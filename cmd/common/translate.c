@@ -247,6 +247,12 @@ static int run(const struct translate_opts *o, int scoring)
 		goto out;
 	}
 	m->dec_bf16 = o->bf16;
+	if (o->kv_f16 && m->arch != &arch_transformer) {
+		err_set("%s: --kv f16: the %s decoder keeps f32 states only",
+			o->model, m->arch->name);
+		goto out;
+	}
+	m->kv_f16 = o->kv_f16;
 	if (o->shortlist && !m->sl.freq) {
 		err_set("%s: --shortlist: the model has no shortlist; make "
 			"one from its training pairs (tokenize -p) with "

@@ -28,6 +28,8 @@ struct translate_opts {
 				   --unlinked */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (model.h's dec_bf16) */
+	int kv_f16;		/* decode, beam: its attention's keys and
+				   values in f16 (model.h's kv_f16) */
 	int shortlist;		/* decode, beam: the output layer over
 				   each sentence's shortlist
 				   (shortlist.h) */
@@ -36,7 +38,7 @@ struct translate_opts {
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
 enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
-       OPT_SHORTLIST };
+       OPT_SHORTLIST, OPT_KV };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 #define TRANSLATE_LONGOPTS \
@@ -64,8 +66,8 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 
 /* decode and beam: stdin to stdout.  0, -1 (err_msg()) or TSR_EPIPE;
  * with o->bf16, -1 at once for a recurrent model or where bf16 products
- * cannot be made (gemm_packed.h); with o->shortlist, for a model without
- * one. */
+ * cannot be made (gemm_packed.h); with o->kv_f16, for a recurrent model;
+ * with o->shortlist, for a model without one. */
 int translate_run(const struct translate_opts *o);
 /* score: the same, for frames with tgt.ids. */
 int score_run(const struct translate_opts *o);

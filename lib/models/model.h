@@ -59,6 +59,9 @@ struct model {
 					   where m->arch == &arch_transformer */
 	int int8;			/* an int8 export: the decoder's
 					   products in int8 (gemm_packed.h) */
+	int kv_f16;			/* translation: the Transformer
+					   decoder's attention keys and values
+					   kept in f16 (attn_step.h) */
 	void *qbuf;			/* the params' q and qs */
 	struct wpack *i8packs;		/* [nparam]: the int8 ones packed,
 					   registered for linear_forward */

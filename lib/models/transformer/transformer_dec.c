@@ -29,6 +29,11 @@
  * an int8 export (m->int8, before dec_bf16): its int8 matrices, and a
  * tied output projection (the f32 embedding table) quantised by the pack
  * as the export would have.
+ *
+ * With m->kv_f16 the keys and values that the step's attention reads,
+ * the cache's and the memory's, are kept in f16 (attn_step.h's
+ * kv_to_f16): they are most of the bytes a step reads, and attention
+ * waits on memory, not on arithmetic.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -81,12 +86,14 @@ struct tf_decoder {
 	int t;			/* steps done: the position of the next input */
 	int S;			/* the longest source */
 	int *srclen;		/* [nsent] */
-	float **ck, **cv;	/* per layer [nsent, S, d]: att.{l}.k, .v */
+	int kv16;		/* m->kv_f16: keys and values in f16 */
+	size_t es;		/* bytes of one of their elements, 2 or 4 */
+	char **ck, **cv;	/* per layer [nsent, S, d]: att.{l}.k, .v */
 	int tcap;		/* positions a slot holds */
-	float **sk, **sv;	/* per layer [cap, tcap, d]: self-attention */
+	char **sk, **sv;	/* per layer [cap, tcap, d]: self-attention */
 	int *slot, *sent;	/* [cap] per hypothesis */
 	int *klen;		/* [cap] source length of each hypothesis */
-	const float **kp, **vp;	/* [cap] each hypothesis' keys and values */
+	const void **kp, **vp;	/* [cap] each hypothesis' keys and values */
 	int *nkeys;		/* [cap] the positions of the cache */
 	int *pos;		/* [cap] the step's position t, for rope */
 	int *tmp_slot, *tmp_sent, *claimed;	/* dec_select's */
@@ -278,6 +285,21 @@ static void *falloc(size_t n)
 	return malloc(sizeof(float) * (n ? n : 1));
 }
 
+/* *x [n] in f16 in place of the f32 *x; 0, or -1 out of memory. */
+static int to_f16(char **x, size_t n)
+{
+	uint16_t *h = malloc(sizeof(uint16_t) * (n ? n : 1));
+
+	if (!h) {
+		err_set("out of memory for the decoder's f16 memory");
+		return -1;
+	}
+	kv_to_f16(h, (const float *)*x, n);
+	free(*x);
+	*x = (char *)h;
+	return 0;
+}
+
 /* Reads att.{l}.k and .v of every frame into dc->ck, dc->cv. */
 static int read_memory(struct tf_decoder *dc, struct frame **f, int nf)
 {
@@ -286,14 +308,21 @@ static int read_memory(struct tf_decoder *dc, struct frame **f, int nf)
 
 	for (l = 0; l < dc->n->dec_layers; l++) {
 		for (kind = 0; kind < 2; kind++) {
-			float **dst = kind ? &dc->cv[l] : &dc->ck[l];
+			char **dst = kind ? &dc->cv[l] : &dc->ck[l];
+			float *x;
 
 			snprintf(name, sizeof(name), "att.%d.%c", l,
 				 kind ? 'v' : 'k');
-			S = tf_gather_rows(dc->n, f, nf, name, "attend", dst,
+			S = tf_gather_rows(dc->n, f, nf, name, "attend", &x,
 					   &len);
 			if (S < 0)
 				return -1;
+			*dst = (char *)x;
+			if (dc->kv16 &&
+			    to_f16(dst, (size_t)nf * S * dc->n->d) < 0) {
+				free(len);
+				return -1;
+			}
 			if (!dc->srclen) {
 				dc->srclen = len;
 				dc->S = S;
@@ -334,15 +363,17 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	dc->m = m;
 	dc->n = n;
 	dc->pack = m->int8 ? WPACK_I8 : m->dec_bf16 ? WPACK_BF16 : WPACK_F32;
+	dc->kv16 = m->kv_f16;
+	dc->es = dc->kv16 ? sizeof(uint16_t) : sizeof(float);
 	dc->nsent = nf;
 	dc->width = width;
 	dc->cap = nf * width;
 	dc->nh = nf;
 	cap = dc->cap;
-	dc->ck = calloc(L ? L : 1, sizeof(float *));
-	dc->cv = calloc(L ? L : 1, sizeof(float *));
-	dc->sk = calloc(L ? L : 1, sizeof(float *));
-	dc->sv = calloc(L ? L : 1, sizeof(float *));
+	dc->ck = calloc(L ? L : 1, sizeof(char *));
+	dc->cv = calloc(L ? L : 1, sizeof(char *));
+	dc->sk = calloc(L ? L : 1, sizeof(char *));
+	dc->sv = calloc(L ? L : 1, sizeof(char *));
 	if (!dc->ck || !dc->cv || !dc->sk || !dc->sv)
 		goto oom;
 	if (L == 0) {
@@ -360,8 +391,8 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	/* room for doc/MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
 	for (l = 0; l < L; l++) {
-		dc->sk[l] = falloc(cap * dc->tcap * d);
-		dc->sv[l] = falloc(cap * dc->tcap * d);
+		dc->sk[l] = malloc(dc->es * cap * dc->tcap * d);
+		dc->sv[l] = malloc(dc->es * cap * dc->tcap * d);
 		if (!dc->sk[l] || !dc->sv[l])
 			goto oom;
 	}
@@ -410,12 +441,13 @@ fail:
 /* Doubles the positions every slot holds. */
 static int grow_cache(struct tf_decoder *dc)
 {
-	int d = dc->n->d, tcap = 2 * dc->tcap, l, s, kind;
+	int tcap = 2 * dc->tcap, l, s, kind;
+	size_t d = dc->n->d, es = dc->es;
 
 	for (l = 0; l < dc->n->dec_layers; l++) {
 		for (kind = 0; kind < 2; kind++) {
-			float **c = kind ? &dc->sv[l] : &dc->sk[l];
-			float *nc = falloc((size_t)dc->cap * tcap * d);
+			char **c = kind ? &dc->sv[l] : &dc->sk[l];
+			char *nc = malloc(es * dc->cap * tcap * d);
 
 			if (!nc) {
 				err_set("out of memory for the decoder's "
@@ -423,9 +455,9 @@ static int grow_cache(struct tf_decoder *dc)
 				return -1;
 			}
 			for (s = 0; s < dc->cap; s++)
-				memcpy(nc + (size_t)s * tcap * d,
-				       *c + (size_t)s * dc->tcap * d,
-				       sizeof(float) * dc->t * d);
+				memcpy(nc + es * s * tcap * d,
+				       *c + es * s * dc->tcap * d,
+				       es * dc->t * d);
 			free(*c);
 			*c = nc;
 		}
@@ -443,7 +475,7 @@ struct rows {
 	int lo, n;
 	float *x, *q, *k, *v, *ctx, *h, *logits, *logp, *attw;
 	struct sub_acts sub;
-	const float **kp, **vp;
+	const void **kp, **vp;
 	int *nkeys, *pos;
 	const int *slot, *sent, *klen;
 	const int32_t *prev;
@@ -477,23 +509,31 @@ static void self_attention(const struct tf_decoder *dc, int l,
 {
 	const struct tf_net *n = dc->n;
 	int d = n->d, i;
-	size_t row = (size_t)dc->tcap * d;
+	size_t row = dc->es * dc->tcap * d;
 
 	/* this position's keys and values join the cache */
 	for (i = 0; i < r->n; i++) {
-		size_t o = r->slot[i] * row + (size_t)dc->t * d;
+		char *k = dc->sk[l] + r->slot[i] * row, *v = dc->sv[l] +
+			  r->slot[i] * row;
+		size_t o = dc->es * dc->t * d;
 
-		memcpy(dc->sk[l] + o, r->k + (size_t)i * d, sizeof(float) * d);
-		memcpy(dc->sv[l] + o, r->v + (size_t)i * d, sizeof(float) * d);
-		r->kp[i] = dc->sk[l] + r->slot[i] * row;
-		r->vp[i] = dc->sv[l] + r->slot[i] * row;
+		if (dc->kv16) {
+			kv_to_f16((uint16_t *)(k + o), r->k + (size_t)i * d, d);
+			kv_to_f16((uint16_t *)(v + o), r->v + (size_t)i * d, d);
+		} else {
+			memcpy(k + o, r->k + (size_t)i * d, sizeof(float) * d);
+			memcpy(v + o, r->v + (size_t)i * d, sizeof(float) * d);
+		}
+		r->kp[i] = k;
+		r->vp[i] = v;
 		r->nkeys[i] = dc->t + 1;
 	}
 	attn_step(&(struct attn_step){
 		.rows = r->n, .H = n->heads, .dk = n->dk,
 		.scale = 1.0f / sqrtf((float)n->dk),
 		.q = r->q, .qs = d, .k = r->kp, .v = r->vp, .ks = d,
-		.vs = d, .n = r->nkeys, .out = r->ctx, .os = d,
+		.vs = d, .f16 = dc->kv16, .n = r->nkeys, .out = r->ctx,
+		.os = d,
 	});
 }
 
@@ -504,7 +544,7 @@ static void cross_attention(const struct tf_decoder *dc, int l,
 {
 	const struct tf_net *n = dc->n;
 	int d = n->d, H = n->heads, S = dc->S, i;
-	size_t mem = (size_t)S * d, plane = (size_t)H * S;
+	size_t mem = dc->es * S * d, plane = (size_t)H * S;
 
 	for (i = 0; i < r->n; i++) {
 		r->kp[i] = dc->ck[l] + r->sent[i] * mem;
@@ -514,7 +554,8 @@ static void cross_attention(const struct tf_decoder *dc, int l,
 		.rows = r->n, .H = H, .dk = n->dk,
 		.scale = 1.0f / sqrtf((float)n->dk),
 		.q = r->q, .qs = d, .k = r->kp, .v = r->vp, .ks = d,
-		.vs = d, .n = r->klen, .out = r->ctx, .os = d,
+		.vs = d, .f16 = dc->kv16, .n = r->klen, .out = r->ctx,
+		.os = d,
 		.weights = r->attw ? r->attw + l * plane : NULL,
 		.ws = (long)(n->dec_layers * plane), .wn = S,
 	});
@@ -640,8 +681,8 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 int tf_dec_select(struct decoder *d, int nh, const int *parent)
 {
 	struct tf_decoder *dc = (struct tf_decoder *)d;
-	size_t row = (size_t)dc->tcap * dc->n->d;
-	size_t used = (size_t)dc->t * dc->n->d;
+	size_t row = dc->es * dc->tcap * dc->n->d;
+	size_t used = dc->es * dc->t * dc->n->d;
 	int i, l, free_slot = 0;
 
 	if (nh < 0 || nh > dc->cap) {
@@ -676,9 +717,9 @@ int tf_dec_select(struct decoder *d, int nh, const int *parent)
 		dc->tmp_slot[i] = free_slot;
 		for (l = 0; l < dc->n->dec_layers; l++) {
 			memcpy(dc->sk[l] + free_slot * row,
-			       dc->sk[l] + src * row, sizeof(float) * used);
+			       dc->sk[l] + src * row, used);
 			memcpy(dc->sv[l] + free_slot * row,
-			       dc->sv[l] + src * row, sizeof(float) * used);
+			       dc->sv[l] + src * row, used);
 		}
 	}
 	for (i = 0; i < nh; i++) {
