@@ -38,6 +38,44 @@ INLINE __m256 ldkv(const void *p, long i, long rem, int f16)
 	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t));
 }
 
+/* Asks for up to 8 (at most rows, none if rows <= 0) rows of d keys from
+ * k + i (elements, es bytes each), ks apart. */
+INLINE void prefetch_rows(const void *k, long i, long ks, int rows, int d,
+			  long es)
+{
+	for (int r = 0; r < rows && r < 8; r++) {
+		const char *kf = (const char *)k + (i + r * ks) * es;
+		for (long b = 0; b < es * d; b += 64)
+			_mm_prefetch(kf + b, _MM_HINT_T0);
+	}
+}
+
+/* [q . k_i over dk for the 8 key rows k + i + r ks, r < 8]: eight chains
+ * of FMAs side by side, then added across by a tree of hadds. */
+INLINE __m256 dot8(const float *q, const void *k, long i, long ks, int dk,
+		   int f16)
+{
+	__m256 a[8];
+
+#pragma GCC unroll 8
+	for (int r = 0; r < 8; r++)
+		a[r] = _mm256_setzero_ps();
+	FOR_LANES(e, dk, rem) {
+		__m256 qv = ldr(q + e, rem);
+#pragma GCC unroll 8
+		for (int r = 0; r < 8; r++)
+			a[r] = _mm256_fmadd_ps(qv, ldkv(k, i + r * ks + e, rem,
+							f16), a[r]);
+	}
+	/* [r0 r1 r0 r1 | r0 r1 r0 r1] pair sums, then quads, then halves */
+	__m256 t0 = _mm256_hadd_ps(a[0], a[1]), t1 = _mm256_hadd_ps(a[2], a[3]);
+	__m256 t2 = _mm256_hadd_ps(a[4], a[5]), t3 = _mm256_hadd_ps(a[6], a[7]);
+	__m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
+
+	return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20),
+			     _mm256_permute2f128_ps(u0, u1, 0x31));
+}
+
 INLINE void add_values(float *o, const void *v, long vs, const float *p,
 		       int mb, int dk, int f16)
 {
@@ -84,17 +122,24 @@ INLINE void step_row(float *out, float *w, long wn, const float *q,
 	}
 	for (int j0 = 0; j0 < n; j0 += ATTN_STEP_CHUNK) {
 		int m = n - j0 < ATTN_STEP_CHUNK ? n - j0 : ATTN_STEP_CHUNK;
-		/* the scores, key row by key row; the rows come from memory
-		 * and the hardware's prefetchers do not look a row ahead, so
-		 * the row KAHEAD on is asked for now */
-		for (int j = 0; j < m; j++) {
+		/* the scores, eight keys at a time (eight independent sums,
+		 * added across at the end), then the rest one by one; the
+		 * rows come from memory and the hardware's prefetchers do not
+		 * look a row ahead, so the rows after them are asked for */
+		int j = 0;
+		for (; j + 8 <= m; j += 8) {
 			long kj = (j0 + j) * ks;
-			if (j0 + j + KAHEAD < n) {
-				const char *kf = (const char *)k +
-						 (kj + KAHEAD * ks) * es;
-				for (long b = 0; b < es * d; b += 64)
-					_mm_prefetch(kf + b, _MM_HINT_T0);
-			}
+			prefetch_rows(k, kj + 8 * ks, ks, n - (j0 + j + 8), d,
+				      es);
+			for (int h = 0; h < H; h++)
+				_mm256_store_ps(s[h] + j, _mm256_mul_ps(
+					dot8(q + h * dk, k, kj + h * dk, ks, dk,
+					     f16), _mm256_set1_ps(scale)));
+		}
+		for (; j < m; j++) {
+			long kj = (j0 + j) * ks;
+			prefetch_rows(k, kj + KAHEAD * ks, ks,
+				      j0 + j + KAHEAD < n, d, es);
 			for (int h = 0; h < H; h++) {
 				const float *qh = q + h * dk;
 				long kh = kj + h * dk;
