@@ -8,7 +8,9 @@
  * pays it.  Every int8 kernel this CPU can run (kern_i8_all) beside the
  * f32 kernel of its table: AVX2's vpmaddwd and AVX-VNNI's vpdpbusd with
  * the AVX2 f32, AVX512_VNNI's with the AVX-512 f32.  Printed: f32
- * GFLOP/s, int8 GOP/s and their ratio, the best
+ * GFLOP/s and int8 GOP/s, each also as a fraction of its peak measured
+ * in the same run (peak.h: the FMA's, the int8 instruction's), and their
+ * ratio, the best
  * of five runs of at least 0.03 s each, the two taken in turns so that
  * the machine's load strikes both alike.
  */
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "peak.h"
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
 #include "kernels/kernels.h"
@@ -56,6 +59,9 @@ static float *randv(size_t n)
 	return v;
 }
 
+/* The peaks of the f32 table and of the int8 kernel measured (peak.h). */
+static double f32_peak, i8_peak;
+
 static void shape(int M, int N, int K, const struct gemm_i8 *k)
 {
 	float *W = randv((size_t)N * K), *x = randv((size_t)M * K);
@@ -77,8 +83,10 @@ static void shape(int M, int N, int K, const struct gemm_i8 *k)
 		tq = t < tq ? t : tq;
 	}
 	double ops = 2.0 * M * N * K * 1e-9;
-	printf("  [%2d,%4d] x [%4d,%4d]^T  f32 %6.1f GFLOP/s  int8 %6.1f "
-	       "GOP/s  %.2f x f32\n", M, K, N, K, ops / tf, ops / tq, tf / tq);
+	printf("  [%2d,%4d] x [%4d,%4d]^T  f32 %6.1f GFLOP/s %.2f of its peak"
+	       "  int8 %6.1f GOP/s %.2f of its peak  %.2f x f32\n", M, K, N,
+	       K, ops / tf, ops / tf / f32_peak, ops / tq, ops / tq / i8_peak,
+	       tf / tq);
 	wpack_free(&wf);
 	wpack_free(&wq);
 	free(W);
@@ -106,7 +114,11 @@ int main(void)
 							     : ISA_AVX2;
 		if (kern_set_isa(isa) != isa || isa > max)
 			continue;
-		printf("f32: %s; int8: %s\n", kern_isa_name(), name[u]);
+		f32_peak = bench_fma_peak();
+		i8_peak = bench_i8_peak(name[u]);
+		printf("f32: %s, FMA peak %.1f GFLOP/s; int8: %s, peak %.1f "
+		       "GOP/s (%.2fx)\n", kern_isa_name(), f32_peak, name[u],
+		       i8_peak, i8_peak / f32_peak);
 		for (int d = 256; d <= 512; d *= 2)
 			for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
 				shape(rows[r], d, d, k[u]);

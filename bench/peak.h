@@ -2,12 +2,14 @@
  * peak.h: the machine's FMA peak, measured: independent FMAs in registers
  * (12 chains: latency 4 x 2 pipes needs 8; c = c a + b stays bounded with
  * a < 1), in AVX2 and AVX-512, for the benches that print their figures
- * as fractions of it.  A benchmark is one file, hence static.
+ * as fractions of it; and the int8 peak of the int8 kernels' instruction.
+ * A benchmark is one file, hence static.
  */
 #ifndef ATTN_BENCH_PEAK_H
 #define ATTN_BENCH_PEAK_H
 
 #include <immintrin.h>
+#include <string.h>
 #include <time.h>
 
 #include "kernels/kernels.h"
@@ -71,6 +73,84 @@ static double bench_fma_peak(void)
 			   1e-9;
 		double g = PEAK_ITERS * 12.0 * 2 * (avx512 ? 16 : 8) / t *
 			   1e-9;
+		best = g > best ? g : best;
+	}
+	return best;
+}
+
+/*
+ * The int8 peak of one thread in GOP/s (a multiply-add two operations),
+ * of the instruction an int8 kernel of kern_i8_all is built on: vpdpbusd
+ * (64 multiply-adds on zmm, 32 on ymm) for "avx512-vnni vpdpbusd" and
+ * "avx-vnni vpdpbusd", and for "avx2 vpmaddwd" (which widens int8 to
+ * int16) vpmaddwd and the vpaddd that keeps its sums, 16 multiply-adds
+ * a pair; the best of five runs, by CPU time.  0 for another name.
+ */
+__attribute__((target("avx512f,avx512vnni"), unused))
+static int i8_loop_avx512vnni(long n)
+{
+	__m512i c[12], a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-2);
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm512_set1_epi32(i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm512_dpbusd_epi32(c[i], a, b);
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm512_add_epi32(c[0], c[i]);
+	return _mm512_reduce_add_epi32(c[0]);
+}
+
+__attribute__((target("avx2,avxvnni"), unused))
+static int i8_loop_avxvnni(long n)
+{
+	__m256i c[12], a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(-2);
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm256_set1_epi32(i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm256_dpbusd_avx_epi32(c[i], a, b);
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm256_add_epi32(c[0], c[i]);
+	return _mm256_extract_epi32(c[0], 0);
+}
+
+__attribute__((target("avx2"), unused))
+static int i8_loop_avx2(long n)
+{
+	__m256i c[12], a = _mm256_set1_epi16(3), b = _mm256_set1_epi16(-2);
+	for (int i = 0; i < 12; i++)
+		c[i] = _mm256_set1_epi32(i);
+	for (long k = 0; k < n; k++)
+#pragma GCC unroll 12
+		for (int i = 0; i < 12; i++)
+			c[i] = _mm256_add_epi32(c[i], _mm256_madd_epi16(a, b));
+	for (int i = 1; i < 12; i++)
+		c[0] = _mm256_add_epi32(c[0], c[i]);
+	return _mm256_extract_epi32(c[0], 0);
+}
+
+static volatile int bench_peak_isink;
+
+__attribute__((unused))
+static double bench_i8_peak(const char *name)
+{
+	int which = strcmp(name, "avx512-vnni vpdpbusd") == 0 ? 64
+		  : strcmp(name, "avx-vnni vpdpbusd") == 0 ? 32
+		  : strcmp(name, "avx2 vpmaddwd") == 0 ? 16 : 0;
+	double best = 0;
+
+	for (int r = 0; which && r < 5; r++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		bench_peak_isink = which == 64 ? i8_loop_avx512vnni(PEAK_ITERS)
+				 : which == 32 ? i8_loop_avxvnni(PEAK_ITERS)
+				 : i8_loop_avx2(PEAK_ITERS);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		double t = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) *
+			   1e-9;
+		double g = PEAK_ITERS * 12.0 * 2 * which / t * 1e-9;
 		best = g > best ? g : best;
 	}
 	return best;
