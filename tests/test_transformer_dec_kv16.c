@@ -17,85 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/errmsg.h"
 #include "base/f16.h"
 #include "base/rng.h"
 #include "kernels/kernels.h"
 #include "kerntest.h"
-#include "models/model.h"
-#include "run/search.h"
 #include "run_suite.h"
+#include "tfdec.h"
 
-enum { NS = 12, V = 50, L = 2 };
-
-static struct model *m;
-static struct frame fr[NS], *fp[NS];
-
-/* A fresh model (sizes off the kernels' widths) and the memory of NS
- * random sentences. */
-static void setup(void)
-{
-	static const char *const set[] = {
-		"src_vocab=50", "tgt_vocab=50", "d_model=40", "heads=2",
-		"ffn=72", "enc_layers=1", "dec_layers=2", "seed=5",
-	};
-	struct rng r;
-
-	m = model_create("transformer", set, 8, "", "");
-	ck_assert_msg(m != NULL, "%s", err_msg());
-	rng_seed(&r, 3);
-	memset(fr, 0, sizeof fr);
-	for (int i = 0; i < NS; i++) {
-		int32_t ids[12];
-		uint64_t n = 2 + rng_below(&r, 10);
-		struct tensor t;
-
-		for (uint64_t k = 0; k + 1 < n; k++)
-			ids[k] = 3 + (int32_t)rng_below(&r, V - 3);
-		ids[n - 1] = 2;
-		fr[i].number = i;
-		fp[i] = &fr[i];
-		ck_assert_int_eq(tensor_init_copy(&t, "src.ids", DT_I32, 1,
-						  &n, ids), 0);
-		ck_assert_ptr_nonnull(frame_put(&fr[i], &t));
-	}
-	ck_assert_msg(m->arch->embed(m, fp, NS) == 0 &&
-		      m->arch->encode(m, fp, NS) == 0 &&
-		      m->arch->attend(m, fp, NS) == 0, "%s", err_msg());
-}
-
-static void teardown(void)
-{
-	m->kv_f16 = 0;
-	for (int i = 0; i < NS; i++)
-		frame_free(&fr[i]);
-	model_free(m);
-}
-
-/* The best hypotheses of the NS sentences with beams of k, in batches
- * of b sentences. */
-static void run(int k, int b, struct search_result *res)
-{
-	struct search_opts o;
-
-	search_opts_default(&o);
-	o.k = k;
-	for (int i = 0; i < NS; i += b)
-		ck_assert_msg(search(m, fp + i, NS - i < b ? NS - i : b, &o,
-				     res + i) == 0, "%s", err_msg());
-}
-
-static int same(const struct hyp *a, const struct hyp *b)
-{
-	return a->len == b->len && a->score == b->score &&
-	       memcmp(a->ids, b->ids, sizeof(int32_t) * a->len) == 0;
-}
-
-static void free_all(struct search_result *res)
-{
-	for (int i = 0; i < NS; i++)
-		search_result_free(&res[i]);
-}
+enum { NS = TFDEC_NS, L = 2 };
 
 static float to_half(float x)
 {
@@ -122,10 +51,10 @@ START_TEST(test_exact_on_half_values)
 
 			snprintf(name, sizeof name, "dec.%d.self.%c.W", l,
 				 "kv"[kind]);
-			W = model_param(m, name);
+			W = model_param(tfdec_m, name);
 			snprintf(name, sizeof name, "dec.%d.self.%c.b", l,
 				 "kv"[kind]);
-			b = model_param(m, name);
+			b = model_param(tfdec_m, name);
 			ck_assert_ptr_nonnull(W);
 			ck_assert_ptr_nonnull(b);
 			memset(W->w, 0, sizeof(float) * W->n);
@@ -139,7 +68,7 @@ START_TEST(test_exact_on_half_values)
 
 				snprintf(name, sizeof name, "att.%d.%c", l,
 					 "kv"[kind]);
-				t = frame_head(&fr[i], name);
+				t = frame_head(&tfdec_fr[i], name);
 				ck_assert_ptr_nonnull(t);
 				round_to_half(t->data, t->nbytes /
 					      sizeof(float));
@@ -148,20 +77,20 @@ START_TEST(test_exact_on_half_values)
 	for (int i = 0; i < nisa; i++) {
 		kern_set_isa(isa[i]);
 		for (int k = 1; k <= 3; k += 2) {
-			m->kv_f16 = 0;
-			run(k, NS, f32);
-			m->kv_f16 = 1;
-			run(k, 5, f16);
+			tfdec_m->kv_f16 = 0;
+			tfdec_run(k, NS, f32);
+			tfdec_m->kv_f16 = 1;
+			tfdec_run(k, 5, f16);
 			for (int s = 0; s < NS; s++)
 				for (int h = 0; h < f32[s].n; h++)
-					ck_assert_msg(same(&f32[s].hyp[h],
+					ck_assert_msg(tfdec_same(&f32[s].hyp[h],
 							   &f16[s].hyp[h]),
 						      "isa %d, k %d: sentence "
 						      "%d, hypothesis %d "
 						      "differs", isa[i], k, s,
 						      h);
-			free_all(f32);
-			free_all(f16);
+			tfdec_free(f32);
+			tfdec_free(f16);
 		}
 	}
 }
@@ -172,13 +101,13 @@ START_TEST(test_batch_independent)
 	struct search_result f32[NS], all[NS], alone[NS];
 	int differ = 0;
 
-	run(1, NS, f32);
-	m->kv_f16 = 1;
+	tfdec_run(1, NS, f32);
+	tfdec_m->kv_f16 = 1;
 	for (int k = 1; k <= 3; k += 2) {
-		run(k, NS, all);
-		run(k, 1, alone);
+		tfdec_run(k, NS, all);
+		tfdec_run(k, 1, alone);
 		for (int i = 0; i < NS; i++) {
-			ck_assert_msg(same(&all[i].hyp[0], &alone[i].hyp[0]),
+			ck_assert_msg(tfdec_same(&all[i].hyp[0], &alone[i].hyp[0]),
 				      "k %d: sentence %d alone differs", k, i);
 			if (k > 1 || all[i].hyp[0].len != f32[i].hyp[0].len ||
 			    memcmp(all[i].hyp[0].ids, f32[i].hyp[0].ids,
@@ -201,11 +130,11 @@ START_TEST(test_batch_independent)
 				      all[i].hyp[0].score,
 				      f32[i].hyp[0].score);
 		}
-		free_all(all);
-		free_all(alone);
+		tfdec_free(all);
+		tfdec_free(alone);
 	}
 	ck_assert_msg(differ > 0, "f16 keys and values give f32's scores");
-	free_all(f32);
+	tfdec_free(f32);
 }
 END_TEST
 
@@ -214,7 +143,7 @@ int main(void)
 	Suite *s = suite_create("transformer_dec_kv16");
 	TCase *tc = tcase_create("f16 keys and values");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, tfdec_setup, tfdec_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_exact_on_half_values);
 	tcase_add_test(tc, test_batch_independent);
