@@ -29,31 +29,20 @@ new tf.tsr transformer -S d_model=32 -S heads=2 -S ffn=64 -S enc_layers=1 \
 new rs.tsr rnnsearch -S emb=16 -S hidden=16 -S att=16 -S maxout=8
 new s2s.tsr seq2seq -S emb=16 -S hidden=16 -S layers=2
 
-# status and message of a run: "status: stderr"
-refusal() {
-	set +e
-	"$@" > /dev/null 2> err
-	s=$?
-	set -e
-	echo "$s: $(cat err)"
-}
-
 tokenize -m tf.tsr src.txt | embed -m tf.tsr | encode -m tf.tsr |
 	attend -m tf.tsr > mem.tsr
-r=$(refusal decode -m tf.tsr --shortlist < mem.tsr)
-want="1: decode: tf.tsr: --shortlist: the model has no shortlist"
-case $r in "$want"*"'train-step --shortlist -m tf.tsr PAIRS'"*) ;;
-	*) fail "a model without a shortlist: $r" ;; esac
-r=$(refusal beam -m tf.tsr --shortlist < mem.tsr)
-case $r in 1:*"no shortlist"*) ;; *) fail "beam: $r" ;; esac
-r=$(refusal train-step -m tf.tsr --frequent 3 pairs.tsr)
-case $r in 2:*--shortlist*) ;; *) fail "--frequent alone: $r" ;; esac
-r=$(refusal train-step --shortlist -m tf.tsr --translations 0 pairs.tsr)
-case $r in 2:*--translations*) ;; *) fail "--translations 0: $r" ;; esac
-r=$(refusal train-step --shortlist -m tf.tsr -n 3 pairs.tsr)
-case $r in 2:*) ;; *) fail "--shortlist with --steps: $r" ;; esac
-r=$(refusal train-step --shortlist -m nothing.tsr pairs.tsr)
-case $r in 1:*nothing.tsr*) ;; *) fail "no model file: $r" ;; esac
+exits 1 decode -m tf.tsr --shortlist < mem.tsr
+err_has "decode: tf.tsr: --shortlist: the model has no shortlist"
+err_has "'train-step --shortlist -m tf.tsr PAIRS'"
+exits 1 beam -m tf.tsr --shortlist < mem.tsr
+err_has "no shortlist"
+exits 2 train-step -m tf.tsr --frequent 3 pairs.tsr
+err_has --shortlist
+exits 2 train-step --shortlist -m tf.tsr --translations 0 pairs.tsr
+err_has --translations
+exits 2 train-step --shortlist -m tf.tsr -n 3 pairs.tsr
+exits 1 train-step --shortlist -m nothing.tsr pairs.tsr
+err_has nothing.tsr
 
 # --shortlist keeps every other record, bytes and all; training and
 # export keep the shortlist

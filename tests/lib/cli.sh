@@ -138,12 +138,13 @@ trained() {
 }
 
 # exits STATUS CMD...: runs CMD, its standard output into out and its
-# standard error into err; fails unless it exits with STATUS.
+# standard error into err; fails unless it exits with STATUS (under set -e
+# too).
 exits() {
 	_want=$1
 	shift
-	"$@" >out 2>err
-	_got=$?
+	_got=0
+	"$@" >out 2>err || _got=$?
 	[ "$_got" -eq "$_want" ] ||
 		fail "$* exited $_got, not $_want: $(cat err)"
 }
