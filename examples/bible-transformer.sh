@@ -18,8 +18,9 @@
 # 2100 seconds with MATMUL=bf16, which made 2830 updates; STEPS=2830 makes
 # as many),
 # SAVE (updates between saves, each kept as model.tsr.ckpt.STEP), THREADS
-# (1), MATMUL (f32, or bf16: train-step --matmul), OUT (the export,
-# WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model; running it
+# (1), MATMUL (f32, or bf16: train-step --matmul), AVERAGE (1: export the
+# model as trained; K: the mean of its last K checkpoints, train-step
+# --average), OUT (the export, WORKDIR/bible-es-en.tsr).  Stopping it (^C) saves the model; running it
 # again resumes training where it stopped, and a resumed run
 # gives the model an unbroken one gives (with the same THREADS and MATMUL).
 set -eu
@@ -28,7 +29,7 @@ W=${1:-bible-transformer}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/recipes.sh"
 VOCAB=${VOCAB:-8000} TRAIN_TIME=${TRAIN_TIME:-2100} SAVE=${SAVE:-100}
-THREADS=${THREADS:-1} MATMUL=${MATMUL:-f32}
+THREADS=${THREADS:-1} MATMUL=${MATMUL:-f32} AVERAGE=${AVERAGE:-1}
 mkdir -p "$W"
 cd "$W"
 OUT=${OUT:-bible-es-en.tsr}
@@ -55,7 +56,12 @@ else
 	ATTN_THREADS=$THREADS train-step -m model.tsr --matmul "$MATMUL" \
 		-T "$TRAIN_TIME" -E "$SAVE" -k 1000 -L 50 train.tsr
 fi
-train-step -x "$OUT" -m model.tsr
+if [ "$AVERAGE" -gt 1 ]; then
+	train-step --average "$AVERAGE" -m model.tsr -o average.tsr
+	train-step -x "$OUT" -m average.tsr
+else
+	train-step -x "$OUT" -m model.tsr
+fi
 
 tokenize -m "$OUT" "$DATA/dev.es" | embed -m "$OUT" | encode -m "$OUT" |
 	attend -m "$OUT" > dev.mem.tsr
