@@ -50,6 +50,7 @@
 #include "peak.h"
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
+#include "kernels/kern_impl.h"
 #include "kernels/kernels.h"
 #include "models/model.h"
 #include "run/search.h"
@@ -235,8 +236,8 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 /*
  * The replay of a decoder step of M rows at position t over sources of S
  * positions: *prod and *att get the CPU seconds of its matrix products
- * (packed as the decoder packs them, in bf16 with m->dec_bf16) and of its
- * attention.
+ * (packed as the decoder packs them, in bf16 with m->dec_bf16, int8 with
+ * m->int8) and of its attention.
  */
 static void replay_step(const struct model *m, int M, int S, int t,
 			double *prod, double *att)
@@ -250,7 +251,7 @@ static void replay_step(const struct model *m, int M, int S, int t,
 	float *mem = calloc(4 * kv * L, sizeof(float));
 	const void **kp = malloc(sizeof(*kp) * M), **vp = malloc(sizeof(*vp) * M);
 	int *ns = malloc(sizeof(int) * M), *nt = malloc(sizeof(int) * M);
-	int pack = m->dec_bf16 ? WPACK_BF16 : WPACK_F32;
+	int pack = m->int8 ? WPACK_I8 : m->dec_bf16 ? WPACK_BF16 : WPACK_F32;
 
 	if (!w || !x || !y || !mem || !kp || !vp || !ns || !nt)
 		die("replay");
@@ -330,11 +331,27 @@ static void replay_step(const struct model *m, int M, int S, int t,
 	free(nt);
 }
 
-/* The FMA peak of the kernels in force, GFLOP/s (peak.h). */
-static double fma_peak;
+/* The FMA peak of the kernels in force, GFLOP/s, and the int8 one,
+ * GOP/s (peak.h). */
+static double fma_peak, int8_peak;
 
+/* The int8 peak of the int8 kernel in force (peak.h), GOP/s; 0 with
+ * the reference. */
+static double i8_peak(void)
+{
+	const struct gemm_i8 *k[KERN_I8_MAX];
+	const char *name[KERN_I8_MAX];
+	int n = kern_i8_all(k, name);
+
+	for (int i = 0; i < n; i++)
+		if (k[i] == kern_i8())
+			return bench_i8_peak(name[i]);
+	return 0;
+}
+
+/* peak: of the step's products (the FMA's; int8's for an int8 model) */
 static void profile(const struct model *m, const struct size *z,
-		    const struct run *r)
+		    const struct run *r, double peak, const char *peak_name)
 {
 	double prod, att, g = 2 * dec_macs(z, r->rows) / r->step_s * 1e-9;
 
@@ -346,9 +363,9 @@ static void profile(const struct model *m, const struct size *z,
 	       100 * att / r->step_s, 100 * (1 - (prod + att) / r->step_s),
 	       100 * r->search);
 	/* the step's products counted from the shapes, against the peak */
-	printf("       a step %.1f GFLOP/s: %.2f of the FMA peak's bound; "
-	       "its products alone %.2f\n", g, g / fma_peak,
-	       g * r->step_s / prod / fma_peak);
+	printf("       a step %.1f GFLOP/s: %.2f of the %s peak's bound; "
+	       "its products alone %.2f\n", g, g / peak, peak_name,
+	       g * r->step_s / prod / peak);
 }
 
 static void report(const char *what, struct model *m, struct model *m8,
@@ -374,7 +391,7 @@ static void report(const char *what, struct model *m, struct model *m8,
 	bench_torch_ratio(key, r.tok_s);
 	strcat(key, ".decode");
 	bench_torch_ratio(key, r.tok_s / r.search);
-	profile(m, z, &r);
+	profile(m, z, &r, fma_peak, "FMA");
 	/* the int8 export */
 	struct run q = translate(m8, src, k, reps);
 	char label[80];
@@ -383,6 +400,8 @@ static void report(const char *what, struct model *m, struct model *m8,
 	       q.tok_s / q.search, q.tok_s / q.search / (r.tok_s / r.search));
 	snprintf(label, sizeof label, "int8 %s", key);
 	bench_torch_ratio_as(label, key, q.tok_s / q.search);
+	if (int8_peak > 0)
+		profile(m8, z, &q, int8_peak, "int8");
 	/* and with its attention's keys and values in f16 (--kv f16) */
 	m8->kv_f16 = 1;
 	struct run q16 = translate(m8, src, k, reps);
@@ -409,7 +428,7 @@ static void report(const char *what, struct model *m, struct model *m8,
 	printf("       bf16 decoder %7.0f output tok/s  the decoding stage "
 	       "alone  %.2fx f32\n", h.tok_s / h.search,
 	       h.tok_s / h.search / (r.tok_s / r.search));
-	profile(m, z, &h);
+	profile(m, z, &h, fma_peak, "FMA");
 	m->dec_bf16 = 0;
 }
 
@@ -428,8 +447,10 @@ int main(void)
 	ts = ntokens(&src);
 	train = train_speed(m, &src, &tgt, 3);
 	fma_peak = bench_fma_peak();
+	int8_peak = i8_peak();
 	printf("isa %s, 1 thread, CPU time, sgemm %.1f GFLOP/s, FMA peak "
-	       "%.1f GFLOP/s\n", kern_isa_name(), 2 * rate * 1e-9, fma_peak);
+	       "%.1f GFLOP/s, int8 peak %.1f GOP/s\n", kern_isa_name(),
+	       2 * rate * 1e-9, fma_peak, int8_peak);
 	double tbound = tt / (3 * (enc_macs(&small, ts) + dec_macs(&small, tt))
 			      / rate);
 	printf("small  training  %7.0f target tok/s  sgemm-bound %7.0f  "
