@@ -386,6 +386,57 @@ START_TEST(test_softmax)
 }
 END_TEST
 
+START_TEST(test_softmax_nan)
+{
+	/* A NaN anywhere in a row (either half of a 16-float step, or the
+	 * tail) makes the whole row NaN, as the reference's max does, in a
+	 * row of numbers and in one of -inf (where a maximum that lost the
+	 * NaN would say "all masked"); a row of -inf is zeros, or -inf in
+	 * log-softmax; the other rows keep finite values. */
+	static const int ns[] = { 5, 16, 23, 40 };
+	int isa[3], ni = kt_isas(isa);
+
+	kt_seed(9);
+	for (int ii = 0; ii < ni; ii++) {
+		kern_set_isa(isa[ii]);
+		for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+			int n = ns[k];
+			float *x = kt_rand((size_t)4 * n, -8, 8);
+			float *y = kt_zeros((size_t)4 * n);
+
+			for (int i = 0; i < n; i++)
+				x[2 * n + i] = x[3 * n + i] = -INFINITY;
+			for (int p = 0; p < n; p++) {
+				x[p] = x[3 * n + p] = NAN;
+				for (int lg = 0; lg < 2; lg++) {
+					if (lg)
+						log_softmax_rows(y, x, 4, n);
+					else
+						softmax_rows(y, x, 4, n);
+					for (int i = 0; i < n; i++) {
+						ck_assert_msg(isnan(y[i]) &&
+							      isnan(y[3 * n + i]),
+							      "isa %d, n %d, NaN "
+							      "at %d: y[%d] = %g, "
+							      "%g", isa[ii], n, p,
+							      i, y[i],
+							      y[3 * n + i]);
+						ck_assert(isfinite(y[n + i]));
+						ck_assert(lg ? y[2 * n + i] ==
+							  -INFINITY :
+							  y[2 * n + i] == 0);
+					}
+				}
+				x[p] = (float)p / n;
+				x[3 * n + p] = -INFINITY;
+			}
+			free(x);
+			free(y);
+		}
+	}
+}
+END_TEST
+
 /* ---- layer norm --------------------------------------------------------- */
 
 static void layernorm_d(double *y, const double *x, const double *g,
@@ -1110,6 +1161,7 @@ int main(void)
 	tcase_add_test(tc, test_vmath);
 	tcase_add_test(tc, test_bias_relu);
 	tcase_add_test(tc, test_softmax);
+	tcase_add_test(tc, test_softmax_nan);
 	tcase_add_test(tc, test_layernorm);
 	tcase_add_test(tc, test_softmax_xent_row);
 	tcase_add_test(tc, test_adam);

@@ -60,24 +60,47 @@ void adam_update_avx2(float *w, float *m, float *v, const float *g, size_t n,
 	}
 }
 
-/* The maximum of a row; NaN if it holds one (as the reference). */
+/* The maximum of a row; NaN if it holds one (as the reference).  Two
+ * running maxima (max is exact in any order), a mask only for the last
+ * partial vector: a decoder step takes this over every vocabulary row. */
 static float row_max(const float *x, long n)
 {
-	__m256 mx = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps();
-	FOR_LANES(i, n, m) {
+	__m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
+	__m256 b0 = _mm256_setzero_ps(), b1 = b0;
+	long i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		__m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+		m0 = _mm256_max_ps(m0, v0);
+		m1 = _mm256_max_ps(m1, v1);
+		b0 = _mm256_or_ps(b0, _mm256_cmp_ps(v0, v0, _CMP_UNORD_Q));
+		b1 = _mm256_or_ps(b1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
+	}
+	for (long m = n - i; i < n; i += 8, m = n - i) {
 		__m256 v = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY),
 					    ldr(x + i, m), lanes(m));
-		mx = _mm256_max_ps(mx, v);
-		bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+		m0 = _mm256_max_ps(m0, v);
+		b0 = _mm256_or_ps(b0, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
 	}
-	return _mm256_movemask_ps(bad) ? NAN : hmax256(mx);
+	return _mm256_movemask_ps(_mm256_or_ps(b0, b1)) ? NAN
+	       : hmax256(_mm256_max_ps(m0, m1));
 }
 
-/* y = exp(x - mx) over a row; returns the sum. */
+/* y = exp(x - mx) over a row; returns the sum (added in the order it
+ * always was: the tail's mask only where the row ends). */
 static float exp_row(float *y, const float *x, long n, float mx)
 {
 	__m256 s = _mm256_setzero_ps(), vm = _mm256_set1_ps(mx);
-	FOR_LANES(i, n, m) {
+	long i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__m256 e = exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm));
+		if (y)
+			_mm256_storeu_ps(y + i, e);
+		s = _mm256_add_ps(s, e);
+	}
+	if (i < n) {
+		long m = n - i;
 		__m256 e = exp256(_mm256_sub_ps(ldr(x + i, m), vm));
 		e = _mm256_and_ps(e, lanes(m));
 		if (y)
