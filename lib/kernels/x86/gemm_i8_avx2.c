@@ -30,6 +30,9 @@
 #include "vmath_avx2.h"
 
 #define RMAX 6
+/* The first pass over a panel asks for its bytes this far ahead, as the
+ * AVX512_VNNI kernel does (gemm_i8_avx512vnni.c says why). */
+#define PF_AHEAD 4096
 
 static inline __attribute__((always_inline)) void
 tile(int R, const struct wpack_i8_job *j, const int16_t *xs, int i, int g)
@@ -38,6 +41,7 @@ tile(int R, const struct wpack_i8_job *j, const int16_t *xs, int i, int g)
 	__m256i c[RMAX][2];
 	int nc = j->cols - g * 8;
 	float *C = j->C + (long)i * j->ldc + g * 8;
+	int first = i == 0 && g == 0;	/* the pass that reads P from memory */
 
 #pragma GCC unroll 6
 	for (int r = 0; r < R; r++)
@@ -47,6 +51,11 @@ tile(int R, const struct wpack_i8_job *j, const int16_t *xs, int i, int g)
 			_mm_loadu_si128((const __m128i *)P));
 		__m256i w1 = _mm256_cvtepi8_epi16(
 			_mm_loadu_si128((const __m128i *)(P + 16)));
+		if (first) {	/* the whole row of quads, 128 bytes */
+			_mm_prefetch((const char *)P + PF_AHEAD, _MM_HINT_T0);
+			_mm_prefetch((const char *)P + PF_AHEAD + 64,
+				     _MM_HINT_T0);
+		}
 #pragma GCC unroll 6
 		for (int r = 0; r < R; r++) {
 			long long q;

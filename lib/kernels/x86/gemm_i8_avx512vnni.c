@@ -9,7 +9,7 @@
  * Tiles of up to 12 rows by a panel's 32 columns: per quad of k two loads
  * of the panel (16 columns of 4 bytes each), a 32-bit broadcast of the
  * row's quad of x, and per row two vpdpbusd into 24 accumulators (tiles
- * of few rows: more sets of them, below).  x is quantised and packed by
+ * of few rows: more sets of them, below); the first tile prefetches.  x is quantised and packed by
  * the AVX2 code (gemm_i8_avx2.c).
  */
 #include <immintrin.h>
@@ -19,6 +19,16 @@
 #include "kernels/kern_impl.h"
 
 #define RMAX 12
+/*
+ * The first tile of a panel reads it from memory (a decoder step's
+ * weights, 38 MB int8 for the base model, have all passed since the last
+ * step), the others from cache: it asks for the panel's bytes this far
+ * ahead of its loads.  perf put the products
+ * of the base model's int8 step at about 0.3 of the int8 peak, against
+ * 0.47-0.63 for the same products alone; 4 KB ahead made its greedy
+ * translation 8-9% faster (medians of five alternated runs).
+ */
+#define PF_AHEAD 4096
 
 static inline __attribute__((always_inline)) __m512
 row_out(__m512i acc, __m512i qsum, float sx, __m512 ws, __m512 b, int bias,
@@ -39,7 +49,7 @@ row_out(__m512i acc, __m512i qsum, float sx, __m512 ws, __m512 b, int bias,
 
 static inline __attribute__((always_inline)) void
 tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
-     __mmask16 m0, __mmask16 m1)
+     __mmask16 m0, __mmask16 m1, int first)
 {
 	const int U = USETS(R);
 	const int8_t *P = j->P;
@@ -57,6 +67,12 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 		for (int u = 0; u < U; u++) {
 			__m512i w0 = _mm512_loadu_si512(P);
 			__m512i w1 = _mm512_loadu_si512(P + 64);
+			if (first) {
+				_mm_prefetch((const char *)P + PF_AHEAD,
+					     _MM_HINT_T0);
+				_mm_prefetch((const char *)P + PF_AHEAD + 64,
+					     _MM_HINT_T0);
+			}
 #pragma GCC unroll 12
 			for (int r = 0; r < R; r++) {
 				int q;
@@ -120,7 +136,7 @@ static void panel(const struct wpack_i8_job *j)
 	for (int i = 0; i < j->M; i += RMAX) {
 		const uint8_t *xs = x8 + (size_t)i * j->kq * 4;
 		switch (j->M - i < RMAX ? j->M - i : RMAX) {
-#define T(R) case R: tile(R, j, xs, i, m0, m1); break
+#define T(R) case R: tile(R, j, xs, i, m0, m1, i == 0); break
 		T(1); T(2); T(3); T(4); T(5); T(6);
 		T(7); T(8); T(9); T(10); T(11); T(12);
 #undef T

@@ -15,6 +15,9 @@
 #include "vmath_avx2.h"
 
 #define RMAX 6
+/* The first pass over a panel asks for its bytes this far ahead, as the
+ * AVX512_VNNI kernel does (gemm_i8_avx512vnni.c says why). */
+#define PF_AHEAD 4096
 #define USETS(R) ((R) <= 3 ? 2 : 1)
 
 static inline __attribute__((always_inline)) __m256
@@ -29,10 +32,15 @@ row_out(__m256i acc, __m256i qsum, float sx, __m256 ws, __m256 b, int bias,
 }
 
 static inline __attribute__((always_inline)) void
-step(int R, __m256i c[][2], const uint8_t *xs, const int8_t *P)
+step(int R, __m256i c[][2], const uint8_t *xs, const int8_t *P, int first)
 {
 	__m256i w0 = _mm256_loadu_si256((const __m256i *)P);
 	__m256i w1 = _mm256_loadu_si256((const __m256i *)(P + 32));
+
+	if (first) {	/* both halves of the panel's row of quads */
+		_mm_prefetch((const char *)P + PF_AHEAD, _MM_HINT_T0);
+		_mm_prefetch((const char *)P + PF_AHEAD + 64, _MM_HINT_T0);
+	}
 
 #pragma GCC unroll 6
 	for (int r = 0; r < R; r++) {
@@ -52,6 +60,7 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i, int g)
 	__m256i c[2][RMAX][2];
 	int nc = j->cols - g * 16, p = 0;
 	float *C = j->C + (long)i * j->ldc + g * 16;
+	int first = i == 0 && g == 0;	/* the pass that reads P from memory */
 
 #pragma GCC unroll 6
 	for (int r = 0; r < R; r++)
@@ -60,12 +69,12 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i, int g)
 	for (; p + U <= j->kq; p += U)
 #pragma GCC unroll 2
 		for (int u = 0; u < U; u++) {
-			step(R, c[u], xs, P);
+			step(R, c[u], xs, P, first);
 			xs += RMAX * 4;
 			P += WPACK_NR * 4;
 		}
 	for (; p < j->kq; p++) {
-		step(R, c[0], xs, P);
+		step(R, c[0], xs, P, first);
 		xs += RMAX * 4;
 		P += WPACK_NR * 4;
 	}
