@@ -12,10 +12,13 @@
 #include "gemm_packed_avx512.h"
 
 #define RMAX WPACK_RMAX_BF16
+/* The first tile of rows prefetches the panel this far ahead, as the f32
+ * kernel does (gemm_packed_avx512.c). */
+#define PF_AHEAD 4096
 
 static inline __attribute__((always_inline)) void
 tile(int R, int kp, const uint32_t *xs, const uint32_t *P, float *C,
-     long ldc, __mmask16 m0, __mmask16 m1, const float *b, int relu)
+     long ldc, __mmask16 m0, __mmask16 m1, const float *b, int relu, int pf)
 {
 	__m512 c[RMAX][2];
 
@@ -25,6 +28,11 @@ tile(int R, int kp, const uint32_t *xs, const uint32_t *P, float *C,
 	for (int p = 0; p < kp; p++) {
 		__m512bh b0 = (__m512bh)_mm512_loadu_si512(P);
 		__m512bh b1 = (__m512bh)_mm512_loadu_si512(P + 16);
+		if (pf) {
+			_mm_prefetch((const char *)P + PF_AHEAD, _MM_HINT_T0);
+			_mm_prefetch((const char *)P + PF_AHEAD + 64,
+				     _MM_HINT_T0);
+		}
 #pragma GCC unroll 12
 		for (int r = 0; r < R; r++) {
 			__m512bh a = (__m512bh)_mm512_set1_epi32((int)xs[r]);
@@ -54,7 +62,8 @@ void wpack_panel_bf16_avx512bf16(const struct wpack_bf16_job *j)
 		float *C = j->C + i * j->ldc;
 		switch (j->M - i < RMAX ? j->M - i : RMAX) {
 #define T(R) case R: \
-	tile(R, j->kp, xs, j->P, C, j->ldc, m0, m1, j->b, j->relu); break
+	tile(R, j->kp, xs, j->P, C, j->ldc, m0, m1, j->b, j->relu, i == 0); \
+	break
 		T(1); T(2); T(3); T(4); T(5); T(6);
 		T(7); T(8); T(9); T(10); T(11); T(12);
 #undef T
