@@ -30,14 +30,9 @@ for b in 5 64; do
 	cmp -s beam3.1 beam3.$b || fail "beam -k 3 -b $b differs from -b 1"
 done
 
-# hyp.score of every frame (its value on the line after the record's),
-# with f32 and f16 keys and values: some differ
-scores() {
-	decode -m m.tsr -t "$@" < mem.tsr | tensordump -H -n hyp.score -v |
-		awk 'NR % 2 == 0'
-}
-scores > s.f32
-scores --kv f16 > s.f16
+# hyp.score of every frame with f32 and f16 keys and values: some differ
+hyp_scores m.tsr mem.tsr > s.f32
+hyp_scores m.tsr mem.tsr --kv f16 > s.f16
 [ "$(wc -l < s.f16)" -eq 40 ] || fail "$(wc -l < s.f16) scores, not 40"
 cmp -s s.f32 s.f16 && fail "f16 keys and values give f32's scores"
 

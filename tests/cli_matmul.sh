@@ -46,14 +46,9 @@ for b in 1 5 64; do
 	cmp -s greedy.1 beam1.$b || fail "beam -k 1 -b $b is not decode"
 done
 
-# hyp.score of every frame (its value on the line after the record's),
-# in f32 and in bf16: some differ
-scores() {
-	decode -m m.tsr -t "$@" < mem.tsr | tensordump -H -n hyp.score -v |
-		awk 'NR % 2 == 0'
-}
-scores > s.f32
-scores --matmul bf16 > s.bf16
+# hyp.score of every frame in f32 and in bf16: some differ
+hyp_scores m.tsr mem.tsr > s.f32
+hyp_scores m.tsr mem.tsr --matmul bf16 > s.bf16
 [ "$(wc -l < s.bf16)" -eq 40 ] || fail "$(wc -l < s.bf16) scores, not 40"
 cmp -s s.f32 s.bf16 && fail "bf16 scores are f32's"
 

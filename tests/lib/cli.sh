@@ -152,3 +152,12 @@ exits() {
 err_has() {
 	grep -qF -- "$1" err || fail "stderr lacks '$1': $(cat err)"
 }
+# hyp_scores MODEL MEMORY [OPTION...]: decode's hyp.score of every frame
+# of MEMORY, one a line (tensordump prints a value on the line after its
+# record's), with decode's OPTIONs.
+hyp_scores() {
+	_m=$1 _mem=$2
+	shift 2
+	decode -m "$_m" -t "$@" < "$_mem" | tensordump -H -n hyp.score -v |
+		awk 'NR % 2 == 0'
+}
