@@ -49,33 +49,41 @@ static float fma_loop_avx512(long n)
 static volatile float bench_peak_sink;	/* the loops' results, unused */
 
 /*
+ * ops a call of loop(PEAK_ITERS) does, over its seconds of this thread's
+ * CPU time, in G/s: the best of five runs, for the machine may be shared.
+ */
+__attribute__((unused))
+static double bench_peak_rate(float (*loop)(long), double ops)
+{
+	double best = 0;
+
+	for (int r = 0; r < 5; r++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		bench_peak_sink = loop(PEAK_ITERS);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		double t = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) *
+			   1e-9;
+		best = ops / t * 1e-9 > best ? ops / t * 1e-9 : best;
+	}
+	return best;
+}
+
+/*
  * The FMA peak of one thread in GFLOP/s for the kernels in force
  * (kern_isa(): AVX-512's, else AVX2's, which the reference's figures
- * are held against too; 0 without AVX2), by CPU time, the best of five
- * runs: the machine may be shared.
+ * are held against too; 0 without AVX2).
  */
 __attribute__((unused))
 static double bench_fma_peak(void)
 {
 	int avx512 = kern_isa() == ISA_AVX512;
-	double best = 0;
 
 	if (!avx512 && !(__builtin_cpu_supports("avx2") &&
 			 __builtin_cpu_supports("fma")))
 		return 0;
-	for (int r = 0; r < 5; r++) {
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-		bench_peak_sink = avx512 ? fma_loop_avx512(PEAK_ITERS) :
-				fma_loop_avx2(PEAK_ITERS);
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-		double t = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) *
-			   1e-9;
-		double g = PEAK_ITERS * 12.0 * 2 * (avx512 ? 16 : 8) / t *
-			   1e-9;
-		best = g > best ? g : best;
-	}
-	return best;
+	return bench_peak_rate(avx512 ? fma_loop_avx512 : fma_loop_avx2,
+			       PEAK_ITERS * 12.0 * 2 * (avx512 ? 16 : 8));
 }
 
 /*
@@ -84,10 +92,11 @@ static double bench_fma_peak(void)
  * (64 multiply-adds on zmm, 32 on ymm) for "avx512-vnni vpdpbusd" and
  * "avx-vnni vpdpbusd", and for "avx2 vpmaddwd" (which widens int8 to
  * int16) vpmaddwd and the vpaddd that keeps its sums, 16 multiply-adds
- * a pair; the best of five runs, by CPU time.  0 for another name.
+ * a pair.  0 for another name.  (The loops return their sums as float,
+ * the type bench_peak_rate takes.)
  */
 __attribute__((target("avx512f,avx512vnni"), unused))
-static int i8_loop_avx512vnni(long n)
+static float i8_loop_avx512vnni(long n)
 {
 	__m512i c[12], a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-2);
 	for (int i = 0; i < 12; i++)
@@ -98,11 +107,11 @@ static int i8_loop_avx512vnni(long n)
 			c[i] = _mm512_dpbusd_epi32(c[i], a, b);
 	for (int i = 1; i < 12; i++)
 		c[0] = _mm512_add_epi32(c[0], c[i]);
-	return _mm512_reduce_add_epi32(c[0]);
+	return (float)_mm512_reduce_add_epi32(c[0]);
 }
 
 __attribute__((target("avx2,avxvnni"), unused))
-static int i8_loop_avxvnni(long n)
+static float i8_loop_avxvnni(long n)
 {
 	__m256i c[12], a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(-2);
 	for (int i = 0; i < 12; i++)
@@ -113,11 +122,11 @@ static int i8_loop_avxvnni(long n)
 			c[i] = _mm256_dpbusd_avx_epi32(c[i], a, b);
 	for (int i = 1; i < 12; i++)
 		c[0] = _mm256_add_epi32(c[0], c[i]);
-	return _mm256_extract_epi32(c[0], 0);
+	return (float)_mm256_extract_epi32(c[0], 0);
 }
 
 __attribute__((target("avx2"), unused))
-static int i8_loop_avx2(long n)
+static float i8_loop_avx2(long n)
 {
 	__m256i c[12], a = _mm256_set1_epi16(3), b = _mm256_set1_epi16(-2);
 	for (int i = 0; i < 12; i++)
@@ -128,10 +137,8 @@ static int i8_loop_avx2(long n)
 			c[i] = _mm256_add_epi32(c[i], _mm256_madd_epi16(a, b));
 	for (int i = 1; i < 12; i++)
 		c[0] = _mm256_add_epi32(c[0], c[i]);
-	return _mm256_extract_epi32(c[0], 0);
+	return (float)_mm256_extract_epi32(c[0], 0);
 }
-
-static volatile int bench_peak_isink;
 
 __attribute__((unused))
 static double bench_i8_peak(const char *name)
@@ -139,21 +146,12 @@ static double bench_i8_peak(const char *name)
 	int which = strcmp(name, "avx512-vnni vpdpbusd") == 0 ? 64
 		  : strcmp(name, "avx-vnni vpdpbusd") == 0 ? 32
 		  : strcmp(name, "avx2 vpmaddwd") == 0 ? 16 : 0;
-	double best = 0;
 
-	for (int r = 0; which && r < 5; r++) {
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-		bench_peak_isink = which == 64 ? i8_loop_avx512vnni(PEAK_ITERS)
-				 : which == 32 ? i8_loop_avxvnni(PEAK_ITERS)
-				 : i8_loop_avx2(PEAK_ITERS);
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-		double t = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) *
-			   1e-9;
-		double g = PEAK_ITERS * 12.0 * 2 * which / t * 1e-9;
-		best = g > best ? g : best;
-	}
-	return best;
+	if (!which)
+		return 0;
+	return bench_peak_rate(which == 64 ? i8_loop_avx512vnni :
+			       which == 32 ? i8_loop_avxvnni : i8_loop_avx2,
+			       PEAK_ITERS * 12.0 * 2 * which);
 }
 
 #endif
