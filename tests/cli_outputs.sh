@@ -76,7 +76,8 @@ for arch in rnnsearch transformer; do
 		close "$raw" "$last" || fail "$arch: -l 0: $raw and $last differ"
 	done
 
-	# the ranking score: F0 / ((5 + len) / 6)^1.0, len the best's ids
+	# the ranking score: F0 / ((5 + len) / 6)^1.0, len the best's ids (alpha
+	# 1.0, beam's default: doc/decoding.md)
 	beam -m m.tsr -c 4 -k 4 -n 3 < mem.tsr > b3.txt
 	beam -m m.tsr -c 4 -k 4 -t < mem.tsr | tensordump -n hyp.ids |
 		awk 'NR > 1 { gsub(/[][]/, "", $4); print $4 }' > len.txt
@@ -95,5 +96,12 @@ for arch in rnnsearch transformer; do
 	awk -F ' [|][|][|] ' 'NF != 5 || $5 !~ /^([0-9]+-[0-9]+ ?)*$/' \
 		b2a.txt > bad
 	[ -s bad ] && fail "$arch: n-best with -A: $(cat bad)"
+
+	# beam's default beam is 5 (doc/decoding.md): -n 5 is within it
+	beam -m m.tsr -c 4 -n 5 < mem.tsr > b5.txt || fail "$arch: -n 5"
+	[ "$(wc -l < b5.txt)" -eq 15 ] || fail "$arch: not 15 5-best lines"
+	beam -m m.tsr -c 4 -n 6 < mem.tsr > /dev/null 2> err
+	[ $? -eq 2 ] && grep -q -- '-k 5' err ||
+		fail "$arch: -n 6 not refused by the default beam: $(cat err)"
 done
 [ $errors -eq 0 ]
