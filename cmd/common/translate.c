@@ -113,9 +113,6 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 					      "tokenize");
 	struct align_opts ao = c->o->al;
 
-	/* the default, the best on the Bible's dev set (doc/alignment.md) */
-	if (!c->o->al_layers && h->L > 1 && h->L <= 64)
-		ao.layers = ~0ull >> (64 - h->L) & ~1ull;
 	if (!src)
 		return -1;
 	if ((int)src->dim[0] != h->S) {
@@ -396,7 +393,7 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");
-			o->al_layers = o->al_given = 1;
+			o->al_given = 1;
 			break;
 		case OPT_HEADS:
 			o->al.heads = opt_mask(optarg, "--heads");

@@ -22,8 +22,6 @@ struct translate_opts {
 	int normalize;		/* scores per target id, not their sum */
 	int align;		/* Pharaoh word alignment */
 	struct align_opts al;	/* what -A averages and links (align.h) */
-	int al_layers;		/* --layers given; else every layer but the
-				   first (one layer: that one) */
 	int al_given;		/* any of --layers, --heads, --min-share,
 				   --unlinked */
 	int bf16;		/* decode, beam: the Transformer decoder's
