@@ -283,7 +283,7 @@ DEMO_TEXT  = examples/sample.es
 demo: all
 	@m=$(DEMO_MODEL); PATH=$(BUILD)/bin:$$PATH; \
 	tokenize -m $$m $(DEMO_TEXT) | embed -m $$m | encode -m $$m | \
-	    attend -m $$m | beam -m $$m -k 4 > $(BUILD)/demo.en && \
+	    attend -m $$m | beam -m $$m > $(BUILD)/demo.en && \
 	awk 'NR == FNR { en[FNR] = $$0; next } \
 	    { print "es: " $$0; print "en: " en[FNR]; print "" }' \
 	    $(BUILD)/demo.en $(DEMO_TEXT)

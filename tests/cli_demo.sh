@@ -15,7 +15,7 @@ tensordump -H "$m" | awk '$2 ~ /^optim\./ ||
 tokenize -m "$m" "$text" | embed -m "$m" | encode -m "$m" |
 	attend -m "$m" > mem.tsr
 decode -m "$m" < mem.tsr > greedy.en
-beam -m "$m" -k 4 < mem.tsr > beam.en
+beam -m "$m" < mem.tsr > beam.en
 n=$(wc -l < "$text")
 [ "$n" -ge 3 ] || fail "$text has $n lines"
 for f in greedy.en beam.en; do

@@ -36,9 +36,10 @@
  * as tensor2tensor, attention weights) and label smoothing 0.1.
  * The paper's post-norm, untied embeddings, warmup 4000 and batches of
  * about 25000 target tokens learn little in an hour of one core; the
- * defaults are the recipe's that do (examples/bible-transformer.sh):
+ * defaults are those that do in 35 minutes (examples/recipes.sh):
  * pre-norm, every embedding tied (one joint vocabulary), warmup 300 and
- * batches of 2000 target tokens.
+ * batches of 2000 target tokens.  (Hours of training want more dropout,
+ * a longer warm-up and larger batches: examples/bible-transformer.sh.)
  */
 static const char *const tf_defaults[] = {
 	"d_model=256", "heads=4", "ffn=1024", "enc_layers=3", "dec_layers=3",
