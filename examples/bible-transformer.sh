@@ -5,9 +5,9 @@
 # 8000 units) on the Spanish-English Bible corpus with two threads, for
 # 6000 updates of batches of 4000 target tokens (dropout 0.3, warm-up 1000:
 # 1 h 40 min on a 2-core machine), keeps a checkpoint every SAVE updates,
-# exports the mean of the last two (5500 and 6000) as f16, and scores its greedy and beam translations of
-# the dev set (beam's defaults) with BLEU against the KJV (and with the
-# WEB as a second reference).
+# exports the mean of the last two (5500 and 6000) as f16, and scores its
+# greedy and beam translations of the dev set (beam's defaults) with BLEU
+# against the KJV (and with the WEB as a second reference).
 #
 #   sh examples/bible-transformer.sh [WORKDIR]
 #
