@@ -111,7 +111,6 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 {
 	const struct tensor *src = frame_need(f, "src.ids", DT_I32, 1,
 					      "tokenize");
-	struct align_opts ao = c->o->al;
 
 	if (!src)
 		return -1;
@@ -123,7 +122,7 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 	}
 	c->text.n = 0;
 	if (align_words(c->sv, src->data, h->S, c->tv, h->ids, h->len,
-			h->attw, h->L, h->H, &ao, &c->text) < 0) {
+			h->attw, h->L, h->H, &c->o->al, &c->text) < 0) {
 		err_prefix("frame %llu", (unsigned long long)f->number);
 		return -1;
 	}
