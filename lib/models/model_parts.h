@@ -1,0 +1,25 @@
+/*
+ * model_parts.h: what the files of a model (model.c, model_keys.c,
+ * params.c, model_load.c) share and no one else calls: a new model's
+ * config, and its parameters declared and placed.
+ */
+#ifndef ATTN_MODEL_PARTS_H
+#define ATTN_MODEL_PARTS_H
+
+#include "model.h"
+
+/* c = arch=a's name, then the training keys' defaults, then a's. */
+int model_config_defaults(struct config *c, const struct arch *a);
+
+/* Reads the vocabulary sizes of m's config and has m's architecture
+ * declare its parameters (model_add_param).  0, or -1 (err_msg()). */
+int model_declare(struct model *m);
+
+/*
+ * Allocates w (and g, when training) and binds the parameters.  A
+ * parameter i with in[i] set (in may be NULL) is used where it lies, in a
+ * mapped file, and takes no room in w.  0, or -1 (err_msg()).
+ */
+int model_place(struct model *m, int training, float *const *in);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * params.c: a model's parameter table: named parameters declared by the
+ * architecture, found by hashed name, and placed in one allocation (or
+ * where they lie in a mapped file); see model.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "base/errmsg.h"
+#include "kernels/gemm_packed.h"
+#include "kernels/kernels.h"
+#include "model_parts.h"
+
+/* Parameters start on 64-byte boundaries, for the vector kernels. */
+#define PARAM_ALIGN 16
+
+/* FNV-1a: the slot of a parameter's name. */
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return (size_t)(h ^ h >> 32);
+}
+
+/* Room for one more parameter: the table doubled, the slots rehashed
+ * (at most half full). */
+static int param_room(struct model *m)
+{
+	size_t nslot, i, j;
+	struct param *p;
+	int *slot, cap;
+
+	if (m->nparam < m->param_cap)
+		return 0;
+	cap = m->param_cap ? 2 * m->param_cap : 64;
+	nslot = 2 * (size_t)cap;
+	p = realloc(m->param, cap * sizeof *p);
+	if (p)
+		m->param = p;
+	slot = p ? calloc(nslot, sizeof *slot) : NULL;
+	if (!slot) {
+		err_set("out of memory for %d parameters", cap);
+		return -1;
+	}
+	for (i = 0; i < (size_t)m->nparam; i++) {
+		for (j = name_hash(p[i].name) & (nslot - 1); slot[j];
+		     j = (j + 1) & (nslot - 1))
+			;
+		slot[j] = i + 1;
+	}
+	free(m->param_slot);
+	m->param_slot = slot;
+	m->param_mask = nslot - 1;
+	m->param_cap = cap;
+	return 0;
+}
+
+int model_add_param(struct model *m, const char *name, int rank, int d0,
+		    int d1)
+{
+	struct param *p;
+	size_t n, j;
+
+	if (strlen(name) >= PARAM_NAME_MAX || rank < 1 || rank > 2 ||
+	    d0 <= 0 || (rank == 2 && d1 <= 0)) {
+		err_set("parameter '%s': bad name or shape", name);
+		return -1;
+	}
+	if (model_param(m, name)) {
+		err_set("parameter '%s' declared twice", name);
+		return -1;
+	}
+	n = (size_t)d0 * (rank == 2 ? d1 : 1);
+	if (n > m->param_budget - m->param_bytes) {
+		err_set("the config declares more parameters than the file "
+			"holds: '%s' [%d, %d] takes them beyond its %zu bytes "
+			"of records", name, d0, rank == 2 ? d1 : 1,
+			m->param_budget);
+		return -1;
+	}
+	if (param_room(m) < 0)
+		return -1;
+	p = &m->param[m->nparam++];
+	memset(p, 0, sizeof *p);
+	strcpy(p->name, name);
+	p->rank = rank;
+	p->dim[0] = d0;
+	p->dim[1] = rank == 2 ? d1 : 1;
+	p->n = n;
+	m->param_bytes += n;
+	for (j = name_hash(name) & m->param_mask; m->param_slot[j];
+	     j = (j + 1) & m->param_mask)
+		;
+	m->param_slot[j] = m->nparam;
+	return 0;
+}
+
+int model_param_int8(const struct param *p)
+{
+	size_t n = strlen(p->name);
+
+	return p->rank == 2 && !(n >= 4 && strcmp(p->name + n - 4, ".emb") == 0);
+}
+
+int model_wpack(const struct model *m, struct wpack *w, const float *W,
+		int N, int K, int pack)
+{
+	for (int i = 0; pack == WPACK_I8 && i < m->nparam; i++) {
+		const struct param *p = &m->param[i];
+		if (p->w == W && p->q && p->dim[0] == N && p->dim[1] == K)
+			return wpack_init_i8(w, p->q, p->qs, N, K);
+	}
+	return wpack_init(w, W, N, K, pack);
+}
+
+struct param *model_param(const struct model *m, const char *name)
+{
+	size_t j;
+
+	if (!m->param_slot)
+		return NULL;
+	for (j = name_hash(name) & m->param_mask; m->param_slot[j];
+	     j = (j + 1) & m->param_mask) {
+		struct param *p = &m->param[m->param_slot[j] - 1];
+
+		if (strcmp(p->name, name) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static void zero_task(void *ctx, int64_t lo, int64_t hi)
+{
+	memset((float *)ctx + lo, 0, (size_t)(hi - lo) * sizeof(float));
+}
+
+/* Zeroed on the threads: the first touch of a model's pages (the kernel's
+ * page faults) is a tenth of a decoder's start. */
+static float *alloc_floats(size_t n)
+{
+	void *p;
+
+	if (posix_memalign(&p, 64, (n ? n : 1) * sizeof(float)))
+		return NULL;
+	kern_parallel_for((int64_t)n, 1 << 18, zero_task, p);
+	return p;
+}
+
+static size_t padded(size_t n)
+{
+	return (n + PARAM_ALIGN - 1) / PARAM_ALIGN * PARAM_ALIGN;
+}
+
+int model_declare(struct model *m)
+{
+	int sv, tv;
+
+	if (model_size_key(m, "src_vocab", &sv) < 0 ||
+	    model_size_key(m, "tgt_vocab", &tv) < 0)
+		return -1;
+	if (sv < 4 || tv < 4) {
+		err_set("config: src_vocab=%d, tgt_vocab=%d: a vocabulary "
+			"has at least the 4 special tokens", sv, tv);
+		return -1;
+	}
+	m->src_vocab = sv;
+	m->tgt_vocab = tv;
+	return m->arch->declare(m);
+}
+
+int model_place(struct model *m, int training, float *const *in)
+{
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < m->nparam; i++)
+		if (!in || !in[i])
+			off += padded(m->param[i].n);
+	m->nw = off;
+	m->w = alloc_floats(m->nw);
+	m->g = training ? alloc_floats(m->nw) : NULL;
+	if (!m->w || (training && !m->g)) {
+		err_set("out of memory for %zu parameters", m->nw);
+		return -1;
+	}
+	for (off = 0, i = 0; i < m->nparam; i++) {
+		struct param *p = &m->param[i];
+
+		if (in && in[i]) {
+			p->w = in[i];
+			p->g = NULL;
+			continue;
+		}
+		p->w = m->w + off;
+		p->g = m->g ? m->g + off : NULL;
+		off += padded(p->n);
+	}
+	return m->arch->bind(m);
+}
