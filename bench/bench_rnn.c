@@ -107,7 +107,7 @@ static int decode_once(void *arg)
 	if (!logp || m->arch->embed(m, fp, r->nsent) < 0 ||
 	    m->arch->encode(m, fp, r->nsent) < 0 ||
 	    m->arch->attend(m, fp, r->nsent) < 0 ||
-	    !(d = m->arch->dec_new(m, fp, r->nsent, 1)))
+	    !(d = m->arch->dec_new(m, NULL, fp, r->nsent, 1)))
 		goto out;
 	for (int i = 0; i < r->steps; i++) {
 		if (m->arch->dec_step(d, r->nsent, prev, logp, NULL) < 0)

@@ -34,7 +34,7 @@
  * for the replay's products alone.
  *
  * Where the CPU has AVX512_BF16, each translation again with the decoder's
- * products in bf16 (decode and beam --matmul bf16: model.h's dec_bf16),
+ * products in bf16 (decode and beam --matmul bf16: arch.h's dec_opts),
  * against the f32 line of the same run, with its own profile.  And again
  * with the model's int8 export (train-step -x --dtype int8: every matrix
  * product of encoder and decoder in int8, gemm_packed.h), against f32 and
@@ -173,8 +173,9 @@ struct run {
 
 /* Translates src (embed, encode, attend, search with beams of k, at most
  * STEPS ids) reps times; the best run. */
-static struct run translate(const struct model *m, const struct batch_ids *src,
-			    int k, int reps)
+static struct run translate(const struct model *m,
+			    const struct dec_opts *dec,
+			    const struct batch_ids *src, int k, int reps)
 {
 	struct search_opts o;
 	struct run best = { 0 };
@@ -185,6 +186,7 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 	o.k = k;
 	o.len_a = 0;
 	o.len_b = STEPS;
+	o.dec = *dec;
 	for (int r = 0; r < reps; r++) {
 		struct frame fr[B], *fp[B];
 		struct search_result res[B];
@@ -209,7 +211,7 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 			die("encode");
 		/* as translate.c: the weights packed for the first batch
 		 * serve the next ones */
-		if (!keep && !(keep = m->arch->dec_new(m, fp, 1, 1)))
+		if (!keep && !(keep = m->arch->dec_new(m, dec, fp, 1, 1)))
 			die("dec_new");
 		double t1 = bench_cpu_now();
 		if (search(m, fp, B, &o, res) < 0)
@@ -239,11 +241,11 @@ static struct run translate(const struct model *m, const struct batch_ids *src,
 /*
  * The replay of a decoder step of M rows at position t over sources of S
  * positions: *prod and *att get the CPU seconds of its matrix products
- * (packed as the decoder packs them, in bf16 with m->dec_bf16, int8 with
+ * (packed as the decoder packs them, in bf16 with dec->bf16, int8 with
  * m->int8) and of its attention.
  */
-static void replay_step(const struct model *m, int M, int S, int t,
-			double *prod, double *att)
+static void replay_step(const struct model *m, const struct dec_opts *dec,
+			int M, int S, int t, double *prod, double *att)
 {
 	const struct tf_net *n = m->net;
 	int L = n->dec_layers, d = n->d, reps = 3;
@@ -254,7 +256,7 @@ static void replay_step(const struct model *m, int M, int S, int t,
 	float *mem = calloc(4 * kv * L, sizeof(float));
 	const void **kp = malloc(sizeof(*kp) * M), **vp = malloc(sizeof(*vp) * M);
 	int *ns = malloc(sizeof(int) * M), *nt = malloc(sizeof(int) * M);
-	int pack = m->int8 ? WPACK_I8 : m->dec_bf16 ? WPACK_BF16 : WPACK_F32;
+	int pack = m->int8 ? WPACK_I8 : dec->bf16 ? WPACK_BF16 : WPACK_F32;
 
 	if (!w || !x || !y || !mem || !kp || !vp || !ns || !nt)
 		die("replay");
@@ -353,13 +355,14 @@ static double i8_peak(void)
 }
 
 /* peak: of the step's products (the FMA's; int8's for an int8 model) */
-static void profile(const struct model *m, const struct size *z,
-		    const struct run *r, double peak, const char *peak_name)
+static void profile(const struct model *m, const struct dec_opts *dec,
+		    const struct size *z, const struct run *r, double peak,
+		    const char *peak_name)
 {
 	double prod, att, g = 2 * dec_macs(z, r->rows) / r->step_s * 1e-9;
 
-	replay_step(m, (int)(r->rows + 0.5), LEN - 2, (int)(r->steps / 2) + 1,
-		    &prod, &att);
+	replay_step(m, dec, (int)(r->rows + 0.5), LEN - 2,
+		    (int)(r->steps / 2) + 1, &prod, &att);
 	printf("       profile: a step %.2f ms: matrix products %2.0f%%, "
 	       "attention %2.0f%%, other %2.0f%%; the search %2.0f%% of the "
 	       "time\n", r->step_s * 1e3, 100 * prod / r->step_s,
@@ -375,7 +378,8 @@ static void report(const char *what, struct model *m, struct model *m8,
 		   const struct size *z, const struct batch_ids *src, int k,
 		   double rate, int reps, double goal, const char *against)
 {
-	struct run r = translate(m, src, k, reps);
+	const struct dec_opts f32 = { 0 };
+	struct run r = translate(m, &f32, src, k, reps);
 	char key[64];
 	double ts = ntokens(src);
 	double bound = B * STEPS / ((enc_macs(z, ts) + k * dec_macs(z, B * STEPS))
@@ -394,9 +398,9 @@ static void report(const char *what, struct model *m, struct model *m8,
 	bench_torch_ratio(key, r.tok_s);
 	strcat(key, ".decode");
 	bench_torch_ratio(key, r.tok_s / r.search);
-	profile(m, z, &r, fma_peak, "FMA");
+	profile(m, &f32, z, &r, fma_peak, "FMA");
 	/* the int8 export */
-	struct run q = translate(m8, src, k, reps);
+	struct run q = translate(m8, &f32, src, k, reps);
 	char label[80];
 	printf("       int8 model %7.0f output tok/s  %.2fx f32; the decoding "
 	       "stage %7.0f, %.2fx f32\n", q.tok_s, q.tok_s / r.tok_s,
@@ -404,11 +408,10 @@ static void report(const char *what, struct model *m, struct model *m8,
 	snprintf(label, sizeof label, "int8 %s", key);
 	bench_torch_ratio_as(label, key, q.tok_s / q.search);
 	if (int8_peak > 0)
-		profile(m8, z, &q, int8_peak, "int8");
+		profile(m8, &f32, z, &q, int8_peak, "int8");
 	/* and with its attention's keys and values in f16 (--kv f16) */
-	m8->kv_f16 = 1;
-	struct run q16 = translate(m8, src, k, reps);
-	m8->kv_f16 = 0;
+	struct run q16 = translate(m8, &(struct dec_opts){ .kv_f16 = 1 }, src,
+				   k, reps);
 	printf("       int8, f16 kv %7.0f output tok/s  %.2fx int8; the "
 	       "decoding stage %7.0f, %.2fx int8\n", q16.tok_s,
 	       q16.tok_s / q.tok_s, q16.tok_s / q16.search,
@@ -423,16 +426,15 @@ static void report(const char *what, struct model *m, struct model *m8,
 	/* --matmul bf16, where the CPU has it */
 	if (wpack_bf16_check() < 0)
 		return;
-	m->dec_bf16 = 1;
-	struct run h = translate(m, src, k, reps);
+	const struct dec_opts bf16 = { .bf16 = 1 };
+	struct run h = translate(m, &bf16, src, k, reps);
 	printf("       bf16 decoder %7.0f output tok/s  %.2fx f32  goal %4.0f: "
 	       "%.2f of it\n", h.tok_s, h.tok_s / r.tok_s, goal,
 	       h.tok_s / goal);
 	printf("       bf16 decoder %7.0f output tok/s  the decoding stage "
 	       "alone  %.2fx f32\n", h.tok_s / h.search,
 	       h.tok_s / h.search / (r.tok_s / r.search));
-	profile(m, z, &h, fma_peak, "FMA");
-	m->dec_bf16 = 0;
+	profile(m, &bf16, z, &h, fma_peak, "FMA");
 }
 
 int main(void)

@@ -274,6 +274,7 @@ static void shortlist(const char *model, const char *pairs, int nfreq,
 	struct corpus c;
 	struct model *m;
 	int32_t *freq, *trans;
+	struct sl_table *t;
 	int found, s, j, nsrc = 0;
 
 	if (train_lock(model) < 0)	/* held until exit */
@@ -292,8 +293,8 @@ static void shortlist(const char *model, const char *pairs, int nfreq,
 		die("out of memory");
 	if (lexicon_learn(&c, m->src_vocab, m->tgt_vocab, nfreq, k, freq,
 			  &found, trans, NULL) < 0 ||
-	    shortlist_table_set(m, freq, found, trans, k) < 0 ||
-	    model_save_shortlist(m, model) < 0)
+	    !(t = shortlist_table_new(m, freq, found, trans, k)) ||
+	    shortlist_table_save(t, model) < 0)
 		die_err();
 	for (s = 0; s < m->src_vocab; s++)
 		for (j = 0; j < k && trans[(size_t)s * k + j] >= 0; j++)
@@ -305,6 +306,7 @@ static void shortlist(const char *model, const char *pairs, int nfreq,
 			nsrc, c.n);
 	free(freq);
 	free(trans);
+	shortlist_table_free(t);
 	corpus_free(&c);
 	model_free(m);
 }

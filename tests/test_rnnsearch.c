@@ -568,7 +568,7 @@ START_TEST(records_refused)
 	ck_assert_ptr_nonnull(strstr(err_msg(), "src.emb"));
 	/* no att.keys: the decoder names the record and the stage */
 	frame_drop(f, "att.keys");
-	ck_assert_ptr_null(m->arch->dec_new(m, &fp, 1, 1));
+	ck_assert_ptr_null(m->arch->dec_new(m, NULL, &fp, 1, 1));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "att.keys"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "attend"));
 	sc_ids_refused(m, f, &src);

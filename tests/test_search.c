@@ -69,7 +69,8 @@ struct decoder {
 	int steps;
 };
 
-static struct decoder *sc_new(const struct model *m, struct frame **f,
+static struct decoder *sc_new(const struct model *m,
+			      const struct dec_opts *o, struct frame **f,
 			      int n, int width)
 {
 	struct decoder *d = calloc(1, sizeof *d);
@@ -516,7 +517,7 @@ START_TEST(attention_and_forced_decoding)
 						  &len, h->ids), 0);
 		ck_assert_ptr_nonnull(frame_put(&frames[i], &t2));
 	}
-	ck_assert_int_eq(search_force(&m, fp, 8, "hyp.ids", 1, forced), 0);
+	ck_assert_int_eq(search_force(&m, NULL, fp, 8, "hyp.ids", 1, forced), 0);
 	for (i = 0; i < 8; i++) {
 		ck_assert(forced[i].score == r[i].hyp[0].score);
 		ck_assert_int_eq(memcmp(forced[i].attw, r[i].hyp[0].attw,
@@ -526,7 +527,7 @@ START_TEST(attention_and_forced_decoding)
 	}
 	/* an id outside the vocabulary is refused, naming it */
 	((int32_t *)frame_find(&frames[3], "hyp.ids")->data)[0] = 7;
-	ck_assert_int_eq(search_force(&m, fp, 8, "hyp.ids", 0, forced), -1);
+	ck_assert_int_eq(search_force(&m, NULL, fp, 8, "hyp.ids", 0, forced), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "hyp.ids"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 3"));
 	free_frames();

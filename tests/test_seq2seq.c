@@ -499,12 +499,12 @@ START_TEST(records_refused)
 	f = sc_pipeline(m, &src);
 	fp = f;
 	/* att.h of 2 layers into a decoder of 3 */
-	ck_assert_ptr_null(other->arch->dec_new(other, &fp, 1, 1));
+	ck_assert_ptr_null(other->arch->dec_new(other, NULL, &fp, 1, 1));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "att.h"));
 	ck_assert_int_eq(other->arch->attend(other, &fp, 1), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "enc.h"));
 	frame_drop(f, "att.c");
-	ck_assert_ptr_null(m->arch->dec_new(m, &fp, 1, 1));
+	ck_assert_ptr_null(m->arch->dec_new(m, NULL, &fp, 1, 1));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "att.c"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "attend"));
 	sc_ids_refused(m, f, &src);

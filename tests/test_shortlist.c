@@ -120,7 +120,8 @@ static void put_src(struct frame *f, const int32_t *ids, uint64_t n)
  */
 START_TEST(decoder_shortlists)
 {
-	struct model m = { 0 };
+	struct model m = { 0 }, other;
+	struct sl_table *t;
 	enum { V = 12, K = 3 };
 	static const int32_t freq[] = { 6 };
 	int32_t trans[V * 2];
@@ -147,14 +148,21 @@ START_TEST(decoder_shortlists)
 	put_src(&frames[0], s0, 2);
 	put_src(&frames[1], s1, 3);
 
-	/* no table yet */
-	ck_assert_ptr_null(shortlist_new(&m, fp, 2, 3, W, b, K, WPACK_F32));
-	ck_assert_ptr_nonnull(strstr(err_msg(), "no shortlist"));
-	ck_assert_int_eq(shortlist_table_set(&m, freq, 1, trans, 2), 0);
+	/* a table made for other vocabularies */
+	other = m;
+	other.tgt_vocab = V + 1;
+	t = shortlist_table_new(&other, freq, 1, trans, 2);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_null(shortlist_new(&m, t, fp, 2, 3, W, b, K,
+					 WPACK_F32));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "for a model of"));
+	shortlist_table_free(t);
+	t = shortlist_table_new(&m, freq, 1, trans, 2);
+	ck_assert_ptr_nonnull(t);
 
 	/* greedy (one row a sentence): the union; beam: each sentence's */
 	for (cap = 3; cap <= 6; cap += 3) {
-		sl = shortlist_new(&m, fp, 2, cap, W, b, K, WPACK_F32);
+		sl = shortlist_new(&m, t, fp, 2, cap, W, b, K, WPACK_F32);
 		ck_assert_ptr_nonnull(sl);
 		ck_assert_int_eq(sl->nw, cap == 3 ? 1 : 2);
 		ck_assert_int_eq(sl->U, 8);
@@ -196,18 +204,18 @@ START_TEST(decoder_shortlists)
 
 	/* a frame without src.ids */
 	frame_clear(&frames[1]);
-	ck_assert_ptr_null(shortlist_new(&m, fp, 2, 3, W, b, K, WPACK_F32));
+	ck_assert_ptr_null(shortlist_new(&m, t, fp, 2, 3, W, b, K,
+					 WPACK_F32));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "src.ids"));
 
 	/* bad tables */
 	trans[3] = V;
-	ck_assert_int_eq(shortlist_table_set(&m, freq, 1, trans, 2), -1);
+	ck_assert_ptr_null(shortlist_table_new(&m, freq, 1, trans, 2));
 	trans[3] = -1;
-	ck_assert_int_eq(shortlist_table_set(&m, freq, 1, trans, 0), -1);
-	ck_assert_int_eq(shortlist_table_set(&m, (int32_t[]){ -1 }, 1, trans,
-					     2), -1);
-	free(m.sl.freq);
-	free(m.sl.trans);
+	ck_assert_ptr_null(shortlist_table_new(&m, freq, 1, trans, 0));
+	ck_assert_ptr_null(shortlist_table_new(&m, (int32_t[]){ -1 }, 1,
+					       trans, 2));
+	shortlist_table_free(t);
 	frame_clear(&frames[0]);
 }
 END_TEST

@@ -109,7 +109,7 @@ START_TEST(shorter_layer_named_with_its_rows)
 	/* without src.ids, read_memory's check is the one that sees it */
 	frame_drop(&f[1], "src.ids");
 	shorten(&f[1], "att.1.k", 4);
-	ck_assert_ptr_null(m->arch->dec_new(m, fp, 2, 1));
+	ck_assert_ptr_null(m->arch->dec_new(m, NULL, fp, 2, 1));
 	ck_assert_str_eq(err_msg(),
 			 "frame 8: att.1.k has 4 rows where att.0.k has 6");
 	for (i = 0; i < 2; i++)
@@ -127,17 +127,17 @@ START_TEST(decoder_memory_not_finite)
 	attended(m, &f[0], 3, 4);
 	attended(m, &f[1], 4, 5);
 	poke(&f[1], "att.1.v", 2 * 4 + 3, NAN);		/* row 2, column 3 */
-	ck_assert_ptr_null(m->arch->dec_new(m, fp, 2, 1));
+	ck_assert_ptr_null(m->arch->dec_new(m, NULL, fp, 2, 1));
 	ck_assert_str_eq(err_msg(), "frame 4: att.1.v[2, 3] is nan: a "
 			 "model's input is finite");
 	poke(&f[1], "att.1.v", 2 * 4 + 3, 0);
 	poke(&f[0], "att.0.k", 1, -INFINITY);
-	ck_assert_ptr_null(m->arch->dec_new(m, fp, 2, 1));
+	ck_assert_ptr_null(m->arch->dec_new(m, NULL, fp, 2, 1));
 	ck_assert_str_eq(err_msg(), "frame 3: att.0.k[0, 1] is -inf: a "
 			 "model's input is finite");
 	poke(&f[0], "att.0.k", 1, 0);
 	{
-		struct decoder *d = m->arch->dec_new(m, fp, 2, 1);
+		struct decoder *d = m->arch->dec_new(m, NULL, fp, 2, 1);
 
 		ck_assert_msg(d != NULL, "%s", err_msg());
 		m->arch->dec_free(d);
@@ -158,7 +158,7 @@ START_TEST(decoder_memory_rows_against_tokens)
 	attended(m, &f, 9, 6);
 	for (i = 0; i < 4; i++)
 		shorten(&f, name[i], 4);
-	ck_assert_ptr_null(m->arch->dec_new(m, &fp, 1, 1));
+	ck_assert_ptr_null(m->arch->dec_new(m, NULL, &fp, 1, 1));
 	ck_assert_str_eq(err_msg(), "frame 9: att.0.k has 4 rows and src.ids "
 			 "6 tokens: a row for each token");
 	frame_free(&f);
@@ -189,11 +189,11 @@ START_TEST(rnn_stage_inputs)
 
 	attended(m, &f, 5, 4);
 	poke(&f, "att.init", 1, NAN);
-	ck_assert_ptr_null(m->arch->dec_new(m, &fp, 1, 1));
+	ck_assert_ptr_null(m->arch->dec_new(m, NULL, &fp, 1, 1));
 	ck_assert_str_eq(err_msg(), "frame 5: att.init[1] is nan: a "
 			 "model's input is finite");
 	poke(&f, "att.init", 1, 0);
-	d = m->arch->dec_new(m, &fp, 1, 1);
+	d = m->arch->dec_new(m, NULL, &fp, 1, 1);
 	ck_assert_msg(d != NULL, "%s", err_msg());
 	m->arch->dec_free(d);
 	frame_free(&f);

@@ -304,7 +304,7 @@ START_TEST(positions_config_and_limits)
 	make_batch(&s, 2, sl2, &r);
 	f = frames_of(&s, fp);
 	pipeline(m, fp, 2);
-	d = m->arch->dec_new(m, fp, 2, 1);
+	d = m->arch->dec_new(m, NULL, fp, 2, 1);
 	ck_assert_ptr_nonnull(d);
 	for (step = 0; step < 5; step++)
 		ck_assert_int_eq(m->arch->dec_step(d, 2, prev, logp, NULL), 0);
@@ -482,7 +482,7 @@ static void decoder_matches_teacher(const char *norm, const char *tie,
 	ck_assert_msg(transformer_logp(m, &s, &t, ref) == 0, "%s", err_msg());
 	f = frames_of(&s, fp);
 	pipeline(m, fp, 3);
-	d = m->arch->dec_new(m, fp, 3, width);
+	d = m->arch->dec_new(m, NULL, fp, 3, width);
 	ck_assert_ptr_nonnull(d);
 	m->arch->dec_attw_planes(d, &L, &H);
 	ck_assert_int_eq(L, 2);
@@ -624,8 +624,8 @@ static void padding_check(const char *pos)
 		assert_close(name, frame_find(pb[1], name)->data,
 			     frame_find(pa[0], name)->data, 3 * 8, 1e-5);
 	}
-	db = m->arch->dec_new(m, pb, 3, 1);
-	da = m->arch->dec_new(m, pa, 1, 1);
+	db = m->arch->dec_new(m, NULL, pb, 3, 1);
+	da = m->arch->dec_new(m, NULL, pa, 1, 1);
 	for (step = 0; step < 4; step++) {
 		int32_t prev[3], p1 = prev_of(&t, 1, step);
 
@@ -802,7 +802,7 @@ static double copied_tokens(const struct model *m, struct rng *r, int n)
 	make_batch(&s, n, len, r);
 	f = frames_of(&s, fp);
 	pipeline(m, fp, n);
-	d = m->arch->dec_new(m, fp, n, 1);
+	d = m->arch->dec_new(m, NULL, fp, n, 1);
 	for (i = 0; i < n; i++)
 		prev[i] = 1;
 	for (step = 0; step < s.S; step++) {

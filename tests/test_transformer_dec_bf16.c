@@ -1,6 +1,6 @@
 /*
  * test_transformer_dec_bf16.c: the Transformer's decoder with bf16
- * products (model.h's dec_bf16).  A sentence searched alone (a decoder of
+ * products (arch.h's dec_opts).  A sentence searched alone (a decoder of
  * one row, which f32 would not pack) gets the ids and the score bits it
  * gets in a batch, greedy and with beams; its scores are not f32's; f32
  * and bf16 decoders of one model alive at once each keep their own packs
@@ -27,9 +27,9 @@ START_TEST(test_batch_independent)
 
 	tfdec_run(1, NS, f32);
 	/* an f32 decoder that packs, alive throughout the bf16 runs */
-	keep_f32 = tfdec_m->arch->dec_new(tfdec_m, tfdec_fp, NS, 1);
+	keep_f32 = tfdec_m->arch->dec_new(tfdec_m, NULL, tfdec_fp, NS, 1);
 	ck_assert_ptr_nonnull(keep_f32);
-	tfdec_m->dec_bf16 = 1;
+	tfdec_opts.bf16 = 1;
 	for (int k = 1; k <= 3; k += 2) {
 		tfdec_run(k, NS, all);
 		tfdec_run(k, 1, alone);
@@ -45,9 +45,9 @@ START_TEST(test_batch_independent)
 	}
 	ck_assert_msg(differ > 0, "bf16 scores are f32's");
 	/* a bf16 decoder alive while f32 runs again: f32's bits */
-	keep_bf16 = tfdec_m->arch->dec_new(tfdec_m, tfdec_fp, 1, 1);
+	keep_bf16 = tfdec_m->arch->dec_new(tfdec_m, &tfdec_opts, tfdec_fp, 1, 1);
 	ck_assert_ptr_nonnull(keep_bf16);
-	tfdec_m->dec_bf16 = 0;
+	tfdec_opts.bf16 = 0;
 	tfdec_run(1, 5, again);
 	for (int i = 0; i < NS; i++)
 		ck_assert_msg(tfdec_same(&f32[i].hyp[0], &again[i].hyp[0]),
@@ -61,11 +61,12 @@ END_TEST
 
 START_TEST(test_refused)
 {
-	tfdec_m->dec_bf16 = 1;
-	struct decoder *d = tfdec_m->arch->dec_new(tfdec_m, tfdec_fp, NS, 1);
+	tfdec_opts.bf16 = 1;
+	struct decoder *d = tfdec_m->arch->dec_new(tfdec_m, &tfdec_opts,
+						   tfdec_fp, NS, 1);
 	ck_assert_ptr_null(d);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "AVX512_BF16"));
-	tfdec_m->dec_bf16 = 0;
+	tfdec_opts.bf16 = 0;
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /*
  * test_transformer_dec_kv16.c: the Transformer's decoder with its
- * attention's keys and values kept in f16 (model.h's kv_f16).
+ * attention's keys and values kept in f16 (arch.h's dec_opts).
  *
  * Exactly: where every key and value is an f16 number already (the
  * memory's rounded in the frames, the self-attention's K and V
@@ -77,9 +77,9 @@ START_TEST(test_exact_on_half_values)
 	for (int i = 0; i < nisa; i++) {
 		kern_set_isa(isa[i]);
 		for (int k = 1; k <= 3; k += 2) {
-			tfdec_m->kv_f16 = 0;
+			tfdec_opts.kv_f16 = 0;
 			tfdec_run(k, NS, f32);
-			tfdec_m->kv_f16 = 1;
+			tfdec_opts.kv_f16 = 1;
 			tfdec_run(k, 5, f16);
 			for (int s = 0; s < NS; s++)
 				for (int h = 0; h < f32[s].n; h++)
@@ -102,7 +102,7 @@ START_TEST(test_batch_independent)
 	int differ = 0;
 
 	tfdec_run(1, NS, f32);
-	tfdec_m->kv_f16 = 1;
+	tfdec_opts.kv_f16 = 1;
 	for (int k = 1; k <= 3; k += 2) {
 		tfdec_run(k, NS, all);
 		tfdec_run(k, 1, alone);

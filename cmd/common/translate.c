@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "opt.h"
 #include "kernels/gemm_packed.h"
+#include "models/shortlist.h"
 #include "modelid.h"
 #include "prog.h"
 #include "translate.h"
@@ -16,6 +17,8 @@
 struct tctx {
 	const struct translate_opts *o;
 	const struct model *m;
+	struct search_opts search;	/* o's, with the decoder's options */
+	struct sl_table *shortlist;	/* --shortlist's table */
 	struct model_id id;
 	struct bpe *sv, *tv;
 	struct tsr_writer *w;		/* --tensors */
@@ -55,16 +58,16 @@ static int process(void *arg, struct frame **f, const int *slot, int n)
 		if (model_id_frame(f[i], &c->id) < 0)
 			return -1;
 	if (!c->keep)	/* on failure, the search says why */
-		c->keep = c->m->arch->dec_new(c->m, f, 1, 1);
+		c->keep = c->m->arch->dec_new(c->m, &c->search.dec, f, 1, 1);
 	if (c->scoring) {
-		if (search_force(c->m, f, n, "tgt.ids", want_attw(c->o),
-				 c->tmph) < 0)
+		if (search_force(c->m, &c->search.dec, f, n, "tgt.ids",
+				 want_attw(c->o), c->tmph) < 0)
 			return -1;
 		for (i = 0; i < n; i++)
 			c->forced[slot[i]] = c->tmph[i];
 		return 0;
 	}
-	if (search(c->m, f, n, &c->o->search, c->tmp) < 0)
+	if (search(c->m, f, n, &c->search, c->tmp) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
 		c->res[slot[i]] = c->tmp[i];
@@ -233,7 +236,7 @@ static int run(const struct translate_opts *o, int scoring)
 		return -1;
 	c.m = m;
 	model_id_model(&c.id, m, o->model);
-	if (o->bf16 && m->arch != &arch_transformer) {
+	if (o->bf16 && !(m->arch->dec_caps & DEC_BF16)) {
 		err_set("%s: --matmul bf16: the %s decoder has f32 products "
 			"only", o->model, m->arch->name);
 		goto out;
@@ -242,21 +245,26 @@ static int run(const struct translate_opts *o, int scoring)
 		err_prefix("--matmul bf16");
 		goto out;
 	}
-	m->dec_bf16 = o->bf16;
-	if (o->kv_f16 && m->arch != &arch_transformer) {
+	if (o->kv_f16 && !(m->arch->dec_caps & DEC_KV_F16)) {
 		err_set("%s: --kv f16: the %s decoder keeps f32 states only",
 			o->model, m->arch->name);
 		goto out;
 	}
-	m->kv_f16 = o->kv_f16;
-	if (o->shortlist && !m->sl.freq) {
+	if (o->shortlist && shortlist_table_load(m, &c.shortlist) < 0) {
+		err_prefix("%s: --shortlist", o->model);
+		goto out;
+	}
+	if (o->shortlist && !c.shortlist) {
 		err_set("%s: --shortlist: the model has no shortlist; make "
 			"one from its training pairs (tokenize -p) with "
 			"'train-step --shortlist -m %s PAIRS'", o->model,
 			o->model);
 		goto out;
 	}
-	m->shortlist = o->shortlist;
+	c.search = o->search;
+	c.search.dec.bf16 = o->bf16;
+	c.search.dec.kv_f16 = o->kv_f16;
+	c.search.dec.shortlist = c.shortlist;
 	c.tv = bpe_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
 	if (c.tv && o->align)
 		c.sv = bpe_load(c.m->vocab_src, c.m->vocab_src_len);
@@ -296,6 +304,7 @@ out:
 	free(c.forced);
 	free(c.tmp);
 	free(c.tmph);
+	shortlist_table_free(c.shortlist);
 	model_free(m);
 	return rc;
 }

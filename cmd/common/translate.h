@@ -25,9 +25,9 @@ struct translate_opts {
 	int al_given;		/* any of --layers, --heads, --min-share,
 				   --unlinked */
 	int bf16;		/* decode, beam: the Transformer decoder's
-				   products in bf16 (model.h's dec_bf16) */
+				   products in bf16 (arch.h's dec_opts) */
 	int kv_f16;		/* decode, beam: its attention's keys and
-				   values in f16 (model.h's kv_f16) */
+				   values in f16 (arch.h's dec_opts) */
 	int shortlist;		/* decode, beam: the output layer over
 				   each sentence's shortlist
 				   (shortlist.h) */

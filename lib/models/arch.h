@@ -27,11 +27,30 @@ struct batch_ids {
 /* ---- decoding, one step at a time, for greedy, beam and score ----------- */
 
 struct decoder;
+struct sl_table;
+
+/*
+ * How this run decodes: choices of the run, not of the model file, so
+ * that a loaded model stays read-only (and could serve several threads).
+ * NULL or all zeros: f32 products and states, the whole vocabulary.
+ */
+struct dec_opts {
+	int bf16;		/* the products in bf16 (gemm_packed.h);
+				   an architecture with DEC_BF16 */
+	int kv_f16;		/* the attention's keys and values kept in
+				   f16 (attn_step.h); with DEC_KV_F16 */
+	/* the output layer over each sentence's shortlist (shortlist.h) */
+	const struct sl_table *shortlist;
+};
+
+/* What an architecture's decoder can do besides the defaults. */
+enum { DEC_BF16 = 1, DEC_KV_F16 = 2 };
 
 /* ---- the architecture's operations ---------------------------------------- */
 
 struct arch {
 	const char *name;			/* the config's arch= value */
+	unsigned dec_caps;			/* DEC_* */
 	/*
 	 * Reads and checks the sizes in m->cfg and declares every parameter
 	 * with model_add_param(), in doc/MODELS.md's order.
@@ -62,10 +81,12 @@ struct arch {
 	 * A decoder for n sentences whose frames hold the memory (att.*, and
 	 * enc.out where the architecture reads it), with room for up to
 	 * width hypotheses per sentence.  Hypotheses start as one per
-	 * sentence (hypothesis i is sentence i, next input <s>).
+	 * sentence (hypothesis i is sentence i, next input <s>).  o (NULL:
+	 * the defaults) asks only for what dec_caps offers.
 	 */
-	struct decoder *(*dec_new)(const struct model *m, struct frame **f,
-				   int n, int width);
+	struct decoder *(*dec_new)(const struct model *m,
+				   const struct dec_opts *o,
+				   struct frame **f, int n, int width);
 	/*
 	 * One step for the nh live hypotheses: prev [nh] their previous
 	 * tokens; writes logp [nh, tgt_vocab] (log-probabilities) and, when
@@ -91,7 +112,7 @@ struct arch {
 	void (*dec_attw_planes)(const struct decoder *d, int *L, int *H);
 	void (*dec_free)(struct decoder *d);
 	/*
-	 * With m->shortlist, the decoder's shortlists (shortlist.h): dec_step
+	 * With o->shortlist, the decoder's shortlists (shortlist.h): dec_step
 	 * then writes row i's log-probabilities over the units of its
 	 * sentence s only, entry j for unit ids[off[s] + j], at the start of
 	 * logp's row i (the stride stays tgt_vocab).  NULL without (and the

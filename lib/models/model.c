@@ -125,8 +125,7 @@ void model_free(struct model *m)
 	config_free(&m->cfg);
 	free(m->vocab_src);
 	free(m->vocab_tgt);
-	free(m->sl.freq);
-	free(m->sl.trans);
+	model_annex_free(m);
 	free(m->param);
 	free(m->param_slot);
 	free(m->w);

@@ -51,28 +51,17 @@ struct model {
 					   f32 parameters are used in place */
 	void *net;			/* the architecture's named pointers */
 	int training;			/* dropout on */
-	int dec_bf16;			/* translation: the decoder's matrix
-					   products in bf16 (gemm_packed.h),
-					   where m->arch == &arch_transformer */
-	int int8;			/* an int8 export: the decoder's
-					   products in int8 (gemm_packed.h) */
-	int kv_f16;			/* translation: the Transformer
-					   decoder's attention keys and values
-					   kept in f16 (attn_step.h) */
+	int int8;			/* an int8 export: the products by
+					   its int8 matrices in int8
+					   (gemm_packed.h) */
 	void *qbuf;			/* the params' q and qs */
 	struct wpack *i8packs;		/* [nparam]: the int8 ones packed,
 					   registered for linear_forward */
-	/* train-step --shortlist's table (shortlist.h), nfreq = k = 0 and
-	 * NULLs when the model has none */
-	struct sl_table {
-		int nfreq, k;
-		int32_t *freq;		/* [nfreq] frequent units */
-		int32_t *trans;		/* [src_vocab, k], -1 past the
-					   last */
-	} sl;
-	int shortlist;			/* translation: the output layer
-					   over each sentence's shortlist
-					   (arch's dec_shortlist) */
+	/* Records of the file that are not the model's own but travel
+	 * with it (shortlist.*: shortlist.h reads them), copied, and
+	 * written back as they are by model_save and model_export. */
+	int nannex;
+	struct tensor *annex;
 	struct rng rng;			/* the run's one generator */
 	void *scratch;			/* model_scratch()'s block */
 	size_t scratch_size;
@@ -178,12 +167,21 @@ int model_save(const struct model *m, const char *path,
  * and NAME.scale, f32 [out]; the other parameters f32. */
 int model_export(const struct model *m, const char *path, int dtype);
 /*
- * Writes m's shortlist (shortlist.h) into the model file at path, which
- * must be m's: every other record of the file as it is (an export's, the
- * optimiser's state), the shortlist's replaced; atomically, as
- * model_save.  0, or -1 (err_msg()).
+ * The names of the annexes a model file may hold: those that begin with
+ * one of these prefixes (NULL-ended).
  */
-int model_save_shortlist(const struct model *m, const char *path);
+extern const char *const model_annex_prefixes[];
+/* m's annex record name, or NULL. */
+const struct tensor *model_annex(const struct model *m, const char *name);
+/*
+ * Replaces the annexes whose names begin with prefix, in the model file
+ * at path, by the n records rec: every other record of the file stays as
+ * it is (an export's parameters, the optimiser's state); atomically, as
+ * model_save.  Each of rec's names must begin with prefix, one of
+ * model_annex_prefixes.  0, or -1 (err_msg()).
+ */
+int model_file_set_annexes(const char *path, const char *prefix,
+			   const struct tensor *rec, int n);
 void model_free(struct model *m);
 
 #endif

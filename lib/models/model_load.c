@@ -10,7 +10,6 @@
 #include "kernels/gemm_packed.h"
 #include "kernels/kernels.h"
 #include "model_parts.h"
-#include "shortlist.h"
 #include "nn/layers.h"
 
 static char *load_text(struct tsr_map *map, const char *name, size_t *len,
@@ -139,7 +138,7 @@ static int find_params(const struct model *m, struct tsr_map *map,
 		if (strcmp(name, "model.config") == 0 ||
 		    strncmp(name, "vocab.", 6) == 0 ||
 		    strncmp(name, "optim.", 6) == 0 ||
-		    strncmp(name, "shortlist.", 10) == 0 ||
+		    model_is_annex(name) ||
 		    model_param(m, name) ||
 		    is_scale(m, map, name))
 			continue;
@@ -267,35 +266,14 @@ out:
 	return rc;
 }
 
-/*
- * The shortlist's records (shortlist.h), both or neither: i32
- * shortlist.frequent [N] and shortlist.translations [src_vocab, K].
- */
-static int load_shortlist(struct model *m, struct tsr_map *map,
-			  const char *path)
+/* The annexes (model_is_annex), copied with their checksums verified. */
+static int load_annexes(struct model *m, struct tsr_map *map)
 {
-	const struct tensor *f = frame_find(&map->f, "shortlist.frequent");
-	const struct tensor *t = frame_find(&map->f,
-					    "shortlist.translations");
-
-	if (!f && !t)
-		return 0;
-	if (!f || !t || f->dtype != DT_I32 || f->rank != 1 ||
-	    t->dtype != DT_I32 || t->rank != 2 ||
-	    t->dim[0] != (uint64_t)m->src_vocab ||
-	    f->dim[0] > (uint64_t)m->tgt_vocab ||
-	    t->dim[1] > (uint64_t)m->tgt_vocab) {
-		err_set("%s: the shortlist is not shortlist.frequent, i32 "
-			"[N], with shortlist.translations, i32 [%d, K] "
-			"(N, K <= %d)", path, m->src_vocab, m->tgt_vocab);
-		return -1;
-	}
-	if (tsr_map_verify(map, f) < 0 || tsr_map_verify(map, t) < 0 ||
-	    shortlist_table_set(m, f->data, (int)f->dim[0], t->data,
-				(int)t->dim[1]) < 0) {
-		err_prefix("%s", path);
-		return -1;
-	}
+	for (int i = 0; i < map->f.n; i++)
+		if (model_is_annex(map->f.rec[i].name) &&
+		    (tsr_map_verify(map, &map->f.rec[i]) < 0 ||
+		     model_annex_add(m, &map->f.rec[i]) < 0))
+			return -1;
 	return 0;
 }
 
@@ -369,7 +347,7 @@ struct model *model_load(const char *path, int mode, struct tsr_map **mapp)
 		goto fail;
 	}
 	if (load_params(m, map, mode, path) < 0 ||
-	    load_shortlist(m, map, path) < 0 ||
+	    load_annexes(m, map) < 0 ||
 	    load_rng(m, map, path) < 0)
 		goto fail;
 	/* the caller reads the rest (the optimiser's state) */

@@ -22,4 +22,10 @@ int model_declare(struct model *m);
  */
 int model_place(struct model *m, int training, float *const *in);
 
+/* 1 when a record of this name is an annex (model_annex_prefixes). */
+int model_is_annex(const char *name);
+/* Keeps a copy of record t among m's annexes.  0, or -1 (err_msg()). */
+int model_annex_add(struct model *m, const struct tensor *t);
+void model_annex_free(struct model *m);
+
 #endif

@@ -24,20 +24,6 @@ static void text_tensor(struct tensor *t, const char *name, const char *s,
 	t->nbytes = len;
 }
 
-/* An i32 [d0] (d1 0) or [d0, d1] record of ids, not copied. */
-static void ids_tensor(struct tensor *t, const char *name,
-		       const int32_t *ids, int d0, int d1)
-{
-	memset(t, 0, sizeof *t);
-	strcpy(t->name, name);
-	t->dtype = DT_I32;
-	t->rank = d1 ? 2 : 1;
-	t->dim[0] = d0;
-	t->dim[1] = d1;
-	t->data = (void *)ids;
-	t->nbytes = sizeof(int32_t) * d0 * (d1 ? (size_t)d1 : 1);
-}
-
 static int all_finite(const float *x, size_t n)
 {
 	size_t i;
@@ -158,7 +144,7 @@ static int write_model(const struct model *m, const char *path, int dt,
 
 	for (i = 0; dt == DT_I8 && i < m->nparam; i++)
 		total += model_param_int8(&m->param[i]);	/* scales */
-	total += m->sl.freq ? 2 : 0;
+	total += m->nannex;
 
 	cfg = config_format(&m->cfg, &len);
 	if (!cfg)
@@ -189,14 +175,8 @@ static int write_model(const struct model *m, const char *path, int dt,
 			goto fail;
 		PUT(&t);
 	}
-	if (m->sl.freq) {	/* kept by training and export alike */
-		ids_tensor(&t, "shortlist.frequent", m->sl.freq,
-			   m->sl.nfreq, 0);
-		PUT(&t);
-		ids_tensor(&t, "shortlist.translations", m->sl.trans,
-			   m->src_vocab, m->sl.k);
-		PUT(&t);
-	}
+	for (i = 0; i < m->nannex; i++)	/* kept by training and export */
+		PUT(&m->annex[i]);
 	if (training) {
 		memset(&t, 0, sizeof t);
 		strcpy(t.name, "optim.rng");
@@ -227,37 +207,6 @@ int model_save(const struct model *m, const char *path,
 	       const struct tensor *extra, int nextra)
 {
 	return write_model(m, path, DT_F32, extra, nextra);
-}
-
-int model_save_shortlist(const struct model *m, const char *path)
-{
-	struct tsr_map *map = tsr_map_open(path);	/* all checked */
-	struct tsr_writer *w = NULL;
-	struct tensor t;
-	int i;
-
-	if (!map)
-		return -1;
-	if (!(w = tsr_writer_atomic(path, 0)))
-		goto fail;
-	for (i = 0; i < map->f.n; i++)
-		if (strncmp(map->f.rec[i].name, "shortlist.", 10) != 0 &&
-		    tsr_write(w, &map->f.rec[i], 0, 0) < 0)
-			goto fail;
-	ids_tensor(&t, "shortlist.frequent", m->sl.freq, m->sl.nfreq, 0);
-	if (tsr_write(w, &t, 0, 0) < 0)
-		goto fail;
-	ids_tensor(&t, "shortlist.translations", m->sl.trans, m->src_vocab,
-		   m->sl.k);
-	if (tsr_write(w, &t, 0, 1) < 0)
-		goto fail;
-	tsr_map_close(map);
-	return tsr_writer_commit(w);
-fail:
-	if (w)
-		tsr_writer_abort(w);
-	tsr_map_close(map);
-	return -1;
 }
 
 int model_export(const struct model *m, const char *path, int dtype)

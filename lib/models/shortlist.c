@@ -8,24 +8,25 @@
 #include "kernels/kernels.h"
 #include "shortlist.h"
 
-int shortlist_table_set(struct model *m, const int32_t *freq, int nfreq,
-			const int32_t *trans, int k)
+struct sl_table *shortlist_table_new(const struct model *m,
+				     const int32_t *freq, int nfreq,
+				     const int32_t *trans, int k)
 {
 	size_t nt = (size_t)m->src_vocab * k, i;
-	int32_t *f, *t;
+	struct sl_table *t;
 
 	if (nfreq < 0 || k < 1 || nfreq > m->tgt_vocab || k > m->tgt_vocab) {
 		err_set("shortlist: %d frequent units and %d translations "
 			"each (1 at least), for a target vocabulary of %d",
 			nfreq, k, m->tgt_vocab);
-		return -1;
+		return NULL;
 	}
 	for (i = 0; i < (size_t)nfreq; i++)
 		if (freq[i] < 0 || freq[i] >= m->tgt_vocab) {
 			err_set("shortlist.frequent: id %d at %zu is outside "
 				"the target vocabulary of %d", freq[i], i,
 				m->tgt_vocab);
-			return -1;
+			return NULL;
 		}
 	for (i = 0; i < nt; i++)
 		if (trans[i] < -1 || trans[i] >= m->tgt_vocab) {
@@ -33,25 +34,81 @@ int shortlist_table_set(struct model *m, const int32_t *freq, int nfreq,
 				"%zu is neither -1 nor in the target "
 				"vocabulary of %d", trans[i], i / k,
 				m->tgt_vocab);
-			return -1;
+			return NULL;
 		}
-	f = malloc(sizeof *f * (nfreq ? nfreq : 1));
-	t = malloc(sizeof *t * (nt ? nt : 1));
-	if (!f || !t) {
-		free(f);
-		free(t);
+	t = calloc(1, sizeof *t);
+	if (t) {
+		t->freq = malloc(sizeof *t->freq * (nfreq ? nfreq : 1));
+		t->trans = malloc(sizeof *t->trans * (nt ? nt : 1));
+	}
+	if (!t || !t->freq || !t->trans) {
+		shortlist_table_free(t);
 		err_set("out of memory for the shortlist");
+		return NULL;
+	}
+	memcpy(t->freq, freq, sizeof *t->freq * nfreq);
+	memcpy(t->trans, trans, sizeof *t->trans * nt);
+	t->src_vocab = m->src_vocab;
+	t->tgt_vocab = m->tgt_vocab;
+	t->nfreq = nfreq;
+	t->k = k;
+	return t;
+}
+
+int shortlist_table_load(const struct model *m, struct sl_table **t)
+{
+	const struct tensor *f = model_annex(m, "shortlist.frequent");
+	const struct tensor *tr = model_annex(m, "shortlist.translations");
+
+	*t = NULL;
+	if (!f && !tr)
+		return 0;
+	if (!f || !tr || f->dtype != DT_I32 || f->rank != 1 ||
+	    tr->dtype != DT_I32 || tr->rank != 2 ||
+	    tr->dim[0] != (uint64_t)m->src_vocab ||
+	    f->dim[0] > (uint64_t)m->tgt_vocab ||
+	    tr->dim[1] > (uint64_t)m->tgt_vocab) {
+		err_set("the shortlist is not shortlist.frequent, i32 [N], "
+			"with shortlist.translations, i32 [%d, K] (N, K <= "
+			"%d)", m->src_vocab, m->tgt_vocab);
 		return -1;
 	}
-	memcpy(f, freq, sizeof *f * nfreq);
-	memcpy(t, trans, sizeof *t * nt);
-	free(m->sl.freq);
-	free(m->sl.trans);
-	m->sl.freq = f;
-	m->sl.trans = t;
-	m->sl.nfreq = nfreq;
-	m->sl.k = k;
-	return 0;
+	*t = shortlist_table_new(m, f->data, (int)f->dim[0], tr->data,
+				 (int)tr->dim[1]);
+	return *t ? 0 : -1;
+}
+
+/* An i32 [d0] (d1 0) or [d0, d1] record of ids, not copied. */
+static void ids_tensor(struct tensor *t, const char *name,
+		       const int32_t *ids, int d0, int d1)
+{
+	memset(t, 0, sizeof *t);
+	strcpy(t->name, name);
+	t->dtype = DT_I32;
+	t->rank = d1 ? 2 : 1;
+	t->dim[0] = d0;
+	t->dim[1] = d1;
+	t->data = (void *)ids;
+	t->nbytes = sizeof(int32_t) * d0 * (d1 ? (size_t)d1 : 1);
+}
+
+int shortlist_table_save(const struct sl_table *t, const char *path)
+{
+	struct tensor rec[2];
+
+	ids_tensor(&rec[0], "shortlist.frequent", t->freq, t->nfreq, 0);
+	ids_tensor(&rec[1], "shortlist.translations", t->trans, t->src_vocab,
+		   t->k);
+	return model_file_set_annexes(path, "shortlist.", rec, 2);
+}
+
+void shortlist_table_free(struct sl_table *t)
+{
+	if (!t)
+		return;
+	free(t->freq);
+	free(t->trans);
+	free(t);
 }
 
 void shortlist_free(struct shortlist *s)
@@ -75,15 +132,14 @@ void shortlist_free(struct shortlist *s)
 
 /* Marks sentence s's units in mark [V] with s + 1 and in the union's
  * umark [V]; returns how many. */
-static int mark_sentence(const struct model *m, const int32_t *src, int S,
-			 int s, int *mark, char *umark)
+static int mark_sentence(const struct sl_table *t, const int32_t *src,
+			 int S, int s, int *mark, char *umark)
 {
-	const struct sl_table *t = &m->sl;
 	int n = 0, i, j;
 
 #define MARK(id) do { int id_ = (id); if (mark[id_] != s + 1) { \
 		mark[id_] = s + 1; umark[id_] = 1; n++; } } while (0)
-	for (i = 0; i < SHORTLIST_SPECIAL && i < m->tgt_vocab; i++)
+	for (i = 0; i < SHORTLIST_SPECIAL && i < t->tgt_vocab; i++)
 		MARK(i);
 	for (i = 0; i < t->nfreq; i++)
 		MARK(t->freq[i]);
@@ -101,7 +157,7 @@ static int mark_sentence(const struct model *m, const int32_t *src, int S,
 
 /* The sentences' units (s->off, ids) and their union (uid, pos). */
 static int units(struct shortlist *s, const struct model *m,
-		 struct frame **f, int n)
+		 const struct sl_table *t, struct frame **f, int n)
 {
 	int V = m->tgt_vocab, total = 0, i, y, j;
 	int *mark = calloc(V, sizeof *mark), *place = NULL;
@@ -120,7 +176,7 @@ static int units(struct shortlist *s, const struct model *m,
 			goto out;
 		}
 		src = frame_find(f[i], "src.ids");
-		total += mark_sentence(m, src->data, (int)src->dim[0], i,
+		total += mark_sentence(t, src->data, (int)src->dim[0], i,
 				       mark, umark);
 		s->off[i + 1] = total;
 	}
@@ -141,7 +197,7 @@ static int units(struct shortlist *s, const struct model *m,
 	for (i = 0; i < n; i++) {
 		const struct tensor *src = frame_find(f[i], "src.ids");
 
-		mark_sentence(m, src->data, (int)src->dim[0], i, mark, umark);
+		mark_sentence(t, src->data, (int)src->dim[0], i, mark, umark);
 		for (j = s->off[i], y = 0; y < V; y++)
 			if (mark[y] == i + 1) {
 				s->ids[j] = y;
@@ -216,15 +272,18 @@ static int pack_rows(struct shortlist *s, struct wpack *w, int row0,
 			  pack == WPACK_KEEP ? WPACK_F32 : pack);
 }
 
-struct shortlist *shortlist_new(const struct model *m, struct frame **f,
+struct shortlist *shortlist_new(const struct model *m,
+				const struct sl_table *t, struct frame **f,
 				int n, int cap, const float *W, const float *b,
 				int K, int pack)
 {
 	struct shortlist *s;
 	int i, width = n > 0 ? cap / n : 1, most = 0;
 
-	if (!m->sl.freq) {
-		err_set("the model has no shortlist");
+	if (t->src_vocab != m->src_vocab || t->tgt_vocab != m->tgt_vocab) {
+		err_set("a shortlist of vocabularies of %d and %d units, for "
+			"a model of %d and %d", t->src_vocab, t->tgt_vocab,
+			m->src_vocab, m->tgt_vocab);
 		return NULL;
 	}
 	if (!(s = calloc(1, sizeof *s))) {
@@ -234,7 +293,7 @@ struct shortlist *shortlist_new(const struct model *m, struct frame **f,
 	s->nsent = n;
 	s->cap = cap;
 	s->K = K;
-	if (units(s, m, f, n) < 0)
+	if (units(s, m, t, f, n) < 0)
 		goto fail;
 	/* greedy: the union's rows (rows of their own would each stream a
 	 * matrix of their own); beam: each sentence's */

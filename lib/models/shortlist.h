@@ -4,10 +4,12 @@
  * likely to need, not the whole target vocabulary.
  *
  * The table (train-step --shortlist learns it, run/lexicon.h; a model
- * keeps it in m->sl and in its file as shortlist.frequent, i32 [N], and
- * shortlist.translations, i32 [src_vocab, K], doc/MODELS.md): the N most
- * frequent target units, and each source unit's K likeliest
- * translations, -1 past the last it has.
+ * file keeps it as two annexes (model.h), shortlist.frequent, i32 [N],
+ * and shortlist.translations, i32 [src_vocab, K], doc/MODELS.md): the N
+ * most frequent target units, and each source unit's K likeliest
+ * translations, -1 past the last it has.  A translation that asks for
+ * the shortlist loads the table and hands it to the decoder (arch.h's
+ * struct dec_opts).
  *
  * A sentence's shortlist is the union of the special units (ids 0 to
  * SHORTLIST_SPECIAL - 1: <pad> <s> </s> <unk>), the frequent ones and the
@@ -34,13 +36,35 @@
 
 #define SHORTLIST_SPECIAL 4
 
+/* A shortlist's table, for a model of these vocabularies. */
+struct sl_table {
+	int src_vocab, tgt_vocab;
+	int nfreq, k;
+	int32_t *freq;		/* [nfreq] frequent units */
+	int32_t *trans;		/* [src_vocab, k], -1 past the last */
+};
+
 /*
- * Sets m's table: freq [nfreq] and trans [src_vocab, k] (-1 past a unit's
- * last), copied after checking the ids against the vocabularies; nfreq 0
- * and k 0 are allowed.  0, or -1 with err_msg().
+ * A table for model m: freq [nfreq] and trans [src_vocab, k] (-1 past a
+ * unit's last), copied after checking the ids against m's vocabularies;
+ * nfreq may be 0, k is at least 1.  NULL with err_msg().
  */
-int shortlist_table_set(struct model *m, const int32_t *freq, int nfreq,
-			const int32_t *trans, int k);
+struct sl_table *shortlist_table_new(const struct model *m,
+				     const int32_t *freq, int nfreq,
+				     const int32_t *trans, int k);
+/*
+ * m's table, from its file's annexes, checked as shortlist_table_new:
+ * 0 with *t the table, or NULL when m has none; -1 with err_msg() when
+ * the records are not a table for m.
+ */
+int shortlist_table_load(const struct model *m, struct sl_table **t);
+/*
+ * Writes t into the model file at path (the model's it was made for),
+ * replacing the shortlist it had: every other record as it is,
+ * atomically (model_file_set_annexes).  0, or -1 (err_msg()).
+ */
+int shortlist_table_save(const struct sl_table *t, const char *path);
+void shortlist_table_free(struct sl_table *t);
 
 /* A decoder's shortlists. */
 struct shortlist {
@@ -64,16 +88,18 @@ struct shortlist {
 };
 
 /*
- * The shortlists of the n sentences of frames f (their src.ids) for a
- * decoder of cap rows (cap / n a sentence) whose output layer is W
+ * The shortlists by table t of the n sentences of frames f (their
+ * src.ids) for a decoder of model m of cap rows (cap / n a sentence)
+ * whose output layer is W
  * [tgt_vocab, K] (a
  * parameter of m, or a table it holds) and bias b [tgt_vocab] (NULL:
  * none), packed as pack says (gemm_packed.h's WPACK_*; an int8
  * parameter's own rows and scales where W has them, as model_wpack).
- * NULL with err_msg() when m has no table, a frame has no src.ids, or out
- * of memory.
+ * NULL with err_msg() when t is not a table for m, a frame has no
+ * src.ids, or out of memory.
  */
-struct shortlist *shortlist_new(const struct model *m, struct frame **f,
+struct shortlist *shortlist_new(const struct model *m,
+				const struct sl_table *t, struct frame **f,
 				int n, int cap, const float *W, const float *b,
 				int K, int pack);
 /*

@@ -59,7 +59,7 @@ int dev_loss(const struct model *m, const struct corpus *dev, int batch,
 		if (pair_frames(f, dev, lo, lo + n) < 0 ||
 		    a->embed(m, fp, n) < 0 || a->encode(m, fp, n) < 0 ||
 		    a->attend(m, fp, n) < 0 ||
-		    search_force(m, fp, n, "tgt.ids", 0, h) < 0)
+		    search_force(m, NULL, fp, n, "tgt.ids", 0, h) < 0)
 			goto out;
 		for (i = 0; i < n; i++) {
 			sum -= h[i].score;

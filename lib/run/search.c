@@ -488,7 +488,7 @@ static int beam_init(struct beam *b, const struct model *m, struct frame **f,
 	b->k = o->k;
 	b->V = m->tgt_vocab;
 	b->cap = n * o->k;
-	b->d = a->dec_new(m, f, n, o->k);
+	b->d = a->dec_new(m, &o->dec, f, n, o->k);
 	if (!b->d)
 		return -1;
 	b->sl = a->dec_shortlist ? a->dec_shortlist(b->d) : NULL;
@@ -581,8 +581,9 @@ out:
 	return rc;
 }
 
-int search_force(const struct model *m, struct frame **f, int n,
-		 const char *name, int want_attw, struct hyp *out)
+int search_force(const struct model *m, const struct dec_opts *dec,
+		 struct frame **f, int n, const char *name, int want_attw,
+		 struct hyp *out)
 {
 	const struct arch *a = m->arch;
 	const char *stage = strcmp(name, "tgt.ids") == 0 ?
@@ -611,7 +612,7 @@ int search_force(const struct model *m, struct frame **f, int n,
 		if (out[i].len > tmax)
 			tmax = out[i].len;
 	}
-	d = a->dec_new(m, f, n, 1);
+	d = a->dec_new(m, dec, f, n, 1);
 	if (!d)
 		goto fail;
 	sl = a->dec_shortlist ? a->dec_shortlist(d) : NULL;

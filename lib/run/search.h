@@ -25,6 +25,7 @@ struct search_opts {
 	int block_repeats;	/* 0, or N: no phrase of 1 .. N ids said
 				   three times in a row (a candidate that
 				   would make one is not taken) */
+	struct dec_opts dec;	/* how the decoder computes (arch.h) */
 };
 
 /* The defaults of doc/MODELS.md: k 1, alpha 0, 2 S + 10, one best, no
@@ -61,8 +62,9 @@ void search_result_free(struct search_result *r);
  * ids, the sum of their log-probabilities (norm = score / len) and, when
  * want_attw, the attention weights.
  */
-int search_force(const struct model *m, struct frame **f, int n,
-		 const char *name, int want_attw, struct hyp *out);
+int search_force(const struct model *m, const struct dec_opts *dec,
+		 struct frame **f, int n, const char *name, int want_attw,
+		 struct hyp *out);
 void hyp_free(struct hyp *h);
 
 /* The maximum target length for a source of S ids. */

@@ -133,7 +133,9 @@ struct decoder {
 	float *h;
 };
 
-static struct decoder *fake_dec_new(const struct model *m, struct frame **f,
+static struct decoder *fake_dec_new(const struct model *m,
+				    const struct dec_opts *o,
+				    struct frame **f,
 				    int n, int width)
 {
 	const struct fake_net *net = m->net;

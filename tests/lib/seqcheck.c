@@ -230,7 +230,7 @@ void sc_decoder_vs_ref(const struct model *m, struct frame *f,
 		fp[b] = &f[b];
 		prev[b] = 1;
 	}
-	d = m->arch->dec_new(m, fp, B, 1);
+	d = m->arch->dec_new(m, NULL, fp, B, 1);
 	ck_assert_msg(d != NULL, "%s", err_msg());
 	for (int i = 0; i < S; i++) {
 		ck_assert_int_eq(m->arch->dec_step(d, B, prev, logp, NULL), 0);
@@ -276,7 +276,7 @@ void sc_decoder_vs_training(struct model *m)
 	f = sc_pipeline(m, &src);
 	for (int b = 0; b < 3; b++)
 		fp[b] = &f[b];
-	d = m->arch->dec_new(m, fp, 3, 1);
+	d = m->arch->dec_new(m, NULL, fp, 3, 1);
 	ck_assert_msg(d != NULL, "%s", err_msg());
 	/* every sentence's nll of its prefixes */
 	for (int b = 0; b < 3; b++) {
@@ -351,8 +351,8 @@ void sc_padding(struct model *m, const struct sc_record *rec, int nrec,
 		for (int r = 0; r < nrec; r++)
 			assert_records_close(&all[b], f, rec[r].name,
 					     rec[r].tol);
-		da = m->arch->dec_new(m, pa, 3, 1);
-		d1 = m->arch->dec_new(m, &f, 1, 1);
+		da = m->arch->dec_new(m, NULL, pa, 3, 1);
+		d1 = m->arch->dec_new(m, NULL, &f, 1, 1);
 		ck_assert_ptr_nonnull(da);
 		ck_assert_ptr_nonnull(d1);
 		ck_assert_int_eq(m->arch->dec_srclen(da, b), slen[b]);
@@ -463,8 +463,8 @@ void sc_select_duplicates(const struct model *m)
 	sc_make_batch(&src, 2, slen, SC_VS, 12);
 	struct frame *f = sc_pipeline(m, &src);
 	struct frame *fp[2] = { &f[0], &f[1] };
-	struct decoder *d = m->arch->dec_new(m, fp, 2, 3);
-	struct decoder *ref = m->arch->dec_new(m, fp, 2, 1);
+	struct decoder *d = m->arch->dec_new(m, NULL, fp, 2, 3);
+	struct decoder *ref = m->arch->dec_new(m, NULL, fp, 2, 1);
 
 	ck_assert_ptr_nonnull(d);
 	ck_assert_ptr_nonnull(ref);

@@ -8,11 +8,13 @@
 
 enum { V = 50 };
 
+struct dec_opts tfdec_opts;
 struct model *tfdec_m;
 struct frame tfdec_fr[TFDEC_NS], *tfdec_fp[TFDEC_NS];
 
 void tfdec_setup(void)
 {
+	memset(&tfdec_opts, 0, sizeof tfdec_opts);
 	static const char *const set[] = {
 		"src_vocab=50", "tgt_vocab=50", "d_model=40", "heads=2",
 		"ffn=72", "enc_layers=1", "dec_layers=2", "seed=5",
@@ -58,6 +60,7 @@ void tfdec_run(int k, int b, struct search_result *res)
 
 	search_opts_default(&o);
 	o.k = k;
+	o.dec = tfdec_opts;
 	for (int i = 0; i < TFDEC_NS; i += b)
 		ck_assert_msg(search(tfdec_m, tfdec_fp + i, TFDEC_NS - i < b ?
 				     TFDEC_NS - i : b, &o, res + i) == 0, "%s",

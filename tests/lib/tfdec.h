@@ -15,6 +15,8 @@ enum { TFDEC_NS = 12 };
 /* The fixture's model and frames (tfdec_fp[i] = &tfdec_fr[i]), with
  * att.{l}.k and .v from attend; the model has 2 decoder layers. */
 extern struct model *tfdec_m;
+/* The decoder's options for tfdec_run (zeros after tfdec_setup). */
+extern struct dec_opts tfdec_opts;
 extern struct frame tfdec_fr[TFDEC_NS], *tfdec_fp[TFDEC_NS];
 void tfdec_setup(void);
 void tfdec_teardown(void);

@@ -40,7 +40,7 @@ struct decoder {
 	int *len, *row, *row_next;	/* row: the live hypotheses' sentences */
 	int *step, *step_next;	/* [cap]: the hypotheses' steps done */
 	struct arena arena;
-	struct shortlist *sl;	/* m->shortlist: the output layer's */
+	struct shortlist *sl;	/* o->shortlist: the output layer's */
 	/* per sentence: keys [nsent, S, n'] (additive); proj [nsent, S, P],
 	 * each annotation (rnnencdec: the context) times [C; Co]^T */
 	float *keys, *proj;
@@ -114,8 +114,8 @@ static int frame_memory(const struct rnn_net *net, const struct frame *f,
 	return 0;
 }
 
-struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
-			    int width)
+struct decoder *rnn_dec_new(const struct model *m, const struct dec_opts *o,
+			    struct frame **f, int n, int width)
 {
 	const struct rnn_net *net = m->net;
 	struct decoder *d;
@@ -175,7 +175,8 @@ struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
 	}
 	project(net, d->proj, h, (int)rows, d->P);
 	free(h);
-	if (m->shortlist && !(d->sl = shortlist_new(m, f, n, n * width,
+	if (o && o->shortlist && !(d->sl = shortlist_new(m, o->shortlist, f,
+			n, n * width,
 			net->w.out_W, net->w.out_bias, net->l,
 			m->int8 ? WPACK_I8 : WPACK_F32)))
 		goto fail;

@@ -93,8 +93,8 @@ const float *rnn_need_vector(const struct frame *f, const char *name, int n,
 			     const char *stage);
 
 /* The step-wise decoder of model.h (rnn_decoder.c). */
-struct decoder *rnn_dec_new(const struct model *m, struct frame **f, int n,
-			    int width);
+struct decoder *rnn_dec_new(const struct model *m, const struct dec_opts *o,
+			struct frame **f, int n, int width);
 int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		 float *attw);
 int rnn_dec_select(struct decoder *d, int nh, const int *parent);

@@ -86,8 +86,8 @@ void s2s_stack_backward(const struct s2s_net *net, struct s2s_stack *st,
 			const int *len);
 
 /* The step-wise decoder of model.h (seq2seq_decoder.c). */
-struct decoder *s2s_dec_new(const struct model *m, struct frame **f, int n,
-			    int width);
+struct decoder *s2s_dec_new(const struct model *m, const struct dec_opts *o,
+			struct frame **f, int n, int width);
 int s2s_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		 float *attw);
 int s2s_dec_select(struct decoder *d, int nh, const int *parent);

@@ -27,7 +27,7 @@ struct decoder {
 	int *len;		/* the sources' lengths */
 	int *row, *row_next;	/* the live hypotheses' sentences */
 	struct arena arena;
-	struct shortlist *sl;	/* m->shortlist: the output layer's */
+	struct shortlist *sl;	/* o->shortlist: the output layer's */
 	/* [L, cap, n]: the hypotheses' states and cells, and the next ones */
 	float *h, *c, *h_next, *c_next;
 	float *y, *act;		/* one step's [cap, m], [cap, 4n] */
@@ -47,8 +47,8 @@ static void decoder_layout(struct decoder *d)
 	d->act = arena_floats(A, (size_t)d->cap * 4 * net->n);
 }
 
-struct decoder *s2s_dec_new(const struct model *m, struct frame **f, int n,
-			    int width)
+struct decoder *s2s_dec_new(const struct model *m, const struct dec_opts *o,
+			    struct frame **f, int n, int width)
 {
 	const struct s2s_net *net = m->net;
 	size_t nn = net->n, size = (size_t)net->L * nn;
@@ -93,7 +93,8 @@ struct decoder *s2s_dec_new(const struct model *m, struct frame **f, int n,
 			memcpy(d->c + at, c + l * nn, nn * sizeof(float));
 		}
 	}
-	if (m->shortlist && !(d->sl = shortlist_new(m, f, n, n * width,
+	if (o && o->shortlist && !(d->sl = shortlist_new(m, o->shortlist, f,
+			n, n * width,
 			net->w.out_W, net->w.out_b, (int)net->n,
 			m->int8 ? WPACK_I8 : WPACK_F32)))
 		goto fail;

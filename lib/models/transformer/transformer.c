@@ -369,6 +369,7 @@ static void tf_init(struct model *m)
 
 const struct arch arch_transformer = {
 	.name = "transformer",
+	.dec_caps = DEC_BF16 | DEC_KV_F16,
 	.declare = tf_declare,
 	.bind = tf_bind,
 	.init = tf_init,

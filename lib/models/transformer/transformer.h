@@ -127,8 +127,8 @@ static inline int tf_gather_rows(const struct tf_net *n, struct frame **fr,
 
 /* ---- the step-by-step decoder (transformer_dec.c) ---------------------- */
 
-struct decoder *tf_dec_new(const struct model *m, struct frame **f, int n,
-			   int width);
+struct decoder *tf_dec_new(const struct model *m, const struct dec_opts *o,
+			struct frame **f, int n, int width);
 int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		float *attw);
 int tf_dec_select(struct decoder *d, int nh, const int *parent);

@@ -22,15 +22,15 @@
  * the model's weights must then not change while it does (nor while any
  * decoder lives: it holds copies).
  *
- * With m->dec_bf16 the products are bf16 ones: every decoder packs in
+ * With o->bf16 (arch.h's dec_opts) the products are bf16 ones: every decoder packs in
  * bf16 whatever its rows (sgemm on the weights as stored would give other
  * bits, and a sentence's output would depend on its batch), into packs
  * of their own, never those of f32 decoders of the same model.  So with
- * an int8 export (m->int8, before dec_bf16): its int8 matrices, and a
+ * an int8 export (m->int8, before o->bf16): its int8 matrices, and a
  * tied output projection (the f32 embedding table) quantised by the pack
  * as the export would have.
  *
- * With m->kv_f16 the keys and values that the step's attention reads,
+ * With o->kv_f16 the keys and values that the step's attention reads,
  * the cache's and the memory's, are kept in f16 (attn_step.h's
  * kv_to_f16): they are most of the bytes a step reads, and attention
  * waits on memory, not on arithmetic.
@@ -74,7 +74,7 @@ static pthread_mutex_t packs_lock = PTHREAD_MUTEX_INITIALIZER;
 struct tf_decoder {
 	const struct model *m;
 	const struct tf_net *n;	/* m's */
-	int pack;		/* WPACK_F32, _BF16 (m->dec_bf16) or _I8
+	int pack;		/* WPACK_F32, _BF16 (o->bf16) or _I8
 				   (m->int8, first) */
 	struct dec_pack *packs;	/* n's, one reference */
 	struct dec_wt *plain;	/* [dec_layers] unpacked, when pack has none */
@@ -86,7 +86,7 @@ struct tf_decoder {
 	int t;			/* steps done: the position of the next input */
 	int S;			/* the longest source */
 	int *srclen;		/* [nsent] */
-	int kv16;		/* m->kv_f16: keys and values in f16 */
+	int kv16;		/* o->kv_f16: keys and values in f16 */
 	size_t es;		/* bytes of one of their elements, 2 or 4 */
 	char **ck, **cv;	/* per layer [nsent, S, d]: att.{l}.k, .v */
 	int tcap;		/* positions a slot holds */
@@ -100,7 +100,7 @@ struct tf_decoder {
 	/* the step's rows, [cap, .] */
 	float *x, *q, *k, *v, *ctx, *h, *logits;
 	struct sub_acts sub;
-	struct shortlist *sl;	/* m->shortlist: the output layer's */
+	struct shortlist *sl;	/* o->shortlist: the output layer's */
 };
 
 /* wt [L] and out: m's matrices, packed as pack says (gemm_packed.h's
@@ -344,8 +344,8 @@ static int read_memory(struct tf_decoder *dc, struct frame **f, int nf)
 	return 0;
 }
 
-struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
-			   int width)
+struct decoder *tf_dec_new(const struct model *m, const struct dec_opts *o,
+			   struct frame **f, int nf, int width)
 {
 	const struct tf_net *n = m->net;
 	struct tf_decoder *dc;
@@ -362,8 +362,8 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 		goto oom;
 	dc->m = m;
 	dc->n = n;
-	dc->pack = m->int8 ? WPACK_I8 : m->dec_bf16 ? WPACK_BF16 : WPACK_F32;
-	dc->kv16 = m->kv_f16;
+	dc->pack = m->int8 ? WPACK_I8 : o && o->bf16 ? WPACK_BF16 : WPACK_F32;
+	dc->kv16 = o && o->kv_f16;
 	dc->es = dc->kv16 ? sizeof(uint16_t) : sizeof(float);
 	dc->nsent = nf;
 	dc->width = width;
@@ -385,7 +385,8 @@ struct decoder *tf_dec_new(const struct model *m, struct frame **f, int nf,
 	}
 	if (decoder_weights(dc) < 0)
 		goto fail;
-	if (m->shortlist && !(dc->sl = shortlist_new(m, f, nf, nf * width,
+	if (o && o->shortlist && !(dc->sl = shortlist_new(m, o->shortlist, f,
+			nf, nf * width,
 			n->w.out_W, n->w.out_b, d, dc->pack)))
 		goto fail;
 	/* room for doc/MODELS.md's default maximum length; more on demand */
