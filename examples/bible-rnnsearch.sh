@@ -11,7 +11,7 @@
 # MAXOUT (128), OPTIM (adam), LR (0.001), BATCH (2000 target tokens), SEED
 # (1), as examples/recipes.sh reads them; MINUTES (training time, default
 # 35), SAVE (updates between saves, 100), K (beam size, 5), THREADS (1).
-# The defaults are the runs reported in the README (35 minutes on one
+# The defaults are the runs reported in doc/results.md (35 minutes on one
 # core of a 2-core Debian 12 machine).
 # Stopping it (^C) saves the model; running it again resumes training.
 set -eu

@@ -16,7 +16,7 @@
 # (target tokens a batch, 4000), DROPOUT (0.3), SMOOTH (label smoothing,
 # 0.1), SEED (1), as examples/recipes.sh reads them;
 # STEPS (stop after this many updates in all, 6000: the repository's
-# model), TRAIN_TIME (instead, seconds of training: the README's
+# model), TRAIN_TIME (instead, seconds of training: doc/results.md's
 # 35-minute comparison is TRAIN_TIME=2100 WARMUP=300 BATCH=2000 DROPOUT=0.1
 # MATMUL=bf16 THREADS=1 AVERAGE=1 SAVE=100, with a vocabulary of
 # tokenize's version 1 then),

@@ -8,7 +8,7 @@
 # d 256, ffn 1024, 4 heads, 3 + 3 layers, every embedding tied; NORM (pre),
 # LR (noam's factor, 1), WARMUP (300), BATCH (target tokens a batch, 2000),
 # DROPOUT (0.1), SMOOTH (label smoothing, 0.1), SEED (1).  These defaults
-# suit 35 minutes of training (the README's equal-time comparison and
+# suit 35 minutes of training (doc/results.md's equal-time comparison and
 # examples/story.sh); bible-transformer.sh's long run sets WARMUP 1000,
 # BATCH 4000 and DROPOUT 0.3.
 recipe_transformer() {
