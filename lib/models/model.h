@@ -184,4 +184,15 @@ int model_file_set_annexes(const char *path, const char *prefix,
 			   const struct tensor *rec, int n);
 void model_free(struct model *m);
 
+/*
+ * Identities, for the streams made with a model (the programs' model.id
+ * record): the hash of two vocabularies' bytes, and of a model, its
+ * architecture's name, the hash of its vocabularies and every
+ * parameter's name, shape and values (the crc32 of zlib's polynomial),
+ * in order.  FNV-1a 64, as doc/FORMAT.md gives it.
+ */
+uint64_t model_vocab_hash(const char *src, size_t nsrc, const char *tgt,
+			  size_t ntgt);
+uint64_t model_hash(const struct model *m);
+
 #endif
