@@ -71,7 +71,7 @@ static int train_once(void *arg)
 	struct train_run *t = arg;
 	double nll;
 
-	return t->m->arch->train_batch(t->m, t->src, t->tgt, 1e-3f, &nll,
+	return t->m->arch->train_batch(t->m, t->src, t->tgt, 1e-3f, 1, &nll,
 				       &t->ntok) < 0 ? -1 : 0;
 }
 

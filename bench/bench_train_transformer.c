@@ -72,11 +72,10 @@ int main(int argc, char **argv)
 		die("model_load");
 	bench_batch(&src, B, LEN, V, 1);
 	bench_batch(&tgt, B, LEN, V, 2);
-	m->training = 1;
 	for (int r = 0; r <= reps; r++) {
 		double t0 = bench_cpu_now(), t1, t2;
 
-		if (m->arch->train_batch(m, &src, &tgt, 1e-3f, &nll, &ntok) < 0)
+		if (m->arch->train_batch(m, &src, &tgt, 1e-3f, 1, &nll, &ntok) < 0)
 			die("train_batch");
 		t1 = bench_cpu_now();
 		optim_update(&o, m, clip_factor(&o, grad_norm(m->g, m->nw)));

@@ -148,18 +148,16 @@ static double train_speed(struct model *m, const struct batch_ids *src,
 	double nll, best = 0;
 	int ntok = 0;
 
-	m->training = 1;
 	/* one batch first: the workspace is then allocated */
-	if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
+	if (m->arch->train_batch(m, src, tgt, 1e-3f, 1, &nll, &ntok) < 0)
 		die("train_batch");
 	for (int r = 0; r < reps; r++) {
 		double t0 = bench_cpu_now();
-		if (m->arch->train_batch(m, src, tgt, 1e-3f, &nll, &ntok) < 0)
+		if (m->arch->train_batch(m, src, tgt, 1e-3f, 1, &nll, &ntok) < 0)
 			die("train_batch");
 		double rate = ntok / (bench_cpu_now() - t0);
 		best = rate > best ? rate : best;
 	}
-	m->training = 0;
 	return best;
 }
 

@@ -228,10 +228,11 @@ static void grad_case(const char *extra, int dropout)
 	struct rng r;
 
 	rng_seed(&r, 99);
-	m->training = dropout;
+	sc_dropout(dropout);
 	sc_fix_masks(dropout ? &r : NULL);
 	sc_check_gradients(m);
 	sc_fix_masks(NULL);
+	sc_dropout(0);
 	model_free(m);
 }
 
@@ -258,10 +259,10 @@ START_TEST(gradients_dropout)
 	sc_make_batch(&tgt, 3, tlen, SC_VT, 2);
 	sc_grads_on(m);
 	off = sc_train(m, &src, &tgt, 1.0f, &nll);
-	m->training = 1;
+	sc_dropout(1);
 	on = sc_train(m, &src, &tgt, 1.0f, &nll);
 	ck_assert_msg(fabs(on - off) > 1e-3, "dropout changed nothing");
-	m->training = 0;
+	sc_dropout(0);
 	ck_assert(sc_train(m, &src, &tgt, 1.0f, &nll) == off);
 	model_free(m);
 }
@@ -386,10 +387,11 @@ START_TEST(threads)
 	struct rng r;
 
 	rng_seed(&r, 5);
-	m->training = 1;
+	sc_dropout(1);
 	sc_fix_masks(&r);
 	sc_threads(m, NULL);
 	sc_fix_masks(NULL);
+	sc_dropout(0);
 	model_free(m);
 }
 END_TEST

@@ -314,7 +314,7 @@ START_TEST(dev_loss_matches_train_batch)
 			memcpy(s.ids + i * 8, c.src + c.soff[k], c.slen[k] * 4);
 			memcpy(t.ids + i * 8, c.tgt + c.toff[k], c.tlen[k] * 4);
 		}
-		l->arch->train_batch(l, &s, &t, 1, &bn, &cnt);
+		l->arch->train_batch(l, &s, &t, 1, 0, &bn, &cnt);
 		sum += bn;
 		tok += cnt;
 		free(s.ids);

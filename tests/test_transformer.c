@@ -19,6 +19,9 @@
 
 #define V 13
 
+
+/* Whether train_batch runs as a training step (dropout on). */
+static int dropout;
 /* ---- models and batches -------------------------------------------------- */
 
 /*
@@ -287,13 +290,13 @@ START_TEST(positions_config_and_limits)
 	rng_seed(&r, 8);
 	make_batch(&s, 2, sl, &r);
 	make_batch(&t, 2, tl, &r);
-	ck_assert_double_lt(m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL),
+	ck_assert_double_lt(m->arch->train_batch(m, &s, &t, 1.0f, dropout, NULL, NULL),
 			    0);
 	ck_assert_msg(strstr(err_msg(), "pair 1") &&
 		      strstr(err_msg(), "max_pos=5"), "%s", err_msg());
 	batch_one(&s1, &s, 0);
 	batch_one(&t1, &t, 0);
-	ck_assert_double_ge(m->arch->train_batch(m, &s1, &t1, 1.0f, NULL,
+	ck_assert_double_ge(m->arch->train_batch(m, &s1, &t1, 1.0f, dropout, NULL,
 						 NULL), 0);
 	f = frames_of(&s, fp);
 	ck_assert_int_eq(m->arch->embed(m, fp, 2), -1);
@@ -325,7 +328,7 @@ static double loss_at(struct model *m, const struct batch_ids *s,
 		      const struct batch_ids *t, const struct rng *r0)
 {
 	m->rng = *r0;
-	return m->arch->train_batch(m, s, t, 1.0f, NULL, NULL);
+	return m->arch->train_batch(m, s, t, 1.0f, dropout, NULL, NULL);
 }
 
 /*
@@ -361,7 +364,7 @@ static void grad_check(const char *norm, const char *tie, const char *drop,
 	rng_seed(&r, 5);
 	make_batch(&s, 3, sl, &r);
 	make_batch(&t, 3, tl, &r);
-	m->training = 1;
+	dropout = 1;
 	r0 = m->rng;
 	zero_grad(m);
 	l0 = loss_at(m, &s, &t, &r0);
@@ -411,6 +414,7 @@ static void grad_check(const char *norm, const char *tie, const char *drop,
 	free(g);
 	free_batch(&s);
 	free_batch(&t);
+	dropout = 0;
 	model_free(m);
 }
 
@@ -642,11 +646,11 @@ static void padding_check(const char *pos)
 	m->arch->dec_free(da);
 
 	/* training: the batch's loss is the sum of its sentences' */
-	lb = m->arch->train_batch(m, &s, &t, 1.0f, &nb, &ntb);
+	lb = m->arch->train_batch(m, &s, &t, 1.0f, dropout, &nb, &ntb);
 	for (k = 0; k < 3; k++) {
 		batch_one(&s1, &s, k);
 		batch_one(&t1, &t, k);
-		la += m->arch->train_batch(m, &s1, &t1, 1.0f, &nll, &nt);
+		la += m->arch->train_batch(m, &s1, &t1, 1.0f, dropout, &nll, &nt);
 		na += nll;
 		nta += nt;
 	}
@@ -754,28 +758,28 @@ START_TEST(dropout_is_reproducible_and_off_at_inference)
 	g1 = malloc(sizeof(float) * m->nw);
 	r0 = m->rng;
 
-	m->training = 1;
+	dropout = 1;
 	zero_grad(m);
-	l1 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	l1 = m->arch->train_batch(m, &s, &t, 1.0f, dropout, NULL, NULL);
 	memcpy(g1, m->g, sizeof(float) * m->nw);
 	ck_assert(memcmp(&m->rng, &r0, sizeof r0) != 0);	/* drew masks */
 	m->rng = r0;
 	zero_grad(m);
-	l2 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	l2 = m->arch->train_batch(m, &s, &t, 1.0f, dropout, NULL, NULL);
 	ck_assert(l1 == l2);
 	ck_assert(memcmp(g1, m->g, sizeof(float) * m->nw) == 0);
 	/* the next batch draws other masks */
-	l2 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	l2 = m->arch->train_batch(m, &s, &t, 1.0f, dropout, NULL, NULL);
 	ck_assert(l1 != l2);
 
 	/* training off: no dropout, no draws, the loss of dropout=0 */
-	m->training = 0;
+	dropout = 0;
 	r0 = m->rng;
-	l_off = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	l_off = m->arch->train_batch(m, &s, &t, 1.0f, dropout, NULL, NULL);
 	ck_assert(memcmp(&m->rng, &r0, sizeof r0) == 0);
 	ck_assert_int_eq(config_set(&m->cfg, "dropout", "0"), 0);
-	m->training = 1;
-	l0 = m->arch->train_batch(m, &s, &t, 1.0f, NULL, NULL);
+	dropout = 1;
+	l0 = m->arch->train_batch(m, &s, &t, 1.0f, dropout, NULL, NULL);
 	ck_assert(l0 == l_off);
 	ck_assert(l0 != l1);
 	free(g1);
@@ -862,7 +866,7 @@ START_TEST(learns_to_copy)
 	rng_seed(&r, 21);
 	before = copied_tokens(m, &r, 16);
 	ck_assert_int_eq(optim_init(&o, m), 0);
-	m->training = 1;
+	dropout = 1;
 	for (step = 0; step < 400; step++) {
 		struct batch_ids s;
 		int ntok = 0;
@@ -874,12 +878,12 @@ START_TEST(learns_to_copy)
 		make_batch(&s, 16, len, &r);
 		zero_grad(m);
 		ck_assert_double_ge(m->arch->train_batch(m, &s, &s,
-							  1.0f / ntok, NULL,
-							  NULL), 0);
+							  1.0f / ntok, dropout,
+							  NULL, NULL), 0);
 		optim_update(&o, m, clip_factor(&o, grad_norm(m->g, m->nw)));
 		free_batch(&s);
 	}
-	m->training = 0;
+	dropout = 0;
 	after = copied_tokens(m, &r, 16);
 	/* untrained: about chance (1 in 10 symbols) */
 	ck_assert_msg(before < 0.3, "%.2f of the tokens right untrained",

@@ -126,10 +126,13 @@ struct arch {
 	 * m->g; returns the sum of token losses (label-smoothed) and sets
 	 * *nll, *ntok (the sum of -log p(ref) and the tokens counted), or a
 	 * negative value with err_msg() set (bad ids, no gradients, memory).
+	 * With dropout, a training step's: the `dropout` key's rate, drawn
+	 * from m->rng, where the architecture has dropout; without, an
+	 * evaluation's (no draws).
 	 */
 	double (*train_batch)(struct model *m, const struct batch_ids *src,
 			      const struct batch_ids *tgt, float scale,
-			      double *nll, int *ntok);
+			      int dropout, double *nll, int *ntok);
 };
 
 /*

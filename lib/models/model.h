@@ -50,7 +50,6 @@ struct model {
 	struct tsr_map *map;		/* MODEL_LOAD_MAPPED: the file, whose
 					   f32 parameters are used in place */
 	void *net;			/* the architecture's named pointers */
-	int training;			/* dropout on */
 	int int8;			/* an int8 export: the products by
 					   its int8 matrices in int8
 					   (gemm_packed.h) */
@@ -108,7 +107,7 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
  * A size of m's config (d_model, hidden, ...) into *out: an integer 1 ..
  * MODEL_SIZE_MAX, so that 3n and friends fit an int and a parameter's
  * elements a size_t, and for the size keys of doc/MODELS.md 1 .. their
- * maximum (model.c's size_max: 16384 for d_model, 1024 layers, ...), so
+ * maximum (model_keys.c's table: 16384 for d_model, 1024 layers, ...), so
  * that an architecture may allocate by them before its parameters are
  * checked against the file; -1 with err_msg() naming the key otherwise.
  */

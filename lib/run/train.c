@@ -299,9 +299,8 @@ static int train_one(struct model *m, struct optim *o,
 	    make_batch(&tgt, c, idx, n, 1) < 0)
 		goto out;
 	memset(m->g, 0, m->nw * sizeof *m->g);
-	m->training = 1;
-	loss = m->arch->train_batch(m, &src, &tgt, 1.0f / ntok, &nll, &count);
-	m->training = 0;
+	loss = m->arch->train_batch(m, &src, &tgt, 1.0f / ntok, 1, &nll,
+				    &count);
 	if (loss < 0)		/* an error (a loss is never negative) */
 		goto out;
 	norm = grad_norm(m->g, m->nw);

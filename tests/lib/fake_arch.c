@@ -238,7 +238,7 @@ static void fake_dec_free(struct decoder *d)
 
 static double fake_train_batch(struct model *m, const struct batch_ids *src,
 			       const struct batch_ids *tgt, float scale,
-			       double *nll, int *ntok)
+			       int dropout, double *nll, int *ntok)
 {
 	const struct fake_net *net = m->net;
 	int B = tgt->B, T = tgt->S, dim = net->dim, V = m->tgt_vocab;

@@ -82,11 +82,18 @@ void sc_one_sentence(struct sc_batch *one, const struct sc_batch *x, int b,
 static struct rng fixed;
 static int fixed_set;
 
+static int dropout;
+
 void sc_fix_masks(const struct rng *r)
 {
 	fixed_set = r != NULL;
 	if (r)
 		fixed = *r;
+}
+
+void sc_dropout(int on)
+{
+	dropout = on;
 }
 
 double sc_train(struct model *m, const struct sc_batch *src,
@@ -97,7 +104,8 @@ double sc_train(struct model *m, const struct sc_batch *src,
 
 	if (fixed_set)
 		m->rng = fixed;
-	loss = m->arch->train_batch(m, &src->b, &tgt->b, scale, nll, &ntok);
+	loss = m->arch->train_batch(m, &src->b, &tgt->b, scale, dropout, nll,
+				    &ntok);
 	ck_assert_msg(loss >= 0, "%s", err_msg());
 	return loss;
 }
@@ -537,12 +545,12 @@ void sc_ids_refused(struct model *m, struct frame *f, struct sc_batch *src)
 	ck_assert_int_eq(m->arch->embed(m, &fp, 1), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "src.ids"));
 	/* in training too, and a model without gradients */
-	ck_assert(m->arch->train_batch(m, &src->b, &src->b, 1, &nll,
+	ck_assert(m->arch->train_batch(m, &src->b, &src->b, 1, 0, &nll,
 				       &ntok) < 0);
 	sc_grads_on(m);
 	src->ids[0] = -1;
 	sc_make_batch(&tgt, 1, slen, SC_VT, 14);
-	ck_assert(m->arch->train_batch(m, &src->b, &tgt.b, 1, &nll,
+	ck_assert(m->arch->train_batch(m, &src->b, &tgt.b, 1, 0, &nll,
 				       &ntok) < 0);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "source"));
 }

@@ -53,6 +53,8 @@ void sc_one_sentence(struct sc_batch *one, const struct sc_batch *x, int b,
  * same dropout masks each time.  NULL: m->rng as it is.
  */
 void sc_fix_masks(const struct rng *r);
+/* Whether sc_train runs training steps (dropout on) from now on. */
+void sc_dropout(int on);
 /* train_batch's loss (asserted >= 0), its nll in *nll. */
 double sc_train(struct model *m, const struct sc_batch *src,
 		const struct sc_batch *tgt, float scale, double *nll);

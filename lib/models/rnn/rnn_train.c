@@ -521,7 +521,7 @@ static void backward(const struct rnn_net *net, struct pass *p,
 }
 
 double rnn_train_batch(struct model *m, const struct batch_ids *src,
-		       const struct batch_ids *tgt, float scale, double *nll,
+		       const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		       int *ntok)
 {
 	const struct rnn_net *net = m->net;

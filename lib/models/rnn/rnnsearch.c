@@ -12,7 +12,7 @@
  * the context, the decoder and the deep output are the same.
  *
  * Dropout: the RNNsearch paper trains without it, so these models ignore
- * the `dropout` key (and m->training).
+ * the `dropout` key.
  */
 #include <math.h>
 #include <stddef.h>

@@ -108,7 +108,7 @@ void rnn_dec_free(struct decoder *d);
  * "target") names it in errors.  0, or -1 with err_msg() set. */
 int rnn_check_batch(const struct batch_ids *x, int V, const char *what);
 double rnn_train_batch(struct model *m, const struct batch_ids *src,
-		       const struct batch_ids *tgt, float scale, double *nll,
+		       const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		       int *ntok);
 
 #endif

@@ -98,7 +98,7 @@ void s2s_dec_free(struct decoder *d);
 
 /* Training (seq2seq_train.c). */
 double s2s_train_batch(struct model *m, const struct batch_ids *src,
-		       const struct batch_ids *tgt, float scale, double *nll,
+		       const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		       int *ntok);
 
 #endif

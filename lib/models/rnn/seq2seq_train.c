@@ -7,7 +7,7 @@
  *
  * Padding never reaches a real position: the encoder masks it (lstm.h)
  * and each sentence hands on its own last states; a padded target's loss
- * and gradients are zero.  Dropout (the `dropout` key, while m->training)
+ * and gradients are zero.  Dropout (the `dropout` key, in a training step)
  * draws from m->rng, the encoder's masks first.
  */
 #include <stdlib.h>
@@ -201,7 +201,7 @@ static int rate_key(const struct model *m, const char *key, double *v)
 }
 
 double s2s_train_batch(struct model *m, const struct batch_ids *src,
-		       const struct batch_ids *tgt, float scale, double *nll,
+		       const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		       int *ntok)
 {
 	const struct s2s_net *net = m->net;
@@ -228,7 +228,7 @@ double s2s_train_batch(struct model *m, const struct batch_ids *src,
 	p.B = src->B;
 	p.S = src->S;
 	p.T = tgt->S;
-	p.p = m->training ? (float)drop : 0.0f;
+	p.p = dropout ? (float)drop : 0.0f;
 	p.src_ids = malloc((size_t)p.S * p.B * sizeof(int32_t));
 	p.yin = malloc((size_t)p.T * p.B * sizeof(int32_t));
 	p.ytgt = malloc((size_t)p.T * p.B * sizeof(int32_t));

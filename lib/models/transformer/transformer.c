@@ -30,7 +30,7 @@
 /*
  * The paper's base model is d_model=512 heads=8 ffn=2048 with 6+6 layers;
  * these defaults are a smaller model of the same shape.  Its training
- * settings override the RNNsearch paper's (model.c): Adam with beta2 0.98
+ * settings override the RNNsearch paper's (model_keys.c): Adam with beta2 0.98
  * and eps 1e-9, the noam schedule (lr 1 gives the paper's rate), no
  * gradient clipping, dropout 0.1 (sub-layer outputs, embedding sums and,
  * as tensor2tensor, attention weights) and label smoothing 0.1.

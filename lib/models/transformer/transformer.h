@@ -141,7 +141,7 @@ const struct shortlist *tf_dec_shortlist(const struct decoder *d);
 /* ---- a batch of pairs (transformer_batch.c) ---------------------------- */
 
 double tf_train_batch(struct model *m, const struct batch_ids *src,
-		      const struct batch_ids *tgt, float scale, double *nll,
+		      const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		      int *ntok);
 
 /*

@@ -253,11 +253,11 @@ static double train_key(const struct model *m, const char *key, double def)
 }
 
 double tf_train_batch(struct model *m, const struct batch_ids *src,
-		      const struct batch_ids *tgt, float scale, double *nll,
+		      const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		      int *ntok)
 {
 	struct tf_net *n = m->net;
-	float drop = m->training ? (float)train_key(m, "dropout",
+	float drop = dropout ? (float)train_key(m, "dropout",
 						    DEFAULT_DROPOUT) : 0.0f;
 	float eps = (float)train_key(m, "label_smoothing",
 				     DEFAULT_LABEL_SMOOTHING);
