@@ -158,6 +158,126 @@ START_TEST(create_declares_and_initialises)
 }
 END_TEST
 
+/* The special units: 0 1 2 3 by default; the config's keys; refusals. */
+START_TEST(special_ids)
+{
+	struct model *m = make("dim=3");
+	const char *marian[] = { "src_vocab=7", "tgt_vocab=9", "dim=3",
+				 "eos_id=0", "unk_id=1", "bos_id=4",
+				 "pad_id=0" };
+	const char *bad[][2] = {
+		{ "eos_id=9", "eos_id=9 is not a unit of a vocabulary of 7" },
+		{ "unk_id=-1", "unk_id=-1 is not a unit" },
+		{ "bos_id=2", "bos_id and eos_id are both 2" },
+		{ "bos_id=-1", "not from a zero vector" },
+		{ "eos_id=x", "eos_id" },
+	};
+
+	ck_assert_int_eq(m->pad_id, 0);
+	ck_assert_int_eq(m->bos_id, 1);
+	ck_assert_int_eq(m->eos_id, 2);
+	ck_assert_int_eq(m->unk_id, 3);
+	model_free(m);
+	m = model_create("fake", marian, 7, "", "");
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	ck_assert_int_eq(m->pad_id, 0);
+	ck_assert_int_eq(m->bos_id, 4);
+	ck_assert_int_eq(m->eos_id, 0);
+	ck_assert_int_eq(m->unk_id, 1);
+	/* kept by the file */
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), 0);
+	model_free(m);
+	m = model_load(tmpdir_path("m"), MODEL_LOAD_COPY, NULL);
+	ck_assert_msg(m != NULL, "%s", err_msg());
+	ck_assert_int_eq(m->bos_id, 4);
+	ck_assert_int_eq(m->eos_id, 0);
+	model_free(m);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *set[] = { "src_vocab=7", "tgt_vocab=9", "dim=3",
+				      bad[i][0] };
+
+		ck_assert_ptr_null(model_create("fake", set, 4, "", ""));
+		ck_assert_msg(strstr(err_msg(), bad[i][1]), "%s: %s",
+			      bad[i][0], err_msg());
+	}
+}
+END_TEST
+
+/* A vocabulary of any bytes (a SentencePiece model's: NULs inside)
+ * comes back byte for byte, with its length. */
+START_TEST(binary_vocabulary)
+{
+	static const char bytes[] = { 0x0a, 0x00, 0x12, (char)0xff, 0x00, 'x' };
+	struct model *m = make("dim=3"), *l;
+
+	ck_assert_int_eq(model_set_vocab(m, 1, bytes, sizeof bytes), 0);
+	ck_assert_int_eq(model_set_vocab(m, 0, "", 0), 0);
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), 0);
+	l = model_load(tmpdir_path("m"), MODEL_LOAD_MAPPED, NULL);
+	ck_assert_msg(l != NULL, "%s", err_msg());
+	ck_assert_uint_eq(l->vocab_tgt_len, sizeof bytes);
+	ck_assert_int_eq(memcmp(l->vocab_tgt, bytes, sizeof bytes), 0);
+	ck_assert_uint_eq(l->vocab_src_len, 0);
+	ck_assert_uint_eq(model_vocab_hash(l->vocab_src, 0, l->vocab_tgt,
+					   sizeof bytes),
+			  model_vocab_hash(m->vocab_src, 0, m->vocab_tgt,
+					   sizeof bytes));
+	ck_assert(model_vocab_hash("", 0, bytes, sizeof bytes) !=
+		  model_vocab_hash("", 0, bytes, 2));
+	model_free(l);
+	model_free(m);
+}
+END_TEST
+
+/* Annexes (shortlist.*) travel with the model: loading keeps them,
+ * saving and exporting write them back; set_annexes replaces them and
+ * keeps every other record; other prefixes are refused. */
+START_TEST(annexes_kept)
+{
+	struct model *m = make("dim=3"), *l;
+	struct tensor t[2];
+	uint64_t d1 = 3, d2 = 2;
+	struct tsr_map *map;
+
+	ck_assert_int_eq(tensor_init(&t[0], "shortlist.a", DT_I32, 1, &d1), 0);
+	ck_assert_int_eq(tensor_init(&t[1], "shortlist.b", DT_I32, 1, &d2), 0);
+	((int32_t *)t[0].data)[2] = 7;
+	ck_assert_int_eq(model_save(m, tmpdir_path("m"), NULL, 0), 0);
+	ck_assert_int_eq(model_file_set_annexes(tmpdir_path("m"),
+						"shortlist.", t, 2), 0);
+	l = model_load(tmpdir_path("m"), MODEL_LOAD_MAPPED, NULL);
+	ck_assert_msg(l != NULL, "%s", err_msg());
+	ck_assert_int_eq(l->nannex, 2);
+	ck_assert_int_eq(((int32_t *)model_annex(l, "shortlist.a")->data)[2],
+			 7);
+	ck_assert_ptr_null(model_annex(l, "shortlist.c"));
+	/* an export keeps them */
+	ck_assert_int_eq(model_export(l, tmpdir_path("e"), DT_F16), 0);
+	model_free(l);
+	map = tsr_map_open(tmpdir_path("e"));
+	ck_assert_ptr_nonnull(map);
+	ck_assert_ptr_nonnull(frame_find(&map->f, "shortlist.b"));
+	ck_assert_ptr_nonnull(frame_find(&map->f, "out.W"));
+	tsr_map_close(map);
+	/* replaced by one: the other goes, the parameters stay */
+	ck_assert_int_eq(model_file_set_annexes(tmpdir_path("e"),
+						"shortlist.", t + 1, 1), 0);
+	l = model_load(tmpdir_path("e"), MODEL_LOAD_MAPPED, NULL);
+	ck_assert_msg(l != NULL, "%s", err_msg());
+	ck_assert_int_eq(l->nannex, 1);
+	ck_assert_ptr_nonnull(model_annex(l, "shortlist.b"));
+	model_free(l);
+	/* a prefix that is no annex's, or a record outside the prefix */
+	ck_assert_int_eq(model_file_set_annexes(tmpdir_path("e"), "out.",
+						t, 1), -1);
+	ck_assert_int_eq(model_file_set_annexes(tmpdir_path("e"),
+						"shortlist.x", t, 1), -1);
+	tensor_free(&t[0]);
+	tensor_free(&t[1]);
+	model_free(m);
+}
+END_TEST
+
 START_TEST(save_load_roundtrip)
 {
 	struct model *m = make("dim=3"), *l;
@@ -374,6 +494,9 @@ int main(void)
 	tcase_add_test(tc, config_refusals);
 	tcase_add_test(tc, create_declares_and_initialises);
 	tcase_add_test(tc, save_load_roundtrip);
+	tcase_add_test(tc, special_ids);
+	tcase_add_test(tc, binary_vocabulary);
+	tcase_add_test(tc, annexes_kept);
 	tcase_add_test(tc, never_saves_nan);
 	tcase_add_test(tc, load_refuses_disagreeing_models);
 	tcase_add_test(tc, check_ids);

@@ -43,8 +43,10 @@ struct dec_opts {
 	const struct sl_table *shortlist;
 };
 
-/* What an architecture's decoder can do besides the defaults. */
-enum { DEC_BF16 = 1, DEC_KV_F16 = 2 };
+/* What an architecture's decoder can do besides the defaults: bf16
+ * products, f16 keys and values, and bos_id -1 (model.h: a zero vector
+ * as the first input, in decoding and in training). */
+enum { DEC_BF16 = 1, DEC_KV_F16 = 2, DEC_ZERO_BOS = 4 };
 
 /* ---- the architecture's operations ---------------------------------------- */
 

@@ -111,6 +111,27 @@ void *model_scratch(struct model *m, size_t bytes)
 	return m->scratch;
 }
 
+int model_set_vocab(struct model *m, int target, const void *v, size_t len)
+{
+	char *d = malloc(len + 1);
+
+	if (!d) {
+		err_set("out of memory for a vocabulary of %zu bytes", len);
+		return -1;
+	}
+	memcpy(d, v, len);
+	d[len] = 0;
+	free(target ? m->vocab_tgt : m->vocab_src);
+	if (target) {
+		m->vocab_tgt = d;
+		m->vocab_tgt_len = len;
+	} else {
+		m->vocab_src = d;
+		m->vocab_src_len = len;
+	}
+	return 0;
+}
+
 void model_free(struct model *m)
 {
 	if (!m)

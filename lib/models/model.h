@@ -34,9 +34,17 @@ struct param {
 struct model {
 	struct config cfg;
 	const struct arch *arch;
-	char *vocab_src, *vocab_tgt;	/* the tokenizer's text, NUL-terminated */
+	char *vocab_src, *vocab_tgt;	/* the tokenizer's vocabularies: attn's
+					   text, or a SentencePiece model's
+					   bytes; NUL after the last byte,
+					   which a binary one may hold too */
 	size_t vocab_src_len, vocab_tgt_len;
 	int src_vocab, tgt_vocab;	/* sizes, from the config */
+	/* The special units, the same in both vocabularies: the config's
+	 * pad_id, bos_id, eos_id and unk_id (0 1 2 3 when absent, as
+	 * doc/MODELS.md's own vocabularies have them); bos_id -1: the
+	 * decoder's first input is a zero vector (Marian's models). */
+	int pad_id, bos_id, eos_id, unk_id;
 	int nparam, param_cap;
 	struct param *param;
 	int *param_slot;		/* names hashed: index + 1, 0 empty */
@@ -181,6 +189,10 @@ const struct tensor *model_annex(const struct model *m, const char *name);
  */
 int model_file_set_annexes(const char *path, const char *prefix,
 			   const struct tensor *rec, int n);
+/* Replaces m's source (target 0) or target (1) vocabulary by the len
+ * bytes at v, copied (any bytes: a SentencePiece model's included).
+ * 0, or -1 (err_msg()). */
+int model_set_vocab(struct model *m, int target, const void *v, size_t len);
 void model_free(struct model *m);
 
 /*

@@ -152,6 +152,43 @@ static size_t padded(size_t n)
 	return (n + PARAM_ALIGN - 1) / PARAM_ALIGN * PARAM_ALIGN;
 }
 
+/*
+ * The special units' ids from the config, each in [0, V) (bos_id also
+ * -1); 0 1 2 3 for keys that are absent.  <s>, </s> and <unk> differ;
+ * <pad> may be one of them (Marian pads with </s>: padding is known by
+ * the lengths, never by its id).
+ */
+static int special_ids(struct model *m, int V)
+{
+	static const char *const key[] = { "pad_id", "bos_id", "eos_id",
+					   "unk_id" };
+	int *id[] = { &m->pad_id, &m->bos_id, &m->eos_id, &m->unk_id };
+	long v;
+
+	for (int i = 0; i < 4; i++) {
+		*id[i] = i;
+		if (!config_get(&m->cfg, key[i]))
+			continue;
+		if (config_int(&m->cfg, key[i], &v) < 0)
+			return -1;
+		if (v < (i == 1 ? -1 : 0) || v >= V) {
+			err_set("config: %s=%ld is not a unit of a vocabulary "
+				"of %d%s", key[i], v, V, i == 1 ?
+				" (nor -1, a zero vector)" : "");
+			return -1;
+		}
+		*id[i] = (int)v;
+	}
+	for (int i = 2; i < 4; i++)
+		for (int j = 1; j < i; j++)
+			if (*id[j] == *id[i]) {
+				err_set("config: %s and %s are both %d",
+					key[j], key[i], *id[i]);
+				return -1;
+			}
+	return 0;
+}
+
 int model_declare(struct model *m)
 {
 	int sv, tv;
@@ -162,6 +199,13 @@ int model_declare(struct model *m)
 	if (sv < 4 || tv < 4) {
 		err_set("config: src_vocab=%d, tgt_vocab=%d: a vocabulary "
 			"has at least the 4 special tokens", sv, tv);
+		return -1;
+	}
+	if (special_ids(m, sv < tv ? sv : tv) < 0)
+		return -1;
+	if (m->bos_id < 0 && !(m->arch->dec_caps & DEC_ZERO_BOS)) {
+		err_set("config: bos_id=-1: the %s decoder starts from <s>, "
+			"not from a zero vector", m->arch->name);
 		return -1;
 	}
 	m->src_vocab = sv;

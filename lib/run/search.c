@@ -21,7 +21,6 @@
 #include "models/shortlist.h"
 #include "search.h"
 
-enum { ID_BOS = 1, ID_EOS = 2 };
 
 /* Scores a thread's chunk of the selection takes, at least: below, a
  * second thread's wake-up costs more than it saves. */
@@ -358,7 +357,7 @@ static int beam_select(struct beam *b, int t, int nh)
 
 			st->tok[e] = c->tok;
 			st->row[e] = c->row;
-			if (c->tok == ID_EOS) {
+			if (c->tok == b->m->eos_id) {
 				finish(b, s, t, e, c->score);
 				continue;
 			}
@@ -527,7 +526,7 @@ static int beam_init(struct beam *b, const struct model *m, struct frame **f,
 	for (s = 0; s < n; s++) {
 		b->cur.sent[s] = s;
 		b->cur.ent[s] = -1;
-		b->cur.prev[s] = ID_BOS;
+		b->cur.prev[s] = b->m->bos_id;
 		b->cur.score[s] = 0;
 	}
 	return 0;
@@ -643,7 +642,7 @@ int search_force(const struct model *m, const struct dec_opts *dec,
 		int nn = 0;
 
 		for (r = 0; r < nh; r++)
-			prev[r] = t == 1 ? ID_BOS : out[sent[r]].ids[t - 2];
+			prev[r] = t == 1 ? m->bos_id : out[sent[r]].ids[t - 2];
 		if (a->dec_step(d, nh, prev, logp, attw) < 0)
 			goto fail;
 		for (r = 0; r < nh; r++) {

@@ -142,10 +142,10 @@ int rnn_check_batch(const struct batch_ids *x, int V, const char *what)
 	return 0;
 }
 
-/* The ids time-major: src [S, B]; decoder inputs <s>, tgt[0 .. T-2] and
+/* The ids time-major: src [S, B]; decoder inputs <s> (bos), tgt[0 .. T-2] and
  * targets tgt[0 .. T-1], [T, B]; <pad> (0) past each length. */
 static void arrange_ids(struct pass *p, const struct batch_ids *src,
-			const struct batch_ids *tgt)
+			const struct batch_ids *tgt, int bos)
 {
 	int B = p->B;
 
@@ -157,7 +157,7 @@ static void arrange_ids(struct pass *p, const struct batch_ids *src,
 			p->src_ids[t * B + b] = t < src->len[b] ? x[t] : 0;
 		for (int t = 0; t < p->T; t++) {
 			p->ytgt[t * B + b] = t < tgt->len[b] ? y[t] : 0;
-			p->yin[t * B + b] = t == 0 ? 1 :
+			p->yin[t * B + b] = t == 0 ? bos :
 				t - 1 < tgt->len[b] ? y[t - 1] : 0;
 		}
 	}
@@ -564,7 +564,7 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 	if (pass_memory(m, &p.arena, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
-	arrange_ids(&p, src, tgt);
+	arrange_ids(&p, src, tgt, m->bos_id);
 	forward(net, &p, src->len);
 	loss = output_layer(net, &p, (float)eps, scale, &nll_sum, &count);
 	if (loss < 0)

@@ -80,11 +80,11 @@ static int pass_memory(struct model *m, struct arena *A, size_t from)
 }
 
 /* The ids time-major: src [S, B] in the order of reading; decoder inputs
- * <s>, tgt[0 .. T-2] and targets tgt[0 .. T-1], [T, B]; <pad> (0) past
+ * <s> (bos), tgt[0 .. T-2] and targets tgt[0 .. T-1], [T, B]; <pad> (0) past
  * each length. */
 static void arrange_ids(const struct s2s_net *net, struct pass *p,
 			const struct batch_ids *src,
-			const struct batch_ids *tgt)
+			const struct batch_ids *tgt, int bos)
 {
 	int B = p->B;
 
@@ -98,7 +98,7 @@ static void arrange_ids(const struct s2s_net *net, struct pass *p,
 				x[s2s_read_pos(net, t, ls)] : 0;
 		for (int t = 0; t < p->T; t++) {
 			p->ytgt[t * B + b] = t < tgt->len[b] ? y[t] : 0;
-			p->yin[t * B + b] = t == 0 ? 1 :
+			p->yin[t * B + b] = t == 0 ? bos :
 				t - 1 < tgt->len[b] ? y[t - 1] : 0;
 		}
 	}
@@ -240,7 +240,7 @@ double s2s_train_batch(struct model *m, const struct batch_ids *src,
 	if (pass_memory(m, &p.arena, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
-	arrange_ids(net, &p, src, tgt);
+	arrange_ids(net, &p, src, tgt, m->bos_id);
 	forward(m, &p, src->len);
 	loss = output_layer(net, &p, (float)eps, scale, &nll_sum, &count);
 	if (loss < 0)

@@ -192,7 +192,7 @@ static int check_ids(const struct batch_ids *b, int vocab, const char *what)
 }
 
 /* Checks the batch, lays out f and runs the forward pass to f->logits. */
-static int forward_batch(struct fwd *f, const struct tf_net *n,
+static int forward_batch(struct fwd *f, const struct tf_net *n, int bos,
 			 const struct batch_ids *src,
 			 const struct batch_ids *tgt, float drop, int train,
 			 struct rng *r)
@@ -232,7 +232,7 @@ static int forward_batch(struct fwd *f, const struct tf_net *n,
 		const int32_t *y = tgt->ids + (size_t)b * f->T;
 		int32_t *in = f->dec_in + (size_t)b * f->T;
 
-		in[0] = 1;	/* <s> */
+		in[0] = bos;	/* <s> */
 		for (t = 1; t < f->T; t++)
 			in[t] = y[t - 1];
 	}
@@ -274,7 +274,7 @@ double tf_train_batch(struct model *m, const struct batch_ids *src,
 			"gradients");
 		return -1;
 	}
-	if (forward_batch(&f, n, src, tgt, drop, 1, &m->rng) < 0)
+	if (forward_batch(&f, n, m->bos_id, src, tgt, drop, 1, &m->rng) < 0)
 		return -1;
 	/* logits + out.b; dlogits overwrite the logits; out.b's gradient */
 	loss = xent_biased_forward_backward(f.logits, f.logits, n->w.out_b,
@@ -293,7 +293,7 @@ int transformer_logp(const struct model *m, const struct batch_ids *src,
 	const struct tf_net *n = m->net;
 	struct fwd f;
 
-	if (forward_batch(&f, n, src, tgt, 0.0f, 0, NULL) < 0)
+	if (forward_batch(&f, n, m->bos_id, src, tgt, 0.0f, 0, NULL) < 0)
 		return -1;
 	log_softmax_rows(logp, f.logits, f.B * f.T, n->tgt_vocab);
 	return 0;
