@@ -1,10 +1,10 @@
 /*
- * err.h: error messages of the library.  A function that fails sets one
+ * errmsg.h: error messages of the library.  A function that fails sets one
  * message (err_set) and returns -1 or NULL; its caller may add context in
  * front (err_prefix) and the program prints it (prog.h).
  */
-#ifndef ATTN_ERR_H
-#define ATTN_ERR_H
+#ifndef ATTN_ERRMSG_H
+#define ATTN_ERRMSG_H
 
 /* Public: libtensor.so exports what is declared from here to the pop (the
  * library is built with -fvisibility=hidden; see the Makefile). */

@@ -4,7 +4,7 @@
  * and a loader that maps a model file and uses aligned payloads in place.
  *
  * Errors: every function that can fail returns -1 (or NULL) and leaves a
- * message in err_msg() (err.h) that names the stream, the byte offset of
+ * message in err_msg() (errmsg.h) that names the stream, the byte offset of
  * the record and its name where known.  The programs print it prefixed with
  * their own name and exit 1.
  */

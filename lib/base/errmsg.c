@@ -1,4 +1,4 @@
-/* err.c: one error message per thread; see err.h. */
+/* errmsg.c: one error message per thread; see errmsg.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
