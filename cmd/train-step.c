@@ -108,6 +108,10 @@ static void usage(void)
 	       "(default %d)\n"
 	       "      --limit=BYTES      largest record of the pairs accepted "
 	       "(default 4G)\n"
+	       "      --threads=N        threads of the kernels (default: "
+	       "ATTN_THREADS, else\n"
+	       "                         one per core); resuming gives the "
+	       "same bits with the same N\n"
 	       "  -q, --quiet            no progress\n"
 	       "  -h, --help             this help\n"
 	       "  -V, --version          the version\n",
@@ -416,6 +420,7 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct train_opts o = {
@@ -438,8 +443,8 @@ int main(int argc, char **argv)
 	set = calloc(argc, sizeof *set);
 	if (!set)
 		die("out of memory");
-	while ((c = getopt_long(argc, argv, "m:ifa:s:t:S:n:e:T:E:k:L:d:D:b:A:"
-				"o:x:qhV", longopts, NULL)) != -1) {
+	while ((c = prog_getopt(argc, argv, "m:ifa:s:t:S:n:e:T:E:k:L:d:D:b:A:"
+				"o:x:qhV", longopts, 0)) != -1) {
 		/* the options of training alone */
 		if ((c > 0 && c < 256 && strchr("neTEkLDb", c)) ||
 		    c == OPT_CPU_TIME || c == OPT_LOG_TIME ||
@@ -497,7 +502,6 @@ int main(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;
-		default: usage_error("unknown option");
 		}
 	}
 	if (dtype && !export_path)

@@ -78,13 +78,17 @@ for cmd in "decode -m m.tsr -b 200000000" "beam -m m.tsr -k 100000" \
 	   "decode -m m.tsr --alpha 1" "embed -m m.tsr --bogus" \
 	   "tokenize -m m.tsr -x" "bleu -bogus r" "tensordump --bogus" \
 	   "decode -m" "attend --model" "score -m m.tsr --align=1" \
-	   "decode -m m.tsr -t --scores" "beam -m m.tsr -n 2 --scores"; do
+	   "decode -m m.tsr -t --scores" "beam -m m.tsr -n 2 --scores" \
+	   "train-step -m m.tsr --bogus" "train-step -m m.tsr --threads 0" \
+	   "train-step -m"; do
 	exits 2 $cmd < mem.tsr
 	one_line "$cmd"
 	err_has "(try '${cmd%% *} --help')"
 done
 exits 2 decode -m m.tsr --bogus
 err_has "decode: unknown option '--bogus' (try 'decode --help')"
+exits 2 train-step -m m.tsr --bogus
+err_has "train-step: unknown option '--bogus' (try 'train-step --help')"
 exits 2 beam -m m.tsr -k 100000
 err_has "beam: option --beam: '100000' is not an integer from 1 to 1000"
 
