@@ -16,7 +16,9 @@
 #include "run_suite.h"
 #include "run/search.h"
 
-enum { EOS = 2 };
+/* The model's <s> and </s> (model_v's): doc/MODELS.md's 1 and 2, or
+ * Marian's kind (matches_definition runs both). */
+static int bos = 1, eos = 2;
 
 /* ---- the scripted architecture --------------------------------------- */
 
@@ -48,7 +50,7 @@ static void script_logp(const int32_t *src, int S, const int32_t *pre,
 			z[y] = 0;
 		else
 			z[y] = ((int)(mix(h ^ y) % 9) - 4) * 0.5;
-		if (y == EOS && script_mode != 1)
+		if (y == eos && script_mode != 1)
 			z[y] = script_mode == 2 ? -50 : z[y] + 0.5 * len - 2;
 		if (z[y] > max)
 			max = z[y];
@@ -111,7 +113,7 @@ static int sc_step(struct decoder *d, int nh, const int32_t *prev,
 		if (d->steps > 0)
 			d->pre[i][d->len[i]++] = prev[i];
 		else
-			ck_assert_int_eq(prev[i], 1);	/* <s> first */
+			ck_assert_int_eq(prev[i], bos);	/* <s> first */
 		ck_assert_int_lt(d->len[i], MAXT);
 		script_logp(d->src[s], d->S[s], d->pre[i], d->len[i], d->V,
 			    logp + (size_t)i * d->V);
@@ -244,7 +246,7 @@ static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
 			h.ids[h.len++] = c[i].y;
 			h.score = c[i].score;
 			h.norm = h.score / pow((5.0 + h.len) / 6.0, alpha);
-			if (c[i].y == EOS)
+			if (c[i].y == eos)
 				fin[nfin++] = h;
 			else
 				nlive[n2++] = h;
@@ -287,7 +289,7 @@ static void make_frames(int n, uint64_t seed)
 		for (j = 0; j < (int)S - 1; j++)
 			((int32_t *)t.data)[j] = 4 + mix(seed * 31 + i * 7 + j) %
 						 5;
-		((int32_t *)t.data)[S - 1] = EOS;
+		((int32_t *)t.data)[S - 1] = eos;
 		frames[i].number = i;
 		ck_assert_ptr_nonnull(frame_put(&frames[i], &t));
 		fp[i] = &frames[i];
@@ -309,6 +311,8 @@ static struct model model_v(int V)
 	memset(&m, 0, sizeof m);
 	m.arch = &arch_script;
 	m.tgt_vocab = V;
+	m.bos_id = bos;
+	m.eos_id = eos;
 	return m;
 }
 
@@ -321,7 +325,8 @@ static const struct tensor *src_of(int i)
 
 /* The search matches the plain definition on many random sentences, for
  * k 1..5, alpha 0 and 0.6, and phrases of up to 0, 1, 2 and 4 ids blocked
- * from a third saying in a row, with the n-best lists in order. */
+ * from a third saying in a row, with the n-best lists in order; with the
+ * special ids of doc/MODELS.md and with a model's own (</s> 0, <s> 5). */
 START_TEST(matches_definition)
 {
 	int V = 7, trial, k, i, j, a, b;
@@ -329,6 +334,8 @@ START_TEST(matches_definition)
 	int blocks[4] = { 0, 1, 2, 4 };
 
 	script_mode = 0;
+	bos = _i ? 5 : 1;
+	eos = _i ? 0 : 2;
 	for (trial = 0; trial < 6; trial++)
 		for (k = 1; k <= 5; k++)
 			for (a = 0; a < 2; a++)
@@ -366,6 +373,8 @@ START_TEST(matches_definition)
 				}
 			}
 	free_frames();
+	bos = 1;
+	eos = 2;
 }
 END_TEST
 
@@ -398,7 +407,7 @@ START_TEST(k1_is_greedy_and_batch_independent)
 					best = y;
 			ids[len++] = best;
 			score += lp[best];
-			if (best == EOS)
+			if (best == eos)
 				break;
 		}
 		ck_assert_int_eq(all[i].n, 1);
@@ -465,7 +474,7 @@ START_TEST(ties_and_max_length)
 	/* </s> alone, finished first; then the two live ones at length 3
 	 * (0 0 0 and 0 0 1: the earlier hypothesis, then the lower id) */
 	ck_assert_int_eq(r.hyp[0].len, 1);
-	ck_assert_int_eq(r.hyp[0].ids[0], EOS);
+	ck_assert_int_eq(r.hyp[0].ids[0], eos);
 	ck_assert_int_eq(r.hyp[1].len, 3);
 	ck_assert_int_eq(r.hyp[1].ids[2], 0);
 	ck_assert_int_eq(r.hyp[2].ids[2], 1);
@@ -480,7 +489,7 @@ START_TEST(ties_and_max_length)
 	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
 	ck_assert_int_eq(r.hyp[0].len, 5);
 	for (i = 0; i < 5; i++)
-		ck_assert_int_ne(r.hyp[0].ids[i], EOS);
+		ck_assert_int_ne(r.hyp[0].ids[i], eos);
 	search_result_free(&r);
 	free_frames();
 }
@@ -541,7 +550,7 @@ END_TEST
  * are, and 2, </s>, ends it. */
 START_TEST(blocked_repeats)
 {
-	static const int32_t three[] = { 0, 0, 1, 0, 0, 1, 0, 0, EOS };
+	const int32_t three[] = { 0, 0, 1, 0, 0, 1, 0, 0, eos };
 	struct model m = model_v(6);
 	struct search_opts o;
 	struct search_result r;
@@ -595,7 +604,7 @@ int main(void)
 	TCase *tc = tcase_create("search");
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, matches_definition);
+	tcase_add_loop_test(tc, matches_definition, 0, 2);
 	tcase_add_test(tc, k1_is_greedy_and_batch_independent);
 	tcase_add_test(tc, ties_and_max_length);
 	tcase_add_test(tc, attention_and_forced_decoding);
