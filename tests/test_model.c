@@ -434,30 +434,6 @@ START_TEST(load_refuses_disagreeing_models)
 }
 END_TEST
 
-/* The scratch is aligned, kept while big enough, grown when not, and freed
- * with the model (ASan's leak check sees it otherwise). */
-START_TEST(scratch_kept_and_grown)
-{
-	struct model *m = make("dim=3");
-	char *a = model_scratch(m, 1000), *b, *c;
-
-	ck_assert_ptr_nonnull(a);
-	ck_assert_uint_eq((uintptr_t)a % 64, 0);
-	memset(a, 1, 1000);
-	b = model_scratch(m, 10);
-	ck_assert_ptr_eq(a, b);
-	ck_assert_uint_eq(m->scratch_size, 1024);
-	c = model_scratch(m, 5000);
-	ck_assert_ptr_nonnull(c);
-	ck_assert_uint_eq((uintptr_t)c % 64, 0);
-	ck_assert_uint_ge(m->scratch_size, 5000);
-	memset(c, 2, 5000);
-	ck_assert_ptr_null(model_scratch(m, SIZE_MAX - 10));
-	ck_assert_uint_eq(m->scratch_size, 0);
-	model_free(m);
-}
-END_TEST
-
 START_TEST(check_ids)
 {
 	struct frame f = { 0 };
@@ -500,7 +476,6 @@ int main(void)
 	tcase_add_test(tc, never_saves_nan);
 	tcase_add_test(tc, load_refuses_disagreeing_models);
 	tcase_add_test(tc, check_ids);
-	tcase_add_test(tc, scratch_kept_and_grown);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

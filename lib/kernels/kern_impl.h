@@ -252,7 +252,8 @@ int kern_cpu_isa(void);
 /*
  * Scratch memory of the calling thread, 64-byte aligned, at least bytes
  * long, kept for the thread's next call; slot 0..KERN_SCRATCH_SLOTS-1 lets a
- * kernel hold several at once.  Returns NULL when out of memory.
+ * kernel hold several at once (base/scratch.h's blocks, freed when the
+ * thread exits).  Returns NULL when out of memory.
  */
 #define KERN_SCRATCH_SLOTS 4
 void *kern_scratch(int slot, size_t bytes);

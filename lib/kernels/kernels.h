@@ -47,6 +47,14 @@ int kern_threads(void);
  */
 void kern_parallel_for(int64_t n, int64_t grain,
 		       void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx);
+/*
+ * The calling thread's block for a caller of the kernels (base/scratch.h:
+ * grown with scratch_get, kept for the thread's next call, freed when the
+ * thread exits), beside the kernels' own slots: a batch's workspace.
+ * NULL with err_msg() set when out of memory.
+ */
+struct scratch;
+struct scratch *kern_caller_scratch(void);
 
 /* ---- matrix multiply ---------------------------------------------------- */
 

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/errmsg.h"
+#include "base/scratch.h"
 #include "kern_impl.h"
 
 #define MAX_THREADS 256
@@ -268,49 +270,54 @@ void kern_parallel_for(int64_t n, int64_t grain,
  * Scratch: a thread-local array of buffers that grow as needed.  A key with
  * a destructor frees them when a thread of the program exits.
  */
-struct scratch {
-	void *p[KERN_SCRATCH_SLOTS];
-	size_t size[KERN_SCRATCH_SLOTS];
+/* The kernels' slots, then the caller's (kern_caller_scratch). */
+struct slots {
+	struct scratch slot[KERN_SCRATCH_SLOTS + 1];
 };
 
-static _Thread_local struct scratch *tls_scratch;
+static _Thread_local struct slots *tls_scratch;
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 
-static void scratch_free(void *arg)
+static void slots_free(void *arg)
 {
-	struct scratch *s = arg;
+	struct slots *s = arg;
 
-	for (int i = 0; i < KERN_SCRATCH_SLOTS; i++)
-		free(s->p[i]);
+	for (int i = 0; i <= KERN_SCRATCH_SLOTS; i++)
+		scratch_free(&s->slot[i]);
 	free(s);
 }
 
 static void scratch_key_create(void)
 {
-	pthread_key_create(&scratch_key, scratch_free);
+	pthread_key_create(&scratch_key, slots_free);
 }
 
-void *kern_scratch(int slot, size_t bytes)
+static struct scratch *thread_scratch(int slot)
 {
-	struct scratch *s = tls_scratch;
+	struct slots *s = tls_scratch;
 
 	if (!s) {
 		pthread_once(&scratch_once, scratch_key_create);
 		s = calloc(1, sizeof(*s));
-		if (!s)
+		if (!s) {
+			err_set("out of memory");
 			return NULL;
+		}
 		tls_scratch = s;
 		pthread_setspecific(scratch_key, s);
 	}
-	if (s->size[slot] < bytes) {
-		size_t sz = (bytes + 63) & ~(size_t)63;
-		void *p = aligned_alloc(64, sz);
-		if (!p)
-			return NULL;
-		free(s->p[slot]);
-		s->p[slot] = p;
-		s->size[slot] = sz;
-	}
-	return s->p[slot];
+	return &s->slot[slot];
+}
+
+void *kern_scratch(int slot, size_t bytes)
+{
+	struct scratch *s = thread_scratch(slot);
+
+	return s ? scratch_get(s, bytes) : NULL;
+}
+
+struct scratch *kern_caller_scratch(void)
+{
+	return thread_scratch(KERN_SCRATCH_SLOTS);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "arena.h"
 #include "base/errmsg.h"
+#include "base/scratch.h"
 
 void *arena_take(struct arena *a, size_t bytes)
 {
@@ -28,6 +29,18 @@ int arena_alloc(struct arena *a)
 		return -1;
 	}
 	memset(a->base, 0, bytes);
+	a->used = 0;
+	return 0;
+}
+
+int arena_in(struct arena *a, struct scratch *s, size_t zero_from)
+{
+	size_t bytes = a->used ? a->used : 64;
+
+	if (!(a->base = scratch_get(s, bytes)))
+		return -1;
+	if (zero_from < bytes)
+		memset(a->base + zero_from, 0, bytes - zero_from);
 	a->used = 0;
 	return 0;
 }

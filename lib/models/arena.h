@@ -24,5 +24,13 @@ float *arena_floats(struct arena *a, size_t n);
 /* Memory (malloc'ed, zeroed) for what a measuring pass took, used set
  * back to 0; -1 with err_msg() set when out of memory. */
 int arena_alloc(struct arena *a);
+/*
+ * The same in a kept block s (base/scratch.h, grown as needed), zeroed
+ * from byte zero_from on (SIZE_MAX: not at all): a training batch's
+ * activations, in the model's or the thread's block.  0, or -1 with
+ * err_msg() set.
+ */
+struct scratch;
+int arena_in(struct arena *a, struct scratch *s, size_t zero_from);
 
 #endif

@@ -94,23 +94,6 @@ int model_check_ids(const struct frame *f, const char *name, int vocab,
 	return 0;
 }
 
-void *model_scratch(struct model *m, size_t bytes)
-{
-	if (bytes > m->scratch_size) {
-		/* a multiple of the alignment, as aligned_alloc wants */
-		size_t size = bytes < SIZE_MAX - 63 ? (bytes + 63) / 64 * 64 : 0;
-		free(m->scratch);
-		m->scratch_size = 0;
-		if (!size || !(m->scratch = aligned_alloc(64, size))) {
-			m->scratch = NULL;
-			err_set("out of memory (%zu bytes of scratch)", bytes);
-			return NULL;
-		}
-		m->scratch_size = size;
-	}
-	return m->scratch;
-}
-
 int model_set_vocab(struct model *m, int target, const void *v, size_t len)
 {
 	char *d = malloc(len + 1);
@@ -142,7 +125,7 @@ void model_free(struct model *m)
 		wpack_free(&m->i8packs[i]);
 	}
 	free(m->i8packs);
-	free(m->scratch);
+	scratch_free(&m->scratch);
 	config_free(&m->cfg);
 	free(m->vocab_src);
 	free(m->vocab_tgt);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "base/config.h"
 #include "base/rng.h"
+#include "base/scratch.h"
 #include "stream/stream.h"
 #include "arch.h"
 
@@ -70,20 +71,12 @@ struct model {
 	int nannex;
 	struct tensor *annex;
 	struct rng rng;			/* the run's one generator */
-	void *scratch;			/* model_scratch()'s block */
-	size_t scratch_size;
+	struct scratch scratch;		/* a training batch's activations
+					   (base/scratch.h), kept from batch
+					   to batch */
 };
 
 /* ---- making, loading and saving models ------------------------------------ */
-
-/*
- * A block of at least bytes (64-byte aligned, contents undefined) that the
- * model keeps from call to call and model_free() frees: a training batch's
- * activations, tens to hundreds of megabytes, which would cost a page
- * fault per 4 KiB if mapped afresh for every batch.  It moves when it
- * grows.  NULL with err_msg() set when out of memory.
- */
-void *model_scratch(struct model *m, size_t bytes);
 
 /*
  * Declares a parameter (during arch->declare), in constant time (the

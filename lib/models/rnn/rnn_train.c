@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/errmsg.h"
+#include "base/scratch.h"
 #include "kernels/kernels.h"
 #include "nn/layers.h"
 #include "nn/window.h"
@@ -101,19 +102,6 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	}
 	p->dh0 = arena_floats(A, B * n);
 	p->dc = arena_floats(A, B * n);
-}
-
-/* Memory for what a measuring pass of pass_layout took, zeroed from
- * byte `from` on: the model's scratch, kept from batch to batch. */
-static int pass_memory(struct model *m, struct arena *A, size_t from)
-{
-	size_t need = A->used ? A->used : 64;
-
-	if (!(A->base = model_scratch(m, need)))
-		return -1;
-	memset(A->base + from, 0, need - from);
-	A->used = 0;
-	return 0;
 }
 
 int rnn_check_batch(const struct batch_ids *x, int V, const char *what)
@@ -561,7 +549,7 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 		goto out;
 	}
 	pass_layout(net, &p);
-	if (pass_memory(m, &p.arena, p.grads) < 0)
+	if (arena_in(&p.arena, &m->scratch, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
 	arrange_ids(&p, src, tgt, m->bos_id);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/errmsg.h"
+#include "base/scratch.h"
 #include "kernels/kernels.h"
 #include "models/arena.h"
 #include "nn/layers.h"
@@ -64,19 +65,6 @@ static void pass_layout(const struct s2s_net *net, struct pass *p)
 		p->dhd[l] = arena_floats(A, (T + 1) * B * n);
 		p->dcd[l] = arena_floats(A, (T + 1) * B * n);
 	}
-}
-
-/* Memory for what a measuring pass of pass_layout took, zeroed from byte
- * `from` on: the model's scratch, kept from batch to batch. */
-static int pass_memory(struct model *m, struct arena *A, size_t from)
-{
-	size_t need = A->used ? A->used : 64;
-
-	if (!(A->base = model_scratch(m, need)))
-		return -1;
-	memset(A->base + from, 0, need - from);
-	A->used = 0;
-	return 0;
 }
 
 /* The ids time-major: src [S, B] in the order of reading; decoder inputs
@@ -237,7 +225,7 @@ double s2s_train_batch(struct model *m, const struct batch_ids *src,
 		goto out;
 	}
 	pass_layout(net, &p);
-	if (pass_memory(m, &p.arena, p.grads) < 0)
+	if (arena_in(&p.arena, &m->scratch, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
 	arrange_ids(net, &p, src, tgt, m->bos_id);

@@ -4,9 +4,11 @@
  * run through the encoder and decoder for training (with the loss and the
  * backward pass) or teacher-forced scoring.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
+#include "base/scratch.h"
 #include "kernels/kernels.h"
 #include "models/arena.h"
 #include "transformer_batch.h"
@@ -127,34 +129,18 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 				     mha_scratch_floats(&dc))));
 }
 
-/*
- * The workspace of the calling thread, kept between batches: a batch's
- * activations are tens of megabytes, and mapping them afresh every batch
- * costs a page fault per 4 KiB.
- */
-static _Thread_local struct {
-	void *p;
-	size_t cap;
-} ws;
-
 int tf_plan_alloc(struct fwd *f, const struct tf_net *n)
 {
 	struct arena a = { NULL, 0 };
+	struct scratch *ws;
 	size_t i;
 
+	/* in the calling thread's block, kept between batches (scratch.h) */
 	plan(f, &a, n);
-	if (a.used > ws.cap) {
-		free(ws.p);
-		ws.p = aligned_alloc(64, a.used);
-		ws.cap = ws.p ? a.used : 0;
-		if (!ws.p) {
-			err_set("transformer: out of memory for a batch "
-				"(%zu bytes)", a.used);
-			return -1;
-		}
+	if (!(ws = kern_caller_scratch()) || arena_in(&a, ws, SIZE_MAX) < 0) {
+		err_prefix("transformer: a batch");
+		return -1;
 	}
-	a.base = ws.p;
-	a.used = 0;
 	plan(f, &a, n);
 	/* row b * T + t is position t */
 	for (i = 0; i < (size_t)f->B * f->S; i++)
