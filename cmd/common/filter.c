@@ -1,6 +1,7 @@
 /* filter.c: windows, batches and input order for the programs, and
  * their common options; see filter.h. */
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -342,14 +343,48 @@ int filter_getopt(int argc, char **argv, const char *shortopts,
 	return -1;
 }
 
-int filter_stage_main(int argc, char **argv, const struct option *longopts,
-		      void (*usage)(void), enum stage s)
+/* The records embed and encode add, and from what, for their --help. */
+static const struct {
+	const char *out, *in;
+} stage_records[] = {
+	[STAGE_EMBED] = { "src.emb", "src.ids" },
+	[STAGE_ENCODE] = { "enc.out", "src.emb" },
+};
+static enum stage main_stage;
+
+static void stage_usage(void)
 {
+	printf("usage: %s -m MODEL [-b N]\n"
+	       "       " FILTER_USAGE " < in.tsr > out.tsr\n"
+	       "Adds %s to every frame (%s in), for the model's "
+	       "architecture.\n\n"
+	       "  -m, --model=FILE     the model file\n"
+	       "  -b, --batch=N        sentences per batch (default 64, at "
+	       "most 65536;\n"
+	       "                       results do not depend on it)\n"
+	       FILTER_HELP
+	       "  -h, --help           this help\n"
+	       "  -V, --version        the version\n", progname,
+	       stage_records[main_stage].out, stage_records[main_stage].in);
+	exit(0);
+}
+
+int filter_stage_main(int argc, char **argv, enum stage s)
+{
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		FILTER_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *model = NULL;
 	int batch = 64;
 
-	while (filter_getopt(argc, argv, "m:b:hV", longopts, usage, &model,
-			     &batch, 1) != -1)
+	main_stage = s;
+	while (filter_getopt(argc, argv, "m:b:hV", longopts, stage_usage,
+			     &model, &batch, 1) != -1)
 		;	/* no options of their own */
 	check_write(filter_stage(model, s, batch));
 	return 0;

@@ -121,10 +121,10 @@ int filter_getopt(int argc, char **argv, const char *shortopts,
 		  const char **model, int *batch, int need_model);
 
 /*
- * The main of embed and encode, after prog_init: options -m, -b (default
- * 64), -h and -V (longopts: the program keeps its table), then stage s.
+ * The whole main of embed and encode (stage s, STAGE_EMBED or
+ * STAGE_ENCODE), after prog_init: options -m, -b (default 64),
+ * FILTER_LONGOPTS, -h and -V, then the stage.
  */
-int filter_stage_main(int argc, char **argv, const struct option *longopts,
-		      void (*usage)(void), enum stage s);
+int filter_stage_main(int argc, char **argv, enum stage s);
 
 #endif
