@@ -1,8 +1,8 @@
 #!/bin/sh
 # The manual: every program cmd/NAME.c has a page man/man1/NAME.1 titled
 # NAME(1); every page renders with no warning from mandoc or groff; every
-# long option of a program (its getopt_long table, and any --option its
-# --help prints) appears in its page.
+# long option of a program (its getopt_long table, or its shared main's,
+# and any --option its --help prints) appears in its page.
 set -u
 . "$(dirname "$0")/lib/cli.sh"
 errors=0
@@ -37,6 +37,14 @@ for c in "$root"/cmd/*.c; do
 	# The long options of the getopt_long table: {"name", xxx_argument, ...
 	grep -oE '\{ *"[a-z0-9][a-z0-9-]*" *, *(no|required|optional)_argument' "$c" |
 		sed 's/^{ *"\([^"]*\)".*/\1/' >"$T/table"
+	# or, for a program whose whole main is shared (embed and encode:
+	# filter_stage_main), the table of that main in cmd/common
+	if [ ! -s "$T/table" ] && grep -q 'filter_stage_main(' "$c"; then
+		sed -n '/^int filter_stage_main(/,/^}/p' \
+			"$root/cmd/common/filter.c" |
+			grep -oE '\{ *"[a-z0-9][a-z0-9-]*" *, *(no|required|optional)_argument' |
+			sed 's/^{ *"\([^"]*\)".*/\1/' >"$T/table"
+	fi
 	[ -s "$T/table" ] || fail "$c: no getopt_long option table found"
 	for o in help version; do
 		grep -qx "$o" "$T/table" || fail "$c: no --$o in its option table"
