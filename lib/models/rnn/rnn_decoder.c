@@ -21,6 +21,7 @@
 #include "nn/layers.h"
 #include "models/shortlist.h"
 #include "nn/window.h"
+#include "rnn_common.h"
 #include "rnnsearch.h"
 
 void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,
@@ -33,14 +34,11 @@ void rnn_logits_forward(const struct rnn_net *net, int N, const float *t,
 /* ---- the step-wise decoder ------------------------------------------------ */
 
 struct decoder {
+	struct dec_rows r;	/* first: rnn_common.h's accessors */
 	const struct rnn_net *net;
-	int nsent, cap, nh;	/* sentences, rows (nsent * width), live */
-	int S, P;		/* the longest source; 3n + 2l */
+	int P;			/* 3n + 2l */
 	int Sp;			/* projected rows per sentence: S, or 1 */
-	int *len, *row, *row_next;	/* row: the live hypotheses' sentences */
 	int *step, *step_next;	/* [cap]: the hypotheses' steps done */
-	struct arena arena;
-	struct shortlist *sl;	/* o->shortlist: the output layer's */
 	/* per sentence: keys [nsent, S, n'] (additive); proj [nsent, S, P],
 	 * each annotation (rnnencdec: the context) times [C; Co]^T */
 	float *keys, *proj;
@@ -54,8 +52,8 @@ struct decoder {
 static void decoder_layout(struct decoder *d)
 {
 	const struct rnn_net *net = d->net;
-	struct arena *A = &d->arena;
-	size_t cap = d->cap, ns = d->nsent, S = d->S, n = net->n;
+	struct arena *A = &d->r.arena;
+	size_t cap = d->r.cap, ns = d->r.nsent, S = d->r.S, n = net->n;
 
 	if (net->attention && net->kind == ATT_ADDITIVE)
 		d->keys = arena_floats(A, ns * S * net->na);
@@ -121,44 +119,40 @@ struct decoder *rnn_dec_new(const struct model *m, const struct dec_opts *o,
 	struct decoder *d;
 	size_t nn = net->n;
 
-	if (n < 1 || width < 1 || (long)n * width > (1L << 24)) {
-		err_set("decoder: %d sentences of %d hypotheses", n, width);
+	d = calloc(1, sizeof *d);
+	if (!d) {
+		err_set("out of memory");
 		return NULL;
 	}
-	d = calloc(1, sizeof *d);
-	if (!d || !(d->len = malloc(n * sizeof(int))) ||
-	    !(d->row = malloc((size_t)n * width * sizeof(int))) ||
-	    !(d->row_next = malloc((size_t)n * width * sizeof(int))) ||
-	    !(d->step = calloc((size_t)n * width, sizeof(int))) ||
+	if (dec_rows_init(&d->r, n, width) < 0)
+		goto fail;
+	if (!(d->step = calloc((size_t)n * width, sizeof(int))) ||
 	    !(d->step_next = calloc((size_t)n * width, sizeof(int)))) {
 		err_set("out of memory");
 		goto fail;
 	}
 	d->net = net;
-	d->nsent = d->nh = n;
-	d->cap = n * width;
 	d->P = 3 * net->n + 2 * net->l;
 	for (int b = 0; b < n; b++) {
-		if (frame_memory(net, f[b], &d->len[b]) < 0)
+		if (frame_memory(net, f[b], &d->r.len[b]) < 0)
 			goto fail;
-		if (d->len[b] > d->S)
-			d->S = d->len[b];
+		if (d->r.len[b] > d->r.S)
+			d->r.S = d->r.len[b];
 	}
-	d->Sp = net->attention ? d->S : 1;
+	d->Sp = net->attention ? d->r.S : 1;
 	decoder_layout(d);
-	if (arena_alloc(&d->arena) < 0)
+	if (arena_alloc(&d->r.arena) < 0)
 		goto fail;
 	decoder_layout(d);
 	/* the sentences' annotations (rnnencdec: contexts), padded with
 	 * zeros, go through [C; Co] in one product */
-	size_t S = d->S, rows = (size_t)n * d->Sp;
+	size_t S = d->r.S, rows = (size_t)n * d->Sp;
 	float *h = calloc(rows * net->dc, sizeof(float));
 	if (!h) {
 		err_set("out of memory");
 		goto fail;
 	}
 	for (int b = 0; b < n; b++) {
-		d->row[b] = b;
 		memcpy(d->s + b * nn, frame_find(f[b], "att.init")->data,
 		       nn * sizeof(float));
 		if (!net->attention) {
@@ -169,13 +163,13 @@ struct decoder *rnn_dec_new(const struct model *m, const struct dec_opts *o,
 		if (net->kind == ATT_ADDITIVE)
 			memcpy(d->keys + b * S * net->na,
 			       frame_find(f[b], "att.keys")->data,
-			       d->len[b] * net->na * sizeof(float));
+			       d->r.len[b] * net->na * sizeof(float));
 		memcpy(h + b * S * net->dc, frame_find(f[b], "enc.out")->data,
-		       d->len[b] * net->dc * sizeof(float));
+		       d->r.len[b] * net->dc * sizeof(float));
 	}
 	project(net, d->proj, h, (int)rows, d->P);
 	free(h);
-	if (o && o->shortlist && !(d->sl = shortlist_new(m, o->shortlist, f,
+	if (o && o->shortlist && !(d->r.sl = shortlist_new(m, o->shortlist, f,
 			n, n * width,
 			net->w.out_W, net->w.out_bias, net->l,
 			m->int8 ? WPACK_I8 : WPACK_F32)))
@@ -193,21 +187,21 @@ static void vadd(float *x, const float *y, int n)
 		x[k] += y[k];
 }
 
-/* The attention of live hypotheses, whose sentences (d->row) are not in
+/* The attention of live hypotheses, whose sentences (d->r.row) are not in
  * row order: each row is its own batch of one. */
 static void attend_rows(void *arg, int64_t lo, int64_t hi)
 {
 	const struct decoder *d = arg;
 	const struct rnn_net *net = d->net;
-	size_t S = d->S, na = net->na, P = d->P;
+	size_t S = d->r.S, na = net->na, P = d->P;
 
 	for (int64_t i = lo; i < hi; i++) {
-		size_t b = d->row[i];
+		size_t b = d->r.row[i];
 
 		additive_attention_forward(d->pctx + i * P, d->a + i * S,
 					   d->wq + i * na, d->keys + b * S * na,
 					   net->w.att_v, d->proj + b * S * P,
-					   d->len + b, 1, (int)S, (int)na,
+					   d->r.len + b, 1, (int)S, (int)na,
 					   (int)P);
 	}
 }
@@ -216,20 +210,20 @@ static void attend_rows(void *arg, int64_t lo, int64_t hi)
 static void locate_rows(struct decoder *d, int nh)
 {
 	const struct rnn_net *net = d->net;
-	size_t S = d->S, P = d->P, K = net->K;
+	size_t S = d->r.S, P = d->P, K = net->K;
 
 	for (size_t i = 0; i < (size_t)nh; i++) {
-		int b = d->row[i];
+		int b = d->r.row[i];
 
 		if (net->kind == ATT_DIAGONAL)
 			diagonal_forward(d->a + i * S, d->step[i], net->ratio,
-					 d->len + b, 1, (int)S);
+					 d->r.len + b, 1, (int)S);
 		else
 			window_forward(d->a + i * S, d->kap_next + i * K,
 				       d->wp + i * 3 * K, d->kap + i * K,
-				       d->len + b, 1, (int)S, (int)K);
+				       d->r.len + b, 1, (int)S, (int)K);
 		context_forward(d->pctx + i * P, d->a + i * S,
-				d->proj + b * S * P, d->len + b, 1, (int)S,
+				d->proj + b * S * P, d->r.len + b, 1, (int)S,
 				(int)P);
 	}
 }
@@ -243,7 +237,7 @@ static void dec_context(struct decoder *d, int nh)
 	if (!net->attention) {
 		for (int i = 0; i < nh; i++)
 			memcpy(d->pctx + (size_t)i * d->P,
-			       d->proj + (size_t)d->row[i] * d->P,
+			       d->proj + (size_t)d->r.row[i] * d->P,
 			       d->P * sizeof(float));
 		return;
 	}
@@ -285,9 +279,9 @@ static int step_rows(struct decoder *d, int nh, const int32_t *prev,
 		vadd(d->tt + (size_t)i * l2,
 		     d->pctx + (size_t)i * d->P + 3 * net->n, l2);
 	maxout_forward(d->t, d->tt, nh, net->l);
-	if (d->sl) {
-		if (shortlist_logp(d->sl, logp, net->Vt, d->t, nh,
-				   d->row) < 0)
+	if (d->r.sl) {
+		if (shortlist_logp(d->r.sl, logp, net->Vt, d->t, nh,
+				   d->r.row) < 0)
 			return -1;
 	} else {
 		rnn_logits_forward(net, nh, d->t, logp);
@@ -295,7 +289,7 @@ static int step_rows(struct decoder *d, int nh, const int32_t *prev,
 	}
 	if (attw) {
 		/* [nh, 1, S]; the model without attention has no weights */
-		size_t size = (size_t)nh * d->S * sizeof(float);
+		size_t size = (size_t)nh * d->r.S * sizeof(float);
 
 		if (net->attention)
 			memcpy(attw, d->a, size);
@@ -320,7 +314,7 @@ static void step_task(void *ctx, int64_t lo, int64_t hi)
 	struct decoder v = *j->d;
 	size_t i = (size_t)lo, n = net->n, K = net->K;
 
-	v.row += i;
+	v.r.row += i;
 	v.step += i;
 	v.s += i * n;
 	v.s_next += i * n;
@@ -332,7 +326,7 @@ static void step_task(void *ctx, int64_t lo, int64_t hi)
 	v.y += i * net->m;
 	v.pre += i * 3 * n;
 	v.wq += i * net->na;
-	v.a += i * v.S;
+	v.a += i * v.r.S;
 	v.pctx += i * v.P;
 	v.zr += i * 2 * n;
 	v.rh += i * n;
@@ -340,7 +334,7 @@ static void step_task(void *ctx, int64_t lo, int64_t hi)
 	v.tt += i * 2 * net->l;
 	v.t += i * net->l;
 	if (step_rows(&v, (int)(hi - lo), j->prev + i, j->logp + i * net->Vt,
-		      j->attw ? j->attw + i * v.S : NULL) < 0)
+		      j->attw ? j->attw + i * v.r.S : NULL) < 0)
 		j->rc = -1;
 }
 
@@ -352,12 +346,12 @@ int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	int block;
 	float *swap;
 
-	if (dec_step_check(nh, d->nh, prev, net->Vt) < 0)
+	if (dec_step_check(nh, d->r.nh, prev, net->Vt) < 0)
 		return -1;
-	d->nh = nh;
+	d->r.nh = nh;
 	if (nh == 0)
 		return 0;
-	if ((block = dec_step_block(nh, d->sl != NULL)) > 0)
+	if ((block = dec_step_block(nh, d->r.sl != NULL)) > 0)
 		kern_parallel_for(nh, block, step_task, &j);
 	else if (step_rows(d, nh, prev, logp, attw) < 0)
 		return -1;
@@ -380,19 +374,11 @@ int rnn_dec_select(struct decoder *d, int nh, const int *parent)
 	float *swap;
 	int *rswap;
 
-	if (nh < 0 || nh > d->cap) {
-		err_set("decoder: %d hypotheses, room for %d", nh, d->cap);
+	if (dec_rows_check(&d->r, nh, parent) < 0)
 		return -1;
-	}
 	for (int i = 0; i < nh; i++) {
-		if (parent[i] < 0 || parent[i] >= d->nh) {
-			err_set("decoder: parent %d of hypothesis %d is not "
-				"one of the %d live", parent[i], i, d->nh);
-			return -1;
-		}
 		memcpy(d->s_next + i * nn, d->s + parent[i] * nn,
 		       nn * sizeof(float));
-		d->row_next[i] = d->row[parent[i]];
 		d->step_next[i] = d->step[parent[i]];
 		if (d->kap)
 			memcpy(d->kap_next + i * K, d->kap + parent[i] * K,
@@ -401,44 +387,22 @@ int rnn_dec_select(struct decoder *d, int nh, const int *parent)
 	swap = d->s;
 	d->s = d->s_next;
 	d->s_next = swap;
-	rswap = d->row;
-	d->row = d->row_next;
-	d->row_next = rswap;
 	rswap = d->step;
 	d->step = d->step_next;
 	d->step_next = rswap;
 	swap = d->kap;
 	d->kap = d->kap_next;
 	d->kap_next = swap;
-	d->nh = nh;
+	dec_rows_select(&d->r, nh, parent);
 	return 0;
-}
-
-int rnn_dec_sentence(const struct decoder *d, int i)
-{
-	return i >= 0 && i < d->nh ? d->row[i] : -1;
-}
-
-const struct shortlist *rnn_dec_shortlist(const struct decoder *d)
-{
-	return d->sl;
-}
-
-int rnn_dec_srclen(const struct decoder *d, int sentence)
-{
-	return sentence >= 0 && sentence < d->nsent ? d->len[sentence] : -1;
 }
 
 void rnn_dec_free(struct decoder *d)
 {
 	if (!d)
 		return;
-	free(d->len);
-	free(d->row);
-	free(d->row_next);
+	dec_rows_free(&d->r);
 	free(d->step);
 	free(d->step_next);
-	free(d->arena.base);
-	shortlist_free(d->sl);
 	free(d);
 }

@@ -22,6 +22,7 @@
 #include "kernels/kernels.h"
 #include "nn/layers.h"
 #include "nn/window.h"
+#include "rnn_common.h"
 #include "rnnsearch.h"
 
 /* Rows of the output layer done at once: bounds logits [rows, V]. */
@@ -102,53 +103,6 @@ static void pass_layout(const struct rnn_net *net, struct pass *p)
 	}
 	p->dh0 = arena_floats(A, B * n);
 	p->dc = arena_floats(A, B * n);
-}
-
-int rnn_check_batch(const struct batch_ids *x, int V, const char *what)
-{
-	if (x->B < 1 || x->S < 1 || (long)x->B * x->S > (1L << 24)) {
-		err_set("%s batch: %d sentences of %d ids", what, x->B, x->S);
-		return -1;
-	}
-	for (int b = 0; b < x->B; b++) {
-		if (x->len[b] < 1 || x->len[b] > x->S) {
-			err_set("%s sentence %d has length %d, not 1 .. %d",
-				what, b, x->len[b], x->S);
-			return -1;
-		}
-		for (int t = 0; t < x->len[b]; t++) {
-			int32_t id = x->ids[(size_t)b * x->S + t];
-
-			if (id < 0 || id >= V) {
-				err_set("%s sentence %d: id %d at position %d "
-					"is outside the vocabulary of %d",
-					what, b, id, t, V);
-				return -1;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The ids time-major: src [S, B]; decoder inputs <s> (bos), tgt[0 .. T-2] and
- * targets tgt[0 .. T-1], [T, B]; <pad> (0) past each length. */
-static void arrange_ids(struct pass *p, const struct batch_ids *src,
-			const struct batch_ids *tgt, int bos)
-{
-	int B = p->B;
-
-	for (int b = 0; b < B; b++) {
-		const int32_t *x = src->ids + (size_t)b * src->S;
-		const int32_t *y = tgt->ids + (size_t)b * tgt->S;
-
-		for (int t = 0; t < p->S; t++)
-			p->src_ids[t * B + b] = t < src->len[b] ? x[t] : 0;
-		for (int t = 0; t < p->T; t++) {
-			p->ytgt[t * B + b] = t < tgt->len[b] ? y[t] : 0;
-			p->yin[t * B + b] = t == 0 ? bos :
-				t - 1 < tgt->len[b] ? y[t - 1] : 0;
-		}
-	}
 }
 
 /*
@@ -514,45 +468,23 @@ double rnn_train_batch(struct model *m, const struct batch_ids *src,
 {
 	const struct rnn_net *net = m->net;
 	struct pass p = { 0 };
-	double eps = 0, loss = -1, nll_sum;
+	double eps, loss = -1, nll_sum;
 	int count;
 
-	if (!net->g.src_emb) {
-		err_set("train: the model has no gradients (not loaded for "
-			"training)");
+	if (rnn_train_check(m, net->g.src_emb, net->Vs, net->Vt, src, tgt,
+			    &eps) < 0)
 		return -1;
-	}
-	if (config_get(&m->cfg, "label_smoothing") &&
-	    config_double(&m->cfg, "label_smoothing", &eps) < 0)
-		return -1;
-	if (!(eps >= 0 && eps < 1)) {
-		err_set("config: label_smoothing=%g is not in [0, 1)", eps);
-		return -1;
-	}
-	if (rnn_check_batch(src, net->Vs, "source") < 0 ||
-	    rnn_check_batch(tgt, net->Vt, "target") < 0)
-		return -1;
-	if (src->B != tgt->B) {
-		err_set("train: %d source and %d target sentences", src->B,
-			tgt->B);
-		return -1;
-	}
 	p.B = src->B;
 	p.S = src->S;
 	p.T = tgt->S;
 	p.parts = kern_threads() < p.B ? kern_threads() : p.B;
-	p.src_ids = malloc((size_t)p.S * p.B * sizeof(int32_t));
-	p.yin = malloc((size_t)p.T * p.B * sizeof(int32_t));
-	p.ytgt = malloc((size_t)p.T * p.B * sizeof(int32_t));
-	if (!p.src_ids || !p.yin || !p.ytgt) {
-		err_set("out of memory");
+	if (rnn_teacher_ids(src, tgt, m->bos_id, 0, &p.src_ids, &p.yin,
+			    &p.ytgt) < 0)
 		goto out;
-	}
 	pass_layout(net, &p);
 	if (arena_in(&p.arena, &m->scratch, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
-	arrange_ids(&p, src, tgt, m->bos_id);
 	forward(net, &p, src->len);
 	loss = output_layer(net, &p, (float)eps, scale, &nll_sum, &count);
 	if (loss < 0)

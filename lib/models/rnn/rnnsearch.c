@@ -23,6 +23,7 @@
 #include "nn/gru.h"
 #include "kernels/kernels.h"
 #include "nn/layers.h"
+#include "rnn_common.h"
 #include "rnnsearch.h"
 
 /* ---- parameters ----------------------------------------------------------- */

@@ -98,15 +98,10 @@ struct decoder *rnn_dec_new(const struct model *m, const struct dec_opts *o,
 int rnn_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		 float *attw);
 int rnn_dec_select(struct decoder *d, int nh, const int *parent);
-int rnn_dec_sentence(const struct decoder *d, int i);
-int rnn_dec_srclen(const struct decoder *d, int sentence);
-const struct shortlist *rnn_dec_shortlist(const struct decoder *d);
 void rnn_dec_free(struct decoder *d);
+/* (its accessors are rnn_common.h's, seq2seq's too) */
 
 /* Training (rnn_train.c). */
-/* Checks a batch's shape and its ids against vocabulary V; what ("source",
- * "target") names it in errors.  0, or -1 with err_msg() set. */
-int rnn_check_batch(const struct batch_ids *x, int V, const char *what);
 double rnn_train_batch(struct model *m, const struct batch_ids *src,
 		       const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		       int *ntok);

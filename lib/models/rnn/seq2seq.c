@@ -18,6 +18,7 @@
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
 #include "models/frames.h"
+#include "rnn_common.h"
 #include "rnnsearch.h"
 #include "seq2seq.h"
 
@@ -304,9 +305,9 @@ const struct arch arch_seq2seq = {
 	.dec_new = s2s_dec_new,
 	.dec_step = s2s_dec_step,
 	.dec_select = s2s_dec_select,
-	.dec_sentence = s2s_dec_sentence,
-	.dec_srclen = s2s_dec_srclen,
-	.dec_shortlist = s2s_dec_shortlist,
+	.dec_sentence = rnn_dec_sentence,
+	.dec_srclen = rnn_dec_srclen,
+	.dec_shortlist = rnn_dec_shortlist,
 	.dec_attw_planes = NULL,
 	.dec_free = s2s_dec_free,
 	.train_batch = s2s_train_batch,

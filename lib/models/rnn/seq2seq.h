@@ -91,9 +91,6 @@ struct decoder *s2s_dec_new(const struct model *m, const struct dec_opts *o,
 int s2s_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		 float *attw);
 int s2s_dec_select(struct decoder *d, int nh, const int *parent);
-int s2s_dec_sentence(const struct decoder *d, int i);
-int s2s_dec_srclen(const struct decoder *d, int sentence);
-const struct shortlist *s2s_dec_shortlist(const struct decoder *d);
 void s2s_dec_free(struct decoder *d);
 
 /* Training (seq2seq_train.c). */

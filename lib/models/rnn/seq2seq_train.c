@@ -18,6 +18,7 @@
 #include "kernels/kernels.h"
 #include "models/arena.h"
 #include "nn/layers.h"
+#include "rnn_common.h"
 #include "rnnsearch.h"
 #include "seq2seq.h"
 
@@ -64,31 +65,6 @@ static void pass_layout(const struct s2s_net *net, struct pass *p)
 		p->dce[l] = arena_floats(A, (S + 1) * B * n);
 		p->dhd[l] = arena_floats(A, (T + 1) * B * n);
 		p->dcd[l] = arena_floats(A, (T + 1) * B * n);
-	}
-}
-
-/* The ids time-major: src [S, B] in the order of reading; decoder inputs
- * <s> (bos), tgt[0 .. T-2] and targets tgt[0 .. T-1], [T, B]; <pad> (0) past
- * each length. */
-static void arrange_ids(const struct s2s_net *net, struct pass *p,
-			const struct batch_ids *src,
-			const struct batch_ids *tgt, int bos)
-{
-	int B = p->B;
-
-	for (int b = 0; b < B; b++) {
-		const int32_t *x = src->ids + (size_t)b * src->S;
-		const int32_t *y = tgt->ids + (size_t)b * tgt->S;
-		int ls = src->len[b];
-
-		for (int t = 0; t < p->S; t++)
-			p->src_ids[t * B + b] = t < ls ?
-				x[s2s_read_pos(net, t, ls)] : 0;
-		for (int t = 0; t < p->T; t++) {
-			p->ytgt[t * B + b] = t < tgt->len[b] ? y[t] : 0;
-			p->yin[t * B + b] = t == 0 ? bos :
-				t - 1 < tgt->len[b] ? y[t - 1] : 0;
-		}
 	}
 }
 
@@ -175,19 +151,6 @@ static void backward(const struct s2s_net *net, struct pass *p,
 	embedding_backward(g->src_emb, p->src_ids, p->S * p->B, p->dxs, net->m);
 }
 
-/* A training key of the config in [0, 1), or 0 when absent. */
-static int rate_key(const struct model *m, const char *key, double *v)
-{
-	*v = 0;
-	if (config_get(&m->cfg, key) && config_double(&m->cfg, key, v) < 0)
-		return -1;
-	if (!(*v >= 0 && *v < 1)) {
-		err_set("config: %s=%g is not in [0, 1)", key, *v);
-		return -1;
-	}
-	return 0;
-}
-
 double s2s_train_batch(struct model *m, const struct batch_ids *src,
 		       const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		       int *ntok)
@@ -197,38 +160,21 @@ double s2s_train_batch(struct model *m, const struct batch_ids *src,
 	double eps, drop, loss = -1, nll_sum;
 	int count;
 
-	if (!net->g.src_emb) {
-		err_set("train: the model has no gradients (not loaded for "
-			"training)");
+	if (rnn_train_check(m, net->g.src_emb, net->Vs, net->Vt, src, tgt,
+			    &eps) < 0 ||
+	    rnn_rate_key(m, "dropout", &drop) < 0)
 		return -1;
-	}
-	if (rate_key(m, "label_smoothing", &eps) < 0 ||
-	    rate_key(m, "dropout", &drop) < 0)
-		return -1;
-	if (rnn_check_batch(src, net->Vs, "source") < 0 ||
-	    rnn_check_batch(tgt, net->Vt, "target") < 0)
-		return -1;
-	if (src->B != tgt->B) {
-		err_set("train: %d source and %d target sentences", src->B,
-			tgt->B);
-		return -1;
-	}
 	p.B = src->B;
 	p.S = src->S;
 	p.T = tgt->S;
 	p.p = dropout ? (float)drop : 0.0f;
-	p.src_ids = malloc((size_t)p.S * p.B * sizeof(int32_t));
-	p.yin = malloc((size_t)p.T * p.B * sizeof(int32_t));
-	p.ytgt = malloc((size_t)p.T * p.B * sizeof(int32_t));
-	if (!p.src_ids || !p.yin || !p.ytgt) {
-		err_set("out of memory");
+	if (rnn_teacher_ids(src, tgt, m->bos_id, net->reverse, &p.src_ids,
+			    &p.yin, &p.ytgt) < 0)
 		goto out;
-	}
 	pass_layout(net, &p);
 	if (arena_in(&p.arena, &m->scratch, p.grads) < 0)
 		goto out;
 	pass_layout(net, &p);
-	arrange_ids(net, &p, src, tgt, m->bos_id);
 	forward(m, &p, src->len);
 	loss = output_layer(net, &p, (float)eps, scale, &nll_sum, &count);
 	if (loss < 0)
