@@ -19,9 +19,9 @@ static void usage(void)
 {
 	printf("usage: %s -m MODEL [-k K] [-l ALPHA] [-n N | -t] [-A] "
 	       "[--scores [--normalize]]\n"
-	       "       [-b N] [-a A] [-c B] [--block-repeats N] "
-	       "[--matmul PREC] [--kv PREC]\n"
-	       "       [--shortlist]\n"
+	       "       [-b N] [-a A] [-c B] [--block-repeats N] [--min-len N] "
+	       "[--matmul PREC]\n"
+	       "       [--kv PREC] [--shortlist]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Beam search: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
@@ -47,6 +47,10 @@ static void usage(void)
 	       "      --block-repeats=N  no phrase of 1 to N units three "
 	       "times in a row\n"
 	       "                       (default 0: none blocked)\n"
+	       "      --min-len=N      a non-empty source's translation has "
+	       "at least N units\n"
+	       "                       (default 1: never empty; 0: as the "
+	       "model says)\n"
 	       "      --matmul=PREC    f32 (default) or bf16: the "
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
@@ -78,6 +82,7 @@ int main(int argc, char **argv)
 		{ "kv", required_argument, NULL, OPT_KV },
 		{ "block-repeats", required_argument, NULL,
 		  OPT_BLOCK_REPEATS },
+		{ "min-len", required_argument, NULL, OPT_MIN_LEN },
 		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },

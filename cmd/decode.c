@@ -17,8 +17,9 @@ static void usage(void)
 {
 	printf("usage: %s -m MODEL [-t | -A] [--scores [--normalize]] [-b N] "
 	       "[-a A] [-c B]\n"
-	       "       [--block-repeats N] [--matmul PREC] [--kv PREC] "
-	       "[--shortlist]\n"
+	       "       [--block-repeats N] [--min-len N] [--matmul PREC] "
+	       "[--kv PREC]\n"
+	       "       [--shortlist]\n"
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Greedy decoding: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
@@ -39,6 +40,10 @@ static void usage(void)
 	       "      --block-repeats=N  no phrase of 1 to N units three "
 	       "times in a row\n"
 	       "                       (default 0: none blocked)\n"
+	       "      --min-len=N      a non-empty source's translation has "
+	       "at least N units\n"
+	       "                       (default 1: never empty; 0: as the "
+	       "model says)\n"
 	       "      --matmul=PREC    f32 (default) or bf16: the "
 	       "Transformer decoder's\n"
 	       "                       products' inputs rounded to "
@@ -67,6 +72,7 @@ int main(int argc, char **argv)
 		{ "kv", required_argument, NULL, OPT_KV },
 		{ "block-repeats", required_argument, NULL,
 		  OPT_BLOCK_REPEATS },
+		{ "min-len", required_argument, NULL, OPT_MIN_LEN },
 		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },

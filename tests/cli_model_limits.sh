@@ -20,11 +20,12 @@ tensordump -t tf.tsr > tf.txt && tensordump -t rnn.tsr > rnn.txt ||
 	fail "tensordump -t"
 
 # craft IN.txt OUT.tsr KEY=VALUE...: the model with those config values
-# (the config record's size in the text form adjusted to match).
+# (the config record's size in the text form adjusted to match, in bytes
+# whatever the locale).
 craft() {
 	in=$1 out=$2
 	shift 2
-	awk -v kv="$*" '
+	LC_ALL=C awk -v kv="$*" '
 	BEGIN { n = split(kv, a, " ")
 		for (i = 1; i <= n; i++) { split(a[i], p, "="); val[p[1]] = p[2] } }
 	/^record model.config / { cfg = 1; head = $0; next }

@@ -103,11 +103,11 @@ unset ATTN_KERNELS
 
 # a model without the key (made before it) is additive: m.tsr with
 # attention, window_k and diag_ratio taken out of its config decodes
-# byte for byte as m.tsr
+# byte for byte as m.tsr (the config's size counted in bytes: LC_ALL=C)
 nice train-step -q -m m.tsr -n 20 copy.tsr
 tensordump -t m.tsr |
 	grep -v -e '^"attention=' -e '^"window_k=' -e '^"diag_ratio=' > o.txt
-n=$(awk '/^record model.config / { c = 1; next } /^record/ { c = 0 }
+n=$(LC_ALL=C awk '/^record model.config / { c = 1; next } /^record/ { c = 0 }
 	c { n += length($0) - 3 } END { print n }' o.txt)
 sed "s/^record model.config u8 \[[0-9]*\]/record model.config u8 [$n]/" \
 	o.txt | tensordump -r > old.tsr

@@ -47,4 +47,14 @@ subwords v2 26.00 4.00 100.0%
 # "▁ P a b l o" with its marker aside) but never the same units.
 subwords v1 25.00 3.00 0.0%
 
+# A text without a name (nor lines): counts of 0, not a division by zero.
+printf 'hola y adios\n' >plain
+sh "$root/tools/subwords.sh" v2 plain >got || fail "subwords.sh: no names"
+grep -qx 'names: 0, 0.00 units a name, 0.0% in one unit' got ||
+	fail "subwords.sh, no names: $(cat got)"
+: >nothing
+sh "$root/tools/subwords.sh" v2 nothing >got || fail "subwords.sh: no lines"
+grep -qx 'nothing: 0.00 units a line (0 lines)' got ||
+	fail "subwords.sh, no lines: $(cat got)"
+
 exit $((errors > 0))

@@ -22,7 +22,9 @@ static int bos = 1, eos = 2;
 
 /* ---- the scripted architecture --------------------------------------- */
 
-static int script_mode;		/* 0: hashed logits; 1: uniform; 2: no </s> */
+/* 0: hashed logits; 1: uniform; 2: no </s>; 3: whatever the prefix,
+ * p = 1/8, 1/8, 1/2, 1/4 for ids 0 .. 3 (V 4), </s> first */
+static int script_mode;
 
 static uint64_t mix(uint64_t x)
 {
@@ -48,9 +50,11 @@ static void script_logp(const int32_t *src, int S, const int32_t *pre,
 	for (y = 0; y < V; y++) {
 		if (script_mode == 1)
 			z[y] = 0;
+		else if (script_mode == 3)
+			z[y] = y == eos ? log(4) : y == 3 ? log(2) : 0;
 		else
 			z[y] = ((int)(mix(h ^ y) % 9) - 4) * 0.5;
-		if (y == eos && script_mode != 1)
+		if (y == eos && (script_mode == 0 || script_mode == 2))
 			z[y] = script_mode == 2 ? -50 : z[y] + 0.5 * len - 2;
 		if (z[y] > max)
 			max = z[y];
@@ -213,7 +217,7 @@ static int ends_in_repeat(const int32_t *ids, int len, int N)
 }
 
 static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
-		    int block, int maxlen, struct rhyp *fin)
+		    int block, int minlen, int maxlen, struct rhyp *fin)
 {
 	struct rhyp live[16], nlive[16];
 	struct rcand *c = malloc(16 * V * sizeof *c);
@@ -232,6 +236,9 @@ static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
 						   live[i].len + 1, block))
 					lp[j] = -INFINITY;
 			}
+			/* a non-empty source: no </s> before minlen ids */
+			if (S > 1 && live[i].len < minlen)
+				lp[eos] = -INFINITY;
 			for (j = 0; j < V; j++, nc++) {
 				c[nc].score = live[i].score + lp[j];
 				c[nc].h = i;
@@ -324,12 +331,14 @@ static const struct tensor *src_of(int i)
 /* ---- tests --------------------------------------------------------------- */
 
 /* The search matches the plain definition on many random sentences, for
- * k 1..5, alpha 0 and 0.6, and phrases of up to 0, 1, 2 and 4 ids blocked
- * from a third saying in a row, with the n-best lists in order; with the
- * special ids of doc/MODELS.md and with a model's own (</s> 0, <s> 5). */
+ * k 1..5, alpha 0 and 0.6, phrases of up to 0, 1, 2 and 4 ids blocked
+ * from a third saying in a row, and a non-empty source's translation of
+ * at least 0, 1 or 2 ids before </s>, with the n-best lists in order;
+ * with the special ids of doc/MODELS.md and with a model's own (</s> 0,
+ * <s> 5). */
 START_TEST(matches_definition)
 {
-	int V = 7, trial, k, i, j, a, b;
+	int V = 7, trial, k, i, j, a, b, ml;
 	double alphas[2] = { 0, 0.6 };
 	int blocks[4] = { 0, 1, 2, 4 };
 
@@ -339,7 +348,8 @@ START_TEST(matches_definition)
 	for (trial = 0; trial < 6; trial++)
 		for (k = 1; k <= 5; k++)
 			for (a = 0; a < 2; a++)
-			for (b = 0; b < 4; b++) {
+			for (b = 0; b < 4; b++)
+			for (ml = 0; ml <= 2; ml++) {
 				struct model m = model_v(V);
 				struct search_opts o;
 				struct search_result res[12];
@@ -350,6 +360,7 @@ START_TEST(matches_definition)
 				o.nbest = k;
 				o.alpha = alphas[a];
 				o.block_repeats = blocks[b];
+				o.min_len = ml;
 				make_frames(12, trial * 100 + k);
 				ck_assert_int_eq(search(&m, fp, 12, &o, res), 0);
 				for (i = 0; i < 12; i++) {
@@ -357,7 +368,7 @@ START_TEST(matches_definition)
 					int S = t->dim[0];
 					int nf = ref_beam(t->data, S, V, k,
 							  o.alpha, blocks[b],
-							  2 * S + 10, fin);
+							  ml, 2 * S + 10, fin);
 
 					ck_assert_int_eq(res[i].n, nf < k ? nf : k);
 					for (j = 0; j < res[i].n; j++) {
@@ -379,7 +390,8 @@ START_TEST(matches_definition)
 END_TEST
 
 /* k = 1 is greedy: the most probable token, the lowest id of equal ones,
- * computed here directly; and the result does not depend on the batch. */
+ * </s> not first for a non-empty source (the default min_len 1), computed
+ * here directly; and the result does not depend on the batch. */
 START_TEST(k1_is_greedy_and_batch_independent)
 {
 	int V = 9, i, t;
@@ -402,6 +414,8 @@ START_TEST(k1_is_greedy_and_batch_independent)
 			int y, best = 0;
 
 			script_logp(s->data, S, ids, len, V, lp);
+			if (len == 0 && S > 1)
+				lp[eos] = -INFINITY;
 			for (y = 1; y < V; y++)
 				if (lp[y] > lp[best])
 					best = y;
@@ -446,7 +460,7 @@ END_TEST
 /* All tokens equally likely: greedy takes id 0 every time, up to the
  * maximum length 2 S + 10; a beam of 3 keeps ids 0, 1, 2 at the first
  * step, and </s> (id 2) finishes at once with the best normalised score
- * under alpha 1. */
+ * under alpha 1 (min_len 0: the contract's search). */
 START_TEST(ties_and_max_length)
 {
 	struct model m = model_v(6);
@@ -469,6 +483,7 @@ START_TEST(ties_and_max_length)
 	o.k = 3;
 	o.nbest = 3;
 	o.alpha = 1;
+	o.min_len = 0;
 	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
 	ck_assert_int_eq(r.n, 3);
 	/* </s> alone, finished first; then the two live ones at length 3
@@ -577,6 +592,99 @@ START_TEST(blocked_repeats)
 }
 END_TEST
 
+/* frame 0 of a source of S ids: S - 1 of id 4, then </s> */
+static void source_of(int S)
+{
+	struct tensor t;
+	uint64_t n = S;
+	int j;
+
+	frame_clear(&frames[0]);
+	ck_assert_int_eq(tensor_init(&t, "src.ids", DT_I32, 1, &n), 0);
+	for (j = 0; j < S - 1; j++)
+		((int32_t *)t.data)[j] = 4;
+	((int32_t *)t.data)[S - 1] = eos;
+	ck_assert_ptr_nonnull(frame_put(&frames[0], &t));
+	fp[0] = &frames[0];
+}
+
+/* Whether hypothesis h is the ids [n] with log-probability score. */
+static void is_hyp(const struct hyp *h, const int32_t *ids, int n,
+		   double score)
+{
+	ck_assert_int_eq(h->len, n);
+	ck_assert_int_eq(memcmp(h->ids, ids, n * sizeof *ids), 0);
+	ck_assert_msg(fabs(h->score - score) < 1e-6, "score %.9g, not %.9g",
+		      h->score, score);
+}
+
+/*
+ * min_len, worked by hand.  Whatever the prefix, ids 0 .. 3 have p = 1/8,
+ * 1/8, 1/2 (</s>) and 1/4.  The contract's greedy search (min_len 0) says
+ * </s> at once: an empty line, log p = ln 1/2.  With min_len 1 (the
+ * default) a source of one word takes 3 (1/4) and then </s> (1/2),
+ * ln 1/8; with min_len 2, 3 3 </s>, ln 1/32; with the maximum length 1,
+ * 3 alone, ln 1/4.  An empty source (</s> alone) still gets </s>, ln 1/2.
+ * A beam of 2 (alpha 0) under min_len 1: step 1 keeps 3 (ln 1/4) and 0
+ * (ln 1/8, the lower id of the tie with 1); step 2's best are 3 </s>
+ * (ln 1/8, finished) and 3 3 (ln 1/16, tied with 0 </s> but from the
+ * earlier hypothesis); step 3 finishes 3 3 </s> (ln 1/32).
+ */
+START_TEST(min_len_rule)
+{
+	const int32_t end[] = { eos }, one[] = { 3, eos },
+		      two[] = { 3, 3, eos }, cut[] = { 3 };
+	struct model m = model_v(4);
+	struct search_opts o;
+	struct search_result r;
+
+	script_mode = 3;
+	search_opts_default(&o);
+	ck_assert_int_eq(o.min_len, 1);
+	source_of(2);
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	is_hyp(&r.hyp[0], one, 2, log(1 / 8.0));
+	search_result_free(&r);
+	o.min_len = 0;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	is_hyp(&r.hyp[0], end, 1, log(1 / 2.0));
+	search_result_free(&r);
+	o.min_len = 2;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	is_hyp(&r.hyp[0], two, 3, log(1 / 32.0));
+	search_result_free(&r);
+	o.len_a = 0;
+	o.len_b = 1;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	is_hyp(&r.hyp[0], cut, 1, log(1 / 4.0));
+	search_result_free(&r);
+
+	search_opts_default(&o);
+	o.k = 2;
+	o.nbest = 2;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	ck_assert_int_eq(r.n, 2);
+	is_hyp(&r.hyp[0], one, 2, log(1 / 8.0));
+	is_hyp(&r.hyp[1], two, 3, log(1 / 32.0));
+	search_result_free(&r);
+
+	source_of(1);		/* an empty source: the model's </s> */
+	for (o.k = 1; o.k <= 2; o.k++) {
+		o.nbest = 1;
+		ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+		is_hyp(&r.hyp[0], end, 1, log(1 / 2.0));
+		search_result_free(&r);
+	}
+
+	o.min_len = SEARCH_MIN_LEN_MAX + 1;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "min_len"));
+	o.min_len = -1;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), -1);
+	free_frames();
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model m = model_v(7);
@@ -609,6 +717,7 @@ int main(void)
 	tcase_add_test(tc, ties_and_max_length);
 	tcase_add_test(tc, attention_and_forced_decoding);
 	tcase_add_test(tc, blocked_repeats);
+	tcase_add_test(tc, min_len_rule);
 	tcase_add_test(tc, bad_options);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

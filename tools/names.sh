@@ -25,6 +25,10 @@
 # above, whether or not they have a counterpart: one line each, the line
 # number (from 1) and the word without its punctuation, tab-separated.
 set -eu
+# The patterns below match bytes (\200-\377, UTF-8 sequences spelt byte by
+# byte): in a UTF-8 locale gawk reads them as characters and refuses the
+# ranges ("Invalid collation character").
+export LC_ALL=C
 usage() {
 	echo "usage: $0 ES EN GOLD [-t TRAIN_EN] HYP..." >&2
 	echo "       $0 -l ES" >&2

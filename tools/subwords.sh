@@ -19,6 +19,9 @@
 #
 # Needs tokenize on PATH.
 set -eu
+# Bytes, whatever the locale: the marker U+2581 below is cut as 3 bytes,
+# and names.sh matches bytes too.
+export LC_ALL=C
 [ $# -ge 2 ] || { echo "usage: $0 VOCAB ES [TEXT...]" >&2; exit 2; }
 vocab=$1 es=$2
 shift 2
@@ -32,7 +35,8 @@ units() { tokenize -v "$vocab" -f units "$@"; }
 
 for f in "$es" "$@"; do
 	units "$f" | awk -v f="$f" '{ n += NF - 1 }
-		END { printf "%s: %.2f units a line (%d lines)\n", f, n / NR,
+		END { printf "%s: %.2f units a line (%d lines)\n", f,
+		      NR ? n / NR : 0,
 		      NR }'
 done
 # the units of the line "a": what "a W" has before W's
@@ -47,7 +51,8 @@ sed 's/^/a /' "$tmp/names" | units | paste "$tmp/names" - |
 	}
 	END { printf "names: %d, %.2f units a name, %.1f%% in one unit\n" \
 	      "distinct names: %d, %.2f units a name, %.1f%% in one unit\n",
-	      NR, u / NR, 100 * one / NR, d, du / d, 100 * done / d }'
+	      NR, NR ? u / NR : 0, NR ? 100 * one / NR : 0,
+	      d, d ? du / d : 0, d ? 100 * done / d : 0 }'
 
 awk '/^[^ \t]/ { sub(/ .*/, ""); print }' "$es" >"$tmp/first"
 units "$tmp/first" >"$tmp/start"
@@ -75,5 +80,6 @@ awk -v ua="$ua" -v m="$(printf '\342\226\201')" '
 	}
 	END { printf "first words: %d, %.2f units at the start of a line\n" \
 	      "first words cut as in the middle: %.1f%%, the same units: " \
-	      "%.1f%%\n", NR, units / NR, 100 * cuts / NR, 100 * same / NR }
+	      "%.1f%%\n", NR, NR ? units / NR : 0, NR ? 100 * cuts / NR : 0,
+	      NR ? 100 * same / NR : 0 }
 	' "$tmp/start"

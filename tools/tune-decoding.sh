@@ -44,6 +44,6 @@ for k in $KS; do
 			if ($i == "ratio") r = $(i + 2) } }
 		END { printf "| %s | %s | %s | %s | %s | %s |\n",
 		      k, a, b, bp, r, rep }'
-		[ "$k" = 1 ] && break
+		if [ "$k" = 1 ]; then break; fi
 	done
 done

@@ -399,6 +399,10 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			o->search.block_repeats = opt_int(optarg,
 				"--block-repeats", 0, SEARCH_BLOCK_MAX);
 			break;
+		case OPT_MIN_LEN:
+			o->search.min_len = opt_int(optarg, "--min-len", 0,
+						    SEARCH_MIN_LEN_MAX);
+			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");
 			o->al_given = 1;

@@ -36,7 +36,7 @@ struct translate_opts {
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
 enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
-       OPT_SHORTLIST, OPT_KV };
+       OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 #define TRANSLATE_LONGOPTS \
@@ -53,8 +53,9 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 /*
  * getopt_long for decode, beam and score: -m, -b, -h, -V and
  * FILTER_LONGOPTS as filter_getopt (the model needed); -a, -c, -t, -A,
- * --scores, --normalize and the alignment's options into o.  Returns the
- * program's other options one by one, then -1 at their end, having
+ * --scores, --normalize, --block-repeats, --min-len and the alignment's
+ * options into o.  Returns the program's other options one by one, then
+ * -1 at their end, having
  * refused --tensors with --align or --scores, and the alignment's
  * options without --align.
  */

@@ -34,6 +34,7 @@ void search_opts_default(struct search_opts *o)
 	o->len_a = 2;
 	o->len_b = 10;
 	o->nbest = 1;
+	o->min_len = 1;
 }
 
 int search_max_len(const struct search_opts *o, int S)
@@ -309,6 +310,26 @@ static void block_repeats(struct beam *b, int t, int nh)
 	}
 }
 
+/*
+ * The option min_len = N, at a step t <= N: </s> gets log-probability -inf
+ * in every row of a sentence whose source has more than </s> alone, so
+ * that its translation has at least N ids before </s>.  A model trained
+ * on long sentences may put </s> first for a short unfamiliar one (the
+ * Bible model gives "Hola." p(</s>) 0.30, more than any word): the
+ * contract's search then prints an empty line.  An empty source (S = 1)
+ * is left to the model, whose </s> gives it its empty line.
+ */
+static void no_early_end(struct beam *b, int nh)
+{
+	int r, s, p;
+
+	for (r = 0; r < nh; r++) {
+		s = b->cur.sent[r];
+		if (b->slen[s] > 1 && (p = place(b->sl, s, b->m->eos_id)) >= 0)
+			b->logp[(size_t)r * b->V + p] = -INFINITY;
+	}
+}
+
 /* The candidates of the groups (sentences) lo .. hi-1 of a step. */
 static void select_groups(void *ctx, int64_t lo, int64_t hi)
 {
@@ -336,6 +357,8 @@ static int beam_select(struct beam *b, int t, int nh)
 	st->nent = 0;
 	if (b->o->block_repeats)
 		block_repeats(b, t, nh);
+	if (t <= b->o->min_len)
+		no_early_end(b, nh);
 	while (r < nh) {
 		int hi = r;
 
@@ -551,6 +574,11 @@ int search(const struct model *m, struct frame **f, int n,
 	if (o->block_repeats < 0 || o->block_repeats > SEARCH_BLOCK_MAX) {
 		err_set("search: block_repeats %d is not from 0 to %d",
 			o->block_repeats, SEARCH_BLOCK_MAX);
+		return -1;
+	}
+	if (o->min_len < 0 || o->min_len > SEARCH_MIN_LEN_MAX) {
+		err_set("search: min_len %d is not from 0 to %d", o->min_len,
+			SEARCH_MIN_LEN_MAX);
 		return -1;
 	}
 	if (n == 0)

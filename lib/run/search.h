@@ -15,6 +15,8 @@
 
 /* The longest phrase block_repeats may name. */
 #define SEARCH_BLOCK_MAX 64
+/* The largest min_len. */
+#define SEARCH_MIN_LEN_MAX 1000
 
 struct search_opts {
 	int k;			/* beam size; 1 is greedy */
@@ -25,11 +27,17 @@ struct search_opts {
 	int block_repeats;	/* 0, or N: no phrase of 1 .. N ids said
 				   three times in a row (a candidate that
 				   would make one is not taken) */
+	int min_len;		/* 0, or N: a sentence whose source has
+				   more than </s> alone does not end (</s>)
+				   before N other target ids (the maximum
+				   length still ends it) */
 	struct dec_opts dec;	/* how the decoder computes (arch.h) */
 };
 
 /* The defaults of doc/MODELS.md: k 1, alpha 0, 2 S + 10, one best, no
- * phrase blocked. */
+ * phrase blocked; and one rule outside the contract, min_len 1: a
+ * non-empty source never gets an empty translation.  min_len 0 is the
+ * contract's search exactly. */
 void search_opts_default(struct search_opts *o);
 
 /* A hypothesis: its ids (</s> included when reached) and scores. */
