@@ -30,41 +30,10 @@ static void usage(void)
 	       "(default 1.0)\n"
 	       "  -n, --nbest=N        the N best: i ||| text ||| F0= logp "
 	       "||| logp/penalty\n"
-	       "  -A, --align          add ' ||| ' and the word alignment "
-	       "(Pharaoh: i-j ...)\n"
-	       "      --scores         add ' ||| ' and log p(translation) "
-	       "in nats, the sum\n"
-	       "      --normalize      the score per target id (</s> "
-	       "included), not the sum\n"
 	       "  -b, --batch=N        sentences per batch (default 16, at "
 	       "most 65536;\n"
 	       "                       results do not depend on it)\n"
-	       "  -a, --max-len-a=A    at most A*S+B target ids, </s> "
-	       "included (default 2)\n"
-	       "  -c, --max-len-b=B    (default 10)\n"
-	       "  -t, --tensors        frames out: hyp.ids, att.weights, "
-	       "hyp.score added\n"
-	       "      --block-repeats=N  no phrase of 1 to N units three "
-	       "times in a row\n"
-	       "                       (default 0: none blocked)\n"
-	       "      --min-len=N      a non-empty source's translation has "
-	       "at least N units\n"
-	       "                       (default 1: never empty; 0: as the "
-	       "model says)\n"
-	       "      --matmul=PREC    f32 (default) or bf16: the "
-	       "Transformer decoder's\n"
-	       "                       products' inputs rounded to "
-	       "bfloat16 (AVX512_BF16)\n"
-	       "      --kv=PREC        f32 (default) or f16: the "
-	       "Transformer decoder's\n"
-	       "                       attention keys and values kept "
-	       "in float16\n"
-	       "      --shortlist      score only each sentence's shortlist "
-	       "of target units\n"
-	       "                       (train-step --shortlist makes it)\n"
-	       FILTER_HELP
-	       "  -h, --help           this help\n"
-	       "  -V, --version        the version\n", progname);
+	       SEARCH_HELP, progname);
 	exit(0);
 }
 
@@ -74,19 +43,7 @@ int main(int argc, char **argv)
 		{ "beam", required_argument, NULL, 'k' },
 		{ "alpha", required_argument, NULL, 'l' },
 		{ "nbest", required_argument, NULL, 'n' },
-		{ "max-len-a", required_argument, NULL, 'a' },
-		{ "max-len-b", required_argument, NULL, 'c' },
-		{ "scores", no_argument, NULL, OPT_SCORES },
-		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
-		{ "matmul", required_argument, NULL, OPT_MATMUL },
-		{ "kv", required_argument, NULL, OPT_KV },
-		{ "block-repeats", required_argument, NULL,
-		  OPT_BLOCK_REPEATS },
-		{ "min-len", required_argument, NULL, OPT_MIN_LEN },
-		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		TRANSLATE_LONGOPTS,
+		SEARCH_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct translate_opts o = { .batch = 16 };
@@ -109,15 +66,6 @@ int main(int argc, char **argv)
 			o.search.nbest = opt_int(optarg, "--nbest", 1,
 						 BEAM_MAX);
 			o.moses = 1;
-			break;
-		case OPT_MATMUL:
-			o.bf16 = opt_half(optarg, "--matmul", "bf16");
-			break;
-		case OPT_KV:
-			o.kv_f16 = opt_half(optarg, "--kv", "f16");
-			break;
-		case OPT_SHORTLIST:
-			o.shortlist = 1;
 			break;
 		}
 	if (o.moses && o.tensors)

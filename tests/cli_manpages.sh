@@ -13,6 +13,12 @@ render() {
 	(cd "$root/man" && mandoc -T ascii "$1") | sed "s/.$bs//g"
 }
 
+# options: the long options of the getopt_long table entries on stdin.
+options() {
+	grep -oE '\{ *"[a-z0-9][a-z0-9-]*" *, *(no|required|optional)_argument' |
+		sed 's/^{ *"\([^"]*\)".*/\1/'
+}
+
 cd "$root/man" || exit 1
 pages=$(ls man1/*.1 man5/*.5 man7/*.7 2>/dev/null)
 [ -n "$pages" ] || { echo "cli_manpages: no pages in man/" >&2; exit 1; }
@@ -35,16 +41,30 @@ for c in "$root"/cmd/*.c; do
 	head -n 1 "$T/page" | grep -qi "^$name(1)" ||
 		fail "$page: not titled $name(1): $(head -n 1 "$T/page")"
 	# The long options of the getopt_long table: {"name", xxx_argument, ...
-	grep -oE '\{ *"[a-z0-9][a-z0-9-]*" *, *(no|required|optional)_argument' "$c" |
-		sed 's/^{ *"\([^"]*\)".*/\1/' >"$T/table"
-	# or, for a program whose whole main is shared (embed and encode:
-	# filter_stage_main), the table of that main in cmd/common
+	options <"$c" >"$T/table"
+	# and those of the tables' shared entries (NAME_LONGOPTS of
+	# cmd/common/*.h, which may hold others); or, for a program whose
+	# whole main is shared (embed and encode: filter_stage_main), the
+	# table of that main in cmd/common
 	if [ ! -s "$T/table" ] && grep -q 'filter_stage_main(' "$c"; then
 		sed -n '/^int filter_stage_main(/,/^}/p' \
-			"$root/cmd/common/filter.c" |
-			grep -oE '\{ *"[a-z0-9][a-z0-9-]*" *, *(no|required|optional)_argument' |
-			sed 's/^{ *"\([^"]*\)".*/\1/' >"$T/table"
+			"$root/cmd/common/filter.c" | options >"$T/table"
 	fi
+	macros=$(grep -oE '[A-Z_]+_LONGOPTS' "$c" | sort -u)
+	seen=
+	while [ -n "$macros" ]; do
+		next=
+		for mac in $macros; do
+			case " $seen " in *" $mac "*) continue ;; esac
+			seen="$seen $mac"
+			def=$(sed -n "/^#define $mac\\b/,/[^\\]\$/p" \
+				"$root"/cmd/common/*.h)
+			printf '%s\n' "$def" | options >>"$T/table"
+			next="$next $(printf '%s\n' "$def" | sed 1d |
+				grep -oE '[A-Z_]+_LONGOPTS')"
+		done
+		macros=$next
+	done
 	[ -s "$T/table" ] || fail "$c: no getopt_long option table found"
 	for o in help version; do
 		grep -qx "$o" "$T/table" || fail "$c: no --$o in its option table"

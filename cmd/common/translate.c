@@ -403,6 +403,15 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			o->search.min_len = opt_int(optarg, "--min-len", 0,
 						    SEARCH_MIN_LEN_MAX);
 			break;
+		case OPT_MATMUL:
+			o->bf16 = opt_half(optarg, "--matmul", "bf16");
+			break;
+		case OPT_KV:
+			o->kv_f16 = opt_half(optarg, "--kv", "f16");
+			break;
+		case OPT_SHORTLIST:
+			o->shortlist = 1;
+			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");
 			o->al_given = 1;

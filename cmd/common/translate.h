@@ -50,11 +50,59 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 	{ "unlinked", required_argument, NULL, OPT_UNLINKED }, \
 	FILTER_LONGOPTS
 
+/* The options decode and beam share, for their tables and --help. */
+#define SEARCH_LONGOPTS \
+	{ "max-len-a", required_argument, NULL, 'a' }, \
+	{ "max-len-b", required_argument, NULL, 'c' }, \
+	{ "scores", no_argument, NULL, OPT_SCORES }, \
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE }, \
+	{ "matmul", required_argument, NULL, OPT_MATMUL }, \
+	{ "kv", required_argument, NULL, OPT_KV }, \
+	{ "block-repeats", required_argument, NULL, OPT_BLOCK_REPEATS }, \
+	{ "min-len", required_argument, NULL, OPT_MIN_LEN }, \
+	{ "shortlist", no_argument, NULL, OPT_SHORTLIST }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }, \
+	TRANSLATE_LONGOPTS
+#define SEARCH_HELP \
+	"  -a, --max-len-a=A    at most A*S+B target ids, </s> " \
+	"included (default 2)\n" \
+	"  -c, --max-len-b=B    (default 10)\n" \
+	"  -A, --align          add ' ||| ' and the word alignment " \
+	"(Pharaoh: i-j ...)\n" \
+	"      --scores         add ' ||| ' and log p(translation) " \
+	"in nats, the sum\n" \
+	"      --normalize      the score per target id (</s> " \
+	"included), not the sum\n" \
+	"  -t, --tensors        frames out: hyp.ids, att.weights, " \
+	"hyp.score added\n" \
+	"      --block-repeats=N  no phrase of 1 to N units three " \
+	"times in a row\n" \
+	"                       (default 0: none blocked)\n" \
+	"      --min-len=N      a non-empty source's translation has " \
+	"at least N units\n" \
+	"                       (default 1: never empty; 0: as the " \
+	"model says)\n" \
+	"      --matmul=PREC    f32 (default) or bf16: the " \
+	"Transformer decoder's\n" \
+	"                       products' inputs rounded to " \
+	"bfloat16 (AVX512_BF16)\n" \
+	"      --kv=PREC        f32 (default) or f16: the " \
+	"Transformer decoder's\n" \
+	"                       attention keys and values kept " \
+	"in float16\n" \
+	"      --shortlist      score only each sentence's shortlist " \
+	"of target units\n" \
+	"                       (train-step --shortlist makes it)\n" \
+	FILTER_HELP \
+	"  -h, --help           this help\n" \
+	"  -V, --version        the version\n"
+
 /*
  * getopt_long for decode, beam and score: -m, -b, -h, -V and
  * FILTER_LONGOPTS as filter_getopt (the model needed); -a, -c, -t, -A,
- * --scores, --normalize, --block-repeats, --min-len and the alignment's
- * options into o.  Returns the program's other options one by one, then
+ * --scores, --normalize, --block-repeats, --min-len, --matmul, --kv,
+ * --shortlist and the alignment's options into o.  Returns the program's other options one by one, then
  * -1 at their end, having
  * refused --tensors with --align or --scores, and the alignment's
  * options without --align.
