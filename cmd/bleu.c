@@ -344,8 +344,7 @@ static void check_lengths(const struct bleu_lines *sys, char **names, int nsys,
 
 static int finish(void)
 {
-	if (fflush(stdout) || ferror(stdout))
-		die("standard output: %s", strerror(errno));
+	check_write(prog_flush_stdout());
 	return 0;
 }
 

@@ -244,7 +244,7 @@ static void text_record(const struct tensor *t, const struct tsr_recinfo *in)
 	if (in->flags & TSR_FLAG_ZLIB)
 		a.level = zlib_level(t, in);
 	if (tsr_text_print(stdout, t, &a) < 0)
-		die("<stdout>: write error");
+		die_stdout();
 	if (in->flags & TSR_FLAG_END_FRAME)
 		putchar('\n');
 }
@@ -652,7 +652,6 @@ int main(int argc, char **argv)
 	 * and the exit status says so. */
 	for (; *files && status == 0; files++)
 		status = dump(*files);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		die("<stdout>: write error");
+	check_write(prog_flush_stdout());
 	return status ? 1 : 0;
 }

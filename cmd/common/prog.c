@@ -1,4 +1,5 @@
 /* prog.c: the programs' shared conventions; see prog.h. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,6 +92,26 @@ void check_write(int rc)
 		exit(0);
 	if (rc < 0)
 		die_err();
+}
+
+int prog_flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	if (errno == EPIPE)
+		return TSR_EPIPE;
+	err_set("<stdout>: %s", errno ? strerror(errno) : "write error");
+	return -1;
+}
+
+void die_stdout(void)
+{
+	int e = errno;
+
+	if (e == EPIPE)
+		exit(0);
+	die("<stdout>: %s", e ? strerror(e) : "write error");
 }
 
 void usage_error(const char *fmt, ...)

@@ -25,6 +25,15 @@ void die(const char *fmt, ...) ATTN_PRINTF(1, 2) __attribute__((noreturn));
 void die_err(void) __attribute__((noreturn));
 /* For a tsr_* write result: TSR_EPIPE exits 0 quietly, -1 dies. */
 void check_write(int rc);
+/*
+ * Flushes stdout: 0; TSR_EPIPE when its reader has gone; else -1 with
+ * err_msg() "<stdout>: " and the cause (No space left on device).  The
+ * one way the programs finish their text output.
+ */
+int prog_flush_stdout(void);
+/* After a failed write to stdout: the exit that check_write makes of
+ * prog_flush_stdout's answer, the cause named. */
+void die_stdout(void) __attribute__((noreturn));
 /* "NAME: message (try 'NAME --help')" on stderr, one line, and exit 2. */
 void usage_error(const char *fmt, ...) ATTN_PRINTF(1, 2) __attribute__((noreturn));
 

@@ -214,11 +214,7 @@ static int flush(void *arg)
 
 	if (c->w)
 		return tsr_flush(c->w);
-	if (fflush(stdout) != 0) {
-		err_set("<stdout>: write error");
-		return -1;
-	}
-	return 0;
+	return prog_flush_stdout();
 }
 
 static int run(const struct translate_opts *o, int scoring)
