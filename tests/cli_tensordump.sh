@@ -113,6 +113,16 @@ grep -q '^tensordump: <stdin>: byte 70, record "src.ids", frame 0: checksum mism
 printf 'not a stream at all' | tensordump -c >/dev/null 2>"$T/err"; st=$?
 [ $st -eq 1 ] && grep -q 'byte 0: bad magic "not "' "$T/err" || fail "bad magic: $st $(cat "$T/err")"
 tensordump -c /nonexistent.tsr 2>/dev/null; [ $? -eq 1 ] || fail "missing file: not 1"
+# A frame with two src.ids (a spliced stream): refused by -c (the reader
+# of every program), naming the record and the frame; the same name in
+# the next frame is fine.
+printf 'record src.ids i32 [2]\n4 5\nrecord src.ids i32 [2] end\n6 2\n' |
+	tensordump -r >"$T/dup.tsr" || fail "tensordump -r of the spliced frame"
+tensordump -c "$T/dup.tsr" >/dev/null 2>"$T/err"; st=$?
+[ $st -eq 1 ] && grep -q "^tensordump: $T/dup.tsr: byte [0-9]*, record \"src.ids\", frame 0: a second record of this name in the frame" "$T/err" ||
+	fail "a repeated name: $st $(cat "$T/err")"
+printf 'record src.ids i32 [2] end\n4 5\nrecord src.ids i32 [2] end\n6 2\n' |
+	tensordump -r | tensordump -c >/dev/null || fail "one name in two frames refused"
 
 # Bad text: exit 1, the line and the record named.
 printf 'record x i8 [2]\n1 300\n' | tensordump -r >/dev/null 2>"$T/err"; st=$?

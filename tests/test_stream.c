@@ -512,6 +512,7 @@ START_TEST(frame_without_waiting)
 		w = tsr_writer_fd(data[1], "child", 0);
 		tensor_init(&t, "src.ids", DT_I32, 1, dim);
 		tsr_write(w, &t, 0, 0);
+		strcpy(t.name, "tgt.ids");
 		tsr_write(w, &t, 0, 1);
 		tsr_flush(w);
 		if (read(go[0], &c, 1) != 1)    /* wait for the parent */
@@ -601,15 +602,16 @@ END_TEST
 START_TEST(write_ex_pad_flags)
 {
 	struct tt_stream s;
-	struct tensor t, out;
+	struct tensor t, t2, out;
 	struct tsr_reader *r;
 	struct tsr_recinfo info;
 	uint64_t dim[1] = { 100 };
 
 	tt_tensor(&t, "x", DT_U8, 1, dim, 3);
+	tt_tensor(&t2, "y", DT_U8, 1, dim, 3);
 	tt_stream_open(&s, 0);
 	ck_assert_int_eq(tsr_write_ex(s.w, &t, 4, TSR_FLAG_ZLIB, 5), 0);
-	ck_assert_int_eq(tsr_write_ex(s.w, &t, 4, TSR_FLAG_END_FRAME, 0), 0);
+	ck_assert_int_eq(tsr_write_ex(s.w, &t2, 4, TSR_FLAG_END_FRAME, 0), 0);
 	ck_assert_int_eq(tsr_write_ex(s.w, &t, 4, 0, 64), -1);
 	ck_assert_int_eq(tsr_write_ex(s.w, &t, 4, 4, 0), -1);
 	r = tt_stream_reader(&s, "ex");
@@ -626,6 +628,7 @@ START_TEST(write_ex_pad_flags)
 	tensor_free(&out);
 	tsr_reader_free(r);
 	tensor_free(&t);
+	tensor_free(&t2);
 }
 END_TEST
 

@@ -477,6 +477,60 @@ START_TEST(refused_in_frame)
 }
 END_TEST
 
+/*
+ * A frame holds each name once: a second record of a name in the same
+ * frame is refused, naming record and frame, whether read record by
+ * record or as frames; the same name in the next frame (after an end
+ * flag, or under another frame number) is no repeat.
+ */
+START_TEST(repeated_name)
+{
+	struct tt_stream st;
+	struct tensor t, u, out;
+	struct tsr_reader *rd;
+	struct frame f = { 0 };
+	uint64_t dim[1] = { 2 };
+	unsigned char *bytes;
+	size_t n;
+
+	tt_tensor(&t, "src.ids", DT_I32, 1, dim, 1);
+	tt_tensor(&u, "src.text", DT_U8, 1, dim, 2);
+	tt_stream_open(&st, 0);
+	ck_assert_int_eq(tsr_write(st.w, &t, 0, 1), 0);	/* frame 0 */
+	ck_assert_int_eq(tsr_write(st.w, &t, 0, 0), 0);	/* frame 0 again */
+	ck_assert_int_eq(tsr_write(st.w, &u, 0, 0), 0);
+	ck_assert_int_eq(tsr_write(st.w, &t, 1, 0), 0);	/* frame 1 */
+	ck_assert_int_eq(tsr_write(st.w, &u, 1, 0), 0);
+	ck_assert_int_eq(tsr_write(st.w, &t, 1, 1), 0);	/* repeated */
+	bytes = tt_stream_bytes(&st, &n);
+	rd = tsr_reader_mem(bytes, n, "in.tsr");
+	for (int i = 0; i < 5; i++) {
+		ck_assert_msg(tsr_read(rd, &out, NULL) == 1, "record %d: %s",
+			      i, err_msg());
+		tensor_free(&out);
+	}
+	ck_assert_int_eq(tsr_read(rd, &out, NULL), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "in.tsr: byte "));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "record \"src.ids\", "
+				     "frame 1: a second record of this name"));
+	ck_assert_int_eq(tsr_read(rd, &out, NULL), -1);	/* and stays so */
+	tsr_reader_free(rd);
+
+	rd = tsr_reader_mem(bytes, n, "in.tsr");
+	ck_assert_int_eq(tsr_read_frame(rd, &f), 1);
+	ck_assert_int_eq(f.n, 1);
+	ck_assert_int_eq(tsr_read_frame(rd, &f), 1);
+	ck_assert_int_eq(f.n, 2);
+	ck_assert_int_eq(tsr_read_frame(rd, &f), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 1: a second record"));
+	frame_free(&f);
+	tsr_reader_free(rd);
+	free(bytes);
+	tensor_free(&t);
+	tensor_free(&u);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stream_refuse");
@@ -496,6 +550,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, truncated);
 	tcase_add_test(tc, refused_through_pipe);
 	tcase_add_test(tc, refused_in_frame);
+	tcase_add_test(tc, repeated_name);
 	suite_add_tcase(s, tc);
 	return s;
 }

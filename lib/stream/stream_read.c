@@ -35,7 +35,93 @@ struct tsr_reader {
 	int has_pending, pending_end;
 	struct tensor pending;
 	struct tsr_recinfo pending_info;
+	/* The names of the frame being read, hashed (open addressing, at
+	 * most half full): a frame holds each name once. */
+	struct {
+		char **slot;
+		size_t cap, n;
+		uint64_t frame;
+		int open;	/* the last record did not end its frame */
+	} names;
 };
+
+/* FNV-1a of a record's name. */
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return (size_t)(h ^ h >> 32);
+}
+
+static void names_clear(struct tsr_reader *r)
+{
+	for (size_t i = 0; i < r->names.cap; i++) {
+		free(r->names.slot[i]);
+		r->names.slot[i] = NULL;
+	}
+	r->names.n = 0;
+}
+
+/* Puts s in the table of r's current frame: 1 if new, 0 if there, -1
+ * when out of memory. */
+static int names_put(struct tsr_reader *r, const char *s)
+{
+	size_t mask, j;
+
+	if (2 * (r->names.n + 1) > r->names.cap) {
+		size_t cap = r->names.cap ? 2 * r->names.cap : 32;
+		char **slot = calloc(cap, sizeof *slot);
+
+		if (!slot)
+			return -1;
+		for (size_t i = 0; i < r->names.cap; i++) {
+			char *o = r->names.slot[i];
+
+			if (!o)
+				continue;
+			for (j = name_hash(o) & (cap - 1); slot[j];
+			     j = (j + 1) & (cap - 1))
+				;
+			slot[j] = o;
+		}
+		free(r->names.slot);
+		r->names.slot = slot;
+		r->names.cap = cap;
+	}
+	mask = r->names.cap - 1;
+	for (j = name_hash(s) & mask; r->names.slot[j]; j = (j + 1) & mask)
+		if (strcmp(r->names.slot[j], s) == 0)
+			return 0;
+	if (!(r->names.slot[j] = strdup(s)))
+		return -1;
+	r->names.n++;
+	return 1;
+}
+
+/*
+ * Record h in its frame: a new frame after a record that ended one, or
+ * where the frame number changes (doc/FORMAT.md, Frames); refused when
+ * the frame already holds a record of its name, which a later stage or
+ * tool might read instead of the first.
+ */
+static int frame_name(struct tsr_reader *r, const struct tsr_rec *h)
+{
+	int rc;
+
+	if (!r->names.open || h->frame != r->names.frame)
+		names_clear(r);
+	r->names.frame = h->frame;
+	r->names.open = !(h->flags & TSR_FLAG_END_FRAME);
+	rc = names_put(r, h->name);
+	if (rc < 0)
+		tsr_rec_fail(h, "out of memory");
+	else if (rc == 0)
+		tsr_rec_fail(h, "a second record of this name in the frame "
+			     "(each name is once in a frame)");
+	return rc > 0 ? 0 : -1;
+}
 
 static struct tsr_reader *reader_new(int fd, int own_fd, const char *label,
 				     size_t cap)
@@ -110,6 +196,8 @@ void tsr_reader_free(struct tsr_reader *r)
 	if (r->own_fd)
 		close(r->fd);
 	tensor_free(&r->pending);
+	names_clear(r);
+	free(r->names.slot);
 	free(r->scratch);
 	free(r->buf);
 	free(r->label);
@@ -235,7 +323,8 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	if ((size_t)have < n + h.pad)
 		return tsr_rec_truncated(&h, "input", "record header",
 					 have, n + h.pad);
-	if (tsr_rec_pad(&h, r->buf + r->start + n) < 0)
+	if (tsr_rec_pad(&h, r->buf + r->start + n) < 0 ||
+	    frame_name(r, &h) < 0)
 		return -1;
 	consume(r, n + h.pad);
 
