@@ -8,6 +8,7 @@
  * faults.
  */
 #include <check.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -190,6 +191,71 @@ START_TEST(int8_refused)
 }
 END_TEST
 
+/* A value that is not finite, in any dtype (f32, f16, an int8 export's
+ * row scales; checksums made anew), is refused at load naming the
+ * parameter, not translated into NaN states. */
+START_TEST(not_finite_refused)
+{
+	struct model *m = make();
+	static const struct {
+		int dtype;
+		const char *record, *param;
+	} c[] = {
+		{ DT_F32, "out.W", "out.W" },
+		{ DT_F16, "out.b", "out.b" },
+		{ DT_I8, "out.W.scale", "out.W" },
+	};
+
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+		struct tsr_map *map;
+		struct tsr_writer *w;
+		struct model *l;
+
+		if (c[k].dtype == DT_F32)
+			ck_assert_int_eq(model_save(m, tmpdir_path("q"), NULL,
+						    0), 0);
+		else
+			ck_assert_int_eq(model_export(m, tmpdir_path("q"),
+						      c[k].dtype), 0);
+		map = tsr_map_open(tmpdir_path("q"));
+		ck_assert_ptr_nonnull(map);
+		w = tsr_writer_atomic(tmpdir_path("bad"), 0);
+		ck_assert_ptr_nonnull(w);
+		for (int i = 0; i < map->f.n; i++) {
+			struct tensor t = map->f.rec[i];
+			unsigned char copy[4096];
+
+			if (strcmp(t.name, c[k].record) == 0) {
+				ck_assert_uint_le(t.nbytes, sizeof copy);
+				memcpy(copy, t.data, t.nbytes);
+				if (t.dtype == DT_F16) {
+					copy[2] = 0x00;	/* element 1: +Inf */
+					copy[3] = 0x7c;
+				} else {
+					float nan = NAN;
+					memcpy(copy + 4, &nan, 4);
+				}
+				t.data = copy;
+			}
+			ck_assert_int_eq(tsr_write(w, &t, 0,
+						   i == map->f.n - 1), 0);
+		}
+		ck_assert_int_eq(tsr_writer_commit(w), 0);
+		tsr_map_close(map);
+		for (int mode = 0; mode < 3; mode++) {
+			if (c[k].dtype != DT_F32 && mode == MODEL_LOAD_TRAIN)
+				continue;	/* refused for another reason */
+			l = model_load(tmpdir_path("bad"), mode, NULL);
+			ck_assert_ptr_null(l);
+			ck_assert_msg(strstr(err_msg(), "not finite") &&
+				      strstr(err_msg(), c[k].param), "%s: %s",
+				      c[k].record, err_msg());
+		}
+	}
+	model_free(m);
+}
+END_TEST
+
 /* One byte of out.W's payload flipped: the checksum is verified before
  * the parameter is bound, in every mode. */
 START_TEST(damaged_parameter)
@@ -261,6 +327,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, f16_converted);
 	tcase_add_test(tc, int8_round_trip);
 	tcase_add_test(tc, int8_refused);
+	tcase_add_test(tc, not_finite_refused);
 	tcase_add_test(tc, damaged_parameter);
 	tcase_add_test(tc, read_only);
 	suite_add_tcase(s, tc);

@@ -258,7 +258,18 @@ static int load_params(struct model *m, struct tsr_map *map, int mode,
 	for (i = 0; i < m->nparam; i++)
 		if (!in[i] && !scale[i])
 			convert_param(&m->param[i], rec[i]);
-	rc = load_int8(m, rec, scale);
+	if (load_int8(m, rec, scale) < 0)
+		goto out;
+	/* every value, as the checksums are, once: a NaN or an infinity
+	 * (an int8 scale's too, in its dequantised values) would come out
+	 * of the first stage as states that the next one refuses */
+	for (i = 0; i < m->nparam; i++)
+		if (!floats_finite(m->param[i].w, m->param[i].n)) {
+			err_set("%s: parameter '%s' holds a value that is not "
+				"finite", path, m->param[i].name);
+			goto out;
+		}
+	rc = 0;
 out:
 	free(rec);
 	free(scale);

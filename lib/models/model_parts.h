@@ -22,6 +22,9 @@ int model_declare(struct model *m);
  */
 int model_place(struct model *m, int training, float *const *in);
 
+/* 1 when every one of the n floats at x is finite (no NaN, no Inf). */
+int floats_finite(const float *x, size_t n);
+
 /* 1 when a record of this name is an annex (model_annex_prefixes). */
 int model_is_annex(const char *name);
 /* Keeps a copy of record t among m's annexes.  0, or -1 (err_msg()). */

@@ -10,7 +10,7 @@
 #include "base/errmsg.h"
 #include "base/f16.h"
 #include "kernels/gemm_packed.h"
-#include "model.h"
+#include "model_parts.h"
 
 static void text_tensor(struct tensor *t, const char *name, const char *s,
 			size_t len)
@@ -22,17 +22,6 @@ static void text_tensor(struct tensor *t, const char *name, const char *s,
 	t->dim[0] = len;
 	t->data = (void *)s;
 	t->nbytes = len;
-}
-
-static int all_finite(const float *x, size_t n)
-{
-	size_t i;
-	float acc = 0;
-
-	/* x * 0 is NaN exactly for NaN and infinities */
-	for (i = 0; i < n; i++)
-		acc += x[i] * 0.0f;
-	return acc == 0;
 }
 
 /*
@@ -52,7 +41,7 @@ static int param_tensor(struct tensor *t, const struct param *p, int dt,
 	t->rank = p->rank;
 	t->dim[0] = p->dim[0];
 	t->dim[1] = p->dim[1];
-	if (!all_finite(p->w, p->n))
+	if (!floats_finite(p->w, p->n))
 		goto not_finite;
 	if (dt == DT_F32) {
 		t->data = p->w;
@@ -95,7 +84,7 @@ static int param_int8(struct tensor *t, struct tensor *ts,
 	size_t qb = (p->n + 3) / 4 * 4;
 	int8_t *q;
 
-	if (!all_finite(p->w, p->n)) {
+	if (!floats_finite(p->w, p->n)) {
 		err_set("%s: not saved: parameter '%s' holds a value that is "
 			"not finite", path, p->name);
 		return -1;

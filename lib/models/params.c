@@ -189,6 +189,16 @@ static int special_ids(struct model *m, int V)
 	return 0;
 }
 
+int floats_finite(const float *x, size_t n)
+{
+	float acc = 0;
+
+	/* x * 0 is NaN exactly for NaN and infinities */
+	for (size_t i = 0; i < n; i++)
+		acc += x[i] * 0.0f;
+	return acc == 0;
+}
+
 int model_declare(struct model *m)
 {
 	int sv, tv;
