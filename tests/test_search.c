@@ -309,6 +309,11 @@ static struct model model_v(int V)
 	memset(&m, 0, sizeof m);
 	m.arch = &arch_script;
 	m.tgt_vocab = V;
+	/* the special ids of a config without them (model.h) */
+	m.pad_id = 0;
+	m.bos_id = 1;
+	m.eos_id = 2;
+	m.unk_id = 3;
 	return m;
 }
 
