@@ -1,6 +1,7 @@
 #!/bin/sh
 # train-step --import marian: the fixtures of tools/marian-ref (two small
-# random Marian Transformers as numpy writes .npz files, post-norm swish
+# random Marian Transformers as numpy writes .npz files, one also as
+# Marian's binary .bin, post-norm swish
 # with every embedding tied, pre-norm relu with target-output tying; an
 # SPM vocabulary with </s> 0 and <unk> 1) import, and translate greedily
 # through embed | encode | attend | decode to exactly the ids of the
@@ -19,14 +20,15 @@ awk 'BEGIN { print "tsr-text 1" }
      { printf "record src.ids i32 [%d] frame %d end\n%s\n", NF, NR - 1, $0 }' \
 	"$F/input.ids" | tensordump -r > src.tsr
 
-for v in post pre; do
-	if [ $v = post ]; then
-		train-step --import marian -m $v.tsr \
-		    --decoder-config "$F/decoder.yml" "$F/$v.npz" "$F/vocab.spm"
-	else
-		train-step --import=marian -m $v.tsr "$F/$v.npz" \
-		    "$F/vocab.spm" "$F/vocab.spm"
-	fi
+# pre.bin: the pre model's arrays in Marian's binary layout
+for v in post pre pre.bin; do
+	case $v in
+	post)	train-step --import marian -m $v.tsr \
+		    --decoder-config "$F/decoder.yml" "$F/$v.npz" "$F/vocab.spm" ;;
+	pre)	train-step --import=marian -m $v.tsr "$F/$v.npz" \
+		    "$F/vocab.spm" "$F/vocab.spm" ;;
+	*)	train-step --import=marian -m $v.tsr "$F/$v" "$F/vocab.spm" ;;
+	esac
 	embed -m $v.tsr < src.tsr | encode -m $v.tsr | attend -m $v.tsr > mem
 	decode -m $v.tsr -t -a 0 -c 12 < mem |
 		tensordump -H -n hyp.ids -n hyp.score --values=all |
@@ -34,10 +36,11 @@ for v in post pre; do
 		> got
 	[ "$(wc -l < got)" -eq 6 ] || fail "$v: $(wc -l < got) translations"
 	cut -f1 got > got.ids
-	cut -f1 "$F/$v.expected" > want.ids
+	e=${v%.bin}.expected
+	cut -f1 "$F/$e" > want.ids
 	cmp -s got.ids want.ids ||
 		fail "$v: ids differ from the reference: $(diff got.ids want.ids)"
-	paste got "$F/$v.expected" | awk -F "\t" -v v=$v '{
+	paste got "$F/$e" | awk -F "\t" -v v=$v '{
 		d = $2 - $4; if (d < 0) d = -d
 		if (d > 1e-4) { print v ": line " NR ": score " $2 ", reference " $4; bad = 1 }
 	} END { exit bad }' || fail "$v: scores off"

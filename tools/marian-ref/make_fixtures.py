@@ -40,7 +40,7 @@ def spm_vocab(out):
         prefix = os.path.join(t, "m")
         subprocess.run(["spm_train", "--input=" + txt,
                         "--model_prefix=" + prefix, "--vocab_size=40",
-                        "--hard_vocab_limit=false",
+                        "--hard_vocab_limit=false", "--num_threads=1",
                         "--model_type=unigram", "--bos_id=-1",
                         "--eos_id=0", "--unk_id=1", "--pad_id=-1",
                         "--character_coverage=1.0", "--minloglevel=2"],
@@ -157,7 +157,7 @@ def make_params(cfg, V, seed):
     def mat(name, shape, scale):
         P[name] = (rng.standard_normal(shape) * scale).astype(np.float32)
 
-    for e in {cfg["src_emb"], cfg["tgt_emb"]}:
+    for e in sorted({cfg["src_emb"], cfg["tgt_emb"]}):
         mat(e, (V, D), 0.6)
     for side, blocks in (("encoder", ["self"]),
                          ("decoder", ["self", "context"])):
@@ -188,6 +188,32 @@ def make_params(cfg, V, seed):
         mat("decoder_ff_logit_out_W", (D, V), 0.8)
     mat("decoder_ff_logit_out_b", (1, V), 0.5)
     return P
+
+
+def save_bin(path, items):
+    """Marian's binary model layout (src/common/binary.cpp): version 1,
+    the item count, per item (name length with its NUL, type, rank, data
+    bytes), the names, the int32 shapes, an 8-byte offset and that much
+    padding to a 256-byte boundary, the data."""
+    import struct
+    types = {np.dtype(np.float32): 0x404, np.dtype(np.int8): 0x101}
+    names = list(items)
+    out = bytearray(struct.pack("<QQ", 1, len(names)))
+    for n in names:
+        a = items[n]
+        out += struct.pack("<QQQQ", len(n) + 1, types[a.dtype], a.ndim,
+                           a.nbytes)
+    for n in names:
+        out += n.encode() + b"\0"
+    for n in names:
+        out += struct.pack("<%di" % items[n].ndim, *items[n].shape)
+    pos = len(out)
+    off = ((pos + 8) // 256 + 1) * 256 - pos - 8
+    out += struct.pack("<Q", off) + b"\0" * off
+    for n in names:
+        out += items[n].tobytes()
+    with open(path, "wb") as f:
+        f.write(out)
 
 
 def model_yml(cfg, V):
@@ -236,6 +262,8 @@ def main(out):
         items["special:model.yml"] = np.frombuffer(
             model_yml(cfg, V).encode() + b"\0", dtype=np.int8)
         np.savez(os.path.join(out, name + ".npz"), **items)
+        if name == "pre":
+            save_bin(os.path.join(out, name + ".bin"), items)
         P64 = {k: v.astype(np.float64) for k, v in P.items()}
         with open(os.path.join(out, name + ".expected"), "w") as f:
             for s in inputs:
