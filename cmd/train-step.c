@@ -9,6 +9,7 @@
  * vocabulary shortlist (run/lexicon.h) that decode and beam --shortlist
  * use, and writes it into the model.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +23,13 @@
 #include "kernels/kernels.h"
 #include "common/prog.h"
 #include "common/vocab.h"
+#include "import/marian_import.h"
 #include "models/shortlist.h"
 #include "run/lexicon.h"
 #include "run/train.h"
 
 enum {	/* long options without a letter */
-	OPT_DTYPE = 256, OPT_MATMUL, OPT_LOG_TIME, OPT_DEV_LINES, OPT_PATIENCE,
+	OPT_DTYPE = 256, OPT_IMPORT, OPT_DECODER_CONFIG, OPT_MATMUL, OPT_LOG_TIME, OPT_DEV_LINES, OPT_PATIENCE,
 	OPT_BATCH_TOKENS, OPT_CPU_TIME, OPT_SHORTLIST, OPT_FREQUENT,
 	OPT_TRANSLATIONS,
 };
@@ -50,6 +52,9 @@ static void usage(void)
 	       " [--matmul f32|bf16] [--limit BYTES] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16|int8]\n"
+	       "       %s --import marian -m MODEL [--decoder-config FILE] "
+	       "[--force]\n"
+	       "          MARIAN.npz|MARIAN.bin SRC.spm [TGT.spm]\n"
 	       "       %s --shortlist -m MODEL [--frequent N] "
 	       "[--translations K] [PAIRS]\n"
 	       "Makes, trains, averages or exports a translation model.\n\n"
@@ -100,6 +105,15 @@ static void usage(void)
 	       "state\n"
 	       "      --dtype=TYPE       f16 (default), bf16 or int8, with "
 	       "--export\n"
+	       "      --import=marian    make MODEL from a Marian Transformer "
+	       "(its .npz or\n"
+	       "                         .bin, and its vocabularies: .spm or "
+	       "vocab.yml)\n"
+	       "      --decoder-config=FILE  with --import: Marian's "
+	       "decoder.yml, whose\n"
+	       "                         beam-size, normalize and "
+	       "max-length-factor the\n"
+	       "                         model keeps\n"
 	       "      --shortlist        learn the vocabulary shortlist "
 	       "from PAIRS into MODEL\n"
 	       "      --frequent=N       its most frequent target units "
@@ -115,7 +129,7 @@ static void usage(void)
 	       "  -q, --quiet            no progress\n"
 	       "  -h, --help             this help\n"
 	       "  -V, --version          the version\n",
-	       progname, progname, progname, progname, progname,
+	       progname, progname, progname, progname, progname, progname,
 	       FREQUENT_DEFAULT, TRANSLATIONS_DEFAULT);
 	exit(0);
 }
@@ -266,6 +280,73 @@ static void export(const char *model, const char *out, const char *dtype)
 	model_free(m);
 }
 
+/* The bytes of file path, malloc'ed, or exit 1 naming it. */
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	char *p;
+
+	if (!f || fstat(fileno(f), &st) < 0)
+		die("%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die("%s: not a regular file", path);
+	if (!(p = malloc((size_t)st.st_size + 1)))
+		die("%s: out of memory", path);
+	if (fread(p, 1, (size_t)st.st_size, f) != (size_t)st.st_size ||
+	    ferror(f))
+		die("%s: read error", path);
+	fclose(f);
+	p[st.st_size] = 0;
+	*len = (size_t)st.st_size;
+	return p;
+}
+
+/*
+ * --import marian: the Marian Transformer of files f (the model, the
+ * source vocabulary, the target's if not the same) as model out,
+ * written atomically (model_save); an existing out only with force.
+ */
+static void import_marian(const char *out, char **f, int nf,
+			  const char *decoder_cfg, int force)
+{
+	struct marian_import_in in = { 0 };
+	char *mb, *vs, *vt = NULL, *dc = NULL;
+	struct model *m;
+	struct stat st;
+
+	if (lstat(out, &st) == 0) {
+		if (!force)
+			die("%s exists: --import replaces a model only with "
+			    "--force", out);
+		if (train_lock(out) < 0)	/* held until exit */
+			die_err();
+	}
+	mb = read_all(f[0], &in.model_len);
+	vs = read_all(f[1], &in.vsrc_len);
+	if (nf > 2)
+		vt = read_all(f[2], &in.vtgt_len);
+	else
+		in.vtgt_len = in.vsrc_len;
+	if (decoder_cfg)
+		dc = read_all(decoder_cfg, &in.decoder_len);
+	in.model = mb;
+	in.vsrc = vs;
+	in.vtgt = vt ? vt : vs;
+	in.decoder = dc;
+	if (!(m = marian_import(&in))) {
+		err_prefix("%s", f[0]);
+		die_err();
+	}
+	if (model_save(m, out, NULL, 0) < 0)
+		die_err();
+	model_free(m);
+	free(mb);
+	free(vs);
+	free(vt);
+	free(dc);
+}
+
 /*
  * Learns the shortlist of nfreq frequent target units and k translations
  * of each source unit from pairs, and writes it into model (locked,
@@ -408,6 +489,9 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "export", required_argument, NULL, 'x' },
 		{ "dtype", required_argument, NULL, OPT_DTYPE },
+		{ "import", required_argument, NULL, OPT_IMPORT },
+		{ "decoder-config", required_argument, NULL,
+		  OPT_DECODER_CONFIG },
 		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
 		{ "frequent", required_argument, NULL, OPT_FREQUENT },
 		{ "translations", required_argument, NULL, OPT_TRANSLATIONS },
@@ -430,6 +514,7 @@ int main(int argc, char **argv)
 	const char *model = NULL, *arch = NULL, *sv = NULL, *tv = NULL;
 	const char *dev_path = NULL, *out = NULL, *pairs = "-";
 	const char *export_path = NULL, *dtype = NULL, *matmul = NULL;
+	const char *import = NULL, *decoder_cfg = NULL;
 	char **set = NULL;
 	int nset = 0, do_init = 0, force = 0, avg = 0, quiet = 0;
 	int dev_lines_given = 0, do_sl = 0, nfreq = -1, ntrans = -1;
@@ -472,6 +557,8 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;
+		case OPT_IMPORT: import = optarg; break;
+		case OPT_DECODER_CONFIG: decoder_cfg = optarg; break;
 		case OPT_SHORTLIST: do_sl = 1; break;
 		case OPT_FREQUENT:
 			nfreq = opt_int(optarg, "--frequent", 0, 1 << 20);
@@ -506,6 +593,25 @@ int main(int argc, char **argv)
 	}
 	if (dtype && !export_path)
 		usage_error("--dtype goes with --export");
+	if (decoder_cfg && !import)
+		usage_error("--decoder-config goes with --import");
+	if (import) {
+		if (export_path || avg || do_init || nset || matmul || arch ||
+		    sv || tv || dev_path || train_only || do_sl)
+			usage_error("--import takes only -m MODEL, "
+				    "--decoder-config, --force and its files");
+		if (strcmp(import, "marian"))
+			usage_error("--import: '%s' is not marian", import);
+		if (!model)
+			usage_error("no model: -m MODEL");
+		if (argc - optind < 2 || argc - optind > 3)
+			usage_error("--import marian needs MARIAN.npz (or .bin) "
+				    "and one or two vocabularies");
+		free(set);
+		import_marian(model, argv + optind, argc - optind, decoder_cfg,
+			      force);
+		return 0;
+	}
 	if ((nfreq >= 0 || ntrans >= 0) && !do_sl)
 		usage_error("--frequent and --translations go with "
 			    "--shortlist");

@@ -349,11 +349,37 @@ static double loss_at(struct model *m, const struct batch_ids *s,
  * entries can be several percent; more than 10% would mean the central
  * check no longer covers the model.
  */
+static void grad_check_model(struct model *m, const char *norm,
+			     const char *tie, const char *drop,
+			     const char *pos);
+
 static void grad_check(const char *norm, const char *tie, const char *drop,
 		       const char *pos)
 {
 	const char *extra[] = { norm, tie, drop, "label_smoothing=0.1", pos };
 	struct model *m = make(extra, pos ? 5 : 4, 0.3);
+
+	grad_check_model(m, norm, tie, drop, pos);
+}
+
+/* The same of a model with Marian's variants (more: keys beyond those) */
+static void grad_check_more(const char *norm, const char *tie,
+			    const char *const *more, int nmore)
+{
+	const char *extra[12] = { norm, tie, "dropout=0",
+				  "label_smoothing=0.1" };
+	int i;
+
+	for (i = 0; i < nmore; i++)
+		extra[4 + i] = more[i];
+	grad_check_model(make(extra, 4 + nmore, 0.3), norm, tie, "dropout=0",
+			 more[0]);
+}
+
+static void grad_check_model(struct model *m, const char *norm,
+			     const char *tie, const char *drop,
+			     const char *pos)
+{
 	int sl[] = { 5, 3, 6 }, tl[] = { 4, 6, 2 }, i, j, bad = 0, kinks = 0;
 	int checked = 0;
 	struct batch_ids s, t;
@@ -457,18 +483,40 @@ END_TEST
 
 /* ---- the cached decoder -------------------------------------------------- */
 
-/* The reference's previous token at step t of sentence i (<s> first). */
-static int32_t prev_of(const struct batch_ids *t, int i, int step)
+/* The reference's previous token at step t of sentence i (<s> first:
+ * bos, -1 for a zero vector). */
+static int32_t prev_of(const struct batch_ids *t, int i, int step, int bos)
 {
 	if (step == 0)
-		return 1;
+		return bos;
 	return step - 1 < t->len[i] ? t->ids[i * t->S + step - 1] : 2;
 }
+
+static void decoder_check_model(struct model *m, const char *norm,
+				const char *tie, int width);
 
 static void decoder_matches_teacher(const char *norm, const char *tie,
 				    const char *pos, int width)
 {
-	struct model *m = make2(norm, tie, pos, 0.3);
+	decoder_check_model(make2(norm, tie, pos, 0.3), norm, tie, width);
+}
+
+/* The same with Marian's variants: more, keys beyond norm and tie. */
+static void decoder_matches_teacher_more(const char *norm, const char *tie,
+					 const char *const *more, int nmore,
+					 int width)
+{
+	const char *extra[12] = { norm, tie, "dropout=0" };
+	int i;
+
+	for (i = 0; i < nmore; i++)
+		extra[3 + i] = more[i];
+	decoder_check_model(make(extra, 3 + nmore, 0.3), norm, tie, width);
+}
+
+static void decoder_check_model(struct model *m, const char *norm,
+				const char *tie, int width)
+{
 	/* sentence 1's target outgrows the cache's first 2 * 6 + 10 rows */
 	int sl[] = { 5, 3, 6 }, tl[] = { 4, 30, 9 };
 	struct batch_ids s, t;
@@ -517,7 +565,7 @@ static void decoder_matches_teacher(const char *norm, const char *tie,
 		}
 		for (i = 0; i < nh; i++) {
 			ck_assert_int_eq(m->arch->dec_sentence(d, i), sent[i]);
-			prev[i] = prev_of(&t, sent[i], step);
+			prev[i] = prev_of(&t, sent[i], step, m->bos_id);
 		}
 		ck_assert_msg(m->arch->dec_step(d, nh, prev, logp, attw) == 0,
 			      "%s", err_msg());
@@ -631,10 +679,10 @@ static void padding_check(const char *pos)
 	db = m->arch->dec_new(m, NULL, pb, 3, 1);
 	da = m->arch->dec_new(m, NULL, pa, 1, 1);
 	for (step = 0; step < 4; step++) {
-		int32_t prev[3], p1 = prev_of(&t, 1, step);
+		int32_t prev[3], p1 = prev_of(&t, 1, step, m->bos_id);
 
 		for (k = 0; k < 3; k++)
-			prev[k] = prev_of(&t, k, step);
+			prev[k] = prev_of(&t, k, step, m->bos_id);
 		ck_assert_int_eq(m->arch->dec_step(db, 3, prev, lpb, awb), 0);
 		ck_assert_int_eq(m->arch->dec_step(da, 1, &p1, lpa, awa), 0);
 		assert_close("logp", lpb + V, lpa, V, 1e-5);
@@ -850,6 +898,159 @@ START_TEST(position_table_is_the_formula)
 }
 END_TEST
 
+/* ---- Marian's variants ------------------------------------------------- */
+
+static const char *const marian_post[] = {
+	"pos=marian", "ffn_act=swish", "bos_id=-1", "ln_eps=1e-06",
+};
+static const char *const marian_pre_relu[] = {
+	"pos=marian", "ffn_act=relu", "bos_id=-1",
+};
+
+START_TEST(marian_config_and_parameters)
+{
+	const char *extra[] = { "tie=src", "pos=marian", "ffn_act=swish",
+				"bos_id=-1" };
+	const char *bad[] = { "src_vocab=13", "tgt_vocab=13", "d_model=8",
+			      "heads=2", "ffn=12", "enc_layers=1",
+			      "dec_layers=1", "ffn_act=gelu" };
+	struct model *m = make(extra, 4, 0);
+	const struct tf_net *n = m->net;
+
+	/* tie=src: one embedding for both sides, the output layer apart */
+	ck_assert_ptr_null(model_param(m, "src.emb"));
+	ck_assert_ptr_nonnull(model_param(m, "tgt.emb"));
+	ck_assert_ptr_nonnull(model_param(m, "out.W"));
+	ck_assert_ptr_eq(n->w.src_emb, n->w.tgt_emb);
+	ck_assert_ptr_eq(n->g.src_emb, n->g.tgt_emb);
+	ck_assert_ptr_ne(n->w.out_W, n->w.tgt_emb);
+	ck_assert_int_eq(n->swish, 1);
+	ck_assert_int_eq(n->pos, POS_MARIAN);
+	ck_assert_int_eq(m->bos_id, -1);
+	model_free(m);
+	ck_assert_ptr_null(model_create("transformer", bad, 8, "", ""));
+	ck_assert_msg(strstr(err_msg(), "ffn_act must be relu or swish"),
+		      "%s", err_msg());
+	bad[7] = "tie=src";
+	bad[1] = "tgt_vocab=14";
+	ck_assert_ptr_null(model_create("transformer", bad, 8, "", ""));
+	ck_assert_msg(strstr(err_msg(), "tie=src needs src_vocab"), "%s",
+		      err_msg());
+}
+END_TEST
+
+/* Marian's inits::sinusoidalPositionEmbeddings, written out in double:
+ * h = d/2 timescales, increment ln(10000)/(h-1), sines then cosines. */
+START_TEST(marian_position_table_is_marians_formula)
+{
+	enum { ROWS = 30, D = 12 };
+	float pe[ROWS * D], v, x[3 * D];
+	int p, i;
+
+	tf_marian_pe_table(pe, ROWS, D);
+	for (p = 0; p < ROWS; p++)
+		for (i = 0; i < D / 2; i++) {
+			double inc = log(10000.0) / (D / 2 - 1);
+			double a = p * exp(-i * inc);
+
+			ck_assert(fabs(pe[p * D + i] - sin(a)) <= 6e-8);
+			ck_assert(fabs(pe[p * D + D / 2 + i] - cos(a)) <= 6e-8);
+			v = tf_marian_pe(p, i, D);
+			ck_assert(memcmp(&v, &pe[p * D + i], sizeof v) == 0);
+		}
+	/* the last timescale is 1/10000: position 10000's angle is 1 */
+	ck_assert(fabs(tf_marian_pe(10000, D / 2 - 1, D) - sin(1.0)) < 1e-6);
+	/* added beyond the table as from it */
+	memset(x, 0, sizeof(x));
+	tf_marian_pe_add(x, 3, D, 28, pe, ROWS);
+	for (i = 0; i < D; i++) {
+		ck_assert(x[i] == pe[28 * D + i]);
+		ck_assert(x[2 * D + i] == tf_marian_pe(30, i, D));
+	}
+}
+END_TEST
+
+/* bos_id -1: the decoder's first input is 0 * sqrt(d) + PE(0) (Marian's
+ * shift of the embeddings inserts a zero row there): sines 0, cosines 1 */
+START_TEST(marian_zero_start_is_the_position_alone)
+{
+	const char *extra[] = { "pos=marian", "bos_id=-1", "tie=all" };
+	struct model *m = make(extra, 3, 0.3);
+	const struct tf_net *n = m->net;
+	int32_t ids[3] = { -1, 5, -1 };
+	float x[3 * 8];
+	int i;
+
+	tf_embed_forward(n, x, ids, 3, 1, 0, 1);
+	for (i = 0; i < 8; i++) {
+		ck_assert(x[i] == (i < 4 ? 0.0f : 1.0f));
+		ck_assert(x[16 + i] == x[i]);
+		ck_assert(fabsf(x[8 + i] - (n->w.tgt_emb[5 * 8 + i] *
+					    sqrtf(8.0f) +
+					    (i < 4 ? 0.0f : 1.0f))) < 1e-6);
+	}
+	model_free(m);
+}
+END_TEST
+
+/* ffn_act=swish: y = W2 swish(W1 x + b1) + b2 in plain loops */
+START_TEST(marian_swish_ffn_is_the_formula)
+{
+	const char *extra[] = { "ffn_act=swish" };
+	struct model *m = make(extra, 1, 0.3);
+	const struct tf_net *n = m->net;
+	const struct ffn_w *w = &n->w.enc[0].ffn;
+	enum { N = 3, D = 8, F = 12 };
+	float x[N * D], y[N * D], h[N * F], a[N * F];
+	struct rng r;
+	int i, j, k;
+
+	rng_seed(&r, 3);
+	for (i = 0; i < N * D; i++)
+		x[i] = (float)(2 * rng_uniform(&r) - 1);
+	tf_ffn_forward(n, y, h, a, x, w, N);
+	for (i = 0; i < N; i++) {
+		double hv[F];
+
+		for (j = 0; j < F; j++) {
+			double s = w->b1[j];
+
+			for (k = 0; k < D; k++)
+				s += (double)w->W1[j * D + k] * x[i * D + k];
+			hv[j] = s / (1 + exp(-s));
+		}
+		for (k = 0; k < D; k++) {
+			double s = w->b2[k];
+
+			for (j = 0; j < F; j++)
+				s += (double)w->W2[k * F + j] * hv[j];
+			ck_assert_msg(fabs(y[i * D + k] - s) < 1e-5,
+				      "row %d [%d]: %g, want %g", i, k,
+				      y[i * D + k], s);
+		}
+	}
+	model_free(m);
+}
+END_TEST
+
+START_TEST(marian_gradients)
+{
+	grad_check_more("norm=post", "tie=src", marian_post, 4);
+	grad_check_more("norm=post", "tie=all", marian_post, 4);
+	grad_check_more("norm=pre", "tie=tgt", marian_pre_relu, 3);
+	grad_check_more("norm=post", "tie=none", marian_post + 1, 1);
+}
+END_TEST
+
+START_TEST(marian_decoder_matches_teacher)
+{
+	decoder_matches_teacher_more("norm=post", "tie=src", marian_post, 4,
+				     2);
+	decoder_matches_teacher_more("norm=pre", "tie=all", marian_pre_relu,
+				     3, 4);
+}
+END_TEST
+
 START_TEST(learns_to_copy)
 {
 	const char *extra[] = {
@@ -913,6 +1114,12 @@ int main(void)
 	tcase_add_test(tc, dropout_matches_one_at_a_time);
 	tcase_add_test(tc, dropout_is_reproducible_and_off_at_inference);
 	tcase_add_test(tc, position_table_is_the_formula);
+	tcase_add_test(tc, marian_config_and_parameters);
+	tcase_add_test(tc, marian_position_table_is_marians_formula);
+	tcase_add_test(tc, marian_zero_start_is_the_position_alone);
+	tcase_add_test(tc, marian_swish_ffn_is_the_formula);
+	tcase_add_test(tc, marian_gradients);
+	tcase_add_test(tc, marian_decoder_matches_teacher);
 	tcase_add_test(tc, learns_to_copy);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -18,8 +18,9 @@ nn: base kernels
 models: base stream kernels nn
 text: base
 eval: base
+import: base stream kernels nn models text
 run: base stream kernels nn models text eval
-cmd: base stream kernels nn models text eval run
+cmd: base stream kernels nn models text eval run import
 '
 
 cd "${1:-.}" || exit 2

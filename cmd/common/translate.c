@@ -261,10 +261,13 @@ static int run(const struct translate_opts *o, int scoring)
 	c.search.dec.bf16 = o->bf16;
 	c.search.dec.kv_f16 = o->kv_f16;
 	c.search.dec.shortlist = c.shortlist;
-	c.tv = bpe_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
+	/* --tensors writes ids, no text: no vocabulary needed (a model
+	 * imported with a SentencePiece one translates so today) */
+	if (!o->tensors)
+		c.tv = bpe_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
 	if (c.tv && o->align)
 		c.sv = bpe_load(c.m->vocab_src, c.m->vocab_src_len);
-	if (!c.tv || (o->align && !c.sv)) {
+	if ((!o->tensors && !c.tv) || (o->align && !c.sv)) {
 		err_prefix("%s: the model's vocabulary", o->model);
 		goto out;
 	}

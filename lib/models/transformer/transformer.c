@@ -57,6 +57,7 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 	const char *norm = config_get(&m->cfg, "norm");
 	const char *tie = config_get(&m->cfg, "tie");
 	const char *pos = config_get(&m->cfg, "pos");
+	const char *act = config_get(&m->cfg, "ffn_act");
 	double eps = 1e-5;
 
 	if (model_size_key(m, "src_vocab", &n->src_vocab) < 0 ||
@@ -85,14 +86,27 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 		n->tie = TIE_TGT;
 	else if (tie && !strcmp(tie, "all"))
 		n->tie = TIE_ALL;
+	else if (tie && !strcmp(tie, "src"))
+		n->tie = TIE_SRC;
 	else {
-		err_set("model.config: tie must be none, tgt or all, not %s",
-			tie ? tie : "missing");
+		err_set("model.config: tie must be none, tgt, all or src, not "
+			"%s", tie ? tie : "missing");
 		return -1;
 	}
-	if (n->tie == TIE_ALL && n->src_vocab != n->tgt_vocab) {
-		err_set("model.config: tie=all needs src_vocab (%d) equal to "
-			"tgt_vocab (%d)", n->src_vocab, n->tgt_vocab);
+	if ((n->tie == TIE_ALL || n->tie == TIE_SRC) &&
+	    n->src_vocab != n->tgt_vocab) {
+		err_set("model.config: tie=%s needs src_vocab (%d) equal to "
+			"tgt_vocab (%d)", tie, n->src_vocab, n->tgt_vocab);
+		return -1;
+	}
+	/* a model without the key is one from before it: relu */
+	if (!act || !strcmp(act, "relu"))
+		n->swish = 0;
+	else if (!strcmp(act, "swish"))
+		n->swish = 1;
+	else {
+		err_set("model.config: ffn_act must be relu or swish, not %s",
+			act);
 		return -1;
 	}
 	if (config_get(&m->cfg, "ln_eps") &&
@@ -110,9 +124,11 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 		n->pos = POS_ROPE;
 	else if (!strcmp(pos, "learned"))
 		n->pos = POS_LEARNED;
+	else if (!strcmp(pos, "marian"))
+		n->pos = POS_MARIAN;
 	else {
-		err_set("model.config: pos must be sinusoidal, rope or "
-			"learned, not %s", pos);
+		err_set("model.config: pos must be sinusoidal, rope, learned "
+			"or marian, not %s", pos);
 		return -1;
 	}
 	if (n->pos == POS_ROPE && n->dk % 2) {
@@ -160,6 +176,9 @@ static struct tf_net *net_alloc(const struct model *m)
 	if (n->pos == POS_SINUSOIDAL) {
 		n->pe = (float *)(p + off + 2 * (le + ld));
 		posenc_table(n->pe, TF_PE_ROWS, n->d);
+	} else if (n->pos == POS_MARIAN) {
+		n->pe = (float *)(p + off + 2 * (le + ld));
+		tf_marian_pe_table(n->pe, TF_PE_ROWS, n->d);
 	} else if (n->pos == POS_ROPE) {
 		n->rope = (float *)(p + off + 2 * (le + ld));
 		rope_table(n->rope, TF_PE_ROWS, n->dk);
@@ -236,7 +255,7 @@ static int walk(struct model *m, struct tf_net *n, int declare)
 	char pfx[PARAM_NAME_MAX];
 	int d = n->d, f = n->ffn, l;
 
-	if (n->tie != TIE_ALL)
+	if (n->tie != TIE_ALL && n->tie != TIE_SRC)
 		par(&wk, &w->src_emb, &g->src_emb, 2, n->src_vocab, d,
 		    "src.emb");
 	par(&wk, &w->tgt_emb, &g->tgt_emb, 2, n->tgt_vocab, d, "tgt.emb");
@@ -278,14 +297,14 @@ static int walk(struct model *m, struct tf_net *n, int declare)
 		par_ln(&wk, &w->enc_ln, &g->enc_ln, d, "enc.ln");
 		par_ln(&wk, &w->dec_ln, &g->dec_ln, d, "dec.ln");
 	}
-	if (n->tie == TIE_NONE)
+	if (n->tie == TIE_NONE || n->tie == TIE_SRC)
 		par(&wk, &w->out_W, &g->out_W, 2, n->tgt_vocab, d, "out.W");
 	par(&wk, &w->out_b, &g->out_b, 1, n->tgt_vocab, 0, "out.b");
-	if (n->tie == TIE_ALL) {
+	if (n->tie == TIE_ALL || n->tie == TIE_SRC) {
 		w->src_emb = w->tgt_emb;
 		g->src_emb = g->tgt_emb;
 	}
-	if (n->tie != TIE_NONE) {
+	if (n->tie == TIE_TGT || n->tie == TIE_ALL) {
 		w->out_W = w->tgt_emb;
 		g->out_W = g->tgt_emb;
 	}
@@ -369,7 +388,7 @@ static void tf_init(struct model *m)
 
 const struct arch arch_transformer = {
 	.name = "transformer",
-	.dec_caps = DEC_BF16 | DEC_KV_F16,
+	.dec_caps = DEC_BF16 | DEC_KV_F16 | DEC_ZERO_BOS,
 	.declare = tf_declare,
 	.bind = tf_bind,
 	.init = tf_init,

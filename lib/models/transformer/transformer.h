@@ -45,11 +45,15 @@ struct tf_params {
 	float *out_W, *out_b;		/* out_W is tgt_emb when tied */
 };
 
-enum { TIE_NONE, TIE_TGT, TIE_ALL };
+/* tie: none; tgt: the output layer is tgt.emb; all: src.emb too; src:
+ * the source's embedding is the target's, the output layer its own
+ * (Marian's tied-embeddings-src). */
+enum { TIE_NONE, TIE_TGT, TIE_ALL, TIE_SRC };
 
 /* pos: sinusoidal encodings added to the embeddings (the default), rotary
- * queries and keys of self-attention, or a trained table added. */
-enum { POS_SINUSOIDAL, POS_ROPE, POS_LEARNED };
+ * queries and keys of self-attention, a trained table added, or Marian's
+ * layout of the sinusoidal encodings added. */
+enum { POS_SINUSOIDAL, POS_ROPE, POS_LEARNED, POS_MARIAN };
 
 /* Positions whose encoding (sinusoidal or rotary) bind() tabulates; later
  * ones are computed. */
@@ -64,10 +68,12 @@ struct tf_net {
 	int tie;		/* TIE_* */
 	int pos;		/* POS_* */
 	int max_pos;		/* pos=learned: positions of the table */
+	int swish;		/* ffn_act=swish (else relu) */
 	float ln_eps;
 	float emb_scale;	/* sqrt(d) */
 	struct tf_params w, g;	/* g's pointers NULL when not training */
-	float *pe;		/* [TF_PE_ROWS, d] sinusoidal encodings */
+	float *pe;		/* [TF_PE_ROWS, d] sinusoidal encodings
+				   (pos=sinusoidal or marian) */
 	float *rope;		/* [TF_PE_ROWS, dk] rope_table (pos=rope) */
 };
 
@@ -109,6 +115,32 @@ const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,
 const float *tf_sub_out(const struct tf_net *n, struct sub_acts *s,
 			const struct ln_w *ln, const float *x, int N,
 			float drop, struct rng *r);
+
+/* ---- Marian's variants (transformer_marian.c) ------------------------- */
+
+/* pos=marian: position p's dimension i of d, as Marian lays them out
+ * (sines in the first half, cosines in the second; doc/MODELS.md); the
+ * table of positions 0 .. rows-1; and their sum into x [rows, d], row r
+ * at position p0 + r, from the table where it reaches. */
+float tf_marian_pe(int p, int i, int d);
+void tf_marian_pe_table(float *pe, int rows, int d);
+void tf_marian_pe_add(float *x, int rows, int d, int p0, const float *pe,
+		      int pe_rows);
+/* h [n] = a sigmoid(a) (h may be a). */
+void tf_swish(float *h, const float *a, size_t n);
+/*
+ * The FFN with n's activation: nn/'s ffn_forward for relu; for swish
+ * y [N, d] = swish(x W1^T + b1) W2^T + b2, keeping the pre-activation
+ * a [N, f] and h = swish(a) for the backward pass (a unused with relu).
+ */
+void tf_ffn_forward(const struct tf_net *n, float *y, float *h, float *a,
+		    const float *x, const struct ffn_w *w, int N);
+/* Its backward pass, as ffn_backward: dx += and dw += from dy; dh
+ * [N, f] scratch. */
+void tf_ffn_backward(const struct tf_net *n, float *dx, struct ffn_w *dw,
+		     float *dh, const float *dy, const float *x,
+		     const float *h, const float *a, const struct ffn_w *w,
+		     int N);
 
 /* ---- the pipeline's stages (transformer_stages.c) ---------------------- */
 

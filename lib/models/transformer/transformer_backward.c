@@ -126,8 +126,8 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dfo = sub_back_out(n, f, &e->s_ffn, &lw->ln3, &lg->ln3, dy, dx,
 				   M, &dfin);
 		u = n->pre ? e->s_ffn.ln : y2;
-		ffn_backward(dfin, &lg->ffn, f->dh, dfo, u, e->h, &lw->ffn, M,
-			     d, n->ffn);
+		tf_ffn_backward(n, dfin, &lg->ffn, f->dh, dfo, u, e->h, e->a,
+				&lw->ffn, M);
 		sub_back_in(n, f, &e->s_ffn, &lw->ln3, &lg->ln3, y2, dx, M);
 		swap(&dx, &dy);
 
@@ -170,8 +170,8 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dfo = sub_back_out(n, f, &e->s_ffn, &lw->ln2, &lg->ln2, dy, dx,
 				   N, &dfin);
 		u = n->pre ? e->s_ffn.ln : x1;
-		ffn_backward(dfin, &lg->ffn, f->dh, dfo, u, e->h, &lw->ffn, N,
-			     d, n->ffn);
+		tf_ffn_backward(n, dfin, &lg->ffn, f->dh, dfo, u, e->h, e->a,
+				&lw->ffn, N);
 		sub_back_in(n, f, &e->s_ffn, &lw->ln2, &lg->ln2, x1, dx, N);
 		swap(&dx, &dy);
 

@@ -89,6 +89,7 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 		plan_mha(&e->att, a, f, H, f->S, f->S, d);
 		plan_sub(&e->s_ffn, a, f, N, d);
 		e->h = arena_floats(a, N * n->ffn);
+		e->a = n->swish ? arena_floats(a, N * n->ffn) : NULL;
 	}
 	plan_sub(&f->enc_ln, a, f, N, d);
 	if (!f->T)
@@ -107,6 +108,7 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 		plan_mha(&e->cross, a, f, H, f->T, f->S, d);
 		plan_sub(&e->s_ffn, a, f, M, d);
 		e->h = arena_floats(a, M * n->ffn);
+		e->a = n->swish ? arena_floats(a, M * n->ffn) : NULL;
 	}
 	plan_sub(&f->dec_ln, a, f, M, d);
 	f->logits = arena_floats(a, M * n->tgt_vocab);
@@ -218,7 +220,7 @@ static int forward_batch(struct fwd *f, const struct tf_net *n, int bos,
 		const int32_t *y = tgt->ids + (size_t)b * f->T;
 		int32_t *in = f->dec_in + (size_t)b * f->T;
 
-		in[0] = bos;	/* <s> */
+		in[0] = bos;	/* <s>, or -1: a zero vector */
 		for (t = 1; t < f->T; t++)
 			in[t] = y[t - 1];
 	}

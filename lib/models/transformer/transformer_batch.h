@@ -16,12 +16,13 @@ struct enc_acts {
 	struct sub_acts s_att, s_ffn;
 	struct mha_acts att;
 	float *h;			/* FFN hidden [N, f] */
+	float *a;			/* its pre-activation (swish only) */
 };
 
 struct dec_acts {
 	struct sub_acts s_self, s_cross, s_ffn;
 	struct mha_acts self, cross;
-	float *h;
+	float *h, *a;
 };
 
 /* Everything a forward pass keeps, and the backward pass's scratch. */

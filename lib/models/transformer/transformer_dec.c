@@ -609,7 +609,10 @@ static int step_rows(const struct tf_decoder *dc, struct rows *r)
 
 		/* the FFN of ffn.c */
 		u = tf_sub_in(n, &r->sub, &w->ln3, x, nh);
-		rc |= linear_packed(r->h, u, nh, &t->W1, w->ffn.b1, 1);
+		rc |= linear_packed(r->h, u, nh, &t->W1, w->ffn.b1,
+				    !n->swish);
+		if (n->swish)
+			tf_swish(r->h, r->h, (size_t)nh * n->ffn);
 		rc |= linear_packed(r->sub.fo, r->h, nh, &t->W2, w->ffn.b2, 0);
 		x = step_out(dc, r, &w->ln3, x);
 	}
@@ -645,6 +648,23 @@ static void step_task(void *ctx, int64_t lo, int64_t hi)
 		j->rc = -1;
 }
 
+/* 1 when this is the first step of a model with bos_id -1 and every
+ * hypothesis' input is that -1 (a zero vector): dec_step_check refuses
+ * it, as it refuses any id outside the vocabulary. */
+static int first_zero_step(const struct tf_decoder *dc, int nh,
+			  const int32_t *prev)
+{
+	int i;
+
+	if (dc->t || dc->m->bos_id != -1 || nh < 0 || nh > dc->nh)
+		return 0;
+	for (i = 0; i < nh; i++)
+		if (prev[i] != -1)
+			return 0;
+	err_clear();
+	return 1;
+}
+
 int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 		float *attw)
 {
@@ -654,7 +674,8 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 	int i, block;
 
 	/* fewer than last time: the last ones were dropped (model.h) */
-	if (dec_step_check(nh, dc->nh, prev, n->tgt_vocab) < 0)
+	if (dec_step_check(nh, dc->nh, prev, n->tgt_vocab) < 0 &&
+	    !first_zero_step(dc, nh, prev))
 		return -1;
 	dc->nh = nh;
 	if (nh == 0)

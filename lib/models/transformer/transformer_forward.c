@@ -38,7 +38,7 @@ void tf_encoder_forward(const struct tf_net *n, struct fwd *f,
 		mha_forward(e->s_att.fo, &e->att, u, u, &w->self, &dm, r);
 		x = tf_sub_out(n, &e->s_att, &w->ln1, x, N, f->drop, r);
 		u = tf_sub_in(n, &e->s_ffn, &w->ln2, x, N);
-		ffn_forward(e->s_ffn.fo, e->h, u, &w->ffn, N, n->d, n->ffn);
+		tf_ffn_forward(n, e->s_ffn.fo, e->h, e->a, u, &w->ffn, N);
 		x = tf_sub_out(n, &e->s_ffn, &w->ln2, x, N, f->drop, r);
 	}
 	f->E = (float *)final_ln(n, &f->enc_ln, &n->w.enc_ln, x, N);
@@ -89,7 +89,7 @@ void tf_decoder_forward(const struct tf_net *n, struct fwd *f,
 			    r);
 		y = tf_sub_out(n, &e->s_cross, &w->ln2, y, M, f->drop, r);
 		u = tf_sub_in(n, &e->s_ffn, &w->ln3, y, M);
-		ffn_forward(e->s_ffn.fo, e->h, u, &w->ffn, M, n->d, n->ffn);
+		tf_ffn_forward(n, e->s_ffn.fo, e->h, e->a, u, &w->ffn, M);
 		y = tf_sub_out(n, &e->s_ffn, &w->ln3, y, M, f->drop, r);
 	}
 	f->Y = (float *)final_ln(n, &f->dec_ln, &n->w.dec_ln, y, M);

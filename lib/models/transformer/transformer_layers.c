@@ -8,6 +8,7 @@
  */
 #include <limits.h>
 #include <stddef.h>
+#include <string.h>
 #include "kernels/kernels.h"
 #include "transformer.h"
 
@@ -25,7 +26,18 @@ void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
 	size_t i, rows = (size_t)B * T, d = n->d;
 	int b, t;
 
-	embedding_forward(x, ids, (int)rows, emb, n->d);
+	for (i = 0; i < rows && ids[i] >= 0; i++)
+		;
+	if (i == rows)
+		embedding_forward(x, ids, (int)rows, emb, n->d);
+	else	/* bos_id -1 (the target's only): a zero vector */
+		for (i = 0; i < rows; i++) {
+			if (ids[i] >= 0)
+				embedding_forward(x + i * d, ids + i, 1, emb,
+						  n->d);
+			else
+				memset(x + i * d, 0, sizeof(float) * d);
+		}
 	for (i = 0; i < rows * d; i++)
 		x[i] *= n->emb_scale;
 	for (b = 0; b < B; b++) {
@@ -33,6 +45,8 @@ void tf_embed_forward(const struct tf_net *n, float *x, const int32_t *ids,
 
 		if (n->pos == POS_SINUSOIDAL)
 			posenc_add(xb, T, n->d, p0, n->pe, TF_PE_ROWS);
+		else if (n->pos == POS_MARIAN)
+			tf_marian_pe_add(xb, T, n->d, p0, n->pe, TF_PE_ROWS);
 		else if (n->pos == POS_LEARNED)
 			for (t = 0; t < T; t++)
 				for (i = 0; i < d; i++)
@@ -58,7 +72,15 @@ void tf_embed_backward(const struct tf_net *n, const int32_t *ids, int B,
 						dx[((size_t)b * T + t) * d + i];
 	for (i = 0; i < rows * d; i++)
 		dx[i] *= n->emb_scale;
-	embedding_backward(demb, ids, (int)rows, dx, n->d);
+	for (i = 0; i < rows && ids[i] >= 0; i++)
+		;
+	if (i == rows)
+		embedding_backward(demb, ids, (int)rows, dx, n->d);
+	else	/* a zero vector (bos_id -1) has no parameters */
+		for (i = 0; i < rows; i++)
+			if (ids[i] >= 0)
+				embedding_backward(demb, ids + i, 1,
+						   dx + i * d, n->d);
 }
 
 const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,

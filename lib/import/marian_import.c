@@ -1,0 +1,454 @@
+/*
+ * marian_import.c: a Marian Transformer as an attn model (marian_import.h).
+ *
+ * Marian's names (its src/models/transformer.h): the embeddings Wemb
+ * (tied-embeddings-all or -src) or encoder_Wemb and decoder_Wemb, [V, d];
+ * layer l (from 1) of the encoder: encoder_l{l}_self_W{q,k,v,o} [d, d] and
+ * _b{q,k,v,o} [1, d], the self-attention's layer norm
+ * encoder_l{l}_self_Wo_ln_{scale,bias} (with "_pre" appended when it is a
+ * pre-norm's), the FFN encoder_l{l}_ffn_W1 [d, f], _b1 [1, f], _W2 [f, d],
+ * _b2 [1, d] and its norm encoder_l{l}_ffn_ffn_ln_{scale,bias}[_pre]; the
+ * decoder's the same with decoder_l{l}_context_* for the cross-attention
+ * between them; a pre-norm stack's last norm {encoder,decoder}_top_ln_*;
+ * the output layer decoder_ff_logit_out_W [d, V] (absent when tied to the
+ * target embedding) and _b [1, V].  Marian multiplies x W with W
+ * [in, out]: attn's matrices are [out, in], so every one is transposed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/errmsg.h"
+#include "base/f16.h"
+#include "marian_import.h"
+#include "marian_items.h"
+#include "spm_ids.h"
+#include "yaml.h"
+
+struct imp {
+	struct yaml y;			/* special:model.yml */
+	int pre;			/* norm=pre */
+	const char *tie_s;		/* tie, as attn spells it */
+};
+
+/* key's scalar, def when absent; a list is refused. */
+static const char *ystr(const struct yaml *y, const char *key,
+			const char *def, int *bad)
+{
+	const struct yaml_entry *e = yaml_get(y, key);
+
+	if (!e)
+		return def;
+	if (e->list) {
+		err_set("model.yml: %s is a list, not a value", key);
+		*bad = 1;
+		return def;
+	}
+	return e->v[0];
+}
+
+static int yint(const struct yaml *y, const char *key, long *v)
+{
+	const char *s = yaml_str(y, key);
+	char *end;
+
+	if (!s) {
+		err_set("model.yml: %s is missing", key);
+		return -1;
+	}
+	*v = strtol(s, &end, 10);
+	if (end == s || *end || *v < 1 || *v > 1 << 20) {
+		err_set("model.yml: %s: %s is not a size", key, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Refuses boolean key when it is true: what attn does not implement. */
+static int refuse_true(const struct yaml *y, const char *key, const char *why)
+{
+	int b;
+
+	if (yaml_bool(y, key, 0, &b) < 0) {
+		err_prefix("model.yml");
+		return -1;
+	}
+	if (b) {
+		err_set("model.yml: %s: true is not supported (%s)", key, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The settings of the attn model from model.yml, checked. */
+static int read_config(struct imp *im, char set[][64], int *nset)
+{
+	const struct yaml *y = &im->y;
+	const char *type, *ar, *act, *pre, *post, *top, *emb;
+	const struct yaml_entry *e;
+	long d, h, f, el, dl;
+	int bad = 0, ta, ts, tt, n = 0;
+
+	type = ystr(y, "type", NULL, &bad);
+	ar = ystr(y, "transformer-decoder-autoreg", "self-attention", &bad);
+	act = ystr(y, "transformer-ffn-activation", "swish", &bad);
+	pre = ystr(y, "transformer-preprocess", "", &bad);
+	post = ystr(y, "transformer-postprocess", "dan", &bad);
+	top = ystr(y, "transformer-postprocess-top", "", &bad);
+	emb = ystr(y, "transformer-postprocess-emb", "d", &bad);
+	if (bad)
+		return -1;
+	if (!type || strcmp(type, "transformer")) {
+		err_set("model.yml: type: %s is not supported (only "
+			"transformer is)", type ? type : "missing");
+		return -1;
+	}
+	if (!strcmp(ar, "rnn")) {
+		err_set("model.yml: transformer-decoder-autoreg: rnn (an RNN "
+			"or SSRU decoder, as Bergamot's students have) is not "
+			"supported yet");
+		return -1;
+	}
+	if (strcmp(ar, "self-attention")) {
+		err_set("model.yml: transformer-decoder-autoreg: %s is not "
+			"supported (self-attention is)", ar);
+		return -1;
+	}
+	if ((e = yaml_get(y, "transformer-tied-layers")) && e->n &&
+	    !(e->n == 1 && !e->list && !e->v[0][0])) {
+		err_set("model.yml: transformer-tied-layers is not supported");
+		return -1;
+	}
+	if ((e = yaml_get(y, "transformer-ffn-depth")) &&
+	    (e->list || strcmp(e->v[0], "2"))) {
+		err_set("model.yml: transformer-ffn-depth: only 2 is "
+			"supported");
+		return -1;
+	}
+	if (strcmp(act, "relu") && strcmp(act, "swish")) {
+		err_set("model.yml: transformer-ffn-activation: %s is not "
+			"supported (relu and swish are)", act);
+		return -1;
+	}
+	if (!strcmp(pre, "") && !strcmp(post, "dan") && !strcmp(top, ""))
+		im->pre = 0;
+	else if (!strcmp(pre, "n") && !strcmp(post, "da") && !strcmp(top, "n"))
+		im->pre = 1;
+	else {
+		err_set("model.yml: transformer-preprocess '%s', "
+			"transformer-postprocess '%s', "
+			"transformer-postprocess-top '%s' are not supported "
+			"(post-norm '', dan, '' and pre-norm n, da, n are)",
+			pre, post, top);
+		return -1;
+	}
+	if (strcmp(emb, "d") && strcmp(emb, "")) {
+		err_set("model.yml: transformer-postprocess-emb: %s is not "
+			"supported (d is)", emb);
+		return -1;
+	}
+	if (refuse_true(y, "transformer-train-position-embeddings",
+			"attn's pos=learned is not Marian's") < 0 ||
+	    refuse_true(y, "transformer-no-projection", "no Wo") < 0 ||
+	    refuse_true(y, "transformer-pool", "pooling") < 0 ||
+	    refuse_true(y, "right-left", "right-to-left decoding") < 0 ||
+	    refuse_true(y, "ulr", "universal lexical representations") < 0 ||
+	    refuse_true(y, "output-omit-bias", "attn's output has a bias") <
+		    0)
+		return -1;
+	if ((e = yaml_get(y, "lemma-dim-emb")) && !e->list &&
+	    strcmp(e->v[0], "0")) {
+		err_set("model.yml: lemma-dim-emb: %s (factored vocabularies) "
+			"is not supported", e->v[0]);
+		return -1;
+	}
+	if (!(e = yaml_get(y, "dim-vocabs")) || !e->list || e->n != 2) {
+		err_set("model.yml: dim-vocabs must list two sizes (one "
+			"source, one target)");
+		return -1;
+	}
+	if (yint(y, "dim-emb", &d) < 0 || yint(y, "transformer-heads", &h) < 0 ||
+	    yint(y, "transformer-dim-ffn", &f) < 0 ||
+	    yint(y, "enc-depth", &el) < 0 || yint(y, "dec-depth", &dl) < 0)
+		return -1;
+	if (yaml_bool(y, "tied-embeddings-all", 0, &ta) < 0 ||
+	    yaml_bool(y, "tied-embeddings-src", 0, &ts) < 0 ||
+	    yaml_bool(y, "tied-embeddings", 0, &tt) < 0) {
+		err_prefix("model.yml");
+		return -1;
+	}
+	im->tie_s = ta || (ts && tt) ? "all" : ts ? "src" : tt ? "tgt" :
+		"none";
+	snprintf(set[n++], 64, "d_model=%ld", d);
+	snprintf(set[n++], 64, "heads=%ld", h);
+	snprintf(set[n++], 64, "ffn=%ld", f);
+	snprintf(set[n++], 64, "enc_layers=%ld", el);
+	snprintf(set[n++], 64, "dec_layers=%ld", dl);
+	snprintf(set[n++], 64, "src_vocab=%.40s", e->v[0]);
+	snprintf(set[n++], 64, "tgt_vocab=%.40s", e->v[1]);
+	snprintf(set[n++], 64, "norm=%s", im->pre ? "pre" : "post");
+	snprintf(set[n++], 64, "tie=%s", im->tie_s);
+	snprintf(set[n++], 64, "pos=marian");
+	snprintf(set[n++], 64, "ffn_act=%s", act);
+	snprintf(set[n++], 64, "ln_eps=1e-06");
+	snprintf(set[n++], 64, "bos_id=-1");
+	/* fine-tuning: Marian's own rates, where the model says */
+	if ((emb = yaml_str(y, "transformer-dropout")) && strlen(emb) < 40)
+		snprintf(set[n++], 64, "dropout=%s", emb);
+	if ((emb = yaml_str(y, "label-smoothing")) && strlen(emb) < 40)
+		snprintf(set[n++], 64, "label_smoothing=%s", emb);
+	*nset = n;
+	return 0;
+}
+
+/* The special ids of a vocabulary: a SentencePiece model's, or a Marian
+ * vocab.yml's (piece: id). */
+static int vocab_ids(const void *v, size_t n, int *size, int *eos, int *unk,
+		     const char *side)
+{
+	struct yaml y;
+	const char *s;
+
+	if (spm_special_ids(v, n, size, eos, unk) == 0 && *size > 0)
+		return 0;
+	if (yaml_parse(&y, v, n, "vocab.yml") < 0) {
+		err_set("the %s vocabulary is neither a SentencePiece model "
+			"nor a Marian vocab.yml", side);
+		return -1;
+	}
+	*size = y.n;
+	*eos = (s = yaml_str(&y, "</s>")) ? atoi(s) : -1;
+	*unk = (s = yaml_str(&y, "<unk>")) ? atoi(s) : -1;
+	yaml_free(&y);
+	return 0;
+}
+
+/* attn's parameter name a as Marian's, into mn; *tr 1 for a matrix to
+ * transpose.  -1 for a name this does not know (a bug). */
+static int marian_name(const struct imp *im, const char *a, char *mn,
+		       size_t sz, int *tr)
+{
+	static const char *const ln_suffix[2] = { "", "_pre" };
+	char side[4], part[16], x[4], y[4];
+	const char *pfx, *sub;
+	int l, k;
+
+	*tr = 0;
+	if (!strcmp(a, "src.emb"))
+		return snprintf(mn, sz, "encoder_Wemb") < 0;
+	if (!strcmp(a, "tgt.emb"))
+		return snprintf(mn, sz, "%s", strcmp(im->tie_s, "all") &&
+				strcmp(im->tie_s, "src") ? "decoder_Wemb" :
+				"Wemb") < 0;
+	if (!strcmp(a, "out.W")) {
+		*tr = 1;
+		return snprintf(mn, sz, "decoder_ff_logit_out_W") < 0;
+	}
+	if (!strcmp(a, "out.b"))
+		return snprintf(mn, sz, "decoder_ff_logit_out_b") < 0;
+	if (sscanf(a, "%3[a-z].ln.%1[gb]%n", side, x, &k) == 2 && !a[k])
+		return snprintf(mn, sz, "%s_top_ln_%s", *side == 'e' ?
+				"encoder" : "decoder", *x == 'g' ? "scale" :
+				"bias") < 0;
+	if (sscanf(a, "%3[a-z].%d.%15[a-z0-9].%3[a-zA-Z0-9]%n", side, &l, part,
+		   x, &k) < 4)
+		return -1;
+	pfx = *side == 'e' ? "encoder" : "decoder";
+	l++;
+	if (!a[k] && (!strcmp(part, "ln1") || !strcmp(part, "ln2") ||
+		      !strcmp(part, "ln3"))) {
+		sub = part[2] == '1' ? "self_Wo" : part[2] == '3' ||
+			*side == 'e' ? "ffn_ffn" : "context_Wo";
+		return snprintf(mn, sz, "%s_l%d_%s_ln_%s%s", pfx, l, sub,
+				*x == 'g' ? "scale" : "bias",
+				ln_suffix[im->pre]) < 0;
+	}
+	if (!a[k] && !strcmp(part, "ffn")) {
+		*tr = x[0] == 'W';
+		return snprintf(mn, sz, "%s_l%d_ffn_%s", pfx, l, x) < 0;
+	}
+	/* self.q.W: part self, x q, then .W */
+	if (a[k] != '.' || sscanf(a + k + 1, "%1[Wb]", y) != 1 || a[k + 2])
+		return -1;
+	*tr = *y == 'W';
+	return snprintf(mn, sz, "%s_l%d_%s_%c%s", pfx, l,
+			!strcmp(part, "cross") ? "context" : "self", *y, x) < 0;
+}
+
+/* Item it into parameter p (transposed with tr). */
+static int copy_param(struct param *p, const struct marian_item *it, int tr)
+{
+	uint64_t r = p->rank == 2 ? (uint64_t)p->dim[0] : 1;
+	uint64_t c = p->rank == 2 ? (uint64_t)p->dim[1] : (uint64_t)p->dim[0];
+	uint64_t i0 = tr ? c : r, i1 = tr ? r : c, i, j;
+	int shape_ok;
+
+	/* a vector may be [n] or Marian's [1, n] */
+	if (it->rank == 2)
+		shape_ok = it->shape[0] == i0 && it->shape[1] == i1;
+	else
+		shape_ok = it->rank == 1 && i0 == 1 && it->shape[0] == i1;
+	if (!shape_ok || it->dtype == NPY_BYTES) {
+		err_set("%s: shape [%llu, %llu] expected for %s (rank %d, "
+			"%llu elements given)", it->name,
+			(unsigned long long)i0, (unsigned long long)i1, p->name,
+			it->rank, (unsigned long long)it->count);
+		return -1;
+	}
+	for (i = 0; i < i0; i++)
+		for (j = 0; j < i1; j++) {
+			uint64_t s = i * i1 + j;
+			float v;
+
+			if (it->dtype == NPY_F32)
+				memcpy(&v, it->data + 4 * s, 4);
+			else {
+				uint16_t hv;
+
+				memcpy(&hv, it->data + 2 * s, 2);
+				v = f16_to_f32(hv);
+			}
+			p->w[tr ? j * i0 + i : s] = v;
+		}
+	return 0;
+}
+
+static int fill_params(struct model *m, const struct imp *im,
+		       const struct marian_items *mi)
+{
+	char *used = calloc((size_t)mi->n + 1, 1);
+	char mn[128];
+	int i, tr;
+
+	if (!used) {
+		err_set("out of memory");
+		return -1;
+	}
+	for (i = 0; i < m->nparam; i++) {
+		struct param *p = &m->param[i];
+		const struct marian_item *it;
+
+		if (marian_name(im, p->name, mn, sizeof(mn), &tr) < 0) {
+			err_set("import: no Marian name for %s", p->name);
+			goto bad;
+		}
+		if (!(it = marian_item(mi, mn))) {
+			err_set("the Marian model has no %s (for %s)", mn,
+				p->name);
+			goto bad;
+		}
+		if (copy_param(p, it, tr) < 0)
+			goto bad;
+		used[it - mi->it] = 1;
+	}
+	for (i = 0; i < mi->n; i++)
+		if (!used[i] && strncmp(mi->it[i].name, "special:", 8)) {
+			err_set("the Marian model's %s has no place in attn's "
+				"Transformer (a feature the import does not "
+				"support)", mi->it[i].name);
+			goto bad;
+		}
+	free(used);
+	return 0;
+bad:
+	free(used);
+	return -1;
+}
+
+/* decoder.yml's defaults for beam and decode, as config keys. */
+static int decoder_defaults(struct model *m, const char *t, size_t n)
+{
+	static const char *const key[][2] = {
+		{ "beam-size", "dec_beam_size" },
+		{ "normalize", "dec_normalize" },
+		{ "max-length-factor", "dec_max_length_factor" },
+	};
+	struct yaml y;
+	int i;
+
+	if (yaml_parse(&y, t, n, "decoder.yml") < 0)
+		return -1;
+	for (i = 0; i < 3; i++) {
+		const char *v = yaml_str(&y, key[i][0]);
+		char *end;
+		double x;
+
+		if (!v)
+			continue;
+		x = strtod(v, &end);
+		if (end == v || *end || !(x >= 0 && x <= 1e6)) {
+			err_set("decoder.yml: %s: %s is not a number",
+				key[i][0], v);
+			yaml_free(&y);
+			return -1;
+		}
+		if (config_set(&m->cfg, key[i][1], v) < 0) {
+			yaml_free(&y);
+			return -1;
+		}
+	}
+	yaml_free(&y);
+	return 0;
+}
+
+struct model *marian_import(const struct marian_import_in *in)
+{
+	struct marian_items mi;
+	const struct marian_item *cfg;
+	struct imp im;
+	char set[32][64];
+	const char *sp[32];
+	struct model *m = NULL;
+	int nset = 0, i, vs, es, us, vt, et, ut;
+
+	memset(&im, 0, sizeof(im));
+	if (marian_items_read(&mi, in->model, in->model_len) < 0)
+		return NULL;
+	if (!(cfg = marian_item(&mi, "special:model.yml")) ||
+	    cfg->dtype != NPY_BYTES) {
+		err_set("the Marian model has no special:model.yml (its "
+			"configuration)");
+		goto out;
+	}
+	if (yaml_parse(&im.y, (const char *)cfg->data, (size_t)cfg->count,
+		       "special:model.yml") < 0 ||
+	    read_config(&im, set, &nset) < 0)
+		goto out;
+	if (vocab_ids(in->vsrc, in->vsrc_len, &vs, &es, &us, "source") < 0 ||
+	    vocab_ids(in->vtgt, in->vtgt_len, &vt, &et, &ut, "target") < 0)
+		goto out;
+	if (es < 0 || es != et || us < 0 || us != ut) {
+		err_set("the vocabularies' </s> (%d, %d) and unknown piece "
+			"(%d, %d) must be there and the same on both sides",
+			es, et, us, ut);
+		goto out;
+	}
+	snprintf(set[nset++], 64, "eos_id=%d", es);
+	snprintf(set[nset++], 64, "unk_id=%d", us);
+	snprintf(set[nset++], 64, "pad_id=%d", es);
+	for (i = 0; i < nset; i++)
+		sp[i] = set[i];
+	if (!(m = model_create("transformer", sp, nset, "", ""))) {
+		err_prefix("import");
+		goto out;
+	}
+	if (vs > m->src_vocab || vt > m->tgt_vocab) {
+		err_set("the vocabularies have %d and %d pieces, more than "
+			"the model's dim-vocabs %d and %d", vs, vt,
+			m->src_vocab, m->tgt_vocab);
+		goto bad;
+	}
+	if (fill_params(m, &im, &mi) < 0 ||
+	    model_set_vocab(m, 0, in->vsrc, in->vsrc_len) < 0 ||
+	    model_set_vocab(m, 1, in->vtgt, in->vtgt_len) < 0 ||
+	    (in->decoder &&
+	     decoder_defaults(m, in->decoder, in->decoder_len) < 0))
+		goto bad;
+	goto out;
+bad:
+	model_free(m);
+	m = NULL;
+out:
+	yaml_free(&im.y);
+	marian_items_free(&mi);
+	return m;
+}

@@ -1,0 +1,45 @@
+/*
+ * marian_items.h: the named arrays of a Marian model file, from either of
+ * its two formats: .npz (numpy's zip of .npy arrays: zip.h, npy.h) or
+ * Marian's own binary .bin.  Both hold the parameters (float32, or
+ * float16) and special:model.yml, the model's configuration as bytes
+ * (with a NUL at its end).
+ */
+#ifndef ATTN_MARIAN_ITEMS_H
+#define ATTN_MARIAN_ITEMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "npy.h"
+
+struct marian_item {
+	char *name;
+	int dtype;			/* NPY_F32, NPY_F16 or NPY_BYTES */
+	int rank;
+	uint64_t shape[NPY_MAX_RANK];
+	uint64_t count;			/* elements */
+	const uint8_t *data;		/* count elements, little-endian */
+	void *own;			/* what data points into, if owned */
+};
+
+struct marian_items {
+	int n;
+	struct marian_item *it;
+};
+
+/*
+ * The arrays of an .npz archive (the n bytes at p; the items are copies)
+ * or of a .bin file (the items point into p, which must outlive them):
+ * 0, or -1 with err_msg() naming what is wrong and where.  The two are
+ * told apart by their first bytes: a zip archive begins with a local
+ * header ("PK\3\4"); a .bin file with its version, 1, as 8 bytes.
+ */
+int marian_items_read(struct marian_items *mi, const void *p, size_t n);
+int marian_items_read_npz(struct marian_items *mi, const void *p, size_t n);
+int marian_items_read_bin(struct marian_items *mi, const void *p, size_t n);
+/* The item called name, or NULL. */
+const struct marian_item *marian_item(const struct marian_items *mi,
+				      const char *name);
+void marian_items_free(struct marian_items *mi);
+
+#endif

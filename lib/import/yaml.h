@@ -1,0 +1,53 @@
+/*
+ * yaml.h: the subset of YAML that Marian's configurations use (the
+ * special:model.yml inside a model, decoder.yml beside it): one mapping
+ * of keys, each with a scalar (plain, 'single-' or "double-quoted") or a
+ * list, in flow style ([a, b]) or in block style (lines "- item" after
+ * the key, indented or not); a scalar may also stand on the next,
+ * indented line (yaml-cpp writes "key:\n  []").  Comments, blank lines
+ * and the document markers --- and ... are skipped.  What this subset
+ * does not hold is refused, naming the line: a nested mapping, a list of
+ * lists or of mappings, block scalars (| >), anchors, aliases and tags,
+ * tabs in indentation, a repeated key.
+ */
+#ifndef ATTN_YAML_H
+#define ATTN_YAML_H
+
+#include <stddef.h>
+
+struct yaml_entry {
+	char *key;
+	int list;		/* 1: a list of n items; 0: a scalar, n 1 */
+	int n;
+	char **v;		/* [n], unquoted; a null (key:) is "" */
+	int line;		/* where the key is, from 1 */
+};
+
+struct yaml {
+	int n, cap;
+	struct yaml_entry *e;	/* in the text's order */
+};
+
+/* Keys of a document, at most. */
+#define YAML_MAX_KEYS 4096
+
+/*
+ * Parses len bytes of text into y (empty first); text may end in NULs
+ * (Marian stores its model.yml with one), a NUL before other bytes is
+ * refused.  label names the text in errors: "label:LINE: what".  0, or
+ * -1 with err_msg() set and y empty.
+ */
+int yaml_parse(struct yaml *y, const char *text, size_t len,
+	       const char *label);
+/* The entry of key, or NULL. */
+const struct yaml_entry *yaml_get(const struct yaml *y, const char *key);
+/* key's scalar, or NULL when it is absent or a list. */
+const char *yaml_str(const struct yaml *y, const char *key);
+/*
+ * key as a boolean (true/false, yes/no, on/off in any case, 1/0) into
+ * *out; def when absent.  -1 with err_msg() naming the key otherwise.
+ */
+int yaml_bool(const struct yaml *y, const char *key, int def, int *out);
+void yaml_free(struct yaml *y);
+
+#endif

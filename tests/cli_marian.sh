@@ -1,0 +1,94 @@
+#!/bin/sh
+# train-step --import marian: the fixtures of tools/marian-ref (two small
+# random Marian Transformers as numpy writes .npz files, one also as
+# Marian's binary .bin, post-norm swish
+# with every embedding tied, pre-norm relu with target-output tying; an
+# SPM vocabulary with </s> 0 and <unk> 1) import, and translate greedily
+# through embed | encode | attend | decode to exactly the ids of the
+# float64 numpy reference written from Marian's equations, with scores
+# within 1e-4 nats.  The settings of decoder.yml land in the config.
+# Refused, by name: a type, a decoder (rnn/SSRU) and tied layers attn
+# lacks, a parameter missing, a corrupt or truncated archive, an existing
+# model without --force.  The sources are ids (SentencePiece text is not
+# tokenised by attn yet): a stream of src.ids built with tensordump -r.
+set -eu
+. "$(dirname "$0")/lib/cli.sh"
+F=$root/tests/fixtures/marian
+
+# src.ids frames from lines of ids
+awk 'BEGIN { print "tsr-text 1" }
+     { printf "record src.ids i32 [%d] frame %d end\n%s\n", NF, NR - 1, $0 }' \
+	"$F/input.ids" | tensordump -r > src.tsr
+
+# pre.bin: the pre model's arrays in Marian's binary layout
+for v in post pre pre.bin; do
+	case $v in
+	post)	train-step --import marian -m $v.tsr \
+		    --decoder-config "$F/decoder.yml" "$F/$v.npz" "$F/vocab.spm" ;;
+	pre)	train-step --import=marian -m $v.tsr "$F/$v.npz" \
+		    "$F/vocab.spm" "$F/vocab.spm" ;;
+	*)	train-step --import=marian -m $v.tsr "$F/$v" "$F/vocab.spm" ;;
+	esac
+	embed -m $v.tsr < src.tsr | encode -m $v.tsr | attend -m $v.tsr > mem
+	decode -m $v.tsr -t -a 0 -c 12 < mem |
+		tensordump -H -n hyp.ids -n hyp.score --values=all |
+		awk 'NR % 4 == 2 { $1 = $1; ids = $0 } NR % 4 == 0 { print ids "\t" $1 }' \
+		> got
+	[ "$(wc -l < got)" -eq 6 ] || fail "$v: $(wc -l < got) translations"
+	cut -f1 got > got.ids
+	e=${v%.bin}.expected
+	cut -f1 "$F/$e" > want.ids
+	cmp -s got.ids want.ids ||
+		fail "$v: ids differ from the reference: $(diff got.ids want.ids)"
+	paste got "$F/$e" | awk -F "\t" -v v=$v '{
+		d = $2 - $4; if (d < 0) d = -d
+		if (d > 1e-4) { print v ": line " NR ": score " $2 ", reference " $4; bad = 1 }
+	} END { exit bad }' || fail "$v: scores off"
+done
+
+# the config: Marian's settings as attn's keys
+tensordump -t -n model.config post.tsr > cfg
+for kv in pos=marian tie=all norm=post ffn_act=swish bos_id=-1 eos_id=0 \
+    unk_id=1 pad_id=0 ln_eps=1e-06 d_model=16 dec_beam_size=4 \
+    dec_normalize=0.6 dec_max_length_factor=2.5; do
+	grep -qF "\"$kv\\n\"" cfg || fail "post.tsr's config lacks $kv"
+done
+tensordump -t -n model.config pre.tsr > cfg
+for kv in tie=tgt norm=pre ffn_act=relu; do
+	grep -qF "\"$kv\\n\"" cfg || fail "pre.tsr's config lacks $kv"
+done
+grep -q dec_beam_size cfg && fail "pre.tsr has decoder settings it was not given"
+# the vocabulary is the .spm file's bytes
+tensordump -n vocab.tgt -H pre.tsr | awk '{ print $5 }' > n
+[ "$(cat n)" -eq "$(wc -c < "$F/vocab.spm")" ] || fail "vocab.tgt is not vocab.spm"
+
+# refusals, naming what
+exits 1 train-step --import marian -m x.tsr "$F/bad-rnn.npz" "$F/vocab.spm"
+err_has "transformer-decoder-autoreg: rnn"
+exits 1 train-step --import marian -m x.tsr "$F/bad-s2s.npz" "$F/vocab.spm"
+err_has "type: s2s is not supported"
+exits 1 train-step --import marian -m x.tsr "$F/bad-tied-layers.npz" \
+    "$F/vocab.spm"
+err_has "transformer-tied-layers is not supported"
+exits 1 train-step --import marian -m x.tsr "$F/missing.npz" "$F/vocab.spm"
+err_has "has no decoder_l2_ffn_b2"
+# a flipped byte in the middle of the archive: a member's CRC
+cp "$F/post.npz" bad.npz
+printf '\377' | dd of=bad.npz bs=1 seek=30000 conv=notrunc 2>/dev/null
+exits 1 train-step --import marian -m x.tsr bad.npz "$F/vocab.spm"
+err_has "CRC-32 mismatch"
+head -c 50000 "$F/post.npz" > cut.npz
+exits 1 train-step --import marian -m x.tsr cut.npz "$F/vocab.spm"
+err_has "no end of central directory"
+exits 1 train-step --import marian -m x.tsr "$F/post.npz" "$F/decoder.yml"
+err_has "vocabular"
+[ -e x.tsr ] && fail "a refused import left x.tsr"
+exits 1 train-step --import marian -m post.tsr "$F/post.npz" "$F/vocab.spm"
+err_has "exists"
+exits 0 train-step --import marian --force -m post.tsr "$F/post.npz" \
+    "$F/vocab.spm"
+exits 2 train-step --import opennmt -m y.tsr "$F/post.npz" "$F/vocab.spm"
+exits 2 train-step --import marian -m y.tsr "$F/post.npz"
+exits 2 train-step --decoder-config "$F/decoder.yml" -m y.tsr
+ls | grep -q '\.tmp' && fail "temporary files left"
+exit 0

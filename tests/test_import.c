@@ -1,0 +1,686 @@
+/*
+ * test_import.c: the readers of lib/import on bytes made here by hand:
+ * zip archives (stored and deflated members, ZIP64 fields in the central
+ * directory and the end records, as numpy writes them) and their
+ * refusals (no end record, bad CRC, bad offsets and sizes, encrypted,
+ * unknown method, corrupt deflate data); .npy headers of versions 1 and
+ * 2 and their refusals; Marian's YAML subset and its refusals; Marian's
+ * .bin layout; and an .npz's items with their names.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "base/errmsg.h"
+#include "import/marian_items.h"
+#include "import/npy.h"
+#include "import/yaml.h"
+#include "import/zip.h"
+#include "run_suite.h"
+
+/* ---- a zip archive, written by hand ---------------------------------- */
+
+struct zb {
+	uint8_t b[1 << 16];
+	size_t n;
+	int count;
+	struct {
+		char name[32];
+		uint32_t crc, csize, usize, local;
+		int method, zip64, flags;
+	} m[8];
+};
+
+static void put16(struct zb *z, unsigned v)
+{
+	z->b[z->n++] = (uint8_t)v;
+	z->b[z->n++] = (uint8_t)(v >> 8);
+}
+
+static void put32(struct zb *z, uint32_t v)
+{
+	put16(z, v & 0xffff);
+	put16(z, v >> 16);
+}
+
+static void put64(struct zb *z, uint64_t v)
+{
+	put32(z, (uint32_t)v);
+	put32(z, (uint32_t)(v >> 32));
+}
+
+static void putb(struct zb *z, const void *p, size_t n)
+{
+	memcpy(z->b + z->n, p, n);
+	z->n += n;
+}
+
+/* Raw deflate of n bytes into out; its length. */
+static size_t deflate_raw(const void *p, size_t n, uint8_t *out, size_t cap)
+{
+	z_stream s;
+
+	memset(&s, 0, sizeof(s));
+	ck_assert(deflateInit2(&s, 9, Z_DEFLATED, -MAX_WBITS, 8,
+			       Z_DEFAULT_STRATEGY) == Z_OK);
+	s.next_in = (Bytef *)p;
+	s.avail_in = (uInt)n;
+	s.next_out = out;
+	s.avail_out = (uInt)cap;
+	ck_assert(deflate(&s, Z_FINISH) == Z_STREAM_END);
+	deflateEnd(&s);
+	return s.total_out;
+}
+
+/* A member: local header (ZIP64 sizes in its extra field with zip64),
+ * then its data, stored (method 0) or deflated (8). */
+static void zb_add(struct zb *z, const char *name, const void *p, size_t n,
+		   int method, int zip64)
+{
+	uint8_t c[4096];
+	size_t cn = method == 8 ? deflate_raw(p, n, c, sizeof(c)) : n;
+	int i = z->count++;
+
+	snprintf(z->m[i].name, sizeof(z->m[i].name), "%s", name);
+	z->m[i].crc = (uint32_t)crc32(0, p, (uInt)n);
+	z->m[i].csize = (uint32_t)cn;
+	z->m[i].usize = (uint32_t)n;
+	z->m[i].local = (uint32_t)z->n;
+	z->m[i].method = method;
+	z->m[i].zip64 = zip64;
+	put32(z, 0x04034b50);
+	put16(z, zip64 ? 45 : 20);
+	put16(z, 0);
+	put16(z, (unsigned)method);
+	put32(z, 0);
+	put32(z, z->m[i].crc);
+	put32(z, zip64 ? 0xffffffffu : (uint32_t)cn);
+	put32(z, zip64 ? 0xffffffffu : (uint32_t)n);
+	put16(z, (unsigned)strlen(name));
+	put16(z, zip64 ? 20 : 0);
+	putb(z, name, strlen(name));
+	if (zip64) {
+		put16(z, 1);
+		put16(z, 16);
+		put64(z, n);
+		put64(z, cn);
+	}
+	putb(z, method == 8 ? (const void *)c : p, cn);
+}
+
+/* The central directory and the end record (ZIP64's too with zip64). */
+static void zb_finish(struct zb *z, int zip64)
+{
+	uint32_t cd = (uint32_t)z->n, cdn;
+	int i;
+
+	for (i = 0; i < z->count; i++) {
+		int x = z->m[i].zip64;
+
+		put32(z, 0x02014b50);
+		put16(z, 45);
+		put16(z, x ? 45 : 20);
+		put16(z, (unsigned)z->m[i].flags);
+		put16(z, (unsigned)z->m[i].method);
+		put32(z, 0);
+		put32(z, z->m[i].crc);
+		put32(z, x ? 0xffffffffu : z->m[i].csize);
+		put32(z, x ? 0xffffffffu : z->m[i].usize);
+		put16(z, (unsigned)strlen(z->m[i].name));
+		put16(z, x ? 28 : 0);
+		put16(z, 0);
+		put16(z, 0);
+		put16(z, 0);
+		put32(z, 0);
+		put32(z, x ? 0xffffffffu : z->m[i].local);
+		putb(z, z->m[i].name, strlen(z->m[i].name));
+		if (x) {
+			put16(z, 1);
+			put16(z, 24);
+			put64(z, z->m[i].usize);
+			put64(z, z->m[i].csize);
+			put64(z, z->m[i].local);
+		}
+	}
+	cdn = (uint32_t)z->n - cd;
+	if (zip64) {
+		uint32_t e64 = (uint32_t)z->n;
+
+		put32(z, 0x06064b50);
+		put64(z, 44);
+		put16(z, 45);
+		put16(z, 45);
+		put32(z, 0);
+		put32(z, 0);
+		put64(z, (uint64_t)z->count);
+		put64(z, (uint64_t)z->count);
+		put64(z, cdn);
+		put64(z, cd);
+		put32(z, 0x07064b50);
+		put32(z, 0);
+		put64(z, e64);
+		put32(z, 1);
+	}
+	put32(z, 0x06054b50);
+	put16(z, 0);
+	put16(z, 0);
+	put16(z, zip64 ? 0xffff : (unsigned)z->count);
+	put16(z, zip64 ? 0xffff : (unsigned)z->count);
+	put32(z, zip64 ? 0xffffffffu : cdn);
+	put32(z, zip64 ? 0xffffffffu : cd);
+	put16(z, 0);
+}
+
+static const char text[] =
+	"Marian's parameters, compressed well: aaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.";
+
+static void two_members(struct zb *z, int zip64)
+{
+	memset(z, 0, sizeof(*z));
+	zb_add(z, "stored.txt", "hello", 5, 0, zip64);
+	zb_add(z, "deflated.txt", text, sizeof(text) - 1, 8, zip64);
+	zb_finish(z, zip64);
+}
+
+static void check_two(const struct zb *b)
+{
+	struct zip z;
+	size_t len;
+	char *s;
+
+	ck_assert_msg(zip_open(&z, b->b, b->n) == 0, "%s", err_msg());
+	ck_assert_int_eq(z.count, 2);
+	ck_assert_int_eq(zip_find(&z, "stored.txt"), 0);
+	ck_assert_int_eq(zip_find(&z, "deflated.txt"), 1);
+	ck_assert_int_eq(zip_find(&z, "none"), -1);
+	ck_assert_int_eq(z.m[1].method, 8);
+	ck_assert(z.m[1].csize < z.m[1].usize);
+	s = zip_extract(&z, 0, &len);
+	ck_assert_msg(s != NULL, "%s", err_msg());
+	ck_assert_uint_eq(len, 5);
+	ck_assert_str_eq(s, "hello");
+	free(s);
+	s = zip_extract(&z, 1, &len);
+	ck_assert_msg(s != NULL, "%s", err_msg());
+	ck_assert_uint_eq(len, sizeof(text) - 1);
+	ck_assert_str_eq(s, text);
+	free(s);
+	zip_close(&z);
+}
+
+START_TEST(zip_reads_stored_and_deflated)
+{
+	static struct zb b;
+
+	two_members(&b, 0);
+	check_two(&b);
+	/* with a comment after the end record */
+	b.b[b.n - 2] = 3;
+	memcpy(b.b + b.n, "abc", 3);
+	b.n += 3;
+	check_two(&b);
+}
+END_TEST
+
+START_TEST(zip_reads_zip64)
+{
+	static struct zb b;
+
+	two_members(&b, 1);
+	check_two(&b);
+}
+END_TEST
+
+/* zip_open or zip_extract of member 1 fails with a message holding want */
+static void refused(const struct zb *b, const char *want)
+{
+	struct zip z;
+	size_t len;
+	void *p = NULL;
+
+	if (zip_open(&z, b->b, b->n) == 0) {
+		p = zip_extract(&z, 1, &len);
+		zip_close(&z);
+	}
+	ck_assert_msg(p == NULL, "accepted, wanted: %s", want);
+	ck_assert_msg(strstr(err_msg(), want) != NULL, "message \"%s\", "
+		      "wanted \"%s\"", err_msg(), want);
+}
+
+/* Offset of member i's central header in b. */
+static size_t central(const struct zb *b, int i)
+{
+	size_t k = 0;
+	int j = -1;
+
+	for (k = 0; k + 4 <= b->n; k++)
+		if (b->b[k] == 0x50 && b->b[k + 1] == 0x4b &&
+		    b->b[k + 2] == 1 && b->b[k + 3] == 2 && ++j == i)
+			return k;
+	ck_abort();
+	return 0;
+}
+
+START_TEST(zip_refuses_bad_archives)
+{
+	static struct zb b, g;
+	size_t c;
+
+	two_members(&g, 0);
+	b = g;
+	b.n -= 1;			/* truncated: no end record */
+	refused(&b, "no end of central directory");
+	b = g;
+	c = central(&b, 1);
+	b.b[c + 16] ^= 1;		/* member 1's CRC */
+	refused(&b, "deflated.txt): CRC-32 mismatch");
+	b = g;
+	b.b[g.m[1].local + 30 + 12 + 3] ^= 0x55;	/* its deflate data */
+	refused(&b, "deflated.txt");
+	b = g;
+	c = central(&b, 1);
+	b.b[c + 42] = 0xf0;		/* local header offset */
+	refused(&b, "no local header at offset");
+	b = g;
+	c = central(&b, 1);
+	b.b[c + 20] = 0xff;		/* compressed size */
+	b.b[c + 21] = 0xff;
+	refused(&b, "run past the archive");
+	b = g;
+	c = central(&b, 1);
+	b.b[c + 24] = 0;		/* uncompressed size: 0 */
+	b.b[c + 25] = 0x7f;		/* (or 32512: wrong either way) */
+	refused(&b, "does not inflate to its");
+	b = g;
+	c = central(&b, 1);
+	b.b[c + 10] = 12;		/* bzip2 */
+	refused(&b, "compression method 12");
+	b = g;
+	c = central(&b, 1);
+	b.b[c + 8] = 1;			/* encrypted */
+	refused(&b, "deflated.txt) is encrypted");
+	b = g;
+	b.b[b.n - 6] = 0xff;		/* central directory's offset */
+	refused(&b, "outside the archive");
+	b = g;
+	b.b[b.n - 12] = 200;		/* 200 members */
+	b.b[b.n - 14] = 200;
+	refused(&b, "members do not fit");
+	/* a ZIP64 end record that is not there */
+	two_members(&b, 1);
+	b.b[b.n - 22 - 20] = 0;		/* the locator's signature */
+	refused(&b, "no ZIP64 locator");
+}
+END_TEST
+
+/* ---- .npy ------------------------------------------------------------- */
+
+/* A .npy of version v with header dict h, padded to 64, then n bytes. */
+static size_t npy_make(uint8_t *out, int v, const char *h, const void *p,
+		       size_t n)
+{
+	size_t pre = v == 1 ? 10 : 12, hl = strlen(h) + 1, k;
+
+	while ((pre + hl) % 64)
+		hl++;
+	memcpy(out, "\x93NUMPY", 6);
+	out[6] = (uint8_t)v;
+	out[7] = 0;
+	out[8] = (uint8_t)hl;
+	out[9] = (uint8_t)(hl >> 8);
+	if (v > 1)
+		out[10] = out[11] = 0;
+	memcpy(out + pre, h, strlen(h));
+	for (k = strlen(h); k < hl - 1; k++)
+		out[pre + k] = ' ';
+	out[pre + hl - 1] = '\n';
+	memcpy(out + pre + hl, p, n);
+	return pre + hl + n;
+}
+
+START_TEST(npy_reads_headers)
+{
+	float f[6] = { 1, 2, 3, 4, 5, 6 };
+	uint8_t buf[512];
+	struct npy a;
+	size_t n;
+
+	n = npy_make(buf, 1, "{'descr': '<f4', 'fortran_order': False, "
+		     "'shape': (2, 3), }", f, sizeof(f));
+	ck_assert_msg(npy_parse(&a, buf, n) == 0, "%s", err_msg());
+	ck_assert_int_eq(a.dtype, NPY_F32);
+	ck_assert_int_eq(a.rank, 2);
+	ck_assert_uint_eq(a.shape[0], 2);
+	ck_assert_uint_eq(a.shape[1], 3);
+	ck_assert_uint_eq(a.count, 6);
+	ck_assert(memcmp(a.data, f, sizeof(f)) == 0);
+	/* version 2, keys in another order, double quotes, rank 1 */
+	n = npy_make(buf, 2, "{\"shape\": (6,), \"fortran_order\": False, "
+		     "\"descr\": \"<f4\"}", f, sizeof(f));
+	ck_assert_msg(npy_parse(&a, buf, n) == 0, "%s", err_msg());
+	ck_assert_int_eq(a.rank, 1);
+	ck_assert_uint_eq(a.shape[0], 6);
+	/* float16 and bytes (Marian's model.yml) and a scalar */
+	n = npy_make(buf, 1, "{'descr': '<f2', 'fortran_order': False, "
+		     "'shape': (3,), }", f, 6);
+	ck_assert_msg(npy_parse(&a, buf, n) == 0, "%s", err_msg());
+	ck_assert_int_eq(a.dtype, NPY_F16);
+	n = npy_make(buf, 1, "{'descr': '|i1', 'fortran_order': False, "
+		     "'shape': (5,), }", "a: 1\0", 5);
+	ck_assert_msg(npy_parse(&a, buf, n) == 0, "%s", err_msg());
+	ck_assert_int_eq(a.dtype, NPY_BYTES);
+	ck_assert_uint_eq(a.nbytes, 5);
+	n = npy_make(buf, 1, "{'descr': '<f4', 'fortran_order': False, "
+		     "'shape': (), }", f, 4);
+	ck_assert_msg(npy_parse(&a, buf, n) == 0, "%s", err_msg());
+	ck_assert_int_eq(a.rank, 0);
+	ck_assert_uint_eq(a.count, 1);
+}
+END_TEST
+
+static void npy_refused(const char *h, size_t nbytes, const char *want)
+{
+	float f[8] = { 0 };
+	uint8_t buf[512];
+	struct npy a;
+	size_t n = npy_make(buf, 1, h, f, nbytes);
+
+	ck_assert_msg(npy_parse(&a, buf, n) < 0, "accepted %s", h);
+	ck_assert_msg(strstr(err_msg(), want) != NULL, "%s: message \"%s\", "
+		      "wanted \"%s\"", h, err_msg(), want);
+}
+
+START_TEST(npy_refuses)
+{
+	uint8_t buf[16] = "\x93NUMPX\1\0\0\0";
+	struct npy a;
+
+	ck_assert(npy_parse(&a, buf, 10) < 0);
+	ck_assert(strstr(err_msg(), "magic") != NULL);
+	memcpy(buf, "\x93NUMPY\1\0\xff\x00", 10);
+	ck_assert(npy_parse(&a, buf, 16) < 0);
+	ck_assert(strstr(err_msg(), "runs past") != NULL);
+	npy_refused("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
+		    8, "'>f4' is not supported");
+	npy_refused("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
+		    16, "'<f8' is not supported");
+	npy_refused("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }",
+		    8, "Fortran-order");
+	npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+		    8, "holds 3 elements of 4 bytes but the data has 8");
+	npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+		    8, "holds 1 elements");
+	npy_refused("{'descr': '<f4', 'fortran_order': False}", 4,
+		    "lacks descr");
+	npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), "
+		    "'x': 1}", 4, "unexpected or repeated key 'x'");
+	npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (a,)}",
+		    4, "shape is not a tuple");
+	npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': "
+		    "(4294967296, 4294967296, 4294967296)}", 4, "overflows");
+}
+END_TEST
+
+/* ---- YAML ------------------------------------------------------------- */
+
+static const char marian_yml[] =
+	"# a model.yml as Marian writes it\n"
+	"bert-class-symbol: \"[CLS]\"\n"
+	"dim-emb: 512\n"
+	"dim-vocabs:\n"
+	"  - 32000\n"
+	"  - 32000\n"
+	"tied-embeddings-all: true\n"
+	"transformer-preprocess: \"\"\n"
+	"transformer-postprocess: dan  # comment\n"
+	"transformer-tied-layers:\n"
+	"  []\n"
+	"quoted: 'it''s # no comment'\n"
+	"escaped: \"a\\\"b\\\\c\\n\"\n"
+	"flow: [a, \"b, c\", 'd' ]\n"
+	"version: v1.10.0 6f6d4846 2021-02-06 15:35:16 -0800\n"
+	"shortlist:\n"
+	"- lex.s2t.bin\n"
+	"- false\n"
+	"empty:\n"
+	"last-null:\n";
+
+START_TEST(yaml_reads_marians_subset)
+{
+	const struct yaml_entry *e;
+	struct yaml y;
+	int b;
+
+	/* with the NUL Marian stores after the text */
+	ck_assert_msg(yaml_parse(&y, marian_yml, sizeof(marian_yml), "m") == 0,
+		      "%s", err_msg());
+	ck_assert_int_eq(y.n, 14);
+	ck_assert_str_eq(yaml_str(&y, "bert-class-symbol"), "[CLS]");
+	ck_assert_str_eq(yaml_str(&y, "dim-emb"), "512");
+	e = yaml_get(&y, "dim-vocabs");
+	ck_assert(e && e->list && e->n == 2);
+	ck_assert_str_eq(e->v[1], "32000");
+	ck_assert_int_eq(e->line, 4);
+	ck_assert(yaml_str(&y, "dim-vocabs") == NULL);
+	ck_assert(yaml_bool(&y, "tied-embeddings-all", 0, &b) == 0 && b == 1);
+	ck_assert(yaml_bool(&y, "absent", 7, &b) == 0 && b == 7);
+	ck_assert(yaml_bool(&y, "dim-emb", 0, &b) < 0);
+	ck_assert_str_eq(yaml_str(&y, "transformer-preprocess"), "");
+	ck_assert_str_eq(yaml_str(&y, "transformer-postprocess"), "dan");
+	e = yaml_get(&y, "transformer-tied-layers");
+	ck_assert(e && e->list && e->n == 0);
+	ck_assert_str_eq(yaml_str(&y, "quoted"), "it's # no comment");
+	ck_assert_str_eq(yaml_str(&y, "escaped"), "a\"b\\c\n");
+	e = yaml_get(&y, "flow");
+	ck_assert(e && e->list && e->n == 3);
+	ck_assert_str_eq(e->v[0], "a");
+	ck_assert_str_eq(e->v[1], "b, c");
+	ck_assert_str_eq(e->v[2], "d");
+	ck_assert_str_eq(yaml_str(&y, "version"),
+			 "v1.10.0 6f6d4846 2021-02-06 15:35:16 -0800");
+	e = yaml_get(&y, "shortlist");
+	ck_assert(e && e->list && e->n == 2);
+	ck_assert_str_eq(e->v[1], "false");
+	ck_assert_str_eq(yaml_str(&y, "empty"), "");
+	ck_assert_str_eq(yaml_str(&y, "last-null"), "");
+	yaml_free(&y);
+}
+END_TEST
+
+static void yaml_refused(const char *t, const char *want)
+{
+	struct yaml y;
+
+	ck_assert_msg(yaml_parse(&y, t, strlen(t), "f.yml") < 0,
+		      "accepted %s", t);
+	ck_assert_msg(strstr(err_msg(), want) != NULL, "%s: message \"%s\", "
+		      "wanted \"%s\"", t, err_msg(), want);
+	ck_assert_int_eq(y.n, 0);
+}
+
+START_TEST(yaml_refuses)
+{
+	yaml_refused("a: 1\nb:\n  c: 2\n", "f.yml:3: ");
+	yaml_refused("a: 1\nb:\n  c: 2\n", "nested mapping");
+	yaml_refused("a: 1\na: 2\n", "f.yml:2: key a is repeated");
+	yaml_refused("- x\n", "list item without its key");
+	yaml_refused("a: 1\n- x\n", "list item without its key");
+	yaml_refused("a:\n\t- x\n", "tab in the indentation");
+	yaml_refused("a: |\n  text\n", "block scalar");
+	yaml_refused("a: {b: 1}\n", "not supported");
+	yaml_refused("a: [1, [2]]\n", "nested collections");
+	yaml_refused("a:\n  - [1]\n", "nested collections");
+	yaml_refused("a:\n  - b: 1\n", "nested mapping");
+	yaml_refused("a: \"open\n", "unterminated");
+	yaml_refused("a: [1, 2\n", "must end on its line");
+	yaml_refused("a: &x 1\n", "anchor");
+	yaml_refused("a: b: c\n", "nested mapping");
+	yaml_refused("just text\n", "not a \"key: value\" line");
+	yaml_refused("a: \"\\q\"\n", "escape \\q");
+	{
+		struct yaml y;
+
+		ck_assert(yaml_parse(&y, "a: 1\0b: 2\n", 10, "f") < 0);
+		ck_assert(strstr(err_msg(), "NUL") != NULL);
+	}
+}
+END_TEST
+
+/* ---- Marian's .bin ---------------------------------------------------- */
+
+struct binb {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void b64(struct binb *b, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b->b[b->n++] = (uint8_t)(v >> 8 * i);
+}
+
+/* Two items: special:model.yml (int8 [12]) and W (float32 [2, 3], 24
+ * bytes and 8 of padding), as binary.cpp lays them out. */
+static void bin_make(struct binb *b, uint64_t wtype)
+{
+	static const char yml[12] = "type: x\nz: 1";
+	float w[6] = { 1, -2, 3, -4, 5, -6 };
+	int32_t s[3] = { 12, 2, 3 };
+	uint64_t off;
+
+	b->n = 0;
+	b64(b, 1);
+	b64(b, 2);
+	b64(b, 18);
+	b64(b, 0x101);
+	b64(b, 1);
+	b64(b, 12);
+	b64(b, 2);
+	b64(b, wtype);
+	b64(b, 2);
+	b64(b, 32);
+	memcpy(b->b + b->n, "special:model.yml\0W", 20);
+	b->n += 20;
+	memcpy(b->b + b->n, s, sizeof(s));
+	b->n += sizeof(s);
+	off = ((b->n + 8) / 256 + 1) * 256 - b->n - 8;
+	b64(b, off);
+	memset(b->b + b->n, 0, off);
+	b->n += off;
+	memcpy(b->b + b->n, yml, 12);
+	b->n += 12;
+	memcpy(b->b + b->n, w, sizeof(w));
+	memset(b->b + b->n + sizeof(w), 0, 8);
+	b->n += 32;
+}
+
+START_TEST(bin_reads_marians_layout)
+{
+	static struct binb b;
+	struct marian_items mi;
+	const struct marian_item *it;
+	float w[6];
+
+	bin_make(&b, 0x404);
+	ck_assert_msg(marian_items_read(&mi, b.b, b.n) == 0, "%s", err_msg());
+	ck_assert_int_eq(mi.n, 2);
+	it = marian_item(&mi, "special:model.yml");
+	ck_assert(it && it->dtype == NPY_BYTES && it->count == 12);
+	ck_assert(memcmp(it->data, "type: x\nz: 1", 12) == 0);
+	it = marian_item(&mi, "W");
+	ck_assert(it && it->dtype == NPY_F32 && it->rank == 2);
+	ck_assert(it->shape[0] == 2 && it->shape[1] == 3 && it->count == 6);
+	ck_assert_uint_eq(((uintptr_t)it->data - (uintptr_t)b.b) % 256, 12);
+	memcpy(w, it->data, sizeof(w));
+	ck_assert(w[5] == -6);
+	marian_items_free(&mi);
+
+	bin_make(&b, 0x1101);		/* not a type read here */
+	ck_assert(marian_items_read(&mi, b.b, b.n) < 0);
+	ck_assert_msg(strstr(err_msg(), "item W has Marian type 0x1101"),
+		      "%s", err_msg());
+	bin_make(&b, 0x404);
+	b.n -= 9;			/* W's data cut */
+	ck_assert(marian_items_read(&mi, b.b, b.n) < 0);
+	ck_assert_msg(strstr(err_msg(), "item W's 32 bytes"), "%s", err_msg());
+	bin_make(&b, 0x404);
+	b.b[0] = 2;			/* version */
+	ck_assert(marian_items_read(&mi, b.b, b.n) < 0);
+	ck_assert(strstr(err_msg(), "version 1") != NULL);
+	bin_make(&b, 0x404);
+	b.b[16] = 200;			/* a name's length */
+	ck_assert(marian_items_read(&mi, b.b, b.n) < 0);
+	ck_assert_msg(strstr(err_msg(), "item 0's name"), "%s", err_msg());
+}
+END_TEST
+
+/* ---- an .npz ---------------------------------------------------------- */
+
+START_TEST(npz_items_are_named_without_npy)
+{
+	static struct zb z;
+	float f[4] = { 0.5f, 1, 2, 4 };
+	uint8_t a[256], b[256];
+	size_t na, nb;
+	struct marian_items mi;
+	const struct marian_item *it;
+
+	na = npy_make(a, 1, "{'descr': '<f4', 'fortran_order': False, "
+		      "'shape': (1, 4), }", f, sizeof(f));
+	nb = npy_make(b, 1, "{'descr': '|i1', 'fortran_order': False, "
+		      "'shape': (7,), }", "dim: 4\0", 7);
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "decoder_ff_logit_out_b.npy", a, na, 8, 1);
+	zb_add(&z, "special:model.yml.npy", b, nb, 0, 1);
+	zb_finish(&z, 0);
+	ck_assert_msg(marian_items_read(&mi, z.b, z.n) == 0, "%s", err_msg());
+	ck_assert_int_eq(mi.n, 2);
+	it = marian_item(&mi, "decoder_ff_logit_out_b");
+	ck_assert(it && it->dtype == NPY_F32 && it->rank == 2);
+	ck_assert(it->shape[0] == 1 && it->shape[1] == 4);
+	ck_assert(memcmp(it->data, f, sizeof(f)) == 0);
+	it = marian_item(&mi, "special:model.yml");
+	ck_assert(it && it->dtype == NPY_BYTES && it->count == 7);
+	marian_items_free(&mi);
+
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "readme.txt", "x", 1, 0, 0);
+	zb_finish(&z, 0);
+	ck_assert(marian_items_read(&mi, z.b, z.n) < 0);
+	ck_assert_msg(strstr(err_msg(), "readme.txt is not a .npy"), "%s",
+		      err_msg());
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "W.npy", a, na - 1, 0, 0);
+	zb_finish(&z, 0);
+	ck_assert(marian_items_read(&mi, z.b, z.n) < 0);
+	ck_assert_msg(strstr(err_msg(), "npz: W.npy: npy: the shape holds"),
+		      "%s", err_msg());
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("import");
+	TCase *tc = tcase_create("import");
+
+	tcase_add_test(tc, zip_reads_stored_and_deflated);
+	tcase_add_test(tc, zip_reads_zip64);
+	tcase_add_test(tc, zip_refuses_bad_archives);
+	tcase_add_test(tc, npy_reads_headers);
+	tcase_add_test(tc, npy_refuses);
+	tcase_add_test(tc, yaml_reads_marians_subset);
+	tcase_add_test(tc, yaml_refuses);
+	tcase_add_test(tc, bin_reads_marians_layout);
+	tcase_add_test(tc, npz_items_are_named_without_npy);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}
