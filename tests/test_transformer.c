@@ -936,6 +936,16 @@ START_TEST(marian_config_and_parameters)
 	ck_assert_ptr_null(model_create("transformer", bad, 8, "", ""));
 	ck_assert_msg(strstr(err_msg(), "tie=src needs src_vocab"), "%s",
 		      err_msg());
+	/* and a user may set them (train-step --set) */
+	ck_assert_int_eq(model_check_setting(&arch_transformer, "tie=src"), 0);
+	ck_assert_int_eq(model_check_setting(&arch_transformer, "pos=marian"),
+			 0);
+	ck_assert_int_eq(model_check_setting(&arch_transformer,
+					     "ffn_act=swish"), 0);
+	ck_assert_int_eq(model_check_setting(&arch_transformer,
+					     "ffn_act=gelu"), -1);
+	ck_assert_int_eq(model_check_setting(&arch_rnnsearch,
+					     "ffn_act=swish"), -1);
 }
 END_TEST
 

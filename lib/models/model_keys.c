@@ -78,9 +78,11 @@ static const struct {
 	{ "enc_layers", 'i', 1, 1 << 10, 0, NULL, NULL },
 	{ "dec_layers", 'i', 1, 1 << 10, 0, NULL, NULL },
 	{ "norm", 'w', 0, 0, 0, "pre|post", NULL },
-	{ "tie", 'w', 0, 0, 0, "none|tgt|all", NULL },
+	{ "tie", 'w', 0, 0, 0, "none|tgt|all|src", NULL },
 	{ "ln_eps", 'r', 0, 1, 'b', NULL, NULL },
-	{ "pos", 'w', 0, 0, 0, "sinusoidal|rope|learned", "transformer" },
+	{ "pos", 'w', 0, 0, 0, "sinusoidal|rope|learned|marian",
+	  "transformer" },
+	{ "ffn_act", 'w', 0, 0, 0, "relu|swish", "transformer" },
 	{ "max_pos", 'i', 1, 1 << 20, 0, NULL, "transformer" },
 };
 
