@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 		SEARCH_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct translate_opts o = { .batch = 16 };
+	struct translate_opts o = { .batch = 16, .beam = 1 };
 	int c;
 
 	prog_init(argc, argv);
@@ -57,9 +57,11 @@ int main(int argc, char **argv)
 				     longopts, usage, &o)) != -1)
 		switch (c) {
 		case 'k':
+			o.given |= SEARCH_GIVEN_K;
 			o.search.k = opt_int(optarg, "--beam", 1, BEAM_MAX);
 			break;
 		case 'l':
+			o.given |= SEARCH_GIVEN_ALPHA;
 			o.search.alpha = opt_number(optarg, "--alpha");
 			break;
 		case 'n':

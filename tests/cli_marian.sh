@@ -46,6 +46,25 @@ for v in post pre pre.bin; do
 	} END { exit bad }' || fail "$v: scores off"
 done
 
+# decoder.yml as post.tsr's decoding defaults: at most
+# max-length-factor * S ids (the random model runs to it: exactly
+# floor(2.5 S)) instead of 2 S + 10, and beam-size 4 for beam's n-best;
+# the user's options win.
+embed -m post.tsr < src.tsr | encode -m post.tsr | attend -m post.tsr > mem
+decode -m post.tsr -t < mem | tensordump -n hyp.ids > lens
+awk '{ print int(2.5 * NF) }' "$F/input.ids" > want.lens
+awk '$2 == "hyp.ids" { gsub(/[][]/, "", $4); print $4 }' lens > got.lens
+cmp -s got.lens want.lens ||
+	fail "decoder.yml's length: $(paste got.lens want.lens | tr '\n' ' ')"
+embed -m pre.tsr < src.tsr | encode -m pre.tsr | attend -m pre.tsr |
+	decode -m pre.tsr -t | tensordump -n hyp.ids |
+	awk '$2 == "hyp.ids" { gsub(/[][]/, "", $4); print $4 }' > pre.lens
+[ "$(wc -l < pre.lens)" -eq 6 ] || fail "pre.tsr: $(wc -l < pre.lens) lengths"
+cmp -s pre.lens want.lens && fail "pre.tsr has post.tsr's length factor"
+exits 1 beam -m post.tsr -n 5 < mem
+err_has "post.tsr: --nbest 5 is more than the model's beam of 4"
+beam -m post.tsr -k 5 -t < mem > /dev/null || fail "beam -k 5 of post.tsr"
+
 # the config: Marian's settings as attn's keys
 tensordump -t -n model.config post.tsr > cfg
 for kv in pos=marian tie=all norm=post ffn_act=swish bos_id=-1 eos_id=0 \

@@ -216,6 +216,10 @@ static int ends_in_repeat(const int32_t *ids, int len, int N)
 	return 0;
 }
 
+/* ref_beam's length penalty: len^alpha (search_opts' lp_power), not
+ * GNMT's. */
+static int ref_power;
+
 static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
 		    int block, int minlen, int maxlen, struct rhyp *fin)
 {
@@ -252,7 +256,8 @@ static int ref_beam(const int32_t *src, int S, int V, int k, double alpha,
 
 			h.ids[h.len++] = c[i].y;
 			h.score = c[i].score;
-			h.norm = h.score / pow((5.0 + h.len) / 6.0, alpha);
+			h.norm = h.score / (ref_power ? pow(h.len, alpha) :
+					    pow((5.0 + h.len) / 6.0, alpha));
 			if (c[i].y == eos)
 				fin[nfin++] = h;
 			else
@@ -343,8 +348,9 @@ START_TEST(matches_definition)
 	int blocks[4] = { 0, 1, 2, 4 };
 
 	script_mode = 0;
-	bos = _i ? 5 : 1;
-	eos = _i ? 0 : 2;
+	bos = _i & 1 ? 5 : 1;
+	eos = _i & 1 ? 0 : 2;
+	ref_power = _i >> 1;
 	for (trial = 0; trial < 6; trial++)
 		for (k = 1; k <= 5; k++)
 			for (a = 0; a < 2; a++)
@@ -358,6 +364,7 @@ START_TEST(matches_definition)
 				search_opts_default(&o);
 				o.k = k;
 				o.nbest = k;
+				o.lp_power = ref_power;
 				o.alpha = alphas[a];
 				o.block_repeats = blocks[b];
 				o.min_len = ml;
@@ -386,6 +393,7 @@ START_TEST(matches_definition)
 	free_frames();
 	bos = 1;
 	eos = 2;
+	ref_power = 0;
 }
 END_TEST
 
@@ -685,6 +693,55 @@ START_TEST(min_len_rule)
 }
 END_TEST
 
+/* A model's decoding settings (an import's decoder.yml) as the search's
+ * defaults: beam size and len^normalize for beam, the length factor for
+ * both; none of those the user gave; bad values refused by name. */
+START_TEST(model_decoding_settings)
+{
+	struct model m = model_v(7);
+	struct search_opts o;
+
+	search_opts_default(&o);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 1), 0);	/* none */
+	ck_assert_int_eq(o.k, 1);
+	ck_assert_int_eq(o.lp_power, 0);
+	ck_assert(o.len_a == 2 && o.len_b == 10);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_beam_size", "4"), 0);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_normalize", "0.6"), 0);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_max_length_factor", "2.5"),
+			 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 1), 0);
+	ck_assert_int_eq(o.k, 4);
+	ck_assert(o.alpha == 0.6 && o.lp_power == 1);
+	ck_assert(o.len_a == 2.5 && o.len_b == 0);
+	ck_assert_int_eq(search_max_len(&o, 8), 20);
+	/* greedy: only the length */
+	search_opts_default(&o);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 0), 0);
+	ck_assert(o.k == 1 && o.alpha == 0 && o.lp_power == 0);
+	ck_assert(o.len_a == 2.5);
+	/* what the user gave stays */
+	search_opts_default(&o);
+	o.k = 7;
+	o.alpha = 1;
+	ck_assert_int_eq(search_opts_model(&o, &m, SEARCH_GIVEN_K |
+					   SEARCH_GIVEN_ALPHA |
+					   SEARCH_GIVEN_LEN, 1), 0);
+	ck_assert(o.k == 7 && o.alpha == 1 && o.lp_power == 0);
+	ck_assert(o.len_a == 2 && o.len_b == 10);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_beam_size", "2.5"), 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 1), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "dec_beam_size=2.5"));
+	ck_assert_int_eq(config_set(&m.cfg, "dec_beam_size", "0"), 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 1), -1);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_beam_size", "3"), 0);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_normalize", "x"), 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 1), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "dec_normalize"));
+	config_free(&m.cfg);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model m = model_v(7);
@@ -712,7 +769,8 @@ int main(void)
 	TCase *tc = tcase_create("search");
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_loop_test(tc, matches_definition, 0, 2);
+	tcase_add_loop_test(tc, matches_definition, 0, 4);
+	tcase_add_test(tc, model_decoding_settings);
 	tcase_add_test(tc, k1_is_greedy_and_batch_independent);
 	tcase_add_test(tc, ties_and_max_length);
 	tcase_add_test(tc, attention_and_forced_decoding);

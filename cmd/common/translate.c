@@ -258,6 +258,17 @@ static int run(const struct translate_opts *o, int scoring)
 		goto out;
 	}
 	c.search = o->search;
+	/* an imported model's decoder.yml, unless the user said otherwise */
+	if (search_opts_model(&c.search, m, o->given, o->beam) < 0) {
+		err_prefix("%s", o->model);
+		goto out;
+	}
+	if (c.search.nbest > c.search.k) {
+		err_set("%s: --nbest %d is more than the model's beam of %d "
+			"(dec_beam_size; -k sets another)", o->model,
+			c.search.nbest, c.search.k);
+		goto out;
+	}
 	c.search.dec.bf16 = o->bf16;
 	c.search.dec.kv_f16 = o->kv_f16;
 	c.search.dec.shortlist = c.shortlist;
@@ -371,12 +382,14 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 				  &o->model, &o->batch, 1)) != -1)
 		switch (c) {
 		case 'a':
+			o->given |= SEARCH_GIVEN_LEN;
 			o->search.len_a = opt_number(optarg, "--max-len-a");
 			if (o->search.len_a < 0 || o->search.len_a > 1000)
 				usage_error("option --max-len-a: '%s' is not from 0 "
 					    "to 1000", optarg);
 			break;
 		case 'c':
+			o->given |= SEARCH_GIVEN_LEN;
 			o->search.len_b = opt_number(optarg, "--max-len-b");
 			if (o->search.len_b < 0 || o->search.len_b > 100000)
 				usage_error("option --max-len-b: '%s' is not from 0 "

@@ -28,6 +28,10 @@ struct translate_opts {
 				   products in bf16 (arch.h's dec_opts) */
 	int kv_f16;		/* decode, beam: its attention's keys and
 				   values in f16 (arch.h's dec_opts) */
+	int beam;		/* beam (not decode): the model's beam size
+				   and length penalty apply */
+	unsigned given;		/* SEARCH_GIVEN_*: options the user gave,
+				   which the model's settings leave */
 	int shortlist;		/* decode, beam: the output layer over
 				   each sentence's shortlist
 				   (shortlist.h) */

@@ -46,6 +46,51 @@ int search_max_len(const struct search_opts *o, int S)
 	return n > 100000 ? 100000 : (int)n;
 }
 
+/* Config key of m as a number in [lo, hi] into *v: 1, 0 when absent,
+ * -1 with err_msg() when not such a number. */
+static int model_number(const struct model *m, const char *key, double lo,
+			double hi, double *v)
+{
+	if (!config_get(&m->cfg, key))
+		return 0;
+	if (config_double(&m->cfg, key, v) < 0)
+		return -1;
+	if (!(*v >= lo && *v <= hi)) {
+		err_set("model.config: %s=%g is not from %g to %g", key, *v,
+			lo, hi);
+		return -1;
+	}
+	return 1;
+}
+
+int search_opts_model(struct search_opts *o, const struct model *m,
+		      unsigned given, int beam)
+{
+	double k, norm, factor;
+	int rk, rn, rf;
+
+	if ((rk = model_number(m, "dec_beam_size", 1, 1000, &k)) < 0 ||
+	    (rn = model_number(m, "dec_normalize", 0, 100, &norm)) < 0 ||
+	    (rf = model_number(m, "dec_max_length_factor", 0, 1000,
+			       &factor)) < 0)
+		return -1;
+	if (rk && k != floor(k)) {
+		err_set("model.config: dec_beam_size=%g is not an integer", k);
+		return -1;
+	}
+	if (beam && rk && !(given & SEARCH_GIVEN_K))
+		o->k = (int)k;
+	if (beam && rn && !(given & SEARCH_GIVEN_ALPHA)) {
+		o->alpha = norm;
+		o->lp_power = 1;
+	}
+	if (rf && !(given & SEARCH_GIVEN_LEN)) {
+		o->len_a = factor;
+		o->len_b = 0;
+	}
+	return 0;
+}
+
 void hyp_free(struct hyp *h)
 {
 	free(h->ids);
@@ -140,9 +185,13 @@ static void rows_free(struct rows *r)
 	free(r->parent);
 }
 
-static double length_penalty(double alpha, int len)
+/* GNMT's ((5 + len) / 6)^alpha, or with lp_power Marian's len^alpha. */
+static double length_penalty(const struct search_opts *o, int len)
 {
-	return alpha == 0 ? 1.0 : pow((5.0 + len) / 6.0, alpha);
+	if (o->alpha == 0)
+		return 1.0;
+	return o->lp_power ? pow(len, o->alpha) :
+			     pow((5.0 + len) / 6.0, o->alpha);
 }
 
 static void finish(struct beam *b, int s, int t, int e, double score)
@@ -152,7 +201,7 @@ static void finish(struct beam *b, int s, int t, int e, double score)
 	f->t = t;
 	f->e = e;
 	f->score = score;
-	f->norm = score / length_penalty(b->o->alpha, t);
+	f->norm = score / length_penalty(b->o, t);
 }
 
 /* The largest of lp [n] that is not NaN (-inf when none). */

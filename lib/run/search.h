@@ -21,6 +21,8 @@
 struct search_opts {
 	int k;			/* beam size; 1 is greedy */
 	double alpha;		/* length penalty ((5 + len) / 6)^alpha */
+	int lp_power;		/* the penalty len^alpha instead (Marian's
+				   --normalize) */
 	double len_a, len_b;	/* at most a S + b target ids (</s> too) */
 	int nbest;		/* hypotheses returned per sentence, <= k */
 	int want_attw;		/* keep the attention weights */
@@ -77,5 +79,18 @@ void hyp_free(struct hyp *h);
 
 /* The maximum target length for a source of S ids. */
 int search_max_len(const struct search_opts *o, int S);
+
+/*
+ * The decoding settings that a model file names, as an import from
+ * Marian keeps its decoder.yml (doc/MODELS.md: dec_beam_size,
+ * dec_normalize, dec_max_length_factor), into o: the beam size (when
+ * beam), the length penalty len^normalize (when beam), and at most
+ * factor * S target ids; but none of those the user gave (given:
+ * SEARCH_GIVEN_*).  A model without them leaves o as it is.  0, or -1
+ * with err_msg() naming a bad value.
+ */
+enum { SEARCH_GIVEN_K = 1, SEARCH_GIVEN_ALPHA = 2, SEARCH_GIVEN_LEN = 4 };
+int search_opts_model(struct search_opts *o, const struct model *m,
+		      unsigned given, int beam);
 
 #endif
