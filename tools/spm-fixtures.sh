@@ -17,9 +17,7 @@
 #	MODEL.pieces   spm_encode --output_format=piece
 #	MODEL.decoded  spm_decode --input_format=id of MODEL.ids
 #
-# plus MODEL.info: its type and special ids (unk bos eos pad), and
-# the sizes.  Run it again after changing the models' list; commit the
-# result.  Only the nmt_nfkc model carries NFKC's big table (240 kB); the
+# Run it again after changing the models' list; commit the result.  Only the nmt_nfkc model carries NFKC's big table (240 kB); the
 # others stay small.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -143,9 +141,10 @@ awk 'BEGIN {
 train() {
 	name=$1
 	shift
-	spm_train --input="$tmp/train.txt" --model_prefix="$tmp/$name" \
+	# (relative names: the model keeps them, and stays the same)
+	(cd "$tmp" && spm_train --input=train.txt --model_prefix="$name" \
 		--hard_vocab_limit=false --num_threads=1 \
-		--minloglevel=2 "$@" >"$tmp/log" 2>&1 ||
+		--minloglevel=2 "$@" >log 2>&1) ||
 		{ cat "$tmp/log" >&2; exit 1; }
 	cp "$tmp/$name.model" "$out/$name.model"
 	spm_encode --model="$out/$name.model" --output_format=id \
@@ -163,16 +162,20 @@ train uni_id_300 --model_type=unigram --vocab_size=300 \
 	--normalization_rule_name=identity --add_dummy_prefix=false \
 	--character_coverage=0.99 --unk_id=1 --eos_id=0 --bos_id=-1
 train uni_rules_600 --model_type=unigram --vocab_size=600 \
-	--normalization_rule_tsv="$tmp/rules.tsv" --byte_fallback=true \
+	--normalization_rule_tsv=rules.tsv --byte_fallback=true \
 	--user_defined_symbols='<sep>,@@,HTTP' --character_coverage=0.98 \
 	--pad_id=3 --unk_id=0 --bos_id=1 --eos_id=2
 train bpe_id_300 --model_type=bpe --vocab_size=300 \
 	--normalization_rule_name=identity --character_coverage=0.99
 train bpe_rules_1000 --model_type=bpe --vocab_size=1000 \
-	--normalization_rule_tsv="$tmp/rules.tsv" --byte_fallback=true \
+	--normalization_rule_tsv=rules.tsv --byte_fallback=true \
 	--user_defined_symbols='<sep>,@@,HTTP' --remove_extra_whitespaces=false \
 	--character_coverage=0.98
 train bpe_id_500_nopfx --model_type=bpe --vocab_size=500 \
 	--normalization_rule_name=identity --add_dummy_prefix=false \
 	--byte_fallback=true --character_coverage=0.995
+train word_id_400 --model_type=word --vocab_size=400 \
+	--normalization_rule_name=identity
+train char_id_100 --model_type=char --vocab_size=100 \
+	--normalization_rule_name=identity --character_coverage=0.99
 du -sh "$out" >&2
