@@ -19,6 +19,7 @@ enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2, PB_I32 = 5 };
  */
 struct pb {
 	const uint8_t *p, *end, *base;
+	const uint8_t *tag;     /* where the last tag read starts */
 };
 
 /* The next field's number and wire type; 0 at the end of the message,
@@ -32,7 +33,8 @@ int pb_bytes(struct pb *r, const uint8_t **s, size_t *n);
 int pb_fixed32(struct pb *r, uint32_t *v);
 /* Skips the value of a field of this wire type. */
 int pb_skip(struct pb *r, int wire);
-/* -1 with "field F of WHAT: wire type W, not WANT" unless wire == want. */
+/* -1 with "field F of WHAT at byte N: wire type W, not WANT" unless
+ * wire == want (N: where its tag starts). */
 int pb_want(const struct pb *r, uint32_t field, int wire, int want,
 	    const char *what);
 

@@ -43,7 +43,7 @@ struct parse {
 
 static struct pb sub(const struct pb *r, const uint8_t *s, size_t n)
 {
-	struct pb q = { s, s + n, r->base };
+	struct pb q = { s, s + n, r->base, NULL };
 
 	return q;
 }

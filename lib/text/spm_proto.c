@@ -40,6 +40,7 @@ int pb_tag(struct pb *r, uint32_t *field, int *wire)
 
 	if (r->p == r->end)
 		return 0;
+	r->tag = r->p;
 	if (pb_varint(r, &t) < 0)
 		return -1;
 	*field = (uint32_t)(t >> 3);
@@ -121,7 +122,7 @@ int pb_want(const struct pb *r, uint32_t field, int wire, int want,
 {
 	if (wire == want)
 		return 0;
-	err_set("field %u of %s before byte %zu: wire type %d, not %d", field,
-		what, at(r), wire, want);
+	err_set("field %u of %s at byte %zu: wire type %d, not %d", field,
+		what, r->tag ? (size_t)(r->tag - r->base) : at(r), wire, want);
 	return -1;
 }
