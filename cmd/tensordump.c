@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "text/bpe.h"
 #include "text/vocab.h"
 #include "common/opt.h"
 #include "common/prog.h"
