@@ -4,9 +4,10 @@
 # tests/fixtures/spm/input.txt, for every model there (tools/spm-fixtures.sh
 # made them: unigram, BPE, word and char; nmt_nfkc, identity and a rule
 # table of our own; with and without the dummy prefix; byte fallback;
-# user-defined symbols; other special ids).  The stream ends each line
-# with the model's own </s>; text round trips; malformed and truncated
-# models are refused with exit 1 and a message naming the file and what.
+# user-defined symbols; other special ids; a denormaliser).  The stream
+# ends each line with the model's own </s>; text round trips; malformed
+# and truncated models are refused with exit 1 and a message naming the
+# file and what.
 set -u
 . "$(dirname "$0")/lib/cli.sh"
 errors=0

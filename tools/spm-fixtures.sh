@@ -174,6 +174,11 @@ train bpe_rules_1000 --model_type=bpe --vocab_size=1000 \
 train bpe_id_500_nopfx --model_type=bpe --vocab_size=500 \
 	--normalization_rule_name=identity --add_dummy_prefix=false \
 	--byte_fallback=true --character_coverage=0.995
+# a denormaliser: decoding writes "ka" as "KA" and "▁" (U+2581) as "_"
+printf '6B 61\t4B 41\n2581\t5F\n' >"$tmp/denorm.tsv"
+train uni_denorm_400 --model_type=unigram --vocab_size=400 \
+	--normalization_rule_name=identity \
+	--denormalization_rule_tsv=denorm.tsv --byte_fallback=true
 train word_id_400 --model_type=word --vocab_size=400 \
 	--normalization_rule_name=identity
 train char_id_100 --model_type=char --vocab_size=100 \
