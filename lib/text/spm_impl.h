@@ -40,35 +40,65 @@ int pb_want(const struct pb *r, uint32_t field, int wire, int want,
 
 /* ---- a byte trie (spm_trie.c): pieces, user-defined symbols ------------- */
 
-/* Nodes are numbers (0 the root); an edge is a hash entry (node, byte). */
+/* Nodes are numbers (0 the root); an edge is a hash entry (node, byte),
+ * key and child side by side: one cache line per byte looked up. */
+struct spm_edge {
+	uint32_t key;           /* (node << 8 | byte) + 1; 0 empty */
+	int32_t child;
+	int32_t value;          /* the child's (spm_trie_finish), and for */
+	float score;            /* the unigram model its piece's score */
+};
 struct spm_trie {
-	uint64_t *key;          /* (node << 8 | byte) + 1; 0 empty */
-	int32_t *child;
+	struct spm_edge *edge;
 	size_t mask;            /* slots - 1 */
 	size_t nedges;
 	int32_t *value;         /* per node: a piece id, or -1 */
 	int32_t nnodes, cap;
 };
 
+#define SPM_TRIE_MAX_NODES (1 << 24)
+
 int spm_trie_add(struct spm_trie *t, const char *s, size_t len,
 		 int32_t value);
 void spm_trie_free(struct spm_trie *t);
+
+static inline size_t spm_trie_slot(uint32_t key, size_t mask)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15u) >> 40) & mask;
+}
+
+/* The edge from node by byte c, or NULL. */
+static inline const struct spm_edge *spm_trie_edge(const struct spm_trie *t,
+						   int32_t node,
+						   unsigned char c)
+{
+	uint32_t k = ((uint32_t)node << 8 | c) + 1;
+	size_t i;
+
+	if (!t->mask)
+		return NULL;
+	for (i = spm_trie_slot(k, t->mask); t->edge[i].key;
+	     i = (i + 1) & t->mask)
+		if (t->edge[i].key == k)
+			return &t->edge[i];
+	return NULL;
+}
 
 /* The child of node by byte c, or -1. */
 static inline int32_t spm_trie_next(const struct spm_trie *t, int32_t node,
 				    unsigned char c)
 {
-	uint64_t k = ((uint64_t)node << 8 | c) + 1, h;
-	size_t i;
+	const struct spm_edge *e = spm_trie_edge(t, node, c);
 
-	if (!t->mask)
-		return -1;
-	h = k * 0x9e3779b97f4a7c15u;
-	for (i = (size_t)(h >> 32) & t->mask; t->key[i]; i = (i + 1) & t->mask)
-		if (t->key[i] == k)
-			return t->child[i];
-	return -1;
+	return e ? e->child : -1;
 }
+
+/* In the unigram trie, an edge's value with this bit is a user-defined
+ * piece's, whose score is in node_score (ids stay below 2^30). */
+#define SPM_USER_EDGE (1 << 30)
+
+/* Copies each node's value into the edge that leads to it. */
+void spm_trie_finish(struct spm_trie *t);
 
 /*
  * The longest key that s [n] begins with (its length, its value in
@@ -138,6 +168,13 @@ struct spm_piece {
 	int type;
 };
 
+/* (left id, right id) + 1 as one key, and the piece their texts make. */
+struct spm_pair {
+	uint64_t key;
+	int32_t id;
+};
+struct spm_merge;
+
 /* One piece of an encoding: an id and the normalised text it covers. */
 struct spm_tok {
 	int32_t id;
@@ -159,8 +196,12 @@ struct spm {
 	struct spm_norm norm, denorm;
 	struct bpe_map pieces;          /* normal, user-defined, unused */
 	struct bpe_map reserved;        /* unknown, control, byte */
-	struct spm_trie trie;           /* pieces' map as a trie (unigram) */
+	struct spm_trie trie;           /* unigram: the pieces but unused */
+	double *node_score;             /* unigram: per trie node, its piece's */
 	struct spm_trie user;           /* the user-defined pieces */
+	struct spm_pair *pairs;         /* BPE: ids' pairs -> their join */
+	size_t pairmask, npairs;
+	int32_t ascii_id[128];          /* BPE: an ASCII character's piece */
 	int has_user;
 
 	/* scratch of spm_encode */
@@ -169,7 +210,8 @@ struct spm {
 	size_t ntok, tokcap;
 	void *work;                     /* the model type's own */
 	size_t workcap;
-	struct bpe_heap heap;
+	struct spm_merge *heap;         /* BPE: the pairs to merge */
+	size_t nheap, heapcap;
 	struct bpe_map revmerge;        /* BPE: unused piece -> left length */
 };
 
@@ -189,5 +231,7 @@ void *spm_work(struct spm *m, size_t bytes);
 /* The tokens (m->tok) of the normalised line m->line, per model type. */
 int spm_unigram(struct spm *m);
 int spm_bpe(struct spm *m);
+/* The BPE model's tables, made once the pieces are loaded. */
+int spm_bpe_init(struct spm *m);
 
 #endif

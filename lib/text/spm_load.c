@@ -219,6 +219,41 @@ static void show(char *buf, size_t size, const uint8_t *s, size_t n)
 		 n > 40 ? "..." : "");
 }
 
+/*
+ * The score of each unigram trie node's piece, as the Viterbi adds it:
+ * its own, or for a user-defined piece its length times the highest
+ * normal score, less 0.1 (float times, then double, as SentencePiece
+ * computes it).
+ */
+static int node_scores(struct spm *m)
+{
+	struct spm_trie *t = &m->trie;
+	int32_t node, id;
+	size_t i;
+
+	if (!(m->node_score = calloc(t->nnodes + 1, sizeof(double)))) {
+		err_set("out of memory");
+		return -1;
+	}
+	for (node = 0; node < t->nnodes; node++) {
+		if ((id = t->value[node]) < 0)
+			continue;
+		m->node_score[node] = m->piece[id].type == SPM_USER_DEFINED ?
+			(double)((float)m->piece[id].len * m->max_score) - 0.1 :
+			(double)m->piece[id].score;
+	}
+	/* the edges: a normal piece's score, or SPM_USER_EDGE */
+	spm_trie_finish(t);
+	for (i = 0; t->mask && i <= t->mask; i++) {
+		if (!t->edge[i].key || (id = t->edge[i].value) < 0)
+			continue;
+		t->edge[i].score = m->piece[id].score;
+		if (m->piece[id].type == SPM_USER_DEFINED)
+			t->edge[i].value |= SPM_USER_EDGE;
+	}
+	return 0;
+}
+
 /* Adds the pieces as SentencePiece's ModelInterface does, with its
  * checks. */
 static int add_pieces(struct spm *m, const struct parse *ps)
@@ -305,7 +340,7 @@ static int add_pieces(struct spm *m, const struct parse *ps)
 			}
 			m->byte_id[b] = (int32_t)i;
 		}
-		if (normal && m->type == SPM_UNIGRAM &&
+		if (normal && p->type != SPM_UNUSED && m->type == SPM_UNIGRAM &&
 		    spm_trie_add(&m->trie, (const char *)p->s, p->len,
 				 (int32_t)i) < 0)
 			return -1;
@@ -314,6 +349,10 @@ static int add_pieces(struct spm *m, const struct parse *ps)
 		err_set("no unknown piece (<unk>) among the %d pieces", m->n);
 		return -1;
 	}
+	if (m->type == SPM_UNIGRAM && node_scores(m) < 0)
+		return -1;
+	if (m->type == SPM_BPE && spm_bpe_init(m) < 0)
+		return -1;
 	for (b = 0; ps->byte_fallback && b < 256; b++)
 		if (m->byte_id[b] < 0) {
 			err_set("byte_fallback is on, but there is no piece "
@@ -403,11 +442,13 @@ void spm_free(struct spm *m)
 	bpe_map_free(&m->pieces);
 	bpe_map_free(&m->reserved);
 	spm_trie_free(&m->trie);
+	free(m->node_score);
 	spm_trie_free(&m->user);
 	bpe_text_free(&m->line);
 	free(m->tok);
 	free(m->work);
-	bpe_heap_free(&m->heap);
+	free(m->heap);
+	free(m->pairs);
 	bpe_map_free(&m->revmerge);
 	free(m);
 }

@@ -12,29 +12,22 @@
 static int grow_edges(struct spm_trie *t)
 {
 	size_t slots = t->mask ? 2 * (t->mask + 1) : 1024, i, j;
-	uint64_t *key = calloc(slots, sizeof(*key)), h;
-	int32_t *child = malloc(slots * sizeof(*child));
+	struct spm_edge *e = calloc(slots, sizeof(*e));
 
-	if (!key || !child) {
-		free(key);
-		free(child);
+	if (!e) {
 		err_set("out of memory");
 		return -1;
 	}
 	for (i = 0; t->mask && i <= t->mask; i++) {
-		if (!t->key[i])
+		if (!t->edge[i].key)
 			continue;
-		h = t->key[i] * 0x9e3779b97f4a7c15u;
-		for (j = (size_t)(h >> 32) & (slots - 1); key[j];
+		for (j = spm_trie_slot(t->edge[i].key, slots - 1); e[j].key;
 		     j = (j + 1) & (slots - 1))
 			;
-		key[j] = t->key[i];
-		child[j] = t->child[i];
+		e[j] = t->edge[i];
 	}
-	free(t->key);
-	free(t->child);
-	t->key = key;
-	t->child = child;
+	free(t->edge);
+	t->edge = e;
 	t->mask = slots - 1;
 	return 0;
 }
@@ -44,11 +37,12 @@ static int32_t new_node(struct spm_trie *t)
 	int32_t *v;
 	int cap;
 
+	if (t->nnodes == SPM_TRIE_MAX_NODES) {
+		err_set("more than %d trie nodes: pieces too many or too long",
+			SPM_TRIE_MAX_NODES);
+		return -1;
+	}
 	if (t->nnodes == t->cap) {
-		if (t->cap > (1 << 29)) {
-			err_set("out of memory");
-			return -1;
-		}
 		cap = t->cap ? 2 * t->cap : 256;
 		if (!(v = realloc(t->value, cap * sizeof(*v)))) {
 			err_set("out of memory");
@@ -65,7 +59,7 @@ int spm_trie_add(struct spm_trie *t, const char *s, size_t len,
 		 int32_t value)
 {
 	int32_t node = 0, next;
-	uint64_t k, h;
+	uint32_t k;
 	size_t i, j;
 
 	if (!t->nnodes && new_node(t) < 0)
@@ -73,18 +67,17 @@ int spm_trie_add(struct spm_trie *t, const char *s, size_t len,
 	for (i = 0; i < len; i++, node = next) {
 		if ((next = spm_trie_next(t, node, (unsigned char)s[i])) >= 0)
 			continue;
-		if ((t->nedges + 1) * 4 > (t->mask + 1) * 3 &&
+		if ((t->nedges + 1) * 2 > t->mask + 1 &&
 		    grow_edges(t) < 0)
 			return -1;
 		if ((next = new_node(t)) < 0)
 			return -1;
-		k = ((uint64_t)node << 8 | (unsigned char)s[i]) + 1;
-		h = k * 0x9e3779b97f4a7c15u;
-		for (j = (size_t)(h >> 32) & t->mask; t->key[j];
+		k = ((uint32_t)node << 8 | (unsigned char)s[i]) + 1;
+		for (j = spm_trie_slot(k, t->mask); t->edge[j].key;
 		     j = (j + 1) & t->mask)
 			;
-		t->key[j] = k;
-		t->child[j] = next;
+		t->edge[j].key = k;
+		t->edge[j].child = next;
 		t->nedges++;
 	}
 	t->value[node] = value;
@@ -110,10 +103,18 @@ size_t spm_trie_longest(const struct spm_trie *t, const char *s, size_t n,
 	return best;
 }
 
+void spm_trie_finish(struct spm_trie *t)
+{
+	size_t i;
+
+	for (i = 0; t->mask && i <= t->mask; i++)
+		if (t->edge[i].key)
+			t->edge[i].value = t->value[t->edge[i].child];
+}
+
 void spm_trie_free(struct spm_trie *t)
 {
-	free(t->key);
-	free(t->child);
+	free(t->edge);
 	free(t->value);
 	memset(t, 0, sizeof(*t));
 }

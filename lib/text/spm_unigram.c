@@ -22,6 +22,7 @@ int spm_unigram(struct spm *m)
 	const char *s = m->line.s;
 	size_t size = m->line.n, start, pos, mblen;
 	const float unk_score = m->min_score - 10.0f;
+	const struct spm_edge *e;
 	struct node *best;
 	int32_t node, id;
 	float here;
@@ -44,21 +45,23 @@ int spm_unigram(struct spm *m)
 			mblen = size - start;
 		node = 0;
 		for (pos = start; pos < size;) {
-			if ((node = spm_trie_next(&m->trie, node,
-						  (unsigned char)s[pos++])) < 0)
+			if (!(e = spm_trie_edge(&m->trie, node,
+						(unsigned char)s[pos++])))
 				break;
-			if ((id = m->trie.value[node]) < 0 ||
-			    m->piece[id].type == SPM_UNUSED)
-				continue;
+			node = e->child;
+			if ((id = e->value) < 0)
+				continue;       /* (unused pieces are not there) */
 			{
 				size_t length = pos - start;
-				double score = m->piece[id].type ==
-					       SPM_USER_DEFINED ?
-					(double)((float)length * m->max_score) -
-					0.1 : (double)m->piece[id].score;
-				double cand = score + (double)here;
 				struct node *t = &best[pos];
+				double cand;
 
+				if (id & SPM_USER_EDGE) {
+					id &= ~SPM_USER_EDGE;
+					cand = m->node_score[node] + (double)here;
+				} else {
+					cand = (double)e->score + (double)here;
+				}
 				if (t->start < 0 || cand > (double)t->score) {
 					t->score = (float)cand;
 					t->start = (int32_t)start;
