@@ -394,6 +394,20 @@ START_TEST(unigram_by_hand)
 	encodes(m, "   ", "", "");
 	spm_free(m);
 
+	/* an unused piece is never used */
+	{
+		struct buf o = { .n = 0 };
+
+		put_piece(&o, "<unk>", 0, SPM_UNKNOWN);
+		put_piece(&o, "▁a", -1, SPM_NORMAL);
+		put_piece(&o, "b", -1, SPM_NORMAL);
+		put_piece(&o, "▁ab", 0, SPM_UNUSED);
+		put_type(&o, SPM_UNIGRAM, 0);
+		m = load(&o);
+		encodes(m, "ab", "1 2", "▁a b");
+		spm_free(m);
+	}
+
 	/* a user-defined piece scores its length times the highest normal
 	 * score (or FLT_MIN, when none is positive, as here) less 0.1:
 	 * ▁a ab -1.1 beats ▁a a b -6 */
@@ -510,6 +524,27 @@ START_TEST(marian_specials)
 	ck_assert_int_eq(vocab_special(v, VOCAB_PAD), 2);
 	ck_assert_int_eq(vocab_special(v, VOCAB_BOS), -1);
 	ck_assert_int_eq(vocab_size(v), 4);
+	{
+		struct bpe_text t = { 0 };
+		struct bpe_ids ids = { 0 };
+
+		/* one line for people: up to </s> (id 0 here) */
+		ck_assert_int_eq(vocab_decode_line(v, (int32_t[]){ 3, 3, 0, 3 },
+						   4, &t), 0);
+		ck_assert_uint_eq(t.n, 3);
+		ck_assert(!memcmp(t.s, "a a", 3));
+		t.n = 0;
+		ck_assert_int_eq(vocab_encode(v, "a  a", 4, &ids, &t), 0);
+		ck_assert_uint_eq(ids.n, 2);
+		ck_assert_int_eq(ids.v[0], 3);
+		ck_assert_int_eq(ids.v[1], 3);
+		ck_assert_uint_eq(t.n, strlen("▁a ▁a"));
+		ck_assert(!memcmp(t.s, "▁a ▁a", t.n));
+		ck_assert_int_eq(vocab_encode_dropout(v, "a", 1, &ids, 0.1,
+						      NULL), -1);
+		bpe_text_free(&t);
+		bpe_ids_free(&ids);
+	}
 	vocab_free(v);
 }
 END_TEST

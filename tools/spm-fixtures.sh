@@ -10,8 +10,8 @@
 # without the dummy prefix, byte fallback, user-defined symbols, other
 # special ids), and for each MODEL.model the reference outputs on
 # input.txt (ordinary lines, then edge cases: empty lines, whitespace runs,
-# tabs, invalid UTF-8, combining and full-width characters, characters
-# never seen in training, CJK, a long word):
+# tabs, NUL bytes, invalid UTF-8, combining and full-width characters,
+# characters never seen in training, CJK, a long word):
 #
 #	MODEL.ids      spm_encode --output_format=id
 #	MODEL.pieces   spm_encode --output_format=piece
@@ -110,6 +110,7 @@ awk 'BEGIN {
 	printf 'lower \342\226\201 block \342\226\201\342\226\201 itself\n'
 	printf 'replacement \357\277\275 char\n'
 	printf 'carriage return\r\n'
+	printf 'nul\000byte \000\n'
 	printf 'nbsp\302\240here and\342\200\202en space\n'
 	printf '%s\n' "$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "a"; }')"
 	printf '%s\n' "$(awk 'BEGIN { srand(3); split("ka to ri na me su lo pe lé ñu", s, " "); for (i = 0; i < 120; i++) printf "%s", s[1 + int(rand() * 10)] }')"
