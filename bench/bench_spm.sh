@@ -1,6 +1,6 @@
 #!/bin/sh
 # tokenize -v with a SentencePiece model against Debian's spm_encode and
-# spm_decode (0.1.97) on the same lines: the first 20000 lines of the
+# spm_decode (0.1.97) on the same lines: the first 100000 lines of the
 # German side of the ui-en-de training split, with a unigram and a BPE
 # model of 8000 pieces that spm_train learns from the next 50000.  The
 # outputs must be identical; the times are CPU seconds (user + system),
@@ -30,8 +30,8 @@ best() {
 	echo "$b"
 }
 
-head -20000 "$corpus" >text
-sed -n '20001,70000p' "$corpus" >train
+head -100000 "$corpus" >text
+sed -n '100001,150000p' "$corpus" >train
 echo "text: $(wc -l <text) lines, $(wc -c <text) bytes of $corpus"
 for type in unigram bpe; do
 	spm_train --input=train --model_prefix=$type --model_type=$type \

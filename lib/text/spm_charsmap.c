@@ -20,6 +20,33 @@ static uint32_t le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+static uint32_t unit_at(const struct spm_charsmap *c, size_t i)
+{
+	return le32(c->units + 4 * i);
+}
+
+static size_t offset(uint32_t u)
+{
+	return (size_t)(u >> 10) << ((u & (1u << 9)) >> 6);
+}
+
+/* Which bytes lead anywhere from the root: most text (ASCII letters
+ * under nmt_nfkc) needs no walk at all. */
+static void first_bytes(struct spm_charsmap *c)
+{
+	size_t root, pos;
+	int b;
+
+	if (!c->nunits)
+		return;
+	root = offset(unit_at(c, 0));
+	for (b = 0; b < 256; b++) {
+		pos = root ^ (size_t)b;
+		c->first[b] = pos < c->nunits &&
+			(unit_at(c, pos) & (0x80000000u | 0xff)) == (uint32_t)b;
+	}
+}
+
 int spm_charsmap_init(struct spm_charsmap *c, const uint8_t *blob,
 		      size_t len)
 {
@@ -43,17 +70,8 @@ int spm_charsmap_init(struct spm_charsmap *c, const uint8_t *blob,
 	c->nunits = trie / 4;
 	c->strings = (const char *)blob + 4 + trie;
 	c->nstrings = len - 4 - trie;
+	first_bytes(c);
 	return 0;
-}
-
-static uint32_t unit_at(const struct spm_charsmap *c, size_t i)
-{
-	return le32(c->units + 4 * i);
-}
-
-static size_t offset(uint32_t u)
-{
-	return (size_t)(u >> 10) << ((u & (1u << 9)) >> 6);
 }
 
 size_t spm_charsmap_match(const struct spm_charsmap *c, const char *s,
@@ -63,7 +81,7 @@ size_t spm_charsmap_match(const struct spm_charsmap *c, const char *s,
 	uint32_t u, value = 0;
 	const char *z;
 
-	if (!c->nunits)
+	if (!n || !c->first[(unsigned char)*s])
 		return 0;
 	pos = offset(unit_at(c, 0));
 	for (i = 0; i < n && found < 32; i++) {

@@ -54,6 +54,8 @@ struct spm_trie {
 	size_t nedges;
 	int32_t *value;         /* per node: a piece id, or -1 */
 	int32_t nnodes, cap;
+	int has_root;           /* root: the root's edges (spm_trie_finish) */
+	struct spm_edge root[256];
 };
 
 #define SPM_TRIE_MAX_NODES (1 << 24)
@@ -77,6 +79,8 @@ static inline const struct spm_edge *spm_trie_edge(const struct spm_trie *t,
 
 	if (!t->mask)
 		return NULL;
+	if (node == 0 && t->has_root)
+		return t->root[c].key ? &t->root[c] : NULL;
 	for (i = spm_trie_slot(k, t->mask); t->edge[i].key;
 	     i = (i + 1) & t->mask)
 		if (t->edge[i].key == k)
@@ -99,6 +103,9 @@ static inline int32_t spm_trie_next(const struct spm_trie *t, int32_t node,
 
 /* Copies each node's value into the edge that leads to it. */
 void spm_trie_finish(struct spm_trie *t);
+/* Copies the root's edges, once they are final, into t->root: the first
+ * byte of every walk is then a direct look-up. */
+void spm_trie_root(struct spm_trie *t);
 
 /*
  * The longest key that s [n] begins with (its length, its value in
@@ -119,6 +126,7 @@ struct spm_charsmap {
 	size_t nunits;
 	const char *strings;
 	size_t nstrings;
+	uint8_t first[256];     /* 1: the byte can begin a source string */
 };
 
 /* Checks the blob's layout; with an empty blob, an empty map. */

@@ -251,6 +251,7 @@ static int node_scores(struct spm *m)
 		if (m->piece[id].type == SPM_USER_DEFINED)
 			t->edge[i].value |= SPM_USER_EDGE;
 	}
+	spm_trie_root(t);
 	return 0;
 }
 

@@ -112,6 +112,22 @@ void spm_trie_finish(struct spm_trie *t)
 			t->edge[i].value = t->value[t->edge[i].child];
 }
 
+void spm_trie_root(struct spm_trie *t)
+{
+	const struct spm_edge *e;
+	int c;
+
+	t->has_root = 0;
+	for (c = 0; c < 256; c++) {
+		e = spm_trie_edge(t, 0, (unsigned char)c);
+		if (e)
+			t->root[c] = *e;
+		else
+			memset(&t->root[c], 0, sizeof(t->root[c]));
+	}
+	t->has_root = 1;
+}
+
 void spm_trie_free(struct spm_trie *t)
 {
 	free(t->edge);
