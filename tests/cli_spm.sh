@@ -1,7 +1,8 @@
 #!/bin/sh
 # tokenize -v with SentencePiece models: the same ids, pieces and decoded
 # text as Debian's spm_encode and spm_decode (0.1.97) on every line of
-# tests/fixtures/spm/input.txt, for every model there (tools/spm-fixtures.sh
+# tests/fixtures/spm/input.txt, and the same text from random ids, for
+# every model there (tools/spm-fixtures.sh
 # made them: unigram, BPE, word and char; nmt_nfkc, identity and a rule
 # table of our own; with and without the dummy prefix; byte fallback;
 # user-defined symbols; other special ids; a denormaliser).  The stream
@@ -35,6 +36,9 @@ for model in "$F"/*.model; do
 	tokenize -d -v "$model" -f ids "$F/$m.ids" >"$m.decoded" 2>err ||
 		fail "$m: tokenize -d -f ids: $(cat err)"
 	same "$F/$m.decoded" "$m.decoded" "$m: -d -f ids"
+	tokenize -d -v "$model" -f ids "$F/$m.rids" >"$m.rdecoded" 2>err ||
+		fail "$m: tokenize -d -f ids of random ids: $(cat err)"
+	same "$F/$m.rdecoded" "$m.rdecoded" "$m: -d -f ids of random ids"
 
 	# the stream: spm_encode's ids and the model's </s>, one frame a
 	# line; and back to spm_decode's text

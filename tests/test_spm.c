@@ -450,12 +450,11 @@ START_TEST(bpe_by_hand)
 }
 END_TEST
 
-START_TEST(byte_fallback_and_decoding)
+/* <unk> <s> </s>, the 256 bytes, ▁ a ▁a; the normaliser's flags */
+static struct spm *bytes_model(int prefix, int extra)
 {
 	struct buf o = { .n = 0 };
 	char name[8];
-	struct spm *m;
-	int32_t ids[8];
 
 	put_piece(&o, "<unk>", 0, SPM_UNKNOWN);         /* 0 */
 	put_piece(&o, "<s>", 0, SPM_CONTROL);           /* 1 */
@@ -468,8 +467,15 @@ START_TEST(byte_fallback_and_decoding)
 	put_piece(&o, "a", -1, SPM_NORMAL);             /* 260 */
 	put_piece(&o, "▁a", -1, SPM_NORMAL);            /* 261 */
 	put_type(&o, SPM_UNIGRAM, 1);
-	put_norm(&o, 1, 1, 1);
-	m = load(&o);
+	put_norm(&o, prefix, extra, 1);
+	return load(&o);
+}
+
+START_TEST(byte_fallback_and_decoding)
+{
+	struct spm *m = bytes_model(1, 1);
+	int32_t ids[8];
+
 	/* ñ is no piece: its bytes C3 B1, each a piece */
 	encodes(m, "añ", "261 198 180", "▁a <0xC3> <0xB1>");
 	encodes(m, "ñ ñ", "259 198 180 259 198 180",
@@ -479,8 +485,10 @@ START_TEST(byte_fallback_and_decoding)
 	decodes(m, (int32_t[]){ 261, 198, 180 }, 3, "añ");
 	decodes(m, (int32_t[]){ 198, 261, 198 }, 3,
 		"\xef\xbf\xbd a\xef\xbf\xbd");
-	/* the dummy prefix: only the first piece's, after controls */
-	decodes(m, (int32_t[]){ 1, 259, 259, 260, 2 }, 5, " a");
+	/* the dummy prefix, as spm_decode drops it: with
+	 * remove_extra_whitespaces, while the text is empty */
+	decodes(m, (int32_t[]){ 1, 259, 259, 260, 2 }, 5, "a");
+	decodes(m, (int32_t[]){ 259, 0, 261 }, 3, " \xe2\x81\x87  a");
 	decodes(m, (int32_t[]){ 3 + 'x', 261 }, 2, "x a");
 	/* <unk> is " ⁇ " */
 	decodes(m, (int32_t[]){ 0, 260 }, 2, " \xe2\x81\x87 a");
@@ -501,6 +509,16 @@ START_TEST(byte_fallback_and_decoding)
 	}
 	ck_assert_int_eq(spm_piece_find(m, "<0x41>", 6), 3 + 0x41);
 	ck_assert_int_eq(spm_piece_find(m, "<0x41", 5), -1);
+	spm_free(m);
+
+	/* without it, from the first piece but control pieces only */
+	m = bytes_model(1, 0);
+	decodes(m, (int32_t[]){ 1, 259, 259, 260, 2 }, 5, " a");
+	decodes(m, (int32_t[]){ 3 + 'x', 259, 261 }, 3, "x  a");
+	spm_free(m);
+	/* and with neither flag, never */
+	m = bytes_model(0, 0);
+	decodes(m, (int32_t[]){ 261 }, 1, " a");
 	spm_free(m);
 }
 END_TEST

@@ -16,6 +16,8 @@
 #	MODEL.ids      spm_encode --output_format=id
 #	MODEL.pieces   spm_encode --output_format=piece
 #	MODEL.decoded  spm_decode --input_format=id of MODEL.ids
+#	MODEL.rids     150 lines of random ids (specials, bytes, spaces)
+#	MODEL.rdecoded spm_decode --input_format=id of MODEL.rids
 #
 # Run it again after changing the models' list; commit the result.  Only the nmt_nfkc model carries NFKC's big table (240 kB); the
 # others stay small.
@@ -154,6 +156,27 @@ train() {
 		<"$out/input.txt" >"$out/$name.pieces"
 	spm_decode --model="$out/$name.model" --input_format=id \
 		<"$out/$name.ids" >"$out/$name.decoded"
+	# ids no encoder makes: specials, bytes in any order, spaces first
+	spm_export_vocab --model="$out/$name.model" >"$tmp/$name.pieces"
+	awk -v n="$(wc -l <"$tmp/$name.pieces")" 'BEGIN {
+		srand(13)
+		for (i = 0; i < 150; i++) {
+			k = int(rand() * 10); s = ""
+			for (j = 0; j < k; j++) {
+				r = rand()
+				if (r < 0.4)
+					id = int(rand() * 12)
+				else if (r < 0.6)
+					id = 3 + int(rand() * 260)
+				else
+					id = int(rand() * n)
+				s = s (j ? " " : "") (id < n ? id : n - 1)
+			}
+			print s
+		}
+	}' >"$out/$name.rids"
+	spm_decode --model="$out/$name.model" --input_format=id \
+		<"$out/$name.rids" >"$out/$name.rdecoded"
 	echo "$name: $* ($(wc -l <"$tmp/$name.vocab") pieces)" >&2
 }
 

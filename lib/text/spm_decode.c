@@ -99,9 +99,12 @@ static int decode(const struct spm *m, const int32_t *ids, size_t n,
 			bos = 0;
 			continue;
 		}
-		/* the dummy prefix: only the first piece's (not the first
-		 * text's: "▁ ▁" is one space, as spm_decode has it) */
-		if (bos && (m->norm.add_dummy_prefix ||
+		/* the dummy prefix, as spm_decode drops it: with
+		 * remove_extra_whitespaces, from every piece while the text
+		 * is still empty ("▁ ▁ e" is "e"); without, from the first
+		 * piece that is not a control piece only ("▁ ▁ e" is " e") */
+		if ((m->norm.remove_extra_whitespaces ? out->n == start : bos) &&
+		    (m->norm.add_dummy_prefix ||
 					m->norm.remove_extra_whitespaces) &&
 		    len >= 3 && !memcmp(s, SPACE_SYMBOL, 3)) {
 			s += 3;
