@@ -3,13 +3,15 @@
  * optimized Viterbi: for each character boundary, in order, every piece
  * that starts there extends the best path that ends there; a piece's
  * score is its own (a user-defined piece's is its length times the
- * highest normal score, less 0.1, so that it wins), and when no piece
- * covers exactly the one character that starts there, that character is
- * <unk> with the lowest normal score less 10.  Of equal paths the first
+ * highest normal score, or FLT_MIN when none is positive, less 0.1:
+ * mostly above any normal piece's), and when no piece covers exactly the
+ * one character that starts there, that character is <unk> with the
+ * lowest normal score less 10.  Of equal paths the first
  * found stays.  The arithmetic is SentencePiece's, float and double where
  * it has them, so that ties break the same way.
  */
 #include "spm_impl.h"
+#include "base/errmsg.h"
 
 struct node {
 	float score;            /* of the best path ending here */
@@ -28,8 +30,10 @@ int spm_unigram(struct spm *m)
 	float here;
 	int single;
 
-	if (size > INT32_MAX - 1)
+	if (size > INT32_MAX - 1) {
+		err_set("line of %zu bytes: too long", size);
 		return -1;
+	}
 	if (!(best = spm_work(m, (size + 1) * sizeof(*best))))
 		return -1;
 	for (pos = 0; pos <= size; pos++) {
