@@ -109,6 +109,15 @@ printf 'hello world\n' >text.model
 exits 1 tokenize -v text.model -f ids plain
 err_has "text.model: neither an attn-bpe vocabulary nor a SentencePiece model"
 
+# A model with no </s> (just <unk> and ▁a, made here) has ids, but no
+# stream: its frames could not end with </s>.
+printf '\012\011\012\005<unk>\030\002\012\006\012\004\342\226\201a' \
+	>noeos.model
+[ "$(echo 'a b' | tokenize -v noeos.model -f ids)" = "1 0" ] ||
+	fail "noeos.model: 'a b' is not ids 1 0"
+exits 1 tokenize -v noeos.model --force plain
+err_has "noeos.model: the vocabulary has no </s> to end a line with"
+
 # --dropout is attn-bpe's; --learn stays attn-bpe's own
 exits 1 tokenize -v "$model" --dropout 0.1 plain
 err_has "BPE-dropout needs an attn-bpe vocabulary"
