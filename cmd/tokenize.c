@@ -263,10 +263,6 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 	     vocab_encode(v, text, len, &ids,
 			  spm_text && opt.format == UNITS ? shown : NULL)) < 0)
 		die_err();
-	if (!spm_text && eos < 0)
-		die("%s: the vocabulary has no </s> to end a line with",
-		    target && opt.tgt_vocab ? opt.tgt_vocab :
-		    opt.vocab ? opt.vocab : opt.model);
 	if (!spm_text && bpe_ids_push(&ids, eos) < 0)
 		die_err();
 	if (opt.format == STREAM) {
@@ -318,6 +314,13 @@ static void tokenize(char **files, int nfiles)
 				(opt.pairs && vocab(1)->kind != VOCAB_BPE)))
 		die("--dropout: BPE-dropout needs an attn-bpe vocabulary, "
 		    "not a SentencePiece model");
+	for (i = 0; i < 2; i++)         /* frames end with </s> */
+		if ((i == opt.target || opt.pairs) &&
+		    (opt.format == STREAM || vocab(i)->kind == VOCAB_BPE) &&
+		    vocab_special(vocab(i), VOCAB_EOS) < 0)
+			die("%s: the vocabulary has no </s> to end a line with",
+			    i && opt.tgt_vocab ? opt.tgt_vocab :
+			    opt.vocab ? opt.vocab : opt.model);
 	if (opt.format == STREAM && !(w = filter_writer()))
 		die_err();
 	if (w)

@@ -117,6 +117,7 @@ printf '\012\011\012\005<unk>\030\002\012\006\012\004\342\226\201a' \
 	fail "noeos.model: 'a b' is not ids 1 0"
 exits 1 tokenize -v noeos.model --force plain
 err_has "noeos.model: the vocabulary has no </s> to end a line with"
+[ -s out ] && fail "noeos.model: a stream begun before the refusal"
 
 # --dropout is attn-bpe's; --learn stays attn-bpe's own
 exits 1 tokenize -v "$model" --dropout 0.1 plain
