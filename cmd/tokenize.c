@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "text/bpe.h"
+#include "text/spm.h"
 #include "text/vocab.h"
 #include "common/filter.h"
 #include "common/modelid.h"
@@ -411,10 +412,20 @@ static void detok_text(char **files, int nfiles, struct bpe_text *out)
 	for (i = 0; i < nfiles; i++) {
 		input_open(&in, files[i]);
 		while ((line = input_line(&in, &len))) {
-			parse_tokens(line, len, &in, vocab(opt.target), &ids);
-			if (vocab_decode(vocab(opt.target), ids.v, ids.n, out) < 0)
-				die("%s:%lu: %s", in.label, in.lineno,
-				    err_msg());
+			struct vocab *v = vocab(opt.target);
+
+			/* a SentencePiece model's pieces as spm_decode
+			 * --input_format=piece reads them, unknown ones too */
+			if (opt.format == UNITS && v->kind == VOCAB_SPM) {
+				if (spm_decode_pieces(v->spm, line, len, out) < 0)
+					die("%s:%lu: %s", in.label, in.lineno,
+					    err_msg());
+			} else {
+				parse_tokens(line, len, &in, v, &ids);
+				if (vocab_decode(v, ids.v, ids.n, out) < 0)
+					die("%s:%lu: %s", in.label, in.lineno,
+					    err_msg());
+			}
 			if (bpe_text_add(out, "\n", 1) < 0)
 				die_err();
 			put_text(out, in.interactive);

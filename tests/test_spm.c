@@ -509,6 +509,18 @@ START_TEST(byte_fallback_and_decoding)
 	}
 	ck_assert_int_eq(spm_piece_find(m, "<0x41>", 6), 3 + 0x41);
 	ck_assert_int_eq(spm_piece_find(m, "<0x41", 5), -1);
+
+	/* pieces as text: bytes, a piece the model lacks as it is, <unk> */
+	{
+		static const char line[] = "▁a <0xC3> <0xB1> xyz  <unk> ▁a";
+		struct bpe_text t = { 0 };
+
+		ck_assert_int_eq(spm_decode_pieces(m, line, strlen(line), &t),
+				 0);
+		bpe_text_add(&t, "", 1);
+		ck_assert_str_eq(t.s, "añxyz \xe2\x81\x87  a");
+		bpe_text_free(&t);
+	}
 	spm_free(m);
 
 	/* without it, from the first piece but control pieces only */

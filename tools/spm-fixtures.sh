@@ -16,6 +16,7 @@
 #	MODEL.ids      spm_encode --output_format=id
 #	MODEL.pieces   spm_encode --output_format=piece
 #	MODEL.decoded  spm_decode --input_format=id of MODEL.ids
+#	MODEL.pdecoded spm_decode --input_format=piece of MODEL.pieces
 #	MODEL.rids     150 lines of random ids (specials, bytes, spaces)
 #	MODEL.rdecoded spm_decode --input_format=id of MODEL.rids
 #
@@ -156,6 +157,8 @@ train() {
 		<"$out/input.txt" >"$out/$name.pieces"
 	spm_decode --model="$out/$name.model" --input_format=id \
 		<"$out/$name.ids" >"$out/$name.decoded"
+	spm_decode --model="$out/$name.model" --input_format=piece \
+		<"$out/$name.pieces" >"$out/$name.pdecoded"
 	# ids no encoder makes: specials, bytes in any order, spaces first
 	spm_export_vocab --model="$out/$name.model" >"$tmp/$name.pieces"
 	awk -v n="$(wc -l <"$tmp/$name.pieces")" 'BEGIN {

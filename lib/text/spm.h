@@ -79,6 +79,14 @@ int spm_decode(const struct spm *m, const int32_t *ids, size_t n,
 	       struct bpe_text *out);
 
 /*
+ * Appends the text of a line of pieces separated by spaces, as
+ * spm_decode --input_format=piece prints it: a piece that is not in the
+ * model counts as <unk> and is written as it is.
+ */
+int spm_decode_pieces(const struct spm *m, const char *line, size_t len,
+		      struct bpe_text *out);
+
+/*
  * The text of each id on its own (▁ a space, nothing dropped; a byte
  * piece its byte, <unk> its surface, a control piece nothing), appended:
  * for a caller that needs each unit's share of the text.

@@ -64,65 +64,70 @@ static unsigned char piece_byte(const char *s)
 			       (strchr(hex, s[4]) - hex));
 }
 
-static int decode(const struct spm *m, const int32_t *ids, size_t n,
-		  struct bpe_text *out, struct bpe_text *run)
-{
-	size_t i, start = out->n, len;
-	int32_t id;
-	const char *s;
-	int bos = 1;            /* no piece but control pieces yet */
+/* Where a decoding stands: its start in out, whether a piece other
+ * than a control piece has come, and the byte pieces not yet written. */
+struct state {
+	size_t start;
+	int bos;
+	struct bpe_text run;
+};
 
-	if (check_ids(m, ids, n) < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		s = spm_piece_bytes(m, ids[i]);
-		len = m->piece[ids[i]].len;
-		/* SentencePiece decodes a piece's text, not its id */
-		id = spm_piece_to_id(m, s, len);
-		if (m->piece[id].type == SPM_BYTE) {
-			if (bpe_text_add(run, &(char){ (char)piece_byte(s) },
-					 1) < 0)
-				return -1;
-			bos = 0;
-			continue;
-		}
-		if (run->n && add_bytes(out, (unsigned char *)run->s,
-					run->n) < 0)
-			return -1;
-		run->n = 0;
-		if (m->piece[id].type == SPM_CONTROL)
-			continue;
-		if (m->piece[id].type == SPM_UNKNOWN) {
-			if (bpe_text_add(out, m->unk_surface.s,
-					 m->unk_surface.n) < 0)
-				return -1;
-			bos = 0;
-			continue;
-		}
-		/* the dummy prefix, as spm_decode drops it: with
-		 * remove_extra_whitespaces, from every piece while the text
-		 * is still empty ("▁ ▁ e" is "e"); without, from the first
-		 * piece that is not a control piece only ("▁ ▁ e" is " e") */
-		if ((m->norm.remove_extra_whitespaces ? out->n == start : bos) &&
-		    (m->norm.add_dummy_prefix ||
-					m->norm.remove_extra_whitespaces) &&
-		    len >= 3 && !memcmp(s, SPACE_SYMBOL, 3)) {
-			s += 3;
-			len -= 3;
-		}
-		if (add_spaced(out, s, len) < 0)
-			return -1;
-		bos = 0;
+/* Appends one piece's text, as spm_decode's DecodeSentencePiece: s [len]
+ * is the piece as given (an id's piece, or a piece read as text). */
+static int decode_piece(const struct spm *m, const char *s, size_t len,
+			struct state *st, struct bpe_text *out)
+{
+	/* SentencePiece decodes a piece's text, not its id */
+	int32_t id = spm_piece_to_id(m, s, len);
+	int type = m->piece[id].type, first;
+
+	if (type == SPM_BYTE) {
+		st->bos = 0;
+		return bpe_text_add(&st->run, &(char){ (char)piece_byte(s) }, 1);
 	}
-	if (run->n && add_bytes(out, (unsigned char *)run->s, run->n) < 0)
+	if (st->run.n && add_bytes(out, (unsigned char *)st->run.s,
+				   st->run.n) < 0)
 		return -1;
-	if (m->denorm.present && m->denorm.map.nunits && out->n > start) {
-		/* the denormaliser's rules, over the whole text */
-		if (spm_normalize(&m->denorm, NULL, out->s + start,
-				  out->n - start, run) < 0)
+	st->run.n = 0;
+	if (type == SPM_CONTROL)
+		return 0;
+	first = st->bos;
+	st->bos = 0;
+	if (type == SPM_UNKNOWN) {
+		/* <unk> is its surface; an unknown piece is itself */
+		if (len == m->piece[id].len &&
+		    !memcmp(s, spm_piece_bytes(m, id), len))
+			return bpe_text_add(out, m->unk_surface.s,
+					    m->unk_surface.n);
+		return bpe_text_add(out, s, len);
+	}
+	/* the dummy prefix, as spm_decode drops it: with
+	 * remove_extra_whitespaces, from every piece while the text is
+	 * still empty ("▁ ▁ e" is "e"); without, from the first piece that
+	 * is not a control piece only ("▁ ▁ e" is " e") */
+	if ((m->norm.remove_extra_whitespaces ? out->n == st->start
+					      : first) &&
+	    (m->norm.add_dummy_prefix || m->norm.remove_extra_whitespaces) &&
+	    len >= 3 && !memcmp(s, SPACE_SYMBOL, 3)) {
+		s += 3;
+		len -= 3;
+	}
+	return add_spaced(out, s, len);
+}
+
+/* The bytes left, then the denormaliser's rules over the whole text. */
+static int finish(const struct spm *m, struct state *st,
+		  struct bpe_text *out)
+{
+	if (st->run.n && add_bytes(out, (unsigned char *)st->run.s,
+				   st->run.n) < 0)
+		return -1;
+	if (m->denorm.present && m->denorm.map.nunits && out->n > st->start) {
+		if (spm_normalize(&m->denorm, NULL, out->s + st->start,
+				  out->n - st->start, &st->run) < 0)
 			return -1;
-		out->n = start;
-		if (bpe_text_add(out, run->s, run->n) < 0)
+		out->n = st->start;
+		if (bpe_text_add(out, st->run.s, st->run.n) < 0)
 			return -1;
 	}
 	return 0;
@@ -131,10 +136,38 @@ static int decode(const struct spm *m, const int32_t *ids, size_t n,
 int spm_decode(const struct spm *m, const int32_t *ids, size_t n,
 	       struct bpe_text *out)
 {
-	struct bpe_text run = { 0 };
-	int rc = decode(m, ids, n, out, &run);
+	struct state st = { out->n, 1, { 0 } };
+	size_t i;
+	int rc = check_ids(m, ids, n);
 
-	bpe_text_free(&run);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = decode_piece(m, spm_piece_bytes(m, ids[i]),
+				  m->piece[ids[i]].len, &st, out);
+	if (rc == 0)
+		rc = finish(m, &st, out);
+	bpe_text_free(&st.run);
+	return rc;
+}
+
+int spm_decode_pieces(const struct spm *m, const char *line, size_t len,
+		      struct bpe_text *out)
+{
+	struct state st = { out->n, 1, { 0 } };
+	const char *end = line + len, *tok;
+	int rc = 0;
+
+	while (rc == 0 && line < end) {
+		for (tok = line; line < end && *line != ' '; line++)
+			;
+		if (line > tok)
+			rc = decode_piece(m, tok, (size_t)(line - tok), &st,
+					  out);
+		if (line < end)
+			line++;
+	}
+	if (rc == 0)
+		rc = finish(m, &st, out);
+	bpe_text_free(&st.run);
 	return rc;
 }
 
