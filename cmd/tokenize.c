@@ -249,7 +249,7 @@ static void put_record(struct tsr_writer *w, const char *name, int dtype,
  */
 static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 		     int target, const char *text, size_t len, uint64_t frame,
-		     int end)
+		     int end, const struct input *in)
 {
 	static struct bpe_ids ids;
 	struct vocab *v = vocab(target);
@@ -263,7 +263,7 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 				  &dropout_rng) :
 	     vocab_encode(v, text, len, &ids,
 			  spm_text && opt.format == UNITS ? shown : NULL)) < 0)
-		die_err();
+		die("%s:%lu: %s", in->label, in->lineno, err_msg());
 	if (!spm_text && bpe_ids_push(&ids, eos) < 0)
 		die_err();
 	if (opt.format == STREAM) {
@@ -334,18 +334,18 @@ static void tokenize(char **files, int nfiles)
 					   frame, 0);
 			if (!opt.pairs) {
 				put_side(w, &shown, opt.target, line, len,
-					 frame, 1);
+					 frame, 1, &in);
 			} else if (!(tab = memchr(line, '\t', len))) {
 				die("%s:%lu: no tab between source and target",
 				    in.label, in.lineno);
 			} else {
 				put_side(w, &shown, 0, line, tab - line, frame,
-					 0);
+					 0, &in);
 				if (opt.format != STREAM &&
 				    bpe_text_add(&shown, "\t", 1) < 0)
 					die_err();
 				put_side(w, &shown, 1, tab + 1,
-					 len - (tab + 1 - line), frame, 1);
+					 len - (tab + 1 - line), frame, 1, &in);
 			}
 			frame++;
 			if (w && in.interactive)

@@ -120,6 +120,15 @@ exits 1 tokenize -v noeos.model --force plain
 err_has "noeos.model: the vocabulary has no </s> to end a line with"
 [ -s out ] && fail "noeos.model: a stream begun before the refusal"
 
+# A BPE model whose "▁" is a control piece (forged): spm_encode fails
+# ("all normalized characters are not consumed"); so does tokenize,
+# naming the line.
+printf '\012\011\012\005<unk>\030\002\012\007\012\003\342\226\201\030\003' \
+	>ctrl.model
+printf '\012\003\012\001a\022\002\030\002' >>ctrl.model
+exits 1 tokenize -v ctrl.model -f ids plain
+err_has "plain:1: the text '▁' segments into control piece 1"
+
 # --dropout is attn-bpe's; --learn stays attn-bpe's own
 exits 1 tokenize -v "$model" --dropout 0.1 plain
 err_has "BPE-dropout needs an attn-bpe vocabulary"

@@ -153,7 +153,7 @@ int spm_decode_pieces(const struct spm *m, const char *line, size_t len,
 		      struct bpe_text *out)
 {
 	struct state st = { out->n, 1, { 0 } };
-	const char *end = line + len, *tok;
+	const char *end = len ? line + len : line, *tok;   /* line may be NULL */
 	int rc = 0;
 
 	while (rc == 0 && line < end) {

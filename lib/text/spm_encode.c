@@ -120,6 +120,16 @@ int spm_encode(struct spm *m, const char *text, size_t len,
 		const struct spm_tok *t = &m->tok[i];
 		const char *s = m->line.s + t->off;
 
+		/* a model whose control piece is also text (a forged one:
+		 * say "▁" both): SentencePiece fails ("all normalized
+		 * characters are not consumed"), and so do we */
+		if (m->piece[t->id].type == SPM_CONTROL) {
+			err_set("the text '%.*s' segments into control piece "
+				"%d, which SentencePiece refuses",
+				t->len > 40 ? 40 : (int)t->len, s, t->id);
+			return -1;
+		}
+
 		if (t->id == m->unk_id && m->byte_fallback) {
 			for (k = 0; k < t->len; k++) {
 				unsigned char b = (unsigned char)s[k];
