@@ -281,8 +281,14 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 		if (i && bpe_text_add(shown, " ", 1) < 0)
 			die_err();
 		if (opt.format == IDS) {
-			snprintf(num, sizeof(num), "%d", ids.v[i]);
-			if (bpe_text_add(shown, num, strlen(num)) < 0)
+			/* ids are >= 0: the digits, without printf's cost */
+			char *d = num + sizeof(num);
+			uint32_t x = (uint32_t)ids.v[i];
+
+			do
+				*--d = (char)('0' + x % 10);
+			while (x /= 10);
+			if (bpe_text_add(shown, d, num + sizeof(num) - d) < 0)
 				die_err();
 		} else if (vocab_unit_show(v, ids.v[i], shown) < 0) {
 			die_err();
