@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "text/bpe.h"
+#include "text/vocab.h"
 #include "common/opt.h"
 #include "common/prog.h"
 #include "common/vocab.h"
@@ -301,7 +301,7 @@ static char **labels(const struct frame *f, const char *name, uint64_t n,
 	const struct tensor *t = frame_find(f, name);
 	const int32_t *id;
 	struct bpe_text s = { 0 };
-	struct bpe *v;
+	struct vocab *v;
 	char **label;
 
 	if (!t)
@@ -319,12 +319,12 @@ static char **labels(const struct frame *f, const char *name, uint64_t n,
 			char num[16];
 			int k = snprintf(num, sizeof num, "%" PRId32, id[i]);
 			bpe_text_add(&s, num, k);
-		} else if (id[i] < 0 || id[i] >= bpe_size(v)) {
+		} else if (id[i] < 0 || id[i] >= vocab_size(v)) {
 			die("frame %" PRIu64 ": %s: id %" PRId32 " is not in "
 			    "%s's %s vocabulary", f->number, name, id[i],
 			    opt.model, target ? "target" : "source");
 		} else {
-			bpe_unit_show(v, id[i], &s);
+			vocab_unit_show(v, id[i], &s);
 		}
 		if (bpe_text_add(&s, "", 1) < 0 || !(label[i] = strdup(s.s)))
 			die("out of memory");

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "text/bpe.h"
+#include "text/spm.h"
+#include "text/vocab.h"
 #include "common/filter.h"
 #include "common/modelid.h"
 #include "common/opt.h"
@@ -44,7 +46,9 @@ static void usage(void)
 	       "(src.ids, src.text),\nand back; or learns a vocabulary.\n\n"
 	       "  -m, --model=MODEL     the vocabularies of a model file "
 	       "(vocab.src, vocab.tgt)\n"
-	       "  -v, --vocab=VOCAB     a vocabulary file (both sides)\n"
+	       "  -v, --vocab=VOCAB     a vocabulary file (both sides): attn-bpe "
+	       "text or a\n"
+	       "                        SentencePiece model (.model)\n"
 	       "      --tgt-vocab=VOCAB the target side's vocabulary file\n"
 	       "  -T, --target          the target side: tgt.ids, tgt.text, "
 	       "the target vocabulary\n"
@@ -138,7 +142,8 @@ static const struct model_id *vocab_id(void)
 	static struct model_id id;
 	static int made;
 	const struct tensor *t[2];
-	char *text[2];
+	char *bytes[2];
+	size_t len[2];
 	int i;
 
 	if (made)
@@ -149,28 +154,28 @@ static const struct model_id *vocab_id(void)
 		model_id_vocab(&id, t[0]->data, t[0]->nbytes, t[1]->data,
 			       t[1]->nbytes, opt.model);
 	} else {
-		bpe_free(vocab_file(opt.vocab, &text[0]));
-		bpe_free(vocab_file(opt.tgt_vocab ? opt.tgt_vocab : opt.vocab,
-				    &text[1]));
-		model_id_vocab(&id, text[0], strlen(text[0]), text[1],
-			       strlen(text[1]), opt.vocab);
-		free(text[0]);
-		free(text[1]);
+		vocab_free(vocab_file(opt.vocab, &bytes[0], &len[0]));
+		vocab_free(vocab_file(opt.tgt_vocab ? opt.tgt_vocab : opt.vocab,
+				      &bytes[1], &len[1]));
+		model_id_vocab(&id, bytes[0], len[0], bytes[1], len[1],
+			       opt.vocab);
+		free(bytes[0]);
+		free(bytes[1]);
 	}
 	made = 1;
 	return &id;
 }
 
 /* The vocabulary of one side (0 source, 1 target), loaded once. */
-static struct bpe *vocab(int target)
+static struct vocab *vocab(int target)
 {
-	static struct bpe *side[2];
+	static struct vocab *side[2];
 	const char *path = target && opt.tgt_vocab ? opt.tgt_vocab : opt.vocab;
 
 	if (!path)
 		return vocab_model(opt.model, target);
 	if (!side[target])
-		side[target] = vocab_file(path, NULL);
+		side[target] = vocab_file(path, NULL, NULL);
 	return side[target];
 }
 
@@ -237,20 +242,29 @@ static void put_record(struct tsr_writer *w, const char *name, int dtype,
 	check_write(tsr_write(w, &t, frame, end));
 }
 
-/* One side of a frame: NAME.ids (with </s>) and NAME.text. */
+/*
+ * One side of a frame: NAME.ids (with </s>) and NAME.text; or as text,
+ * the ids or units.  An attn-bpe vocabulary's text ends with </s>; a
+ * SentencePiece model's is spm_encode's, without it.
+ */
 static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 		     int target, const char *text, size_t len, uint64_t frame,
-		     int end)
+		     int end, const struct input *in)
 {
 	static struct bpe_ids ids;
+	struct vocab *v = vocab(target);
+	int spm_text = v->kind == VOCAB_SPM && opt.format != STREAM;
+	int32_t eos = vocab_special(v, VOCAB_EOS);
 	size_t i;
 
 	ids.n = 0;
 	if ((opt.dropout > 0 ?
-	     bpe_encode_dropout(vocab(target), text, len, &ids, opt.dropout,
-				&dropout_rng) :
-	     bpe_encode(vocab(target), text, len, &ids)) < 0 ||
-	    bpe_ids_push(&ids, BPE_EOS) < 0)
+	     vocab_encode_dropout(v, text, len, &ids, opt.dropout,
+				  &dropout_rng) :
+	     vocab_encode(v, text, len, &ids,
+			  spm_text && opt.format == UNITS ? shown : NULL)) < 0)
+		die("%s:%lu: %s", in->label, in->lineno, err_msg());
+	if (!spm_text && bpe_ids_push(&ids, eos) < 0)
 		die_err();
 	if (opt.format == STREAM) {
 		put_record(w, target ? "tgt.ids" : "src.ids", DT_I32, ids.v,
@@ -259,16 +273,24 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 			   len, frame, end);
 		return;
 	}
+	if (spm_text && opt.format == UNITS)
+		return;
 	for (i = 0; i < ids.n; i++) {
 		char num[16];
 
 		if (i && bpe_text_add(shown, " ", 1) < 0)
 			die_err();
 		if (opt.format == IDS) {
-			snprintf(num, sizeof(num), "%d", ids.v[i]);
-			if (bpe_text_add(shown, num, strlen(num)) < 0)
+			/* ids are >= 0: the digits, without printf's cost */
+			char *d = num + sizeof(num);
+			uint32_t x = (uint32_t)ids.v[i];
+
+			do
+				*--d = (char)('0' + x % 10);
+			while (x /= 10);
+			if (bpe_text_add(shown, d, num + sizeof(num) - d) < 0)
 				die_err();
-		} else if (bpe_unit_show(vocab(target), ids.v[i], shown) < 0) {
+		} else if (vocab_unit_show(v, ids.v[i], shown) < 0) {
 			die_err();
 		}
 	}
@@ -295,6 +317,17 @@ static void tokenize(char **files, int nfiles)
 	vocab(opt.target);              /* a bad vocabulary fails at once */
 	if (opt.pairs)
 		vocab(1);
+	if (opt.dropout > 0 && (vocab(opt.target)->kind != VOCAB_BPE ||
+				(opt.pairs && vocab(1)->kind != VOCAB_BPE)))
+		die("--dropout: BPE-dropout needs an attn-bpe vocabulary, "
+		    "not a SentencePiece model");
+	for (i = 0; i < 2; i++)         /* frames end with </s> */
+		if ((i == opt.target || opt.pairs) &&
+		    (opt.format == STREAM || vocab(i)->kind == VOCAB_BPE) &&
+		    vocab_special(vocab(i), VOCAB_EOS) < 0)
+			die("%s: the vocabulary has no </s> to end a line with",
+			    i && opt.tgt_vocab ? opt.tgt_vocab :
+			    opt.vocab ? opt.vocab : opt.model);
 	if (opt.format == STREAM && !(w = filter_writer()))
 		die_err();
 	if (w)
@@ -307,18 +340,18 @@ static void tokenize(char **files, int nfiles)
 					   frame, 0);
 			if (!opt.pairs) {
 				put_side(w, &shown, opt.target, line, len,
-					 frame, 1);
+					 frame, 1, &in);
 			} else if (!(tab = memchr(line, '\t', len))) {
 				die("%s:%lu: no tab between source and target",
 				    in.label, in.lineno);
 			} else {
 				put_side(w, &shown, 0, line, tab - line, frame,
-					 0);
+					 0, &in);
 				if (opt.format != STREAM &&
 				    bpe_text_add(&shown, "\t", 1) < 0)
 					die_err();
 				put_side(w, &shown, 1, tab + 1,
-					 len - (tab + 1 - line), frame, 1);
+					 len - (tab + 1 - line), frame, 1, &in);
 			}
 			frame++;
 			if (w && in.interactive)
@@ -342,7 +375,7 @@ static void tokenize(char **files, int nfiles)
 
 /* The ids of a line of units or ids (per --format), into ids. */
 static void parse_tokens(char *line, size_t len, const struct input *in,
-			 struct bpe *v, struct bpe_ids *ids)
+			 struct vocab *v, struct bpe_ids *ids)
 {
 	char *s = line, *end = line + len, *tok, *num_end;
 	long id;
@@ -356,12 +389,12 @@ static void parse_tokens(char *line, size_t len, const struct input *in,
 		for (tok = s; s < end && *s != ' ' && *s != '\t'; s++)
 			;
 		if (opt.format == UNITS) {
-			id = bpe_unit_find(v, tok, s - tok);
+			id = vocab_unit_find(v, tok, s - tok);
 		} else {
 			errno = 0;
 			id = *tok >= '0' && *tok <= '9'
 			     ? strtol(tok, &num_end, 10) : -1;
-			if (num_end != s || errno || id >= bpe_size(v))
+			if (num_end != s || errno || id >= vocab_size(v))
 				id = -1;
 		}
 		if (id < 0)
@@ -385,10 +418,20 @@ static void detok_text(char **files, int nfiles, struct bpe_text *out)
 	for (i = 0; i < nfiles; i++) {
 		input_open(&in, files[i]);
 		while ((line = input_line(&in, &len))) {
-			parse_tokens(line, len, &in, vocab(opt.target), &ids);
-			if (bpe_decode(vocab(opt.target), ids.v, ids.n, out) < 0)
-				die("%s:%lu: %s", in.label, in.lineno,
-				    err_msg());
+			struct vocab *v = vocab(opt.target);
+
+			/* a SentencePiece model's pieces as spm_decode
+			 * --input_format=piece reads them, unknown ones too */
+			if (opt.format == UNITS && v->kind == VOCAB_SPM) {
+				if (spm_decode_pieces(v->spm, line, len, out) < 0)
+					die("%s:%lu: %s", in.label, in.lineno,
+					    err_msg());
+			} else {
+				parse_tokens(line, len, &in, v, &ids);
+				if (vocab_decode(v, ids.v, ids.n, out) < 0)
+					die("%s:%lu: %s", in.label, in.lineno,
+					    err_msg());
+			}
 			if (bpe_text_add(out, "\n", 1) < 0)
 				die_err();
 			put_text(out, in.interactive);
@@ -432,9 +475,9 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 			if (model_id_frame(&f, vocab_id()) < 0 ||
 			    !(t = ids_record(&f)))
 				die("%s: %s", tsr_reader_label(r), err_msg());
-			if (bpe_decode(vocab(opt.target ||
-					     strncmp(t->name, "src.", 4)),
-				       t->data, t->dim[0], out) < 0)
+			if (vocab_decode(vocab(opt.target ||
+					       strncmp(t->name, "src.", 4)),
+					 t->data, t->dim[0], out) < 0)
 				die("%s: frame %llu: %s: %s",
 				    tsr_reader_label(r),
 				    (unsigned long long)f.number, t->name,

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "text/bpe.h"
+#include "text/vocab.h"
 #include "base/errmsg.h"
 #include "common/filter.h"
 #include "common/modelid.h"
@@ -156,14 +156,26 @@ static void pairs_read(struct corpus *c, const char *path,
 	tsr_reader_free(r);
 }
 
-/* The vocabulary's text and its size, checked by loading it. */
+/*
+ * The vocabulary's text (NUL-terminated) and its size, checked by loading
+ * it.  Only attn-bpe text for now: a model file's vocab.src and vocab.tgt
+ * are made from NUL-terminated text (model_create), which a SentencePiece
+ * model's bytes are not.
+ */
 static char *vocab(const char *path, int *size)
 {
 	char *text;
-	struct bpe *v = vocab_file(path, &text);
+	size_t len;
+	struct vocab *v = vocab_file(path, &text, &len);
 
-	*size = bpe_size(v);
-	bpe_free(v);
+	if (v->kind != VOCAB_BPE)
+		die("%s: a SentencePiece model; a model file holds attn-bpe "
+		    "vocabularies only (so far)", path);
+	*size = vocab_size(v);
+	vocab_free(v);
+	if (!(text = realloc(text, len + 1)))
+		die("out of memory");
+	text[len] = 0;
 	return text;
 }
 

@@ -16,12 +16,12 @@
 
 /* A vocabulary of the specials and the 256 byte units alone: the ids of
  * a text are its bytes + BPE_BYTE0, so a space is a unit of its own. */
-static struct bpe *bytes_vocab(void)
+static struct vocab *bytes_vocab(void)
 {
 	static const char specials[] = "0\t<pad>\tspecial\n1\t<s>\tspecial\n"
 		"2\t</s>\tspecial\n3\t<unk>\tspecial\n";
 	struct bpe_text t = { 0 };
-	struct bpe *v;
+	struct vocab *v;
 	char line[32];
 	int b, n;
 
@@ -33,7 +33,7 @@ static struct bpe *bytes_vocab(void)
 			     BPE_BYTE0 + b, b);
 		bpe_text_add(&t, line, n);
 	}
-	v = bpe_load(t.s, t.n);
+	v = vocab_load(t.s, t.n);
 	ck_assert_msg(v != NULL, "%s", err_msg());
 	bpe_text_free(&t);
 	return v;
@@ -54,7 +54,8 @@ START_TEST(units_joined_to_words)
 {
 	static const char *const corpus[] = { "ab ab ab cd cd" };
 	struct bpe_counter *c = bpe_counter_new();
-	struct bpe *v, *b = bytes_vocab();
+	struct bpe *v;
+	struct vocab *b = bytes_vocab(), *vv;
 	struct bpe_ids ids = { 0 };
 	struct bpe_text t = { 0 };
 	int32_t bid[16];
@@ -72,7 +73,11 @@ START_TEST(units_joined_to_words)
 	ck_assert_int_eq(bpe_unit_show(v, ids.v[1], &t), 0);
 	ck_assert_mem_eq(t.s, "\xe2\x96\x81" "ab", 5);
 	bpe_ids_push(&ids, BPE_EOS);
-	ck_assert_int_eq(align_unit_words(v, ids.v, 4, word), 0);
+	t.n = 0;
+	ck_assert_int_eq(bpe_save(v, &t), 0);
+	vv = vocab_load(t.s, t.n);
+	ck_assert_ptr_nonnull(vv);
+	ck_assert_int_eq(align_unit_words(vv, ids.v, 4, word), 0);
 	ck_assert_int_eq(word[0], 0);
 	ck_assert_int_eq(word[1], 1);
 	ck_assert_int_eq(word[2], 2);
@@ -90,7 +95,8 @@ START_TEST(units_joined_to_words)
 	bpe_ids_free(&ids);
 	bpe_text_free(&t);
 	bpe_free(v);
-	bpe_free(b);
+	vocab_free(vv);
+	vocab_free(b);
 }
 END_TEST
 
@@ -140,7 +146,7 @@ static char *align_example(uint64_t layers, uint64_t heads, double share)
 {
 	struct align_opts o = { .layers = layers, .heads = heads,
 				.min_share = share };
-	struct bpe *v = bytes_vocab();
+	struct vocab *v = bytes_vocab();
 	struct bpe_text t = { 0 };
 	int32_t src[8], tgt[8];
 	int S = byte_ids("ab c", src), T = byte_ids("x yz", tgt);
@@ -150,12 +156,12 @@ static char *align_example(uint64_t layers, uint64_t heads, double share)
 	ck_assert_int_eq(T, 5);
 	if (align_words(v, src, S, v, tgt, T, &attw[0][0][0][0], 2, 2, &o,
 			&t) < 0) {
-		bpe_free(v);
+		vocab_free(v);
 		bpe_text_free(&t);
 		return NULL;
 	}
 	s = strndup(t.s ? t.s : "", t.n);
-	bpe_free(v);
+	vocab_free(v);
 	bpe_text_free(&t);
 	return s;
 }
@@ -211,7 +217,7 @@ END_TEST
 START_TEST(no_words)
 {
 	struct align_opts o = { 0 };
-	struct bpe *v = bytes_vocab();
+	struct vocab *v = bytes_vocab();
 	struct bpe_text t = { 0 };
 	int32_t src[8], tgt[8];
 	float a[2 * 5] = { .5f, .5f, 0, 0, 0, 0, 0, 0, 0, 1 };
@@ -229,7 +235,7 @@ START_TEST(no_words)
 			 0);
 	ck_assert_uint_eq(t.n, 0);
 	bpe_text_free(&t);
-	bpe_free(v);
+	vocab_free(v);
 }
 END_TEST
 
@@ -248,7 +254,7 @@ START_TEST(unlinked_words)
 		"OFT" }, *const punct[] = { "the," };
 	static const char tgt_text[] = "\xe2\x80\x9cThe, Of\xe2\x80\x9d oft";
 	struct align_opts o = { 0 };
-	struct bpe *v = bytes_vocab();
+	struct vocab *v = bytes_vocab();
 	struct bpe_text t = { 0 };
 	int32_t src[8], tgt[32];
 	float a[32 * 5] = { 0 };
@@ -277,7 +283,7 @@ START_TEST(unlinked_words)
 			 0);
 	text_is(&t, "1-0 1-1 1-2");
 	bpe_text_free(&t);
-	bpe_free(v);
+	vocab_free(v);
 }
 END_TEST
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "text/align.h"
-#include "text/bpe.h"
+#include "text/vocab.h"
 #include "base/errmsg.h"
 #include "filter.h"
 #include "opt.h"
@@ -20,7 +20,7 @@ struct tctx {
 	struct search_opts search;	/* o's, with the decoder's options */
 	struct sl_table *shortlist;	/* --shortlist's table */
 	struct model_id id;
-	struct bpe *sv, *tv;
+	struct vocab *sv, *tv;
 	struct tsr_writer *w;		/* --tensors */
 	int scoring;
 	struct search_result *res;	/* [window] decode, beam */
@@ -74,10 +74,10 @@ static int process(void *arg, struct frame **f, const int *slot, int n)
 	return 0;
 }
 
-/* The text of a hypothesis on one line (bpe_decode_line). */
+/* The text of a hypothesis on one line (vocab_decode_line). */
 static int detok(struct tctx *c, const struct hyp *h)
 {
-	return bpe_decode_line(c->tv, h->ids, h->len, &c->text);
+	return vocab_decode_line(c->tv, h->ids, h->len, &c->text);
 }
 
 static int put_tensors(struct tctx *c, struct frame *f, const struct hyp *h,
@@ -272,12 +272,11 @@ static int run(const struct translate_opts *o, int scoring)
 	c.search.dec.bf16 = o->bf16;
 	c.search.dec.kv_f16 = o->kv_f16;
 	c.search.dec.shortlist = c.shortlist;
-	/* --tensors writes ids, no text: no vocabulary needed (a model
-	 * imported with a SentencePiece one translates so today) */
+	/* --tensors writes ids, no text: no vocabulary needed */
 	if (!o->tensors)
-		c.tv = bpe_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
+		c.tv = vocab_load(c.m->vocab_tgt, c.m->vocab_tgt_len);
 	if (c.tv && o->align)
-		c.sv = bpe_load(c.m->vocab_src, c.m->vocab_src_len);
+		c.sv = vocab_load(c.m->vocab_src, c.m->vocab_src_len);
 	if ((!o->tensors && !c.tv) || (o->align && !c.sv)) {
 		err_prefix("%s: the model's vocabulary", o->model);
 		goto out;
@@ -302,8 +301,8 @@ out:
 	if (c.w)
 		tsr_writer_close(c.w);
 	tsr_reader_free(r);
-	bpe_free(c.tv);
-	bpe_free(c.sv);
+	vocab_free(c.tv);
+	vocab_free(c.sv);
 	bpe_text_free(&c.text);
 	/* a window left unwritten (the reader went away, or an error) */
 	for (i = 0; i < W && c.res && c.forced; i++) {

@@ -6,15 +6,15 @@
 
 #include "prog.h"
 #include "stream/stream.h"
-#include "text/bpe.h"
+#include "text/vocab.h"
 #include "vocab.h"
 
-struct bpe *vocab_file(const char *path, char **text)
+struct vocab *vocab_file(const char *path, char **bytes, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	size_t cap = 1 << 16, n = 0, k;
 	char *buf = NULL;
-	struct bpe *v;
+	struct vocab *v;
 
 	if (!f)
 		die("%s: %s", path, strerror(errno));
@@ -26,15 +26,14 @@ struct bpe *vocab_file(const char *path, char **text)
 	if (ferror(f))
 		die("%s: %s", path, strerror(errno));
 	fclose(f);
-	if (memchr(buf, 0, n))
-		die("%s: not a vocabulary (a NUL byte)", path);
-	buf[n] = 0;
-	if (!(v = bpe_load(buf, n)))
+	if (!(v = vocab_load(buf, n)))
 		die("%s: %s", path, err_msg());
-	if (text)
-		*text = buf;
-	else
+	if (bytes) {
+		*bytes = buf;
+		*len = n;
+	} else {
 		free(buf);
+	}
 	return v;
 }
 
@@ -56,15 +55,15 @@ const struct tensor *vocab_model_record(const char *path, int target)
 	return side[target];
 }
 
-struct bpe *vocab_model(const char *path, int target)
+struct vocab *vocab_model(const char *path, int target)
 {
-	static struct bpe *side[2];
+	static struct vocab *side[2];
 	const struct tensor *t;
 
 	if (side[target])
 		return side[target];
 	t = vocab_model_record(path, target);
-	if (!(side[target] = bpe_load(t->data, t->nbytes)))
+	if (!(side[target] = vocab_load(t->data, t->nbytes)))
 		die("%s: %s: %s", path, t->name, err_msg());
 	return side[target];
 }

@@ -1,18 +1,21 @@
 /*
- * vocab.h: the programs' one way to load a vocabulary (text/bpe.h), from
- * a file (what tokenize --learn writes) or from a model file's vocab.src
- * or vocab.tgt.  An error ends the program (exit 1) with a message naming
+ * vocab.h: the programs' one way to load a vocabulary (text/vocab.h:
+ * attn-bpe text or a SentencePiece model), from a file (what tokenize
+ * --learn or spm_train writes) or from a model file's vocab.src or
+ * vocab.tgt.  An error ends the program (exit 1) with a message naming
  * the file (and the record).
  */
-#ifndef ATTN_VOCAB_H
-#define ATTN_VOCAB_H
+#ifndef ATTN_CMD_VOCAB_H
+#define ATTN_CMD_VOCAB_H
 
-struct bpe;
+#include <stddef.h>
+
+struct vocab;
 struct tensor;
 
-/* The vocabulary in the file at path; with text, its text too (NUL-
- * terminated, no NUL inside; the caller frees it). */
-struct bpe *vocab_file(const char *path, char **text);
+/* The vocabulary in the file at path; with bytes, the file's bytes too
+ * (*len of them; the caller frees them). */
+struct vocab *vocab_file(const char *path, char **bytes, size_t *len);
 
 /*
  * Side target (0: vocab.src, 1: vocab.tgt) of the model file at path (the
@@ -20,8 +23,8 @@ struct bpe *vocab_file(const char *path, char **text);
  * mapped lazily: only the record's checksum is verified, not the
  * parameters'.
  */
-struct bpe *vocab_model(const char *path, int target);
-/* Its record (u8 text, checksum verified), kept while the program runs. */
+struct vocab *vocab_model(const char *path, int target);
+/* Its record (u8 bytes, checksum verified), kept while the program runs. */
 const struct tensor *vocab_model_record(const char *path, int target);
 
 #endif

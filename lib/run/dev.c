@@ -7,7 +7,7 @@
 #include "base/errmsg.h"
 #include "eval/bleu.h"
 #include "search.h"
-#include "text/bpe.h"
+#include "text/vocab.h"
 #include "train.h"
 
 /* Frames of pairs lo .. hi-1 holding src.ids and tgt.ids. */
@@ -97,7 +97,7 @@ int dev_bleu(const struct model *m, const struct corpus *dev, int batch,
 	struct frame *f = calloc(batch, sizeof *f);
 	struct frame **fp = calloc(batch, sizeof *fp);
 	struct search_result *res = calloc(batch, sizeof *res);
-	struct bpe *v = bpe_load(m->vocab_tgt, m->vocab_tgt_len);
+	struct vocab *v = vocab_load(m->vocab_tgt, m->vocab_tgt_len);
 	struct bpe_text hyp = { 0 }, ref = { 0 };
 	int64_t sum[BLEU_NSTATS] = { 0 }, st[BLEU_NSTATS];
 	struct search_opts so;
@@ -128,8 +128,8 @@ int dev_bleu(const struct model *m, const struct corpus *dev, int batch,
 			struct bleu_text ht, rt;
 			int p = lo + i;
 
-			if (bpe_decode_line(v, h->ids, h->len, &hyp) < 0 ||
-			    bpe_decode_line(v, dev->tgt + dev->toff[p],
+			if (vocab_decode_line(v, h->ids, h->len, &hyp) < 0 ||
+			    vocab_decode_line(v, dev->tgt + dev->toff[p],
 					    dev->tlen[p], &ref) < 0)
 				goto out;
 			ht = (struct bleu_text){ hyp.s, hyp.n };
@@ -153,7 +153,7 @@ out:
 	}
 	if (have_metric)
 		metric_free(&mt);
-	bpe_free(v);
+	vocab_free(v);
 	bpe_text_free(&hyp);
 	bpe_text_free(&ref);
 	free(f);

@@ -8,7 +8,7 @@
 #include "base/errmsg.h"
 
 /* align_unit_words; with text, the units' text is appended to it. */
-static int unit_words(const struct bpe *v, const int32_t *ids, int n,
+static int unit_words(const struct vocab *v, const int32_t *ids, int n,
 		      int *word, struct bpe_text *text)
 {
 	struct bpe_text own = { 0 }, *t = text ? text : &own;
@@ -19,7 +19,7 @@ static int unit_words(const struct bpe *v, const int32_t *ids, int n,
 		if (!text)
 			t->n = 0;
 		k = t->n;
-		if (bpe_decode_units(v, &ids[i], 1, t) < 0) {
+		if (vocab_decode_units(v, &ids[i], 1, t) < 0) {
 			bpe_text_free(&own);
 			return -1;
 		}
@@ -40,7 +40,7 @@ static int unit_words(const struct bpe *v, const int32_t *ids, int n,
 	return 0;
 }
 
-int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
+int align_unit_words(const struct vocab *v, const int32_t *ids, int n,
 		     int *word)
 {
 	return unit_words(v, ids, n, word, NULL);
@@ -174,8 +174,8 @@ static int links(const double *A, int TW, int SW, double min_share,
 	return np;
 }
 
-int align_words(const struct bpe *sv, const int32_t *src, int S,
-		const struct bpe *tv, const int32_t *tgt, int T,
+int align_words(const struct vocab *sv, const int32_t *src, int S,
+		const struct vocab *tv, const int32_t *tgt, int T,
 		const float *attw, int L, int H, const struct align_opts *o,
 		struct bpe_text *out)
 {

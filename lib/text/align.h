@@ -34,6 +34,7 @@
 
 #include <stdint.h>
 #include "bpe.h"
+#include "vocab.h"
 
 struct align_opts {
 	uint64_t layers;	/* bit l: layer l used; 0: every layer */
@@ -44,7 +45,7 @@ struct align_opts {
 };
 
 /* word[i] (>= 0, or -1: no word) for each of the n ids. */
-int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
+int align_unit_words(const struct vocab *v, const int32_t *ids, int n,
 		     int *word);
 
 /*
@@ -53,8 +54,8 @@ int align_unit_words(const struct bpe *v, const int32_t *ids, int n,
  * (err_msg()) on an id outside a vocabulary, a chosen layer >= L or head
  * >= H, or no memory.
  */
-int align_words(const struct bpe *sv, const int32_t *src, int S,
-		const struct bpe *tv, const int32_t *tgt, int T,
+int align_words(const struct vocab *sv, const int32_t *src, int S,
+		const struct vocab *tv, const int32_t *tgt, int T,
 		const float *attw, int L, int H, const struct align_opts *o,
 		struct bpe_text *out);
 

@@ -167,4 +167,7 @@ int bpe_decode_units(const struct bpe *v, const int32_t *ids, size_t n,
 int bpe_decode_line(const struct bpe *v, const int32_t *ids, size_t n,
 		    struct bpe_text *out);
 
+/* Makes t's bytes from start on one line as bpe_decode_line does. */
+int bpe_text_line(struct bpe_text *t, size_t start);
+
 #endif

@@ -46,25 +46,31 @@ int bpe_decode(const struct bpe *v, const int32_t *ids, size_t n,
 	return 0;
 }
 
+int bpe_text_line(struct bpe_text *t, size_t start)
+{
+	size_t k, len = t->n - start;
+	char *s;
+
+	if (len == 0)
+		return 0;
+	if (bpe_text_add(t, NULL, 3 * len) < 0)
+		return -1;
+	/* repair into the room after the text, then move it back */
+	s = t->s + start;
+	t->n = start + utf8_repair((unsigned char *)s + len,
+				   (unsigned char *)s, len);
+	memmove(s, s + len, t->n - start);
+	for (k = start; k < t->n; k++)
+		if (t->s[k] == '\n' || t->s[k] == '\r')
+			t->s[k] = ' ';
+	return 0;
+}
+
 int bpe_decode_line(const struct bpe *v, const int32_t *ids, size_t n,
 		    struct bpe_text *out)
 {
-	size_t k, len;
-
 	out->n = 0;
 	if (bpe_decode(v, ids, n, out) < 0)
 		return -1;
-	len = out->n;
-	if (len == 0)
-		return 0;
-	if (bpe_text_add(out, NULL, 3 * len) < 0)
-		return -1;
-	/* repair into the room after the text, then move it back */
-	out->n = utf8_repair((unsigned char *)out->s + len,
-			     (unsigned char *)out->s, len);
-	memmove(out->s, out->s + len, out->n);
-	for (k = 0; k < out->n; k++)
-		if (out->s[k] == '\n' || out->s[k] == '\r')
-			out->s[k] = ' ';
-	return 0;
+	return bpe_text_line(out, 0);
 }
