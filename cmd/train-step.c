@@ -156,27 +156,58 @@ static void pairs_read(struct corpus *c, const char *path,
 	tsr_reader_free(r);
 }
 
-/*
- * The vocabulary's text (NUL-terminated) and its size, checked by loading
- * it.  Only attn-bpe text for now: a model file's vocab.src and vocab.tgt
- * are made from NUL-terminated text (model_create), which a SentencePiece
- * model's bytes are not.
- */
-static char *vocab(const char *path, int *size)
-{
-	char *text;
+/* A vocabulary file as a model holds it: its bytes (attn-bpe text or a
+ * SentencePiece model), its size and its special ids. */
+struct vocab_bytes {
+	char *bytes;
 	size_t len;
-	struct vocab *v = vocab_file(path, &text, &len);
+	int size;
+	int32_t special[4];	/* text/vocab.h's VOCAB_PAD .. VOCAB_UNK */
+};
 
-	if (v->kind != VOCAB_BPE)
-		die("%s: a SentencePiece model; a model file holds attn-bpe "
-		    "vocabularies only (so far)", path);
-	*size = vocab_size(v);
+/* The vocabulary at path, checked by loading it. */
+static void vocab(const char *path, struct vocab_bytes *vb)
+{
+	struct vocab *v = vocab_file(path, &vb->bytes, &vb->len);
+
+	vb->size = vocab_size(v);
+	memcpy(vb->special, v->special, sizeof vb->special);
 	vocab_free(v);
-	if (!(text = realloc(text, len + 1)))
-		die("out of memory");
-	text[len] = 0;
-	return text;
+}
+
+/*
+ * The special ids of a model of vocabularies s and t, as config
+ * settings into kv [4] (text/vocab.h's order; the keys of doc/MODELS.md);
+ * how many.  attn-bpe's 0 1 2 3 need none.  The two must agree, have
+ * </s> and <unk>; no <pad> pads with </s>, no <s> starts from a zero
+ * vector (bos_id=-1, which the architecture may refuse).
+ */
+static int special_settings(const struct vocab_bytes *s,
+			    const struct vocab_bytes *t, const char *sv,
+			    const char *tv, char kv[4][32])
+{
+	static const char *const key[] = { "pad_id", "bos_id", "eos_id",
+					   "unk_id" };
+	int32_t id[4];
+	int i, n = 0;
+
+	if (memcmp(s->special, t->special, sizeof s->special) != 0)
+		die("%s and %s: the vocabularies' special ids differ (<pad> "
+		    "<s> </s> <unk>: %d %d %d %d and %d %d %d %d); a model's "
+		    "are the same on both sides", sv, tv, s->special[0],
+		    s->special[1], s->special[2], s->special[3],
+		    t->special[0], t->special[1], t->special[2],
+		    t->special[3]);
+	memcpy(id, s->special, sizeof id);
+	if (id[2] < 0 || id[3] < 0)
+		die("%s: no </s> or no <unk>: a model needs both", sv);
+	if (id[0] < 0)
+		id[0] = id[2];
+	for (i = 0; i < 4; i++)
+		if (id[i] != i)
+			snprintf(kv[n++], sizeof kv[0], "%s=%d", key[i],
+				 (int)id[i]);
+	return n;
 }
 
 /*
@@ -189,12 +220,13 @@ static void init(const char *model, const char *arch, const char *sv,
 		 const char *tv, char **set, int nset, int force,
 		 const char *pairs)
 {
-	char *src = NULL, *tgt = NULL, ssize[32], tsize[32], ratio[48];
+	char ssize[32], tsize[32], ratio[48], special[4][32];
+	struct vocab_bytes src, tgt;
 	const char **all;
 	const struct arch *a;
 	struct model *m;
 	struct stat st;
-	int n1, n2, i, k = 2;
+	int i, k = 2, ns;
 
 	if (!arch || !sv || !tv)
 		usage_error("--init needs --arch, --src-vocab and --tgt-vocab");
@@ -212,19 +244,23 @@ static void init(const char *model, const char *arch, const char *sv,
 			die_err();
 	}
 	/* allocated after the refusals, which exit: nothing to leak */
-	if (!(all = calloc(nset + 3, sizeof *all)))
+	if (!(all = calloc(nset + 7, sizeof *all)))
 		die("out of memory");
-	src = vocab(sv, &n1);
-	tgt = vocab(tv, &n2);
-	snprintf(ssize, sizeof ssize, "src_vocab=%d", n1);
-	snprintf(tsize, sizeof tsize, "tgt_vocab=%d", n2);
+	vocab(sv, &src);
+	vocab(tv, &tgt);
+	snprintf(ssize, sizeof ssize, "src_vocab=%d", src.size);
+	snprintf(tsize, sizeof tsize, "tgt_vocab=%d", tgt.size);
 	all[0] = ssize;
 	all[1] = tsize;
+	ns = special_settings(&src, &tgt, sv, tv, special);
+	for (i = 0; i < ns; i++)
+		all[k++] = special[i];
 	if (pairs && strcmp(a->name, "rnnsearch") == 0) {
 		struct corpus c;
 		struct model_id id;
 
-		model_id_vocab(&id, src, strlen(src), tgt, strlen(tgt), model);
+		model_id_vocab(&id, src.bytes, src.len, tgt.bytes, tgt.len,
+			       model);
 		pairs_read(&c, pairs, NULL, &id);
 		snprintf(ratio, sizeof ratio, "diag_ratio=%.6g",
 			 corpus_length_ratio(&c));
@@ -233,12 +269,15 @@ static void init(const char *model, const char *arch, const char *sv,
 	}
 	for (i = 0; i < nset; i++)
 		all[k + i] = set[i];
-	m = model_create(arch, all, nset + k, src, tgt);
-	if (!m || model_save(m, model, NULL, 0) < 0)
+	/* the vocabularies as bytes: a SentencePiece model's hold NULs */
+	m = model_create(arch, all, nset + k, "", "");
+	if (!m || model_set_vocab(m, 0, src.bytes, src.len) < 0 ||
+	    model_set_vocab(m, 1, tgt.bytes, tgt.len) < 0 ||
+	    model_save(m, model, NULL, 0) < 0)
 		die_err();
 	model_free(m);
-	free(src);
-	free(tgt);
+	free(src.bytes);
+	free(tgt.bytes);
 	free(all);
 }
 

@@ -132,9 +132,46 @@ err_has "plain:1: the text '▁' segments into control piece 1"
 # --dropout is attn-bpe's; --learn stays attn-bpe's own
 exits 1 tokenize -v "$model" --dropout 0.1 plain
 err_has "BPE-dropout needs an attn-bpe vocabulary"
-# a model file holds attn-bpe vocabularies only, so far
-exits 1 train-step -i -m x.tsr -a rnnsearch -s "$model" -t "$model"
-err_has "a SentencePiece model"
-[ -e x.tsr ] && fail "train-step -i made a model from a SentencePiece model"
+# A model of SentencePiece vocabularies: train-step -i keeps the model's
+# bytes as vocab.src and vocab.tgt and its special ids in the config (no
+# <pad>: </s> pads); the model then tokenises as the .model file does,
+# round trips, trains, and translates one line per line, empty included.
+awk 'BEGIN { split("loraga dame datomepe pe megana vi tutoda napepevi", w)
+	for (i = 0; i < 40; i++) { s = w[1 + i % 8]
+		for (j = 0; j < 1 + i % 5; j++) s = s " " w[1 + (i * 7 + j * 3) % 8]
+		print s "\t" s } }' > copy.tsv
+cut -f1 copy.tsv > copy.txt
+[ "$(wc -l < copy.txt)" -ge 10 ] || fail "too few copy pairs"
+new_model spm.tsr transformer "$model" "$model" tie=all warmup=10 \
+	batch_tokens=300 || fail "train-step -i with a SentencePiece model"
+tensordump -t -n model.config spm.tsr > cfg
+for kv in pad_id=2 unk_id=0; do
+	grep -qF "\"$kv\\n\"" cfg || fail "spm.tsr's config lacks $kv"
+done
+grep -q 'bos_id\|eos_id' cfg && fail "spm.tsr sets ids that are 1 and 2"
+tokenize -m spm.tsr -f ids copy.txt > a.ids
+tokenize -v "$model" -f ids copy.txt > b.ids
+cmp -s a.ids b.ids || fail "the model's vocabulary tokenises otherwise"
+tokenize -m spm.tsr copy.txt | tokenize -d -m spm.tsr > back.txt
+cmp -s back.txt copy.txt || fail "the model's round trip: $(diff back.txt copy.txt | head -3)"
+tokenize -p -m spm.tsr copy.tsv > pairs.tsr
+train-step -q -m spm.tsr -n 20 pairs.tsr || fail "training on SentencePiece ids"
+{ head -3 copy.txt; echo; head -1 copy.txt; } > in.txt
+tokenize -m spm.tsr in.txt | stages spm.tsr | decode -m spm.tsr > out.txt ||
+	fail "translating with a SentencePiece model"
+[ "$(wc -l < out.txt)" -eq 5 ] || fail "$(wc -l < out.txt) lines for 5"
+# Marian's kind (</s> 0, <unk> 1, no <s>): a Transformer starts from a zero
+# vector, a recurrent model refuses to
+new_model marian.tsr transformer "$F/uni_id_300.model" \
+	"$F/uni_id_300.model" || fail "a Transformer of Marian's ids"
+tensordump -t -n model.config marian.tsr > cfg
+for kv in bos_id=-1 eos_id=0 unk_id=1; do
+	grep -qF "\"$kv\\n\"" cfg || fail "marian.tsr's config lacks $kv"
+done
+exits 1 new_model x.tsr rnnsearch "$F/uni_id_300.model" "$F/uni_id_300.model"
+err_has "the rnnsearch decoder starts from <s>, not from a zero vector"
+[ -e x.tsr ] && fail "an rnnsearch of a vocabulary without <s>"
+exits 1 new_model x.tsr transformer "$model" "$F/uni_id_300.model"
+err_has "the vocabularies' special ids differ"
 
 exit $((errors > 0))
