@@ -9,8 +9,9 @@
 # within 1e-4 nats.  The settings of decoder.yml land in the config.
 # Refused, by name: a type, a decoder (rnn/SSRU) and tied layers attn
 # lacks, a parameter missing, a corrupt or truncated archive, an existing
-# model without --force.  The sources are ids (SentencePiece text is not
-# tokenised by attn yet): a stream of src.ids built with tensordump -r.
+# model without --force.  The reference's sources are ids (a stream of
+# src.ids built with tensordump -r); text goes through the model's own
+# SentencePiece vocabulary too.
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 F=$root/tests/fixtures/marian
@@ -64,6 +65,18 @@ cmp -s pre.lens want.lens && fail "pre.tsr has post.tsr's length factor"
 exits 1 beam -m post.tsr -n 5 < mem
 err_has "post.tsr: --nbest 5 is more than the model's beam of 4"
 beam -m post.tsr -k 5 -t < mem > /dev/null || fail "beam -k 5 of post.tsr"
+
+# and from text: the model's own SentencePiece vocabulary tokenises (its
+# </s> is 0) and detokenises, one line per line (the empty one is the
+# model's to translate: this random one says more than </s>)
+printf 'hello world\n\nthe cat\n' > text.in
+tokenize -m post.tsr text.in | tensordump -n src.ids --values=all |
+	awk '$2 == "src.ids" { getline; print $NF }' > last
+[ "$(sort -u last)" = 0 ] || fail "src.ids do not end with the model's </s> 0"
+tokenize -m post.tsr text.in | embed -m post.tsr | encode -m post.tsr |
+	attend -m post.tsr | beam -m post.tsr > text.out
+[ "$(wc -l < text.out)" -eq 3 ] || fail "$(wc -l < text.out) lines for 3"
+[ -n "$(sed -n 1p text.out)" ] || fail "no text for line 1"
 
 # the config: Marian's settings as attn's keys
 tensordump -t -n model.config post.tsr > cfg
