@@ -214,8 +214,9 @@ static void learn(char **files, int nfiles)
 	if (!(v = bpe_learn(c, opt.learn, opt.coverage)) ||
 	    bpe_save(v, &out) < 0)
 		die_err();
-	if (fwrite(out.s, 1, out.n, stdout) != out.n || fflush(stdout))
-		die("<stdout>: %s", strerror(errno));
+	if (fwrite(out.s, 1, out.n, stdout) != out.n)
+		die_stdout();
+	check_write(prog_flush_stdout());
 	warnx_("%d units (%d characters, %d merges) from %lu lines in %.2f s",
 	       bpe_size(v), bpe_size(v) - BPE_FIRST_UNIT - bpe_merges(v),
 	       bpe_merges(v), lines, now() - start);
@@ -298,9 +299,10 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 
 static void put_text(struct bpe_text *t, int interactive)
 {
-	if (fwrite(t->s, 1, t->n, stdout) != t->n ||
-	    (interactive && fflush(stdout)))
-		die("<stdout>: %s", strerror(errno));
+	if (fwrite(t->s, 1, t->n, stdout) != t->n)
+		die_stdout();
+	if (interactive)
+		check_write(prog_flush_stdout());
 	t->n = 0;
 }
 
@@ -365,8 +367,8 @@ static void tokenize(char **files, int nfiles)
 	}
 	if (w)
 		check_write(tsr_writer_close(w));
-	else if (fflush(stdout))
-		die("<stdout>: %s", strerror(errno));
+	else
+		check_write(prog_flush_stdout());
 	bpe_text_free(&shown);
 	free(in.line);
 }
@@ -604,8 +606,7 @@ int main(int argc, char **argv)
 		detok_stream(files, nfiles, &out);
 	else
 		detok_text(files, nfiles, &out);
-	if (fflush(stdout))
-		die("<stdout>: %s", strerror(errno));
+	check_write(prog_flush_stdout());
 	bpe_text_free(&out);
 	return 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A full disk under the programs' text output: each says so with the
 # cause, "PROG: <stdout>: No space left on device", and exits 1 (the one
-# path, prog_flush_stdout), never a bare "write error".  /dev/full fails
+# path, prog_flush_stdout and die_stdout), never a bare "write error".  /dev/full fails
 # every write with ENOSPC.
 set -u
 . "$(dirname "$0")/lib/cli.sh"
@@ -30,4 +30,8 @@ full score -m m.tsr < pairs.tsr
 full tensordump mem.tsr
 full tensordump -v mem.tsr
 full bleu -f text in.txt < in.txt
+full tokenize -m m.tsr -f ids in.txt
+tokenize -m m.tsr in.txt > ids.tsr
+full tokenize -d -m m.tsr ids.tsr
+full tokenize -l 270 in.txt
 exit $((errors > 0))
