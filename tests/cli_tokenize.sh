@@ -266,5 +266,12 @@ exits 2 tokenize -d -v vocab --dropout 0.1 hyp.tsr
 err_has "--dropout goes with encoding"
 exits 2 tokenize -l 1000 --dropout 0.1 corpus
 
+# A last line without a newline is a line, and comes back with one: the
+# round trip's one difference (tokenize(1), -d).
+printf 'el perro\n\nla casa' > nonl.txt
+tokenize -v vocab nonl.txt | tokenize -d -v vocab > back.txt
+printf 'el perro\n\nla casa\n' > want.txt
+cmp -s back.txt want.txt || fail "a last line without a newline: $(od -c back.txt | head -3)"
+
 [ "$errors" -eq 0 ] || { echo "$errors failed"; exit 1; }
 echo "all passed"
