@@ -24,6 +24,7 @@
 #include "common/prog.h"
 #include "common/vocab.h"
 #include "import/marian_import.h"
+#include "import/spm_ids.h"
 #include "models/shortlist.h"
 #include "run/lexicon.h"
 #include "run/train.h"
@@ -362,7 +363,11 @@ static void import_marian(const char *out, char **f, int nf,
 			  const char *decoder_cfg, int force)
 {
 	struct marian_import_in in = { 0 };
-	char *mb, *vs, *vt = NULL, *dc = NULL;
+	char *mb, *file[4] = { NULL }, *dc = NULL;
+	size_t len[4] = { 0 };
+	int yml[4], ny = 0, ns = 0, size, eos, unk, i;
+	const char *v[2] = { NULL }, *sg[2] = { NULL };
+	size_t vl[2] = { 0 }, sl[2] = { 0 };
 	struct model *m;
 	struct stat st;
 
@@ -374,16 +379,40 @@ static void import_marian(const char *out, char **f, int nf,
 			die_err();
 	}
 	mb = read_all(f[0], &in.model_len);
-	vs = read_all(f[1], &in.vsrc_len);
-	if (nf > 2)
-		vt = read_all(f[2], &in.vtgt_len);
-	else
-		in.vtgt_len = in.vsrc_len;
+	/* the vocabularies: .spm files, or vocab.yml files (their ids)
+	 * and then the .spm files that segment them, source first */
+	for (i = 1; i < nf; i++) {
+		file[i - 1] = read_all(f[i], &len[i - 1]);
+		yml[i - 1] = spm_special_ids(file[i - 1], len[i - 1], &size,
+					     &eos, &unk) < 0 || size <= 0;
+		ny += yml[i - 1];
+	}
+	for (i = 0; i < nf - 1; i++) {
+		if (ny && !yml[i]) {
+			if (ns == 2)
+				usage_error("--import: at most two .spm files "
+					    "to segment the vocab.yml");
+			sg[ns] = file[i];
+			sl[ns++] = len[i];
+		} else if (!ny || yml[i]) {
+			if (v[1])
+				usage_error("--import: at most two "
+					    "vocabularies");
+			vl[v[0] ? 1 : 0] = len[i];
+			v[v[0] ? 1 : 0] = file[i];
+		}
+	}
+	in.vsrc = v[0];
+	in.vsrc_len = vl[0];
+	in.vtgt = v[1] ? v[1] : v[0];
+	in.vtgt_len = v[1] ? vl[1] : vl[0];
+	in.ssrc = sg[0];
+	in.ssrc_len = sl[0];
+	in.stgt = sg[1];
+	in.stgt_len = sl[1];
 	if (decoder_cfg)
 		dc = read_all(decoder_cfg, &in.decoder_len);
 	in.model = mb;
-	in.vsrc = vs;
-	in.vtgt = vt ? vt : vs;
 	in.decoder = dc;
 	if (!(m = marian_import(&in))) {
 		err_prefix("%s", f[0]);
@@ -393,8 +422,8 @@ static void import_marian(const char *out, char **f, int nf,
 		die_err();
 	model_free(m);
 	free(mb);
-	free(vs);
-	free(vt);
+	for (i = 0; i < 4; i++)
+		free(file[i]);
 	free(dc);
 }
 
@@ -655,9 +684,11 @@ int main(int argc, char **argv)
 			usage_error("--import: '%s' is not marian", import);
 		if (!model)
 			usage_error("no model: -m MODEL");
-		if (argc - optind < 2 || argc - optind > 3)
+		if (argc - optind < 2 || argc - optind > 5)
 			usage_error("--import marian needs MARIAN.npz (or .bin) "
-				    "and one or two vocabularies");
+				    "and one or two vocabularies (and with a "
+				    "vocab.yml, the .spm files that segment "
+				    "it)");
 		free(set);
 		import_marian(model, argv + optind, argc - optind, decoder_cfg,
 			      force);

@@ -7,12 +7,36 @@
  * forged model's control piece is text too), the same ids twice over
  * (the scratch space keeps nothing between lines), and decodes those
  * ids, its pieces and the line itself read as pieces without an error.
+ * An input that vocab_load takes (a table of ids over a model too:
+ * vocab.h's third kind) encodes and decodes a line within its ids.
  * The seeds are small models from tests/fixtures/spm.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "text/spm_impl.h"
+#include "text/vocab.h"
+
+/* Through vocab.h: ids within the vocabulary, decoded without error. */
+static void as_vocab(const uint8_t *data, size_t size)
+{
+	struct vocab *v = vocab_load(data, size);
+	struct bpe_ids ids = { 0 };
+	struct bpe_text t = { 0 };
+
+	if (!v)
+		return;
+	if (vocab_encode(v, "hello world a", 13, &ids, &t) == 0) {
+		for (size_t i = 0; i < ids.n; i++)
+			if (ids.v[i] < 0 || ids.v[i] >= vocab_size(v))
+				abort();
+		if (vocab_decode_line(v, ids.v, ids.n, &t) < 0)
+			abort();
+	}
+	bpe_ids_free(&ids);
+	bpe_text_free(&t);
+	vocab_free(v);
+}
 
 static void encode(struct spm *m, const char *s, size_t n)
 {
@@ -51,10 +75,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"", "hello world", "  a\tb  c ", "\xff\xfe\xc3", "<s></s><unk>",
 		"\xe2\x96\x81x\xe2\x96\x81", "\xef\xbc\xa1\xe6\x97\xa5",
 	};
-	struct spm *m = spm_load(data, size);
+	struct spm *m;
 	size_t i;
 
-	if (!m)
+	as_vocab(data, size);
+	if (!(m = spm_load(data, size)))
 		return 0;
 	for (i = 0; i < sizeof(lines) / sizeof(*lines); i++)
 		encode(m, lines[i], strlen(lines[i]));

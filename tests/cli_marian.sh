@@ -9,7 +9,8 @@
 # within 1e-4 nats.  The settings of decoder.yml land in the config.
 # Refused, by name: a type, a decoder (rnn/SSRU) and tied layers attn
 # lacks, a parameter missing, a corrupt or truncated archive, an existing
-# model without --force.  The reference's sources are ids (a stream of
+# model without --force.  A vocab.yml with its .spm tokenises text with
+# the yml's ids.  The reference's sources are ids (a stream of
 # src.ids built with tensordump -r); text goes through the model's own
 # SentencePiece vocabulary too.
 set -eu
@@ -77,6 +78,34 @@ tokenize -m post.tsr text.in | embed -m post.tsr | encode -m post.tsr |
 	attend -m post.tsr | beam -m post.tsr > text.out
 [ "$(wc -l < text.out)" -eq 3 ] || fail "$(wc -l < text.out) lines for 3"
 [ -n "$(sed -n 1p text.out)" ] || fail "no text for line 1"
+
+# A Marian vocab.yml (OPUS-MT's kind: its ids are not the .spm's; here
+# </s> 0, <unk> 1, then the .spm's other pieces in reverse, so the yml's
+# id is 37 - the .spm's) with the .spm that segments it: tokenize cuts
+# with the .spm and gives the yml's ids, and detokenises back.
+train-step --import marian -m y.tsr "$F/post.npz" "$F/vocab.yml" \
+	"$F/vocab.spm" || fail "import with a vocab.yml and its .spm"
+printf 'la luna come\nverde mar\n\n' > t.txt
+tokenize -m post.tsr -f ids t.txt |
+	awk '{ for (i = 1; i <= NF; i++) $i = $i < 2 ? $i : 37 - $i; print }' \
+	> want.ids
+tokenize -m y.tsr -f ids t.txt > got.ids
+cmp -s got.ids want.ids || fail "the yml's ids: $(paste got.ids want.ids)"
+tokenize -m y.tsr t.txt | tokenize -d -m y.tsr > back.txt
+cmp -s back.txt t.txt || fail "the yml's round trip: $(cat back.txt)"
+tokenize -m y.tsr -f units t.txt | head -1 > units
+[ "$(cat units)" = "▁la ▁luna ▁come" ] || fail "the yml's pieces: $(cat units)"
+tokenize -m y.tsr t.txt | embed -m y.tsr | encode -m y.tsr |
+	attend -m y.tsr | beam -m y.tsr > y.out
+[ "$(wc -l < y.out)" -eq 3 ] || fail "$(wc -l < y.out) lines for 3"
+# a vocab.yml alone imports (its models take ids), and one whose ids
+# are not each piece's own is refused
+train-step --import marian -m yonly.tsr "$F/post.npz" "$F/vocab.yml" ||
+	fail "import with a vocab.yml alone"
+sed 's/: 3$/: 2/' "$F/vocab.yml" > dup.yml
+exits 1 train-step --import marian -m x.tsr "$F/post.npz" dup.yml \
+	"$F/vocab.spm"
+err_has "has no id of its own"
 
 # the config: Marian's settings as attn's keys
 tensordump -t -n model.config post.tsr > cfg

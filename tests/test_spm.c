@@ -579,6 +579,71 @@ START_TEST(marian_specials)
 }
 END_TEST
 
+/* A table of ids over a model (vocab.h's third kind): the model's
+ * pieces under the table's ids, a piece the table lacks as its <unk>,
+ * the specials by name, and the refusals of damaged bytes. */
+START_TEST(table_of_ids)
+{
+	struct buf o = { .n = 0 }, t = { .n = 0 };
+	const char *const piece[] = { "</s>", "<unk>", "\u2581b", "x",
+				      "\u2581a" };
+	struct bpe_text blob = { 0 }, out = { 0 };
+	struct bpe_ids ids = { 0 };
+	struct vocab *v;
+
+	put_piece(&o, "<unk>", 0, SPM_UNKNOWN);
+	put_piece(&o, "</s>", 0, SPM_CONTROL);
+	put_piece(&o, "\u2581a", -1, SPM_NORMAL);
+	put_piece(&o, "\u2581b", -2, SPM_NORMAL);
+	put_piece(&o, "\u2581c", -3, SPM_NORMAL);
+	put_bytes(&t, 45, "<unk>", 5);
+	put_msg(&o, 2, &t);
+	ck_assert_int_eq(vocab_map_make(o.b, o.n, piece, 5, &blob), 0);
+	v = vocab_load(blob.s, blob.n);
+	ck_assert_msg(v != NULL, "%s", err_msg());
+	ck_assert_int_eq(vocab_size(v), 5);
+	ck_assert_int_eq(vocab_special(v, VOCAB_EOS), 0);
+	ck_assert_int_eq(vocab_special(v, VOCAB_UNK), 1);
+	ck_assert_int_eq(vocab_special(v, VOCAB_BOS), -1);
+	/* a b c: the table's 4 2, and c (the model's, not the table's) is
+	 * <unk> */
+	ck_assert_int_eq(vocab_encode(v, "a b c", 5, &ids, NULL), 0);
+	ck_assert_uint_eq(ids.n, 3);
+	ck_assert_int_eq(ids.v[0], 4);
+	ck_assert_int_eq(ids.v[1], 2);
+	ck_assert_int_eq(ids.v[2], 1);
+	ck_assert_int_eq(vocab_decode_line(v, (int32_t[]){ 2, 4, 0, 4 }, 4,
+					   &out), 0);
+	ck_assert_uint_eq(out.n, 3);
+	ck_assert(!memcmp(out.s, "b a", 3));
+	out.n = 0;
+	ck_assert_int_eq(vocab_unit_show(v, 2, &out), 0);
+	ck_assert(out.n == strlen("\u2581b") && !memcmp(out.s, "\u2581b", out.n));
+	ck_assert_int_eq(vocab_unit_find(v, "x", 1), 3);
+	ck_assert_int_eq(vocab_unit_show(v, 5, &out), -1);
+	ck_assert_int_eq(vocab_decode(v, (int32_t[]){ 5 }, 1, &out), -1);
+	vocab_free(v);
+	/* damaged: cut short, the header's lengths, no <unk>, a piece with
+	 * a newline */
+	ck_assert_ptr_null(vocab_load(blob.s, blob.n - 1));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "piece 4"));
+	ck_assert_ptr_null(vocab_load(blob.s, 20));
+	blob.s[strlen("attn-spm-map 1 ")] = '9';
+	ck_assert_ptr_null(vocab_load(blob.s, blob.n));
+	blob.n = 0;
+	ck_assert_int_eq(vocab_map_make(o.b, o.n, (const char *[]){ "</s>",
+				"a", "b", "c" }, 4, &blob), 0);
+	ck_assert_ptr_null(vocab_load(blob.s, blob.n));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "without <unk>"));
+	blob.n = 0;
+	ck_assert_int_eq(vocab_map_make(o.b, o.n, (const char *[]){ "a\nb" },
+					1, &blob), -1);
+	bpe_text_free(&blob);
+	bpe_text_free(&out);
+	bpe_ids_free(&ids);
+}
+END_TEST
+
 START_TEST(refusals)
 {
 	struct buf o = { .n = 0 };
@@ -647,6 +712,7 @@ int main(void)
 	tcase_add_test(tc, bpe_by_hand);
 	tcase_add_test(tc, byte_fallback_and_decoding);
 	tcase_add_test(tc, marian_specials);
+	tcase_add_test(tc, table_of_ids);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -22,6 +22,7 @@
 #include "marian_import.h"
 #include "marian_items.h"
 #include "spm_ids.h"
+#include "text/vocab.h"
 #include "yaml.h"
 
 struct imp {
@@ -222,6 +223,57 @@ static int vocab_ids(const void *v, size_t n, int *size, int *eos, int *unk,
 	return 0;
 }
 
+/*
+ * A side's vocabulary as the model keeps it, into out: an .spm as it is;
+ * a vocab.yml with the .spm that segments it (spm not NULL) as a table
+ * of ids over it (text/vocab.h), its ids 0 .. n-1 each a piece once; a
+ * vocab.yml alone as it is (ids only).
+ */
+static int side_vocab(const void *v, size_t n, const void *spm,
+		      size_t spm_len, struct bpe_text *out, const char *side)
+{
+	int size, eos, unk, rc = -1;
+	const char **piece = NULL;
+	struct yaml y;
+
+	if (spm_special_ids(v, n, &size, &eos, &unk) == 0 && size > 0)
+		return bpe_text_add(out, v, n);
+	if (!spm)
+		return bpe_text_add(out, v, n);
+	if (spm_special_ids(spm, spm_len, &size, &eos, &unk) < 0 ||
+	    size <= 0) {
+		err_prefix("the %s segmenter is not a SentencePiece model", side);
+		return -1;
+	}
+	if (yaml_parse(&y, v, n, "vocab.yml") < 0)
+		return -1;
+	if (!(piece = calloc(y.n ? y.n : 1, sizeof *piece))) {
+		err_set("out of memory");
+		goto out;
+	}
+	for (int i = 0; i < y.n; i++) {
+		const struct yaml_entry *e = &y.e[i];
+		char *end;
+		long id = e->list || e->n != 1 ? -1 :
+			strtol(e->v[0], &end, 10);
+
+		if (id < 0 || id >= y.n || *end || piece[id]) {
+			err_set("the %s vocab.yml: line %d: '%s' has no id of "
+				"its own from 0 to %d", side, e->line, e->key,
+				y.n - 1);
+			goto out;
+		}
+		piece[id] = e->key;
+	}
+	rc = vocab_map_make(spm, spm_len, piece, y.n, out);
+	if (rc < 0)
+		err_prefix("the %s vocab.yml", side);
+out:
+	free(piece);
+	yaml_free(&y);
+	return rc;
+}
+
 /* attn's parameter name a as Marian's, into mn; *tr 1 for a matrix to
  * transpose.  -1 for a name this does not know (a bug). */
 static int marian_name(const struct imp *im, const char *a, char *mn,
@@ -399,6 +451,7 @@ struct model *marian_import(const struct marian_import_in *in)
 	const char *sp[32];
 	struct model *m = NULL;
 	int nset = 0, i, vs, es, us, vt, et, ut;
+	struct bpe_text vb[2] = { { 0 }, { 0 } };
 
 	memset(&im, 0, sizeof(im));
 	if (marian_items_read(&mi, in->model, in->model_len) < 0)
@@ -438,8 +491,13 @@ struct model *marian_import(const struct marian_import_in *in)
 		goto bad;
 	}
 	if (fill_params(m, &im, &mi) < 0 ||
-	    model_set_vocab(m, 0, in->vsrc, in->vsrc_len) < 0 ||
-	    model_set_vocab(m, 1, in->vtgt, in->vtgt_len) < 0 ||
+	    side_vocab(in->vsrc, in->vsrc_len, in->ssrc, in->ssrc_len,
+		       &vb[0], "source") < 0 ||
+	    side_vocab(in->vtgt, in->vtgt_len, in->stgt ? in->stgt : in->ssrc,
+		       in->stgt ? in->stgt_len : in->ssrc_len, &vb[1],
+		       "target") < 0 ||
+	    model_set_vocab(m, 0, vb[0].s, vb[0].n) < 0 ||
+	    model_set_vocab(m, 1, vb[1].s, vb[1].n) < 0 ||
 	    (in->decoder &&
 	     decoder_defaults(m, in->decoder, in->decoder_len) < 0))
 		goto bad;
@@ -448,6 +506,8 @@ bad:
 	model_free(m);
 	m = NULL;
 out:
+	bpe_text_free(&vb[0]);
+	bpe_text_free(&vb[1]);
 	yaml_free(&im.y);
 	marian_items_free(&mi);
 	return m;

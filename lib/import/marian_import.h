@@ -11,8 +11,14 @@
 struct marian_import_in {
 	const void *model;		/* the .npz or .bin file's bytes */
 	size_t model_len;
-	const void *vsrc, *vtgt;	/* the vocabularies' bytes: .spm */
+	const void *vsrc, *vtgt;	/* the vocabularies' bytes: .spm, or
+					   Marian's vocab.yml */
 	size_t vsrc_len, vtgt_len;	/* (vtgt may be vsrc) */
+	/* For a vocab.yml (OPUS-MT's: ids of a joint vocabulary), the
+	 * SentencePiece models that cut each side into its pieces (stgt
+	 * may be ssrc), or NULL: the model then takes ids only. */
+	const void *ssrc, *stgt;
+	size_t ssrc_len, stgt_len;
 	const char *decoder;		/* decoder.yml's text, or NULL */
 	size_t decoder_len;
 };
@@ -27,6 +33,9 @@ struct marian_import_in {
  * silently dropped).  Special ids from the vocabularies (</s>, the
  * unknown piece; bos_id -1: Marian's zero start vector; pad_id
  * = eos_id), the vocabularies kept as they are (model_set_vocab), and
+ * a vocab.yml with the .spm that segments it kept as text/vocab.h's
+ * third kind (vocab_map_make), so that tokenize cuts text with the .spm
+ * and gives the yml's ids;
  * decoder.yml's beam-size, normalize and max-length-factor as the
  * config's dec_beam_size, dec_normalize and dec_max_length_factor.
  * NULL with err_msg() set otherwise.

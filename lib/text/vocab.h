@@ -4,9 +4,17 @@
  * "attn-bpe") or a SentencePiece model (spm.h: the protobuf file that
  * spm_train writes).  Each keeps its own rules; this only dispatches.
  *
+ * A third kind is a SentencePiece model with ids of its own (Marian's
+ * vocab.yml, as OPUS-MT's models have: pieces to ids of a joint
+ * vocabulary, not the model's): the model cuts the text into pieces and
+ * the table gives their ids; a piece the table lacks is <unk>.  Its
+ * bytes (vocab_map_make) are "attn-spm-map 1 B N\n", the B bytes of the
+ * model, then the N pieces, id 0 first, each ended by a newline.
+ *
  * Special ids (pad, bos, eos, unk; -1 when the vocabulary has none):
  * attn-bpe's are 0 1 2 3; a SentencePiece model's are those it names
- * (by default unk 0, bos 1, eos 2 and no pad; Marian's eos 0, unk 1).
+ * (by default unk 0, bos 1, eos 2 and no pad; Marian's eos 0, unk 1); a
+ * table's those of its pieces <pad>, <s>, </s> and <unk>.
  *
  * One struct vocab serves one thread (both kinds keep scratch space).
  */
@@ -29,6 +37,13 @@ struct vocab {
 	struct bpe *bpe;        /* one of the two */
 	struct spm *spm;
 	int32_t special[4];     /* enum vocab_special */
+	/* a table of ids over spm (the third kind), else n 0 and NULLs */
+	struct vocab_map {
+		int n;                  /* ids 0 .. n-1 */
+		char **piece;           /* [n] */
+		int32_t *to_spm;        /* [n] the model's id, -1: none */
+		int32_t *from_spm;      /* [spm_size] the table's, -1 */
+	} map;
 };
 
 /*
@@ -40,6 +55,13 @@ struct vocab {
  */
 struct vocab *vocab_load(const void *data, size_t len);
 void vocab_free(struct vocab *v);
+/*
+ * Appends to out the bytes of a vocabulary of the third kind: the
+ * SentencePiece model spm [spm_len] and the n pieces (ids 0 .. n-1), none
+ * empty or holding a newline.  0, or -1 with err_msg().
+ */
+int vocab_map_make(const void *spm, size_t spm_len, const char *const *piece,
+		   int n, struct bpe_text *out);
 
 int vocab_size(const struct vocab *v);          /* ids are 0..size-1 */
 static inline int32_t vocab_special(const struct vocab *v,
