@@ -17,19 +17,6 @@ for p in spm_train spm_encode spm_decode; do
 done
 in_tmp
 
-# best CPU SECONDS of 3 runs of CMD (stdout to $tmp/out)
-best() {
-	b=
-	for _ in 1 2 3; do
-		times > "$tmp/t0"
-		"$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-		times > "$tmp/t1"
-		b=$(cputime "$tmp/t0" "$tmp/t1" |
-			awk -v b="${b:-1e9}" '{ print $1 < b ? $1 : b }')
-	done
-	echo "$b"
-}
-
 head -100000 "$corpus" >text
 sed -n '100001,150000p' "$corpus" >train
 echo "text: $(wc -l <text) lines, $(wc -c <text) bytes of $corpus"

@@ -10,20 +10,6 @@ data=$data/train.es
 need "$data"
 in_tmp
 
-# best CPU SECONDS of 3 runs of CMD (stdout to $tmp/out, stderr to
-# $tmp/err; called within $(...): times counts the subshell's children)
-best() {
-	b=
-	for _ in 1 2 3; do
-		times > "$tmp/t0"
-		"$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-		times > "$tmp/t1"
-		b=$(cputime "$tmp/t0" "$tmp/t1" |
-			awk -v b="${b:-1e9}" '{ print $1 < b ? $1 : b }')
-	done
-	echo "$b"
-}
-
 bytes=$(wc -c <"$data")
 words=$(wc -w <"$data")
 echo "corpus: $data, $bytes bytes, $words words"

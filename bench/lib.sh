@@ -22,6 +22,21 @@ in_tmp() {
 	cd "$tmp" || exit 1
 }
 
+# best CMD...: the best CPU seconds of 3 runs of CMD, after in_tmp (its
+# stdout to $tmp/out, stderr to $tmp/err; a failure ends the benchmark).
+# Called within $(...): times counts the subshell's children.
+best() {
+	b=
+	for _ in 1 2 3; do
+		times > "$tmp/t0"
+		"$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+		times > "$tmp/t1"
+		b=$(cputime "$tmp/t0" "$tmp/t1" |
+			awk -v b="${b:-1e9}" '{ print $1 < b ? $1 : b }')
+	done
+	echo "$b"
+}
+
 # now: the wall clock in seconds; median: of the numbers on stdin.
 now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -244,21 +244,30 @@ int vocab_encode_dropout(struct vocab *v, const char *text, size_t len,
 	return bpe_encode_dropout(v->bpe, text, len, ids, p, r);
 }
 
-int vocab_decode(const struct vocab *v, const int32_t *ids, size_t n,
-		 struct bpe_text *out)
+/* dec (spm_decode or spm_decode_units) of ids: through the table, for a
+ * vocabulary of the third kind. */
+static int spm_side(const struct vocab *v, const int32_t *ids, size_t n,
+		    struct bpe_text *out,
+		    int (*dec)(const struct spm *, const int32_t *, size_t,
+			       struct bpe_text *))
 {
 	int32_t *s;
 	int rc;
 
-	if (v->bpe)
-		return bpe_decode(v->bpe, ids, n, out);
 	if (!v->map.n)
-		return spm_decode(v->spm, ids, n, out);
+		return dec(v->spm, ids, n, out);
 	if (!(s = to_spm(v, ids, n)))
 		return -1;
-	rc = spm_decode(v->spm, s, n, out);
+	rc = dec(v->spm, s, n, out);
 	free(s);
 	return rc;
+}
+
+int vocab_decode(const struct vocab *v, const int32_t *ids, size_t n,
+		 struct bpe_text *out)
+{
+	return v->bpe ? bpe_decode(v->bpe, ids, n, out) :
+			spm_side(v, ids, n, out, spm_decode);
 }
 
 int vocab_decode_line(const struct vocab *v, const int32_t *ids, size_t n,
@@ -279,18 +288,8 @@ int vocab_decode_line(const struct vocab *v, const int32_t *ids, size_t n,
 int vocab_decode_units(const struct vocab *v, const int32_t *ids, size_t n,
 		       struct bpe_text *out)
 {
-	int32_t *s;
-	int rc;
-
-	if (v->bpe)
-		return bpe_decode_units(v->bpe, ids, n, out);
-	if (!v->map.n)
-		return spm_decode_units(v->spm, ids, n, out);
-	if (!(s = to_spm(v, ids, n)))
-		return -1;
-	rc = spm_decode_units(v->spm, s, n, out);
-	free(s);
-	return rc;
+	return v->bpe ? bpe_decode_units(v->bpe, ids, n, out) :
+			spm_side(v, ids, n, out, spm_decode_units);
 }
 
 int vocab_unit_show(const struct vocab *v, int32_t id, struct bpe_text *out)
