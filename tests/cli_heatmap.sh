@@ -88,7 +88,9 @@ echo "la casa" | tokenize -m m.tsr | tensordump -t | sed 's/ end$//' >b.txt
 src_units=$(echo "la casa" | tokenize -m m.tsr -f units)
 tgt_ids=$(echo "perro" | tokenize -m m.tsr -T -f ids)
 tgt_units=$(echo "perro" | tokenize -m m.tsr -T -f units)
-S=$(echo "$src_units" | wc -w) N=$(echo "$tgt_ids" | wc -w)
+# units by fields: wc -w in the C locale counts no word of "▁" alone
+S=$(echo "$src_units" | awk '{ print NF }')
+N=$(echo "$tgt_ids" | awk '{ print NF }')
 {
 	echo "record hyp.ids i32 [$N]"
 	echo "$tgt_ids"
