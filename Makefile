@@ -202,14 +202,20 @@ check:
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCHES)
 
-# The same models and workloads in plain PyTorch (Debian's python3-torch;
-# not part of check or CI), written to $(BUILD)/bench/torch.txt for make
-# bench.  Debian's python3 (another python first on PATH lacks torch).
+# The same models and workloads in plain PyTorch (Debian's python3-torch
+# and libopenblas0-pthread; not part of check or CI), for make bench: on
+# the CPU's best kernels in $(BUILD)/bench/torch.txt and, where the CPU
+# has AVX-512, held to AVX2 as ATTN_KERNELS=avx2 holds attn in
+# torch-avx2.txt.  Debian's python3 (another python first on PATH lacks
+# torch).
 PYTHON ?= /usr/bin/python3
 bench-torch: all
 	@mkdir -p $(BUILD)/bench
-	PATH="$(abspath $(BUILD))/bin:$$PATH" $(PYTHON) \
+	PATH="$(abspath $(BUILD))/bin:$$PATH" ATTN_KERNELS= $(PYTHON) \
 		bench/torch/bench_torch.py --out $(BUILD)/bench/torch.txt
+	if grep -q '^flags.* avx512f' /proc/cpuinfo; then \
+	PATH="$(abspath $(BUILD))/bin:$$PATH" ATTN_KERNELS=avx2 $(PYTHON) \
+		bench/torch/bench_torch.py --out $(BUILD)/bench/torch-avx2.txt; fi
 
 # The fuzzers need clang's libFuzzer: one target per parser,
 # fuzz/fuzz_NAME.c, linked with libtensor built for fuzzing (coverage,

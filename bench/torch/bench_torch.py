@@ -31,24 +31,29 @@ import argparse
 import ctypes
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-# One thread everywhere: OpenBLAS (Debian's libblas.so.3 when
-# libopenblas0 is installed; the reference BLAS is ten times slower) and
-# OpenMP keep their own counts.  ATTN_KERNELS=avx2 holds PyTorch to AVX2
-# as attn: OpenBLAS's Haswell kernels, oneDNN and ATen at AVX2.
-for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
-if os.environ.get("ATTN_KERNELS") == "avx2":
-    os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
-    os.environ.setdefault("DNNL_MAX_CPU_ISA", "AVX2")
-    os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
-
-
+# The baseline runs on the best kernels the CPU has for the ISA being
+# compared, whatever the caller's environment says: a machine here set
+# OPENBLAS_CORETYPE=Haswell for every process, which timed PyTorch on
+# AVX2 kernels against attn's AVX-512 and made every ratio about 1.9x too
+# kind.  So each variable that picks PyTorch's kernels or threads is set
+# here, not defaulted, and what the caller had is reported:
+#   - one thread everywhere (OpenBLAS, OpenMP); CPU time is measured, so
+#     more threads would only add overhead to the baseline;
+#   - OpenBLAS's kernels named from the CPU's flags: it chooses by family
+#     and model, and a guest whose hypervisor names no model it knows (a
+#     Sapphire Rapids under KVM, "Intel(R) Xeon(R) Processor") gets
+#     Prescott's SSE3 kernels: 19 GFLOP/s for [800, 256] x [256, 1024]
+#     against 104-110 with SkylakeX's;
+#   - ATTN_KERNELS=avx2 holds PyTorch to AVX2 as attn: OpenBLAS's Haswell
+#     kernels, oneDNN and ATen at AVX2; otherwise oneDNN and ATen choose
+#     the best they have.
 def cpu_flags():
     try:
         with open("/proc/cpuinfo") as f:
@@ -60,16 +65,47 @@ def cpu_flags():
     return set()
 
 
-# OpenBLAS chooses its kernels by the CPU's family and model; a guest
-# whose hypervisor names no model it knows (a Sapphire Rapids under KVM,
-# "Intel(R) Xeon(R) Processor") gets Prescott's SSE3 kernels: 19 GFLOP/s
-# for [800, 256] x [256, 1024] against 104-110 with SkylakeX's, which
-# made PyTorch three to five times slower than it is.  So the kernels are
-# named from the CPU's flags, the best it runs, unless the caller did.
-if "avx512f" in cpu_flags():
-    os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
-elif "avx2" in cpu_flags():
-    os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
+def kernel_env():
+    """The environment PyTorch's kernels are chosen by, for this CPU and
+    ATTN_KERNELS: {variable: value, or None to unset}."""
+    flags = cpu_flags()
+    avx2 = os.environ.get("ATTN_KERNELS") == "avx2"
+    core = aten = None
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags and not avx2:
+        # ATen 1.13 keeps to AVX2 on an AVX-512 Zen 5 unless told
+        core, aten = "SkylakeX", "avx512"
+    elif "avx2" in flags:
+        core, aten = "Haswell", "avx2"
+    return {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1", "GOTO_NUM_THREADS": "1",
+            "OPENBLAS_CORETYPE": core, "OPENBLAS_BLOCK_FACTOR": None,
+            "DNNL_MAX_CPU_ISA": "AVX2" if avx2 else None,
+            "ATEN_CPU_CAPABILITY": aten}
+
+
+OVERRIDDEN = []
+for _v, _x in kernel_env().items():
+    _old = os.environ.get(_v)
+    if _old is not None and _old != _x:
+        OVERRIDDEN.append("%s=%s" % (_v, _old))
+    if _x is None:
+        os.environ.pop(_v, None)
+    else:
+        os.environ[_v] = _x
+
+
+def openblas():
+    """(configuration, core) of the BLAS torch calls (libblas.so.3, which
+    torch has loaded), or None when it is not OpenBLAS: Debian's
+    reference BLAS, there when libopenblas0 is not, is ten times slower."""
+    blas = ctypes.CDLL("libblas.so.3")
+    if not hasattr(blas, "openblas_get_corename"):
+        return None
+    blas.openblas_get_corename.restype = ctypes.c_char_p
+    blas.openblas_get_config.restype = ctypes.c_char_p
+    return (blas.openblas_get_config().decode(),
+            blas.openblas_get_corename().decode())
+
 
 import torch
 import torch.nn.functional as F
@@ -248,6 +284,23 @@ def main():
         res.append((name, br[0], br[1]))
         print("%-22s %8.1f %8.1f" % ((name,) + br), flush=True)
 
+    blas = openblas()
+    if blas is None:
+        print("bench_torch: PyTorch's BLAS (libblas.so.3) is not OpenBLAS, "
+              "a crippled baseline: install libopenblas0-pthread",
+              file=sys.stderr)
+        return 1
+    want = os.environ.get("OPENBLAS_CORETYPE")
+    if want and blas[1].lower() != want.lower():
+        print("bench_torch: OpenBLAS runs its %s kernels, not %s" %
+              (blas[1], want), file=sys.stderr)
+        return 1
+    kernels = "%s, %s kernels" % (blas[0].strip(), blas[1])
+    aten = re.search(r"CPU capability usage: (\w+)", torch.__config__.show())
+    kernels += "; ATen %s" % (aten.group(1) if aten else "(unknown)")
+    print("kernels: %s" % kernels)
+    if OVERRIDDEN:
+        print("overridden from the environment: %s" % " ".join(OVERRIDDEN))
     print("%-22s %8s %8s  (target tokens per CPU second)" %
           ("PyTorch %s" % torch.__version__, "best", "median"))
     have_dev = os.path.exists(a.dev) and os.path.exists(a.model)
@@ -298,9 +351,8 @@ def main():
         f.write("# bench/torch/bench_torch.py %s\n" %
                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
         f.write("# cpu %s\n" % cpu_model())
-        f.write("# isa %s\n" % os.environ.get("ATTN_KERNELS", "native"))
-        f.write("# OPENBLAS_CORETYPE %s\n" %
-                os.environ.get("OPENBLAS_CORETYPE", "(OpenBLAS's choice)"))
+        f.write("# isa %s\n" % (os.environ.get("ATTN_KERNELS") or "native"))
+        f.write("# kernels %s\n" % kernels)
         f.write("# torch %s, 1 thread, f32, CPU time; name best median "
                 "(target tokens/s)\n" % torch.__version__)
         for r in res:
