@@ -438,9 +438,9 @@ static void shortlist(const char *model, const char *pairs, int nfreq,
 	struct model_id id;
 	struct corpus c;
 	struct model *m;
-	int32_t *freq, *trans;
+	int32_t *freq, *trans, special[4];
 	struct sl_table *t;
-	int found, s, j, nsrc = 0;
+	int found, s, j, nsrc = 0, nspecial;
 
 	if (train_lock(model) < 0)	/* held until exit */
 		die_err();
@@ -456,8 +456,9 @@ static void shortlist(const char *model, const char *pairs, int nfreq,
 	trans = malloc(sizeof *trans * m->src_vocab * k);
 	if (!freq || !trans)
 		die("out of memory");
-	if (lexicon_learn(&c, m->src_vocab, m->tgt_vocab, nfreq, k, freq,
-			  &found, trans, NULL) < 0 ||
+	nspecial = shortlist_specials(m, special);
+	if (lexicon_learn(&c, m->src_vocab, m->tgt_vocab, special, nspecial,
+			  nfreq, k, freq, &found, trans, NULL) < 0 ||
 	    !(t = shortlist_table_new(m, freq, found, trans, k)) ||
 	    shortlist_table_save(t, model) < 0)
 		die_err();

@@ -35,6 +35,9 @@ static const int32_t tgt_ids[] = { 6, 7, 2, 6, 2, 7, 7, 8, 2,
 static int slen[] = { 3, 2, 3, 2 }, tlen[] = { 3, 2, 4, 5 };
 static size_t soff[] = { 0, 3, 5, 8 }, toff[] = { 0, 3, 5, 9 };
 
+/* attn's own vocabularies' special units: <pad> <s> </s> <unk> */
+static const int32_t attn_special[4] = { 0, 1, 2, 3 };
+
 static struct corpus corpus(void)
 {
 	struct corpus c = { 0 };
@@ -64,8 +67,8 @@ START_TEST(dice_by_hand)
 		[9] = { 1, 1, 2.0f / 3 },
 	};
 
-	ck_assert_int_eq(lexicon_learn(&c, V, V, 3, K, freq, &found, trans,
-				       dice), 0);
+	ck_assert_int_eq(lexicon_learn(&c, V, V, attn_special, 4, 3, K, freq,
+				       &found, trans, dice), 0);
 	/* 6 and 7 occur 3 times (the lower id first), then 8 */
 	ck_assert_int_eq(found, 3);
 	ck_assert_int_eq(freq[0], 6);
@@ -82,8 +85,8 @@ START_TEST(dice_by_hand)
 		}
 	/* more frequent units than there are: every non-special one, those
 	 * never seen after the rest by id, then -1 */
-	ck_assert_int_eq(lexicon_learn(&c, V, V, 10, 1, freq, &found, trans,
-				       NULL), 0);
+	ck_assert_int_eq(lexicon_learn(&c, V, V, attn_special, 4, 10, 1, freq,
+				       &found, trans, NULL), 0);
 	ck_assert_int_eq(found, 8);
 	{
 		static const int32_t all[10] = { 6, 7, 8, 10, 11, 4, 5, 9,
@@ -93,8 +96,8 @@ START_TEST(dice_by_hand)
 			ck_assert_int_eq(freq[j], all[j]);
 	}
 	/* an id beyond the vocabularies is refused */
-	ck_assert_int_eq(lexicon_learn(&c, 9, V, 3, K, freq, &found, trans,
-				       NULL), -1);
+	ck_assert_int_eq(lexicon_learn(&c, 9, V, attn_special, 4, 3, K, freq,
+				       &found, trans, NULL), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "outside the vocabularies"));
 }
 END_TEST
@@ -134,6 +137,7 @@ START_TEST(decoder_shortlists)
 	int i, j, r, cap;
 
 	m.src_vocab = m.tgt_vocab = V;
+	m.pad_id = 0, m.bos_id = 1, m.eos_id = 2, m.unk_id = 3;
 	for (i = 0; i < V * 2; i++)
 		trans[i] = -1;
 	trans[4 * 2] = 7;
@@ -220,6 +224,67 @@ START_TEST(decoder_shortlists)
 }
 END_TEST
 
+/*
+ * Another vocabulary's special units (a Marian model's: </s> 0 and <unk>
+ * 1, no <s>, its <pad> the last id; or </s> far from 2): the table leaves
+ * out those, not ids 0 to 3, and every sentence's shortlist holds them.
+ * The corpus above with </s> as 2 read as a unit: with specials 0 1 11,
+ * 2 is the most frequent target unit (4 pairs), then 6 7 (3), 8 (2), 10.
+ */
+START_TEST(the_models_special_units)
+{
+	struct corpus c = corpus();
+	struct model m = { 0 };
+	enum { V = 12, K = 2 };
+	int32_t special[4], freq[20], trans[V * K];
+	static const int32_t src[] = { 9, 0 };
+	struct sl_table *t;
+	struct shortlist *sl;
+	int found, j;
+
+	m.src_vocab = m.tgt_vocab = V;
+	m.pad_id = 11, m.bos_id = -1, m.eos_id = 0, m.unk_id = 1;
+	ck_assert_int_eq(shortlist_specials(&m, special), 3);
+	ck_assert_int_eq(special[0], 0);
+	ck_assert_int_eq(special[1], 1);
+	ck_assert_int_eq(special[2], 11);
+	m.pad_id = 0;	/* one id twice; and one outside the vocabulary */
+	m.unk_id = V;
+	ck_assert_int_eq(shortlist_specials(&m, special), 1);
+	ck_assert_int_eq(special[0], 0);
+	m.pad_id = 11, m.unk_id = 1;
+	ck_assert_int_eq(shortlist_specials(&m, special), 3);
+
+	ck_assert_int_eq(lexicon_learn(&c, V, V, special, 3, 5, K, freq,
+				       &found, trans, NULL), 0);
+	ck_assert_int_eq(found, 5);
+	ck_assert_int_eq(freq[0], 2);
+	ck_assert_int_eq(freq[1], 6);
+	ck_assert_int_eq(freq[2], 7);
+	ck_assert_int_eq(freq[3], 8);
+	ck_assert_int_eq(freq[4], 10);
+	/* 2 is a unit now: dice(9, 2) = 2 / (1 + 4) = 0.4, below 10, 11's
+	 * 1, but 11 is special: 10, then 8 (2 / 3) */
+	ck_assert_int_eq(trans[9 * K], 10);
+	ck_assert_int_eq(trans[9 * K + 1], 8);
+
+	/* a sentence "9 </s>" with no frequent units: 0 1 8 10 11 */
+	t = shortlist_table_new(&m, freq, 0, trans, K);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(t->nspecial, 3);
+	put_src(&frames[0], src, 2);
+	sl = shortlist_new(&m, t, fp, 1, 1, (float[V * 2]){ 0 },
+			   (float[V]){ 0 }, 2, WPACK_F32);
+	ck_assert_ptr_nonnull(sl);
+	ck_assert_int_eq(sl->off[1] - sl->off[0], 5);
+	for (j = 0; j < 5; j++)
+		ck_assert_int_eq(sl->ids[j], ((int32_t[]){ 0, 1, 8, 10, 11 })[j]);
+	shortlist_free(sl);
+	shortlist_table_free(t);
+	frame_clear(&frames[0]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("shortlist");
@@ -227,6 +292,7 @@ int main(void)
 
 	tcase_add_test(tc, dice_by_hand);
 	tcase_add_test(tc, decoder_shortlists);
+	tcase_add_test(tc, the_models_special_units);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -8,6 +8,27 @@
 #include "kernels/kernels.h"
 #include "shortlist.h"
 
+int shortlist_specials(const struct model *m, int32_t special[4])
+{
+	const int ids[4] = { m->pad_id, m->bos_id, m->eos_id, m->unk_id };
+	int n = 0, i, j;
+
+	for (i = 0; i < 4; i++) {
+		int32_t id = ids[i];
+
+		if (id < 0 || id >= m->src_vocab || id >= m->tgt_vocab)
+			continue;
+		for (j = 0; j < n && special[j] != id; j++)
+			;
+		if (j < n)
+			continue;
+		for (j = n++; j > 0 && special[j - 1] > id; j--)
+			special[j] = special[j - 1];
+		special[j] = id;
+	}
+	return n;
+}
+
 struct sl_table *shortlist_table_new(const struct model *m,
 				     const int32_t *freq, int nfreq,
 				     const int32_t *trans, int k)
@@ -50,6 +71,7 @@ struct sl_table *shortlist_table_new(const struct model *m,
 	memcpy(t->trans, trans, sizeof *t->trans * nt);
 	t->src_vocab = m->src_vocab;
 	t->tgt_vocab = m->tgt_vocab;
+	t->nspecial = shortlist_specials(m, t->special);
 	t->nfreq = nfreq;
 	t->k = k;
 	return t;
@@ -139,8 +161,8 @@ static int mark_sentence(const struct sl_table *t, const int32_t *src,
 
 #define MARK(id) do { int id_ = (id); if (mark[id_] != s + 1) { \
 		mark[id_] = s + 1; umark[id_] = 1; n++; } } while (0)
-	for (i = 0; i < SHORTLIST_SPECIAL && i < t->tgt_vocab; i++)
-		MARK(i);
+	for (i = 0; i < t->nspecial; i++)
+		MARK(t->special[i]);
 	for (i = 0; i < t->nfreq; i++)
 		MARK(t->freq[i]);
 	for (i = 0; i < S; i++)

@@ -11,8 +11,9 @@
  * the shortlist loads the table and hands it to the decoder (arch.h's
  * struct dec_opts).
  *
- * A sentence's shortlist is the union of the special units (ids 0 to
- * SHORTLIST_SPECIAL - 1: <pad> <s> </s> <unk>), the frequent ones and the
+ * A sentence's shortlist is the union of the model's special units (its
+ * pad, bos, eos and unk ids: 0 1 2 3 in attn's own vocabularies, </s> 0
+ * and <unk> 1 in Marian's), the frequent ones and the
  * translations of each unit of its source, in ascending order of id.  The
  * rows of the output matrix (and bias) a decoder needs are gathered and
  * packed once, when it is made.  A beam's decoder (more than one row a
@@ -34,15 +35,24 @@
 #include "kernels/gemm_packed.h"
 #include "model.h"
 
-#define SHORTLIST_SPECIAL 4
-
-/* A shortlist's table, for a model of these vocabularies. */
+/* A shortlist's table, for a model of these vocabularies and special
+ * units. */
 struct sl_table {
 	int src_vocab, tgt_vocab;
+	int32_t special[4];	/* shortlist_specials */
+	int nspecial;
 	int nfreq, k;
 	int32_t *freq;		/* [nfreq] frequent units */
 	int32_t *trans;		/* [src_vocab, k], -1 past the last */
 };
+
+/*
+ * Model m's special units, which every shortlist holds and a table's
+ * lists leave out: its pad, bos, eos and unk ids that are units of both
+ * vocabularies (bos -1, the zero start vector, is none), each once, in
+ * ascending order, into special; returns how many (at most 4).
+ */
+int shortlist_specials(const struct model *m, int32_t special[4]);
 
 /*
  * A table for model m: freq [nfreq] and trans [src_vocab, k] (-1 past a

@@ -27,9 +27,19 @@ static int by_count(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The nfreq most frequent target units. */
-static int frequent(const struct corpus *c, int Vt, int nfreq,
-		    int32_t *freq, int *nfound)
+/* Marks special [n] in flag [V] (ids outside it have no effect). */
+static void mark_special(char *flag, int V, const int32_t *special, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (special[i] >= 0 && special[i] < V)
+			flag[special[i]] = 1;
+}
+
+/* The nfreq most frequent target units, not special (spec_t [Vt]). */
+static int frequent(const struct corpus *c, int Vt, const char *spec_t,
+		    int nfreq, int32_t *freq, int *nfound)
 {
 	struct unit *u = calloc(Vt, sizeof *u);
 	int p, j, n = 0;
@@ -43,7 +53,7 @@ static int frequent(const struct corpus *c, int Vt, int nfreq,
 			u[c->tgt[c->toff[p] + j]].n++;
 	qsort(u, Vt, sizeof *u, by_count);
 	for (j = 0; j < Vt && n < nfreq; j++)
-		if (u[j].id >= SHORTLIST_SPECIAL)
+		if (!spec_t[u[j].id])
 			freq[n++] = u[j].id;
 	*nfound = n;
 	for (; n < nfreq; n++)
@@ -98,9 +108,11 @@ static void keep(struct best *b, int *have, int k, double dice, int cst,
 	b[i] = (struct best){ dice, cst, id };
 }
 
-int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
+int lexicon_learn(const struct corpus *c, int Vs, int Vt,
+		  const int32_t *special, int nspecial, int nfreq, int k,
 		  int32_t *freq, int *nfound, int32_t *trans, float *dice)
 {
+	char *spec_s = calloc(Vs, 1), *spec_t = calloc(Vt, 1);
 	int *cs = calloc(Vs, sizeof *cs), *ct = calloc(Vt, sizeof *ct);
 	int *seen_s = malloc(sizeof(int) * Vs), *seen_t = malloc(sizeof(int) *
 								  Vt);
@@ -113,12 +125,15 @@ int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
 	size_t nd = 0, np = 0, i;
 	int p, s, rc = -1;
 
-	if (!cs || !ct || !seen_s || !seen_t || !cnt || !touched || !poff ||
+	if (!spec_s || !spec_t || !cs || !ct || !seen_s || !seen_t || !cnt ||
+	    !touched || !poff ||
 	    !b || !(toff = malloc(sizeof *toff * ((size_t)c->n + 1))))
 		goto oom;
 	if (check_ids(c, Vs, Vt) < 0)
 		goto out;
-	if (frequent(c, Vt, nfreq, freq, nfound) < 0)
+	mark_special(spec_s, Vs, special, nspecial);
+	mark_special(spec_t, Vt, special, nspecial);
+	if (frequent(c, Vt, spec_t, nfreq, freq, nfound) < 0)
 		goto oom;
 	memset(seen_s, -1, sizeof(int) * Vs);
 	memset(seen_t, -1, sizeof(int) * Vt);
@@ -127,7 +142,7 @@ int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
 		for (i = 0; i < (size_t)c->slen[p]; i++) {
 			int32_t x = c->src[c->soff[p] + i];
 
-			if (x >= SHORTLIST_SPECIAL && seen_s[x] != p) {
+			if (!spec_s[x] && seen_s[x] != p) {
 				seen_s[x] = p;
 				cs[x]++;
 				np++;
@@ -136,7 +151,7 @@ int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
 		for (i = 0; i < (size_t)c->tlen[p]; i++) {
 			int32_t y = c->tgt[c->toff[p] + i];
 
-			if (y >= SHORTLIST_SPECIAL && seen_t[y] != p) {
+			if (!spec_t[y] && seen_t[y] != p) {
 				seen_t[y] = p;
 				ct[y]++;
 				nd++;
@@ -157,7 +172,7 @@ int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
 		for (i = 0; i < (size_t)c->slen[p]; i++) {
 			int32_t x = c->src[c->soff[p] + i];
 
-			if (x >= SHORTLIST_SPECIAL && seen_s[x] != p) {
+			if (!spec_s[x] && seen_s[x] != p) {
 				seen_s[x] = p;
 				post[poff[x]++] = p;
 			}
@@ -166,7 +181,7 @@ int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
 		for (i = 0; i < (size_t)c->tlen[p]; i++) {
 			int32_t y = c->tgt[c->toff[p] + i];
 
-			if (y >= SHORTLIST_SPECIAL && seen_t[y] != p) {
+			if (!spec_t[y] && seen_t[y] != p) {
 				seen_t[y] = p;
 				dt[nd++] = y;
 			}
@@ -202,6 +217,8 @@ int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
 oom:
 	err_set("out of memory for the shortlist's counts");
 out:
+	free(spec_s);
+	free(spec_t);
 	free(cs);
 	free(ct);
 	free(seen_s);

@@ -23,8 +23,8 @@
  * it at least once; -1 fills the rest.  The frequent units: the nfreq
  * target units of most occurrences (ties: the lower id; units never seen
  * come last, so that nfreq = Vt makes a shortlist of every unit, the full
- * softmax's).  Special units (ids below SHORTLIST_SPECIAL) are left out of
- * both, on either side: every shortlist has them.
+ * softmax's).  The model's special units (shortlist_specials) are left
+ * out of both, on either side: every shortlist has them.
  */
 #ifndef ATTN_LEXICON_H
 #define ATTN_LEXICON_H
@@ -33,13 +33,15 @@
 #include "train.h"
 
 /*
- * The table of c's pairs, ids below Vs and Vt: freq [nfreq] (*nfound gets
+ * The table of c's pairs, ids below Vs and Vt, special [nspecial] the
+ * units left out (shortlist_specials): freq [nfreq] (*nfound gets
  * how many units it holds, fewer than nfreq only when the vocabulary has
  * fewer units that are not special; -1 fills the rest),
  * trans [Vs, k], and when dice is not NULL their coefficients into dice
  * [Vs, k] (0 where trans is -1).  0, or -1 with err_msg().
  */
-int lexicon_learn(const struct corpus *c, int Vs, int Vt, int nfreq, int k,
+int lexicon_learn(const struct corpus *c, int Vs, int Vt,
+		  const int32_t *special, int nspecial, int nfreq, int k,
 		  int32_t *freq, int *nfound, int32_t *trans, float *dice);
 
 #endif
