@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/heap.h"
 #include "bench.h"
 #include "base/errmsg.h"
 #include "nn/gru.h"
@@ -331,6 +332,7 @@ int main(int argc, char **argv)
 	double rate, flops, step[2], gru[2], lstm[2];
 	int nsrc = 0, ntgt = 0;
 
+	heap_keep_freed();	/* as the programs: common/heap.h */
 	if (strcmp(arch, "rnnsearch") && strcmp(arch, "rnnencdec")) {
 		fprintf(stderr, "bench_rnn: %s: not rnnsearch or rnnencdec\n",
 			arch);

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/heap.h"
 #include "bench.h"
 #include "peak.h"
 #include "base/errmsg.h"
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 	double flops, step = 1e30, upd = 1e30, rate, peak, nll;
 	int ntok = 0;
 
+	heap_keep_freed();	/* as the programs: common/heap.h */
 	kern_set_threads(1);
 	m = bench_training_model("transformer", set, 9);
 	if (!m || optim_init(&o, m) < 0)

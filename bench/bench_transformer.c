@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "kernels/attn_step.h"
+#include "common/heap.h"
 #include "bench.h"
 #include "peak.h"
 #include "base/errmsg.h"
@@ -441,6 +442,7 @@ int main(void)
 	struct model *m, *m8;
 	double rate, train, tt, ts;
 
+	heap_keep_freed();	/* as the programs: common/heap.h */
 	kern_set_threads(1);
 	m = make_model(&small, 1);
 	bench_batch(&src, B, LEN, small.V, 1);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "kernels/kernels.h"
+#include "heap.h"
 #include "opt.h"
 #include "prog.h"
 #include "stream/stream.h"
@@ -46,6 +47,7 @@ void prog_init(int argc, char **argv)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigbus;
 	sigaction(SIGBUS, &sa, NULL);
+	heap_keep_freed();
 }
 
 void prog_version(void)

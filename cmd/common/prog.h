@@ -13,8 +13,9 @@
 
 extern const char *progname;
 
-/* Sets progname from argv[0], and a SIGBUS (a mapped file cut short
- * under the program) to a message and exit 1. */
+/* Sets progname from argv[0], a SIGBUS (a mapped file cut short under
+ * the program) to a message and exit 1, and glibc to keep freed memory
+ * for the next batch (heap.h). */
 void prog_init(int argc, char **argv);
 /* "NAME (attn) VERSION" on stdout, then exit 0. */
 void prog_version(void);
