@@ -9,8 +9,8 @@
  * Tiles of up to 12 rows by a panel's 32 columns: per quad of k two loads
  * of the panel (16 columns of 4 bytes each), a 32-bit broadcast of the
  * row's quad of x, and per row two vpdpbusd into 24 accumulators (tiles
- * of few rows: more sets of them, below); the first tile prefetches.  x is quantised and packed by
- * the AVX2 code (gemm_i8_avx2.c).
+ * of few rows: more sets of them, below); the first tile prefetches.  x
+ * is quantised and packed by the AVX2 code (gemm_i8_avx2.c).
  */
 #include <immintrin.h>
 #include <string.h>
@@ -41,23 +41,96 @@ row_out(__m512i acc, __m512i qsum, float sx, __m512 ws, __m512 b, int bias,
 	return relu ? _mm512_max_ps(v, _mm512_setzero_ps()) : v;
 }
 
+/* *c += the dot products of a's and w's quads of bytes (vpdpbusd), in
+ * asm: with the intrinsic, gcc 12 copied each accumulator of a wide tile
+ * to another register and back around the instruction, which writes its
+ * first operand, and spilled some (18 stack accesses and 110
+ * instructions a quad of k for 12 rows' 24 vpdpbusd), and 64 rows
+ * reached 0.32 of the int8 peak. */
+static inline __attribute__((always_inline)) void
+dpbusd(__m512i *c, __m512i a, __m512i w)
+{
+	__asm__("vpdpbusd %[w], %[a], %[c]" : [c] "+v"(*c)
+		: [a] "v"(a), [w] "v"(w));
+}
+
+/* Writes a tile's R rows of C from their int32 sums c[r][0..1]. */
+static inline __attribute__((always_inline)) void
+tile_out(int R, const struct wpack_i8_job *j, __m512i c[][2], int i,
+	 __mmask16 m0, __mmask16 m1)
+{
+	float *C = j->C + (long)i * j->ldc;
+	__m512i q0 = _mm512_maskz_loadu_epi32(m0, j->qsum);
+	__m512i q1 = _mm512_maskz_loadu_epi32(m1, j->qsum + 16);
+	__m512 ws0 = _mm512_maskz_loadu_ps(m0, j->ws);
+	__m512 ws1 = _mm512_maskz_loadu_ps(m1, j->ws + 16);
+	__m512 z = _mm512_setzero_ps();
+	__m512 b0 = j->b ? _mm512_maskz_loadu_ps(m0, j->b) : z;
+	__m512 b1 = j->b ? _mm512_maskz_loadu_ps(m1, j->b + 16) : z;
+
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++) {
+		float *cr = C + r * j->ldc, sx = j->sx[i + r];
+		_mm512_mask_storeu_ps(cr, m0, row_out(c[r][0], q0, sx, ws0,
+						      b0, j->b != NULL,
+						      j->relu));
+		_mm512_mask_storeu_ps(cr + 16, m1,
+				      row_out(c[r][1], q1, sx, ws1, b1,
+					      j->b != NULL, j->relu));
+	}
+}
+
+/* A tile of 6 to 12 rows: 12 to 24 accumulators, chains enough. */
+static inline __attribute__((always_inline)) void
+tile_wide(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
+	  __mmask16 m0, __mmask16 m1, int first)
+{
+	const int8_t *P = j->P;
+	__m512i c[RMAX][2];
+
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++)
+		c[r][0] = c[r][1] = _mm512_setzero_si512();
+	for (int p = 0; p < j->kq; p++) {
+		__m512i w0 = _mm512_loadu_si512(P);
+		__m512i w1 = _mm512_loadu_si512(P + 64);
+		if (first) {
+			_mm_prefetch((const char *)P + PF_AHEAD, _MM_HINT_T0);
+			_mm_prefetch((const char *)P + PF_AHEAD + 64,
+				     _MM_HINT_T0);
+		}
+#pragma GCC unroll 12
+		for (int r = 0; r < R; r++) {
+			int q;
+			memcpy(&q, xs + r * 4, sizeof q);
+			__m512i a = _mm512_set1_epi32(q);
+			dpbusd(&c[r][0], a, w0);
+			dpbusd(&c[r][1], a, w1);
+		}
+		xs += RMAX * 4;
+		P += WPACK_NR * 4;
+	}
+	tile_out(R, j, c, i, m0, m1);
+}
+
 /* Accumulator sets of a tile of R rows: vpdpbusd adds into its
  * accumulator, a chain of 5 cycles a step, so few rows take turns of
  * quads in U sets of accumulators, added at the end (int32: exact in any
  * order). */
-#define USETS(R) ((R) <= 2 ? 4 : (R) <= 5 ? 2 : 1)
+#define USETS(R) ((R) <= 2 ? 4 : 2)
+#define RNARROW 5
 
+/* A tile of 1 to 5 rows, in U sets. */
 static inline __attribute__((always_inline)) void
-tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
-     __mmask16 m0, __mmask16 m1, int first)
+tile_narrow(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
+	    __mmask16 m0, __mmask16 m1, int first)
 {
 	const int U = USETS(R);
 	const int8_t *P = j->P;
-	__m512i c[4][RMAX][2];
-	float *C = j->C + (long)i * j->ldc;
+	__m512i c[4][RNARROW][2];
 	int p = 0;
 
-#pragma GCC unroll 12
+#pragma GCC unroll 5
 	for (int r = 0; r < R; r++)
 #pragma GCC unroll 4
 		for (int u = 0; u < U; u++)
@@ -73,7 +146,7 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 				_mm_prefetch((const char *)P + PF_AHEAD + 64,
 					     _MM_HINT_T0);
 			}
-#pragma GCC unroll 12
+#pragma GCC unroll 5
 			for (int r = 0; r < R; r++) {
 				int q;
 				memcpy(&q, xs + r * 4, sizeof q);
@@ -89,7 +162,7 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 	for (; p < j->kq; p++) {
 		__m512i w0 = _mm512_loadu_si512(P);
 		__m512i w1 = _mm512_loadu_si512(P + 64);
-#pragma GCC unroll 12
+#pragma GCC unroll 5
 		for (int r = 0; r < R; r++) {
 			int q;
 			memcpy(&q, xs + r * 4, sizeof q);
@@ -100,30 +173,14 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 		xs += RMAX * 4;
 		P += WPACK_NR * 4;
 	}
-#pragma GCC unroll 12
+#pragma GCC unroll 5
 	for (int r = 0; r < R; r++)
 #pragma GCC unroll 4
 		for (int u = 1; u < U; u++) {
 			c[0][r][0] = _mm512_add_epi32(c[0][r][0], c[u][r][0]);
 			c[0][r][1] = _mm512_add_epi32(c[0][r][1], c[u][r][1]);
 		}
-	__m512i q0 = _mm512_maskz_loadu_epi32(m0, j->qsum);
-	__m512i q1 = _mm512_maskz_loadu_epi32(m1, j->qsum + 16);
-	__m512 ws0 = _mm512_maskz_loadu_ps(m0, j->ws);
-	__m512 ws1 = _mm512_maskz_loadu_ps(m1, j->ws + 16);
-	__m512 z = _mm512_setzero_ps();
-	__m512 b0 = j->b ? _mm512_maskz_loadu_ps(m0, j->b) : z;
-	__m512 b1 = j->b ? _mm512_maskz_loadu_ps(m1, j->b + 16) : z;
-#pragma GCC unroll 12
-	for (int r = 0; r < R; r++) {
-		float *cr = C + r * j->ldc, sx = j->sx[i + r];
-		_mm512_mask_storeu_ps(cr, m0, row_out(c[0][r][0], q0, sx, ws0,
-						      b0, j->b != NULL,
-						      j->relu));
-		_mm512_mask_storeu_ps(cr + 16, m1,
-				      row_out(c[0][r][1], q1, sx, ws1, b1,
-					      j->b != NULL, j->relu));
-	}
+	tile_out(R, j, c[0], i, m0, m1);
 }
 
 static void panel(const struct wpack_i8_job *j)
@@ -136,10 +193,12 @@ static void panel(const struct wpack_i8_job *j)
 	for (int i = 0; i < j->M; i += RMAX) {
 		const uint8_t *xs = x8 + (size_t)i * j->kq * 4;
 		switch (j->M - i < RMAX ? j->M - i : RMAX) {
-#define T(R) case R: tile(R, j, xs, i, m0, m1, i == 0); break
-		T(1); T(2); T(3); T(4); T(5); T(6);
-		T(7); T(8); T(9); T(10); T(11); T(12);
-#undef T
+#define N(R) case R: tile_narrow(R, j, xs, i, m0, m1, i == 0); break
+#define W(R) case R: tile_wide(R, j, xs, i, m0, m1, i == 0); break
+		N(1); N(2); N(3); N(4); N(5); W(6);
+		W(7); W(8); W(9); W(10); W(11); W(12);
+#undef N
+#undef W
 		}
 	}
 }
