@@ -430,7 +430,7 @@ double wa_digamma(double x)
 {
 	double r = 0, f, f2;
 
-	while (x < 6) {
+	while (x < 10) {
 		r -= 1 / x;
 		x += 1;
 	}
