@@ -17,10 +17,11 @@ kernels: base
 nn: base kernels
 models: base stream kernels nn
 text: base
+align: base stream kernels
 eval: base
 import: base stream kernels nn models text
 run: base stream kernels nn models text eval
-cmd: base stream kernels nn models text eval run import
+cmd: base stream kernels nn models text eval run import align
 '
 
 cd "${1:-.}" || exit 2

@@ -1,0 +1,89 @@
+/* ibm2.c: one direction's table and alignment; see ibm2.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ibm2.h"
+#include "diagonal.h"
+#include "base/errmsg.h"
+
+double wa_dir_t(const struct wa_dir *d, int32_t e, int32_t f)
+{
+	int64_t lo, hi;
+
+	if (e < 0 || e > d->ne || f < 1 || f > d->nf)
+		return WA_T_FLOOR;
+	lo = d->row[e];
+	hi = d->row[e + 1];
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (d->col[mid] < f)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->row[e + 1] && d->col[lo] == f ? d->prob[lo] : WA_T_FLOOR;
+}
+
+void wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
+		  const int32_t *f, int m, int32_t *a, double *post)
+{
+	for (int j = 0; j < m; j++) {
+		int best = 0;
+
+		wa_diag_prior(d->diagonal, d->tension, d->p0, j + 1, m, n, post);
+		post[0] *= wa_dir_t(d, 0, f[j]);
+		for (int i = 1; i <= n; i++) {
+			post[i] *= wa_dir_t(d, e[i - 1], f[j]);
+			if (post[i] > post[best])
+				best = i;
+		}
+		a[j] = best - 1;
+	}
+}
+
+int wa_dir_check(const struct wa_dir *d)
+{
+	if (d->ne < 0 || d->nf < 0 || d->nnz < 0 || d->row[0] != 0 ||
+	    d->row[d->ne + 1] != d->nnz) {
+		err_set("the rows do not run from 0 to the %lld cells",
+			(long long)d->nnz);
+		return -1;
+	}
+	for (int32_t e = 0; e <= d->ne; e++) {
+		if (d->row[e + 1] < d->row[e]) {
+			err_set("row %d ends before it starts", (int)e);
+			return -1;
+		}
+		for (int64_t k = d->row[e]; k < d->row[e + 1]; k++) {
+			if (d->col[k] < 1 || d->col[k] > d->nf ||
+			    (k > d->row[e] && d->col[k] <= d->col[k - 1])) {
+				err_set("row %d: cell %lld: target word %d out "
+					"of order or range (1 to %d)", (int)e,
+					(long long)k, (int)d->col[k], (int)d->nf);
+				return -1;
+			}
+			if (!(d->prob[k] > 0 && d->prob[k] <= 1)) {
+				err_set("row %d: cell %lld: probability %g not "
+					"in (0, 1]", (int)e, (long long)k,
+					d->prob[k]);
+				return -1;
+			}
+		}
+	}
+	if (!(d->tension >= 0 && d->tension <= 1000) ||
+	    !(d->p0 >= 0 && d->p0 < 1)) {
+		err_set("tension %g or NULL prior %g out of range", d->tension,
+			d->p0);
+		return -1;
+	}
+	return 0;
+}
+
+void wa_dir_free(struct wa_dir *d)
+{
+	free(d->row);
+	free(d->col);
+	free(d->prob);
+	memset(d, 0, sizeof *d);
+}
