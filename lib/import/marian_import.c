@@ -146,7 +146,7 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 		return -1;
 	if (!im->ssru && strcmp(ar, "self-attention")) {
 		err_set("model.yml: transformer-decoder-autoreg: %s is not "
-			"supported (self-attention is)", ar);
+			"supported (self-attention and rnn are)", ar);
 		return -1;
 	}
 	if ((e = yaml_get(y, "transformer-tied-layers")) && e->n &&
