@@ -1145,14 +1145,16 @@ START_TEST(ssru_decoder_matches_teacher)
 }
 END_TEST
 
-START_TEST(learns_to_copy)
+/* Training learns to copy sequences, with the decoder's self-attention or
+ * the SSRU in its place (self: the dec_self setting). */
+static void learn_to_copy(const char *self)
 {
 	const char *extra[] = {
 		"d_model=32", "heads=4", "ffn=64", "enc_layers=1",
 		"dec_layers=1", "dropout=0", "label_smoothing=0",
-		"schedule=constant", "lr=0.005", "clip=1",
+		"schedule=constant", "lr=0.005", "clip=1", self,
 	};
-	struct model *m = make(extra, 10, 0);
+	struct model *m = make(extra, 11, 0);
 	struct optim o;
 	struct rng r;
 	int step, i, len[16];
@@ -1181,12 +1183,18 @@ START_TEST(learns_to_copy)
 	dropout = 0;
 	after = copied_tokens(m, &r, 16);
 	/* untrained: about chance (1 in 10 symbols) */
-	ck_assert_msg(before < 0.3, "%.2f of the tokens right untrained",
-		      before);
-	ck_assert_msg(after > 0.9, "%.2f of the tokens right after training",
-		      after);
+	ck_assert_msg(before < 0.3, "%s: %.2f of the tokens right untrained",
+		      self, before);
+	ck_assert_msg(after > 0.9, "%s: %.2f of the tokens right after "
+		      "training", self, after);
 	optim_free(&o);
 	model_free(m);
+}
+
+START_TEST(learns_to_copy)
+{
+	learn_to_copy("dec_self=attention");
+	learn_to_copy("dec_self=ssru");
 }
 END_TEST
 
