@@ -264,8 +264,9 @@ static void dec_release(struct tf_decoder *dc)
 		free(dc->cv[l]);
 		free(dc->sk[l]);
 		free(dc->sv[l]);
-		free(dc->cell[l]);
 	}
+	for (l = 0; dc->cell && l < dc->n->dec_layers; l++)
+		free(dc->cell[l]);
 	pack_put(dc->packs);
 	shortlist_free(dc->sl);
 	free(dc->plain);
