@@ -7,8 +7,8 @@
 # through embed | encode | attend | decode to exactly the ids of the
 # float64 numpy reference written from Marian's equations, with scores
 # within 1e-4 nats.  The settings of decoder.yml land in the config.
-# Refused, by name: a type, a decoder (rnn/SSRU) and tied layers attn
-# lacks, a parameter missing, a corrupt or truncated archive, an existing
+# Refused, by name: a type, a decoder (rnn of Marian's default cell, a
+# GRU: cli_ssru.sh has the SSRU's) and tied layers attn lacks, a parameter missing, a corrupt or truncated archive, an existing
 # model without --force.  A vocab.yml with its .spm tokenises text with
 # the yml's ids.  The reference's sources are ids (a stream of
 # src.ids built with tensordump -r); text goes through the model's own
@@ -125,7 +125,7 @@ tensordump -n vocab.tgt -H pre.tsr | awk '{ print $5 }' > n
 
 # refusals, naming what
 exits 1 train-step --import marian -m x.tsr "$F/bad-rnn.npz" "$F/vocab.spm"
-err_has "transformer-decoder-autoreg: rnn"
+err_has "dec-cell: gru is not supported with transformer-decoder-autoreg: rnn"
 exits 1 train-step --import marian -m x.tsr "$F/bad-s2s.npz" "$F/vocab.spm"
 err_has "type: s2s is not supported"
 exits 1 train-step --import marian -m x.tsr "$F/bad-tied-layers.npz" \

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "base/errmsg.h"
+#include "import/marian_import.h"
 #include "import/marian_items.h"
 #include "import/npy.h"
 #include "import/yaml.h"
@@ -662,6 +663,65 @@ START_TEST(npz_items_are_named_without_npy)
 }
 END_TEST
 
+/* ---- the import's refusals of a student's settings ---------------------- */
+
+/* A student's model.yml as Bergamot's are (post-norm, an SSRU decoder),
+ * with line extra added. */
+static const char student_yml[] =
+	"type: transformer\ndim-emb: 8\ndim-vocabs:\n  - 8\n  - 8\n"
+	"enc-depth: 1\ndec-depth: 1\ntransformer-heads: 2\n"
+	"transformer-dim-ffn: 16\ntransformer-ffn-activation: relu\n"
+	"transformer-preprocess: \"\"\ntransformer-postprocess: dan\n"
+	"tied-embeddings-all: true\ntransformer-decoder-autoreg: rnn\n";
+
+/* An .npz of model.yml alone: marian_import refuses it with want in the
+ * message (its settings are read before any parameter); without want,
+ * the settings pass and the first parameter, Wemb, is missing. */
+static void import_refused(const char *extra, const char *want)
+{
+	static struct zb z;
+	static uint8_t a[4096];
+	char yml[2048], h[128];
+	size_t na, n;
+	struct marian_import_in in;
+
+	n = (size_t)snprintf(yml, sizeof yml, "%s%s", student_yml, extra) + 1;
+	snprintf(h, sizeof h, "{'descr': '|i1', 'fortran_order': False, "
+		 "'shape': (%zu,), }", n);
+	na = npy_make(a, 1, h, yml, n);
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "special:model.yml.npy", a, na, 8, 1);
+	zb_finish(&z, 0);
+	memset(&in, 0, sizeof(in));
+	in.model = z.b;
+	in.model_len = z.n;
+	in.vsrc = in.vtgt = "</s>: 0\n<unk>: 1\n";
+	in.vsrc_len = in.vtgt_len = strlen(in.vsrc);
+	ck_assert_ptr_null(marian_import(&in));
+	if (!want)
+		want = "the Marian model has no Wemb (for tgt.emb)";
+	ck_assert_msg(strstr(err_msg(), want), "%s: \"%s\", not \"%s\"",
+		      extra, err_msg(), want);
+}
+
+START_TEST(import_takes_ssru_students_alone)
+{
+	import_refused("dec-cell: ssru\n", NULL);
+	import_refused("dec-cell: ssru\nlayer-normalization: false\n"
+		       "transformer-rnn-projection: false\n", NULL);
+	/* Marian's default cell is a GRU */
+	import_refused("", "dec-cell: gru is not supported with "
+		       "transformer-decoder-autoreg: rnn (ssru is)");
+	import_refused("dec-cell: lstm\n", "dec-cell: lstm is not supported");
+	import_refused("dec-cell: ssru\nlayer-normalization: true\n",
+		       "layer-normalization: true is not supported (the "
+		       "SSRU's own layer norms");
+	import_refused("dec-cell: ssru\ntransformer-rnn-projection: true\n",
+		       "transformer-rnn-projection: true is not supported");
+	import_refused("dec-cell: [ssru]\n", "dec-cell is a list");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("import");
@@ -676,6 +736,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, yaml_refuses);
 	tcase_add_test(tc, bin_reads_marians_layout);
 	tcase_add_test(tc, npz_items_are_named_without_npy);
+	tcase_add_test(tc, import_takes_ssru_students_alone);
 	suite_add_tcase(s, tc);
 	return s;
 }

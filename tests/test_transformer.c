@@ -718,6 +718,7 @@ START_TEST(padding_changes_nothing)
 	padding_check(NULL);
 	padding_check("pos=rope");
 	padding_check("pos=learned");
+	padding_check("dec_self=ssru");
 }
 END_TEST
 
@@ -1061,14 +1062,99 @@ START_TEST(marian_decoder_matches_teacher)
 }
 END_TEST
 
-START_TEST(learns_to_copy)
+/* ---- the SSRU decoder (dec_self=ssru) ------------------------------------ */
+
+START_TEST(ssru_config_and_parameters)
+{
+	const char *extra[] = { "dec_self=ssru", "norm=post", "tie=none" };
+	const char *bad[] = { "src_vocab=13", "tgt_vocab=13", "d_model=8",
+			      "heads=2", "ffn=12", "enc_layers=1",
+			      "dec_layers=1", "dec_self=lstm" };
+	struct model *m = make(extra, 3, 0);
+	const struct tf_net *n = m->net;
+	struct param *p;
+	int l;
+
+	ck_assert_int_eq(n->ssru, 1);
+	/* 2 emb + 2 x 16 + 2 x (3 + 8 + 6 + 4) + out.W, out.b: the SSRU's
+	 * three in place of the self-attention's eight */
+	ck_assert_int_eq(m->nparam, 2 + 32 + 42 + 2);
+	for (l = 0; l < 2; l++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "dec.%d.self.q.W", l);
+		ck_assert_ptr_null(model_param(m, name));
+		snprintf(name, sizeof name, "dec.%d.ssru.W", l);
+		ck_assert_ptr_nonnull(p = model_param(m, name));
+		ck_assert_int_eq(p->rank, 2);
+		ck_assert_int_eq(p->dim[0], 8);
+		ck_assert_int_eq(p->dim[1], 8);
+		ck_assert_ptr_eq(n->w.dec[l].ssru.W, p->w);
+		snprintf(name, sizeof name, "dec.%d.ssru.Wf", l);
+		ck_assert_ptr_nonnull(p = model_param(m, name));
+		ck_assert_ptr_eq(n->w.dec[l].ssru.Wf, p->w);
+		snprintf(name, sizeof name, "dec.%d.ssru.bf", l);
+		ck_assert_ptr_nonnull(p = model_param(m, name));
+		ck_assert_int_eq(p->rank, 1);
+		ck_assert_int_eq(p->dim[0], 8);
+		ck_assert_ptr_eq(n->w.dec[l].ssru.bf, p->w);
+		/* the first of the layer, where self.q.W was */
+		ck_assert_str_eq(m->param[2 + 32 + 21 * l].name,
+				 l ? "dec.1.ssru.W" : "dec.0.ssru.W");
+	}
+	ck_assert_ptr_nonnull(model_param(m, "enc.0.self.q.W"));
+	model_free(m);
+	ck_assert_ptr_null(model_create("transformer", bad, 8, "", ""));
+	ck_assert_msg(strstr(err_msg(), "dec_self must be attention or ssru, "
+			     "not lstm"), "%s", err_msg());
+	ck_assert_int_eq(model_check_setting(&arch_transformer,
+					     "dec_self=ssru"), 0);
+	ck_assert_int_eq(model_check_setting(&arch_transformer,
+					     "dec_self=gru"), -1);
+	ck_assert_int_eq(model_check_setting(&arch_rnnsearch,
+					     "dec_self=ssru"), -1);
+}
+END_TEST
+
+/* Every gradient, the SSRU's among them, with and without dropout, with
+ * Marian's variants as an imported student has them. */
+START_TEST(ssru_gradients)
+{
+	static const char *const student[] = {
+		"dec_self=ssru", "pos=marian", "ffn_act=relu", "bos_id=-1",
+		"ln_eps=1e-06",
+	};
+
+	grad_check("norm=post", "tie=none", "dropout=0", "dec_self=ssru");
+	grad_check("norm=pre", "tie=tgt", "dropout=0.2", "dec_self=ssru");
+	grad_check_more("norm=post", "tie=all", student, 5);
+}
+END_TEST
+
+/* The step decoder's cells (carried, branched and dropped with the
+ * hypotheses) give the teacher-forced pass's log-probabilities. */
+START_TEST(ssru_decoder_matches_teacher)
+{
+	static const char *const student[] = {
+		"dec_self=ssru", "pos=marian", "ffn_act=relu", "bos_id=-1",
+	};
+
+	decoder_matches_teacher("norm=post", "tie=none", "dec_self=ssru", 2);
+	decoder_matches_teacher("norm=pre", "tie=all", "dec_self=ssru", 4);
+	decoder_matches_teacher_more("norm=post", "tie=all", student, 4, 4);
+}
+END_TEST
+
+/* Training learns to copy sequences, with the decoder's self-attention or
+ * the SSRU in its place (self: the dec_self setting). */
+static void learn_to_copy(const char *self)
 {
 	const char *extra[] = {
 		"d_model=32", "heads=4", "ffn=64", "enc_layers=1",
 		"dec_layers=1", "dropout=0", "label_smoothing=0",
-		"schedule=constant", "lr=0.005", "clip=1",
+		"schedule=constant", "lr=0.005", "clip=1", self,
 	};
-	struct model *m = make(extra, 10, 0);
+	struct model *m = make(extra, 11, 0);
 	struct optim o;
 	struct rng r;
 	int step, i, len[16];
@@ -1097,12 +1183,18 @@ START_TEST(learns_to_copy)
 	dropout = 0;
 	after = copied_tokens(m, &r, 16);
 	/* untrained: about chance (1 in 10 symbols) */
-	ck_assert_msg(before < 0.3, "%.2f of the tokens right untrained",
-		      before);
-	ck_assert_msg(after > 0.9, "%.2f of the tokens right after training",
-		      after);
+	ck_assert_msg(before < 0.3, "%s: %.2f of the tokens right untrained",
+		      self, before);
+	ck_assert_msg(after > 0.9, "%s: %.2f of the tokens right after "
+		      "training", self, after);
 	optim_free(&o);
 	model_free(m);
+}
+
+START_TEST(learns_to_copy)
+{
+	learn_to_copy("dec_self=attention");
+	learn_to_copy("dec_self=ssru");
 }
 END_TEST
 
@@ -1130,6 +1222,9 @@ int main(void)
 	tcase_add_test(tc, marian_swish_ffn_is_the_formula);
 	tcase_add_test(tc, marian_gradients);
 	tcase_add_test(tc, marian_decoder_matches_teacher);
+	tcase_add_test(tc, ssru_config_and_parameters);
+	tcase_add_test(tc, ssru_gradients);
+	tcase_add_test(tc, ssru_decoder_matches_teacher);
 	tcase_add_test(tc, learns_to_copy);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -13,6 +13,15 @@
  * the output layer decoder_ff_logit_out_W [d, V] (absent when tied to the
  * target embedding) and _b [1, V].  Marian multiplies x W with W
  * [in, out]: attn's matrices are [out, in], so every one is transposed.
+ *
+ * Bergamot's students (transformer-decoder-autoreg: rnn, dec-cell: ssru)
+ * have in place of a decoder layer's self-attention its
+ * DecoderLayerRNN (src/models/transformer.h): an SSRU (src/rnn/cells.h)
+ * of decoder_l{l}_rnn_W [d, d] (no bias), _Wf [d, d] and _bf [1, d],
+ * whose layer norm is decoder_l{l}_rnn_ffn_ln_{scale,bias} after it
+ * (postProcess with the prefix's "_ffn") or decoder_l{l}_rnn_ln_*_pre
+ * before it (preProcess): attn's dec_self=ssru, dec.{l}.ssru.W, .Wf,
+ * .bf and dec.{l}.ln1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +37,7 @@
 struct imp {
 	struct yaml y;			/* special:model.yml */
 	int pre;			/* norm=pre */
+	int ssru;			/* dec_self=ssru */
 	const char *tie_s;		/* tie, as attn spells it */
 };
 
@@ -80,6 +90,35 @@ static int refuse_true(const struct yaml *y, const char *key, const char *why)
 	return 0;
 }
 
+/*
+ * transformer-decoder-autoreg: rnn: Marian's DecoderLayerRNN makes its
+ * cell from dec-cell (gru when absent), with the cell's own layer norms
+ * when layer-normalization is true, and a linear map after it with
+ * transformer-rnn-projection (decoder_l{l}_rnn_Wo, _bo): attn has the
+ * SSRU alone.
+ */
+static int read_rnn(struct imp *im)
+{
+	const struct yaml *y = &im->y;
+	int bad = 0;
+	const char *cell = ystr(y, "dec-cell", "gru", &bad);
+
+	if (bad)
+		return -1;
+	if (strcmp(cell, "ssru")) {
+		err_set("model.yml: dec-cell: %s is not supported with "
+			"transformer-decoder-autoreg: rnn (ssru is)", cell);
+		return -1;
+	}
+	if (refuse_true(y, "layer-normalization",
+			"the SSRU's own layer norms, _gamma and _gammaf") < 0 ||
+	    refuse_true(y, "transformer-rnn-projection",
+			"a linear map after the SSRU, _Wo and _bo") < 0)
+		return -1;
+	im->ssru = 1;
+	return 0;
+}
+
 /* The settings of the attn model from model.yml, checked. */
 static int read_config(struct imp *im, char set[][64], int *nset)
 {
@@ -103,15 +142,11 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 			"transformer is)", type ? type : "missing");
 		return -1;
 	}
-	if (!strcmp(ar, "rnn")) {
-		err_set("model.yml: transformer-decoder-autoreg: rnn (an RNN "
-			"or SSRU decoder, as Bergamot's students have) is not "
-			"supported yet");
+	if (!strcmp(ar, "rnn") && read_rnn(im) < 0)
 		return -1;
-	}
-	if (strcmp(ar, "self-attention")) {
+	if (!im->ssru && strcmp(ar, "self-attention")) {
 		err_set("model.yml: transformer-decoder-autoreg: %s is not "
-			"supported (self-attention is)", ar);
+			"supported (self-attention and rnn are)", ar);
 		return -1;
 	}
 	if ((e = yaml_get(y, "transformer-tied-layers")) && e->n &&
@@ -192,6 +227,8 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 	snprintf(set[n++], 64, "ffn_act=%s", act);
 	snprintf(set[n++], 64, "ln_eps=1e-06");
 	snprintf(set[n++], 64, "bos_id=-1");
+	if (im->ssru)
+		snprintf(set[n++], 64, "dec_self=ssru");
 	/* fine-tuning: Marian's own rates, where the model says */
 	if ((emb = yaml_str(y, "transformer-dropout")) && strlen(emb) < 40)
 		snprintf(set[n++], 64, "dropout=%s", emb);
@@ -306,6 +343,15 @@ static int marian_name(const struct imp *im, const char *a, char *mn,
 		return -1;
 	pfx = *side == 'e' ? "encoder" : "decoder";
 	l++;
+	if (!a[k] && im->ssru && *side == 'd' && !strcmp(part, "ln1"))
+		return snprintf(mn, sz, "%s_l%d_rnn%s_ln_%s%s", pfx, l,
+				im->pre ? "" : "_ffn",
+				*x == 'g' ? "scale" : "bias",
+				ln_suffix[im->pre]) < 0;
+	if (!a[k] && !strcmp(part, "ssru")) {
+		*tr = x[0] == 'W';
+		return snprintf(mn, sz, "%s_l%d_rnn_%s", pfx, l, x) < 0;
+	}
 	if (!a[k] && (!strcmp(part, "ln1") || !strcmp(part, "ln2") ||
 		      !strcmp(part, "ln3"))) {
 		sub = part[2] == '1' ? "self_Wo" : part[2] == '3' ||

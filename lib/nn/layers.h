@@ -14,6 +14,8 @@
  *   mha.h/.c   multi-head attention over the fused attention kernel
  *   gru.h/.c   the GRU layer and its step (the recurrent models)
  *   lstm.h/.c  the LSTM layer and its step (seq2seq)
+ *   ssru.h/.c  the SSRU layer and its step (the Transformer's decoder
+ *              with dec_self=ssru, Bergamot's students)
  *   window.h   attention by location for the recurrent decoder: the
  *              diagonal (diagonal.c), Graves' soft window (window.c) and
  *              the context of weights (context.c)

@@ -290,5 +290,153 @@ def main(out):
                 "max-length-factor: 2.5\nmini-batch: 16\n")
 
 
+
+# ==== SSRU students (issue 27) ===========================================
+# This section is apart from the rest (which it only calls) so that other
+# changes to this file merge with it.  Bergamot's students replace the
+# decoder's self-attention by an SSRU (transformer-decoder-autoreg: rnn,
+# dec-cell: ssru).  From marian-dev's sources:
+#
+#   src/models/transformer.h, DecoderLayerRNN: the layer is
+#     preProcess(prefix "decoder_l{l}_rnn", transformer-preprocess),
+#     the cell over the time steps (rnn->transduce, from the previous
+#     state), then postProcess(prefix "decoder_l{l}_rnn_ffn",
+#     transformer-postprocess, with the layer's input as the residual): so
+#     a post-norm's layer norm is decoder_l{l}_rnn_ffn_ln_{scale,bias} and
+#     a pre-norm's decoder_l{l}_rnn_ln_{scale,bias}_pre.  The cross-
+#     attention and the FFN follow as in a self-attention layer.
+#   DecoderTransformer::startState: every layer's state starts as zeros.
+#   src/rnn/cells.h, class SSRU: applyInput x = dot(input, W) (no bias),
+#     f = affine(input, Wf, bf); applyState: cell = highway(cell, x, f),
+#     output relu(cell); the state carried is the cell.
+#   src/graph/node_operators_binary.h, HighwayNodeOp: highway(y, x, t) =
+#     sigmoid(t) y + (1 - sigmoid(t)) x.
+#
+# So, per decoder layer and time step t, from c_0 = 0:
+#     f_t = sigmoid(u_t Wf + bf);  c_t = f_t c_{t-1} + (1 - f_t) (u_t W);
+#     out_t = relu(c_t)
+# with Marian's matrices [in, out] (x W).
+
+# seed and emb: make_params' seed and a factor of the embeddings (see
+# ssru_params), chosen among a few so that the greedy outputs differ from
+# input to input and within one, and two of ssru's end early with </s>.
+SSRU_VARIANTS = {
+    "ssru": dict(pre=False, act="relu", tie="all", src_emb="Wemb",
+                 tgt_emb="Wemb", out="Wemb", seed=29, emb=0.2),
+    "ssru-pre": dict(pre=True, act="swish", tie="tgt",
+                     src_emb="encoder_Wemb", tgt_emb="decoder_Wemb",
+                     out="decoder_Wemb", seed=29, emb=0.1),
+}
+
+
+def ssru_cell(P, pfx, u):
+    c, out = np.zeros(D), []
+    for x in u:
+        f = 1 / (1 + np.exp(-(x @ P[pfx + "_Wf"] + P[pfx + "_bf"][0])))
+        c = f * c + (1 - f) * (x @ P[pfx + "_W"])
+        out.append(np.maximum(c, 0))
+    return np.stack(out)
+
+
+def ssru_decode_logp(P, cfg, E, prefix):
+    """decode_logp's with each layer's self-attention an SSRU over the
+    whole prefix from a zero state (no cache)."""
+    y = embed(P[cfg["tgt_emb"]], prefix)
+    for l in range(1, L + 1):
+        p = "decoder_l%d" % l
+        y = sub(P, cfg, p + "_rnn", p + ("_rnn" if cfg["pre"] else
+                                         "_rnn_ffn"), y,
+                lambda u: ssru_cell(P, p + "_rnn", u))
+        y = sub(P, cfg, p + "_context", p + "_context_Wo", y,
+                lambda u: mha(P, p + "_context", u, E, False))
+        y = sub(P, cfg, p + "_ffn", p + "_ffn_ffn", y,
+                lambda u: ffn(P, cfg, p + "_ffn", u))
+    if cfg["pre"]:
+        y = ln(y, P["decoder_top_ln_scale"], P["decoder_top_ln_bias"])
+    W = P[cfg["out"]] if cfg["out"] != "decoder_ff_logit_out_W" else \
+        P[cfg["out"]].T
+    z = y[-1] @ W.T + P["decoder_ff_logit_out_b"][0]
+    z = z - z.max()
+    return z - np.log(np.exp(z).sum())
+
+
+def ssru_greedy(P, cfg, src, eos=0):
+    E = encode(P, cfg, src)
+    out, score = [], 0.0
+    while len(out) < MAXLEN:
+        lp = ssru_decode_logp(P, cfg, E, [-1] + out)
+        k = int(lp.argmax())
+        score += lp[k]
+        out.append(k)
+        if k == eos:
+            break
+    return out, score
+
+
+def ssru_params(cfg, V, seed):
+    """make_params' model with each decoder layer's self-attention
+    replaced by an SSRU's W, Wf, bf and its layer norm.  The embeddings
+    are scaled by cfg["emb"] and the last layer norm (which the output
+    layer reads) by its inverse: the positions then outweigh the previous
+    id in the decoder's input, and a random model moves on where it would
+    repeat one id (a previous id's embedding, tied to the output, votes
+    for itself)."""
+    P = make_params(cfg, V, seed)
+    top = "decoder_top_ln" if cfg["pre"] else "decoder_l%d_ffn_ffn_ln" % L
+    for k in {cfg["src_emb"], cfg["tgt_emb"]}:
+        P[k] = P[k] * np.float32(cfg["emb"])
+    for k in ("_scale", "_bias"):
+        P[top + k] = P[top + k] / np.float32(cfg["emb"])
+    rng = np.random.default_rng(seed + 100)
+    sfx = "_pre" if cfg["pre"] else ""
+    for l in range(1, L + 1):
+        p = "decoder_l%d" % l
+        for k in [k for k in P if k.startswith(p + "_self_")]:
+            del P[k]
+        P[p + "_rnn_W"] = (rng.standard_normal((D, D)) * 0.8).astype(
+            np.float32)
+        P[p + "_rnn_Wf"] = (rng.standard_normal((D, D)) * 0.5).astype(
+            np.float32)
+        P[p + "_rnn_bf"] = (rng.standard_normal((1, D)) * 0.5).astype(
+            np.float32)
+        lnp = p + ("_rnn" if cfg["pre"] else "_rnn_ffn")
+        P[lnp + "_ln_scale" + sfx] = (1 + rng.standard_normal((1, D)) *
+                                      0.2).astype(np.float32)
+        P[lnp + "_ln_bias" + sfx] = (rng.standard_normal((1, D)) *
+                                     0.1).astype(np.float32)
+    return P
+
+
+def ssru_yml(cfg, V, cell="ssru", extra=""):
+    return model_yml(cfg, V).replace(
+        "transformer-decoder-autoreg: self-attention",
+        "transformer-decoder-autoreg: rnn\ndec-cell: %s\n"
+        "dec-cell-base-depth: 2\ndec-cell-high-depth: 1\n"
+        "layer-normalization: false\n%s" % (cell, extra)).replace(
+            "\n\n", "\n")
+
+
+def ssru_main(out):
+    """The SSRU models, written beside main's (its vocabulary and
+    inputs): ssru.npz (post-norm, relu, every embedding tied, as the
+    students are) and ssru-pre.npz (pre-norm, swish, target tying), each
+    with its .expected greedy ids and scores."""
+    with open(os.path.join(out, "input.ids")) as f:
+        inputs = [list(map(int, line.split())) for line in f]
+    V = int(np.load(os.path.join(out, "post.npz"))["Wemb"].shape[0])
+    for name, cfg in SSRU_VARIANTS.items():
+        P = ssru_params(cfg, V, cfg["seed"])
+        items = dict(P)
+        items["special:model.yml"] = np.frombuffer(
+            ssru_yml(cfg, V).encode() + b"\0", dtype=np.int8)
+        np.savez(os.path.join(out, name + ".npz"), **items)
+        P64 = {k: v.astype(np.float64) for k, v in P.items()}
+        with open(os.path.join(out, name + ".expected"), "w") as f:
+            for s in inputs:
+                ids, score = ssru_greedy(P64, cfg, s)
+                f.write("%s\t%.6f\n" % (" ".join(map(str, ids)), score))
+
+
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")
+    ssru_main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")

@@ -17,7 +17,10 @@
  * encodings added to the embeddings (the default, and a model without the
  * key), rotary queries and keys in every self-attention (rope), or a
  * learned table per side (learned, src.pos.emb and tgt.pos.emb of max_pos
- * rows).
+ * rows).  The decoder's first sub-layer (config key dec_self): the
+ * paper's masked self-attention (attention, the default, and a model
+ * without the key) or the SSRU of Bergamot's students (ssru, nn/ssru.h:
+ * dec.{l}.ssru.W, .Wf, .bf in place of dec.{l}.self.*).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -58,6 +61,7 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 	const char *tie = config_get(&m->cfg, "tie");
 	const char *pos = config_get(&m->cfg, "pos");
 	const char *act = config_get(&m->cfg, "ffn_act");
+	const char *self = config_get(&m->cfg, "dec_self");
 	double eps = 1e-5;
 
 	if (model_size_key(m, "src_vocab", &n->src_vocab) < 0 ||
@@ -107,6 +111,16 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 	else {
 		err_set("model.config: ffn_act must be relu or swish, not %s",
 			act);
+		return -1;
+	}
+	/* a model without the key is one from before it: attention */
+	if (!self || !strcmp(self, "attention"))
+		n->ssru = 0;
+	else if (!strcmp(self, "ssru"))
+		n->ssru = 1;
+	else {
+		err_set("model.config: dec_self must be attention or ssru, "
+			"not %s", self);
 		return -1;
 	}
 	if (config_get(&m->cfg, "ln_eps") &&
@@ -232,6 +246,14 @@ static void par_mha(struct walker *wk, struct mha_w *w, struct mha_w *g,
 	par(wk, &w->ob, &g->ob, 1, d, 0, "%s.o.b", pfx);
 }
 
+static void par_ssru(struct walker *wk, struct ssru_w *w, struct ssru_w *g,
+		     int d, const char *pfx)
+{
+	par(wk, &w->W, &g->W, 2, d, d, "%s.W", pfx);
+	par(wk, &w->Wf, &g->Wf, 2, d, d, "%s.Wf", pfx);
+	par(wk, &w->bf, &g->bf, 1, d, 0, "%s.bf", pfx);
+}
+
 static void par_ln(struct walker *wk, struct ln_w *w, struct ln_w *g, int d,
 		   const char *pfx)
 {
@@ -280,8 +302,13 @@ static int walk(struct model *m, struct tf_net *n, int declare)
 	for (l = 0; l < n->dec_layers; l++) {
 		struct tf_dec_layer *lw = &w->dec[l], *lg = &g->dec[l];
 
-		snprintf(pfx, sizeof(pfx), "dec.%d.self", l);
-		par_mha(&wk, &lw->self, &lg->self, d, pfx);
+		if (n->ssru) {
+			snprintf(pfx, sizeof(pfx), "dec.%d.ssru", l);
+			par_ssru(&wk, &lw->ssru, &lg->ssru, d, pfx);
+		} else {
+			snprintf(pfx, sizeof(pfx), "dec.%d.self", l);
+			par_mha(&wk, &lw->self, &lg->self, d, pfx);
+		}
 		snprintf(pfx, sizeof(pfx), "dec.%d.cross", l);
 		par_mha(&wk, &lw->cross, &lg->cross, d, pfx);
 		snprintf(pfx, sizeof(pfx), "dec.%d.ln1", l);

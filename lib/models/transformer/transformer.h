@@ -14,6 +14,7 @@
 #include "models/model.h"
 #include "nn/layers.h"
 #include "nn/mha.h"
+#include "nn/ssru.h"
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -29,7 +30,8 @@ struct tf_enc_layer {
 };
 
 struct tf_dec_layer {
-	struct mha_w self, cross;
+	struct mha_w self, cross;	/* self: dec_self=attention only */
+	struct ssru_w ssru;		/* dec_self=ssru only */
 	struct ln_w ln1, ln2, ln3;
 	struct ffn_w ffn;
 };
@@ -69,6 +71,8 @@ struct tf_net {
 	int pos;		/* POS_* */
 	int max_pos;		/* pos=learned: positions of the table */
 	int swish;		/* ffn_act=swish (else relu) */
+	int ssru;		/* dec_self=ssru: an SSRU in place of the
+				   decoder's self-attention */
 	float ln_eps;
 	float emb_scale;	/* sqrt(d) */
 	struct tf_params w, g;	/* g's pointers NULL when not training */

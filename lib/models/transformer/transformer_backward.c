@@ -142,8 +142,12 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dfo = sub_back_out(n, f, &e->s_self, &lw->ln1, &lg->ln1, dy,
 				   dx, M, &dfin);
 		u = n->pre ? e->s_self.ln : y0;
-		mha_backward(dfin, dfin, &lg->self, dfo, &e->self, u, u,
-			     &lw->self, &ds, f->dmha);
+		if (n->ssru)
+			ssru_backward(dfin, &lg->ssru, f->dxw, f->dfp, dfo, u,
+				      &e->ssru, &lw->ssru, f->B, f->T, d);
+		else
+			mha_backward(dfin, dfin, &lg->self, dfo, &e->self, u,
+				     u, &lw->self, &ds, f->dmha);
 		sub_back_in(n, f, &e->s_self, &lw->ln1, &lg->ln1, y0, dx, M);
 		swap(&dx, &dy);
 	}

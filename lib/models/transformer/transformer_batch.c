@@ -103,7 +103,13 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 		struct dec_acts tmp, *e = a->base ? &f->dec[l] : &tmp;
 
 		plan_sub(&e->s_self, a, f, M, d);
-		plan_mha(&e->self, a, f, H, f->T, f->T, d);
+		if (n->ssru) {
+			e->ssru.xw = arena_floats(a, M * d);
+			e->ssru.f = arena_floats(a, M * d);
+			e->ssru.c = arena_floats(a, M * d);
+		} else {
+			plan_mha(&e->self, a, f, H, f->T, f->T, d);
+		}
 		plan_sub(&e->s_cross, a, f, M, d);
 		plan_mha(&e->cross, a, f, H, f->T, f->S, d);
 		plan_sub(&e->s_ffn, a, f, M, d);
@@ -123,6 +129,10 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	f->dfo = arena_floats(a, rows * d);
 	f->dE = arena_floats(a, N * d);
 	f->dh = arena_floats(a, rows * n->ffn);
+	if (n->ssru) {
+		f->dxw = arena_floats(a, M * d);
+		f->dfp = arena_floats(a, M * d);
+	}
 	es = tf_mha_dims(n, f, f->S, f->S, NULL, 0, NULL);
 	ds = tf_mha_dims(n, f, f->T, f->T, NULL, 1, NULL);
 	dc = tf_mha_dims(n, f, f->T, f->S, NULL, 0, NULL);

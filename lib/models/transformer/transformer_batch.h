@@ -21,7 +21,8 @@ struct enc_acts {
 
 struct dec_acts {
 	struct sub_acts s_self, s_cross, s_ffn;
-	struct mha_acts self, cross;
+	struct mha_acts self, cross;	/* self: dec_self=attention */
+	struct ssru_acts ssru;		/* dec_self=ssru */
 	float *h, *a;
 };
 
@@ -56,6 +57,7 @@ struct fwd {
 					   training: without out.b */
 	/* backward scratch */
 	float *dA, *dB, *dln, *dfo, *dE, *dh, *dmha;
+	float *dxw, *dfp;		/* [B*T, d] the SSRU's */
 };
 
 /*

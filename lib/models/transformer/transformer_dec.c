@@ -34,6 +34,11 @@
  * the cache's and the memory's, are kept in f16 (attn_step.h's
  * kv_to_f16): they are most of the bytes a step reads, and attention
  * waits on memory, not on arithmetic.
+ *
+ * With dec_self=ssru (Bergamot's students) a layer has no self-attention
+ * and no cache: its SSRU's state, one cell [d] per hypothesis
+ * (nn/ssru.h), is all a step carries to the next, from zeros; dec_select
+ * gathers the cells of the parents, as small as a row of the step.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -55,6 +60,7 @@
 struct dec_wt {
 	struct wpack self_q, self_k, self_v, self_o, cross_q, cross_o;
 	struct wpack W1, W2;
+	struct wpack ssru_W, ssru_Wf;	/* dec_self=ssru, in self_*'s place */
 };
 
 /* The step's matrices of a model, shared by its live decoders. */
@@ -90,7 +96,11 @@ struct tf_decoder {
 	size_t es;		/* bytes of one of their elements, 2 or 4 */
 	char **ck, **cv;	/* per layer [nsent, S, d]: att.{l}.k, .v */
 	int tcap;		/* positions a slot holds */
-	char **sk, **sv;	/* per layer [cap, tcap, d]: self-attention */
+	char **sk, **sv;	/* per layer [cap, tcap, d]: self-attention
+				   (NULL each with dec_self=ssru) */
+	float **cell;		/* dec_self=ssru: per layer [cap, d], row i
+				   hypothesis i's SSRU state */
+	float *cell_tmp;	/* [cap, d] dec_select's */
 	int *slot, *sent;	/* [cap] per hypothesis */
 	int *klen;		/* [cap] source length of each hypothesis */
 	const void **kp, **vp;	/* [cap] each hypothesis' keys and values */
@@ -115,10 +125,21 @@ static int wrap_weights(const struct model *m, struct dec_wt *wt,
 		const struct tf_dec_layer *w = &n->w.dec[l];
 		struct dec_wt *t = &wt[l];
 
-		rc |= model_wpack(m, &t->self_q, w->self.qW, d, d, pack);
-		rc |= model_wpack(m, &t->self_k, w->self.kW, d, d, pack);
-		rc |= model_wpack(m, &t->self_v, w->self.vW, d, d, pack);
-		rc |= model_wpack(m, &t->self_o, w->self.oW, d, d, pack);
+		if (n->ssru) {
+			rc |= model_wpack(m, &t->ssru_W, w->ssru.W, d, d,
+					  pack);
+			rc |= model_wpack(m, &t->ssru_Wf, w->ssru.Wf, d, d,
+					  pack);
+		} else {
+			rc |= model_wpack(m, &t->self_q, w->self.qW, d, d,
+					  pack);
+			rc |= model_wpack(m, &t->self_k, w->self.kW, d, d,
+					  pack);
+			rc |= model_wpack(m, &t->self_v, w->self.vW, d, d,
+					  pack);
+			rc |= model_wpack(m, &t->self_o, w->self.oW, d, d,
+					  pack);
+		}
 		rc |= model_wpack(m, &t->cross_q, w->cross.qW, d, d, pack);
 		rc |= model_wpack(m, &t->cross_o, w->cross.oW, d, d, pack);
 		rc |= model_wpack(m, &t->W1, w->ffn.W1, f, d, pack);
@@ -142,6 +163,8 @@ static void free_weights(const struct tf_net *n, struct dec_wt *wt,
 		wpack_free(&wt[l].cross_o);
 		wpack_free(&wt[l].W1);
 		wpack_free(&wt[l].W2);
+		wpack_free(&wt[l].ssru_W);
+		wpack_free(&wt[l].ssru_Wf);
 	}
 	wpack_free(out);
 	free(wt);
@@ -242,6 +265,8 @@ static void dec_release(struct tf_decoder *dc)
 		free(dc->sk[l]);
 		free(dc->sv[l]);
 	}
+	for (l = 0; dc->cell && l < dc->n->dec_layers; l++)
+		free(dc->cell[l]);
 	pack_put(dc->packs);
 	shortlist_free(dc->sl);
 	free(dc->plain);
@@ -249,6 +274,8 @@ static void dec_release(struct tf_decoder *dc)
 	free(dc->cv);
 	free(dc->sk);
 	free(dc->sv);
+	free(dc->cell);
+	free(dc->cell_tmp);
 	free(dc->srclen);
 	free(dc->slot);
 	free(dc->sent);
@@ -374,7 +401,8 @@ struct decoder *tf_dec_new(const struct model *m, const struct dec_opts *o,
 	dc->cv = calloc(L ? L : 1, sizeof(char *));
 	dc->sk = calloc(L ? L : 1, sizeof(char *));
 	dc->sv = calloc(L ? L : 1, sizeof(char *));
-	if (!dc->ck || !dc->cv || !dc->sk || !dc->sv)
+	dc->cell = calloc(L ? L : 1, sizeof(float *));
+	if (!dc->ck || !dc->cv || !dc->sk || !dc->sv || !dc->cell)
 		goto oom;
 	if (L == 0) {
 		dc->srclen = calloc(nf, sizeof(int));
@@ -391,12 +419,17 @@ struct decoder *tf_dec_new(const struct model *m, const struct dec_opts *o,
 		goto fail;
 	/* room for doc/MODELS.md's default maximum length; more on demand */
 	dc->tcap = 2 * dc->S + 10;
-	for (l = 0; l < L; l++) {
+	for (l = 0; l < L && !n->ssru; l++) {
 		dc->sk[l] = malloc(dc->es * cap * dc->tcap * d);
 		dc->sv[l] = malloc(dc->es * cap * dc->tcap * d);
 		if (!dc->sk[l] || !dc->sv[l])
 			goto oom;
 	}
+	for (l = 0; l < L && n->ssru; l++)	/* c_0 = 0 */
+		if (!(dc->cell[l] = calloc(cap * d, sizeof(float))))
+			goto oom;
+	if (n->ssru && L && !(dc->cell_tmp = falloc(cap * d)))
+		goto oom;
 	dc->slot = malloc(sizeof(int) * cap);
 	dc->sent = malloc(sizeof(int) * cap);
 	dc->klen = malloc(sizeof(int) * cap);
@@ -573,6 +606,28 @@ static const float *step_out(const struct tf_decoder *dc, struct rows *r,
 	return r->x;
 }
 
+/* The self-attention of the rows' inputs u, to r->sub.fo; 0 or -1. */
+static int self_layer(const struct tf_decoder *dc, int l, struct rows *r,
+		      const struct tf_dec_layer *w, const struct dec_wt *t,
+		      const float *u)
+{
+	const struct tf_net *n = dc->n;
+	int nh = r->n, rc = 0;
+
+	rc |= linear_packed(r->q, u, nh, &t->self_q, w->self.qb, 0);
+	rc |= linear_packed(r->k, u, nh, &t->self_k, w->self.kb, 0);
+	rc |= linear_packed(r->v, u, nh, &t->self_v, w->self.vb, 0);
+	if (n->pos == POS_ROPE) {
+		rope_forward(r->q, r->pos, nh, n->heads, n->dk, n->rope,
+			     TF_PE_ROWS);
+		rope_forward(r->k, r->pos, nh, n->heads, n->dk, n->rope,
+			     TF_PE_ROWS);
+	}
+	self_attention(dc, l, r);
+	rc |= linear_packed(r->sub.fo, r->ctx, nh, &t->self_o, w->self.ob, 0);
+	return rc;
+}
+
 /* The step for a block of rows: their log-probabilities; 0 or -1. */
 static int step_rows(const struct tf_decoder *dc, struct rows *r)
 {
@@ -586,18 +641,17 @@ static int step_rows(const struct tf_decoder *dc, struct rows *r)
 		const struct dec_wt *t = &dc->wt[l];
 
 		u = tf_sub_in(n, &r->sub, &w->ln1, x, nh);
-		rc |= linear_packed(r->q, u, nh, &t->self_q, w->self.qb, 0);
-		rc |= linear_packed(r->k, u, nh, &t->self_k, w->self.kb, 0);
-		rc |= linear_packed(r->v, u, nh, &t->self_v, w->self.vb, 0);
-		if (n->pos == POS_ROPE) {
-			rope_forward(r->q, r->pos, nh, n->heads, n->dk,
-				     n->rope, TF_PE_ROWS);
-			rope_forward(r->k, r->pos, nh, n->heads, n->dk,
-				     n->rope, TF_PE_ROWS);
+		if (n->ssru) {
+			/* W u, Wf u + bf, then the cells move on */
+			rc |= linear_packed(r->q, u, nh, &t->ssru_W, NULL, 0);
+			rc |= linear_packed(r->k, u, nh, &t->ssru_Wf,
+					    w->ssru.bf, 0);
+			ssru_step_forward(r->sub.fo, dc->cell[l] +
+					  (size_t)r->lo * n->d, r->q, r->k,
+					  nh, n->d);
+		} else {
+			rc |= self_layer(dc, l, r, w, t, u);
 		}
-		self_attention(dc, l, r);
-		rc |= linear_packed(r->sub.fo, r->ctx, nh, &t->self_o,
-				    w->self.ob, 0);
 		x = step_out(dc, r, &w->ln1, x);
 
 		u = tf_sub_in(n, &r->sub, &w->ln2, x, nh);
@@ -686,7 +740,7 @@ int tf_dec_step(struct decoder *d, int nh, const int32_t *prev, float *logp,
 			dc->sent[0], n->max_pos);
 		return -1;
 	}
-	if (dc->t == dc->tcap && grow_cache(dc) < 0)
+	if (!n->ssru && dc->t == dc->tcap && grow_cache(dc) < 0)
 		return -1;
 	for (i = 0; i < nh; i++)
 		dc->pos[i] = dc->t;
@@ -718,6 +772,17 @@ int tf_dec_select(struct decoder *d, int nh, const int *parent)
 				parent[i], dc->nh);
 			return -1;
 		}
+	/* dec_self=ssru: hypothesis i's cells are its parent's */
+	for (l = 0; dc->n->ssru && l < dc->n->dec_layers; l++) {
+		size_t d = dc->n->d;
+		float *c = dc->cell[l];
+
+		for (i = 0; i < nh; i++)
+			memcpy(dc->cell_tmp + i * d, c + parent[i] * d,
+			       sizeof(float) * d);
+		dc->cell[l] = dc->cell_tmp;
+		dc->cell_tmp = c;
+	}
 	/* each surviving slot goes to its first child... */
 	memset(dc->claimed, 0, sizeof(int) * dc->cap);
 	for (i = 0; i < nh; i++) {
@@ -737,7 +802,7 @@ int tf_dec_select(struct decoder *d, int nh, const int *parent)
 			free_slot++;
 		dc->claimed[free_slot] = 1;
 		dc->tmp_slot[i] = free_slot;
-		for (l = 0; l < dc->n->dec_layers; l++) {
+		for (l = 0; l < dc->n->dec_layers && !dc->n->ssru; l++) {
 			memcpy(dc->sk[l] + free_slot * row,
 			       dc->sk[l] + src * row, used);
 			memcpy(dc->sv[l] + free_slot * row,

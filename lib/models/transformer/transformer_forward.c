@@ -82,7 +82,12 @@ void tf_decoder_forward(const struct tf_net *n, struct fwd *f,
 		struct dec_acts *e = &f->dec[l];
 
 		u = tf_sub_in(n, &e->s_self, &w->ln1, y, M);
-		mha_forward(e->s_self.fo, &e->self, u, u, &w->self, &ds, r);
+		if (n->ssru)
+			ssru_forward(e->s_self.fo, &e->ssru, u, &w->ssru, f->B,
+				     f->T, n->d);
+		else
+			mha_forward(e->s_self.fo, &e->self, u, u, &w->self,
+				    &ds, r);
 		y = tf_sub_out(n, &e->s_self, &w->ln1, y, M, f->drop, r);
 		u = tf_sub_in(n, &e->s_cross, &w->ln2, y, M);
 		mha_forward(e->s_cross.fo, &e->cross, u, f->E, &w->cross, &dc,
