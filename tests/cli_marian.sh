@@ -6,7 +6,9 @@
 # SPM vocabulary with </s> 0 and <unk> 1) import, and translate greedily
 # through embed | encode | attend | decode to exactly the ids of the
 # float64 numpy reference written from Marian's equations, with scores
-# within 1e-4 nats.  The settings of decoder.yml land in the config.
+# within 5e-5 nats a target id (float32's error, amplified by pre-norm's
+# large attention logits: 1.1e-5 a target id measured with the SIMD
+# kernels).  The settings of decoder.yml land in the config.
 # Refused, by name: a type, a decoder (rnn/SSRU) and tied layers attn
 # lacks, a parameter missing, a corrupt or truncated archive, an existing
 # model without --force.  A vocab.yml with its .spm tokenises text with
@@ -44,7 +46,7 @@ for v in post pre pre.bin; do
 		fail "$v: ids differ from the reference: $(diff got.ids want.ids)"
 	paste got "$F/$e" | awk -F "\t" -v v=$v '{
 		d = $2 - $4; if (d < 0) d = -d
-		if (d > 1e-4) { print v ": line " NR ": score " $2 ", reference " $4; bad = 1 }
+		if (d > 5e-5 * split($1, ids, " ")) { print v ": line " NR ": score " $2 ", reference " $4; bad = 1 }
 	} END { exit bad }' || fail "$v: scores off"
 done
 
@@ -115,7 +117,7 @@ for kv in pos=marian tie=all norm=post ffn_act=swish bos_id=-1 eos_id=0 \
 	grep -qF "\"$kv\\n\"" cfg || fail "post.tsr's config lacks $kv"
 done
 tensordump -t -n model.config pre.tsr > cfg
-for kv in tie=tgt norm=pre ffn_act=relu; do
+for kv in tie=tgt norm=pre pre_kv=input ffn_act=relu; do
 	grep -qF "\"$kv\\n\"" cfg || fail "pre.tsr's config lacks $kv"
 done
 grep -q dec_beam_size cfg && fail "pre.tsr has decoder settings it was not given"

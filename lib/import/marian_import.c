@@ -187,6 +187,10 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 	snprintf(set[n++], 64, "src_vocab=%.40s", e->v[0]);
 	snprintf(set[n++], 64, "tgt_vocab=%.40s", e->v[1]);
 	snprintf(set[n++], 64, "norm=%s", im->pre ? "pre" : "post");
+	/* Marian's pre-norm self-attention: the query of the layer norm,
+	 * the keys and values of the input (transformer.h LayerAttention) */
+	if (im->pre)
+		snprintf(set[n++], 64, "pre_kv=input");
 	snprintf(set[n++], 64, "tie=%s", im->tie_s);
 	snprintf(set[n++], 64, "pos=marian");
 	snprintf(set[n++], 64, "ffn_act=%s", act);

@@ -83,6 +83,7 @@ static const struct {
 	{ "pos", 'w', 0, 0, 0, "sinusoidal|rope|learned|marian",
 	  "transformer" },
 	{ "ffn_act", 'w', 0, 0, 0, "relu|swish", "transformer" },
+	{ "pre_kv", 'w', 0, 0, 0, "norm|input", "transformer" },
 	{ "max_pos", 'i', 1, 1 << 20, 0, NULL, "transformer" },
 };
 

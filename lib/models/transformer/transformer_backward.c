@@ -142,8 +142,10 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dfo = sub_back_out(n, f, &e->s_self, &lw->ln1, &lg->ln1, dy,
 				   dx, M, &dfin);
 		u = n->pre ? e->s_self.ln : y0;
-		mha_backward(dfin, dfin, &lg->self, dfo, &e->self, u, u,
-			     &lw->self, &ds, f->dmha);
+		/* pre_kv=input: the keys' and values' share skips the norm */
+		mha_backward(dfin, n->kv_in ? dx : dfin, &lg->self, dfo,
+			     &e->self, u, n->kv_in ? y0 : u, &lw->self, &ds,
+			     f->dmha);
 		sub_back_in(n, f, &e->s_self, &lw->ln1, &lg->ln1, y0, dx, M);
 		swap(&dx, &dy);
 	}
@@ -178,8 +180,9 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dfo = sub_back_out(n, f, &e->s_att, &lw->ln1, &lg->ln1, dy, dx,
 				   N, &dfin);
 		u = n->pre ? e->s_att.ln : x0;
-		mha_backward(dfin, dfin, &lg->self, dfo, &e->att, u, u,
-			     &lw->self, &es, f->dmha);
+		mha_backward(dfin, n->kv_in ? dx : dfin, &lg->self, dfo,
+			     &e->att, u, n->kv_in ? x0 : u, &lw->self, &es,
+			     f->dmha);
 		sub_back_in(n, f, &e->s_att, &lw->ln1, &lg->ln1, x0, dx, N);
 		swap(&dx, &dy);
 	}

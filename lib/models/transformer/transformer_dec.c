@@ -587,8 +587,11 @@ static int step_rows(const struct tf_decoder *dc, struct rows *r)
 
 		u = tf_sub_in(n, &r->sub, &w->ln1, x, nh);
 		rc |= linear_packed(r->q, u, nh, &t->self_q, w->self.qb, 0);
-		rc |= linear_packed(r->k, u, nh, &t->self_k, w->self.kb, 0);
-		rc |= linear_packed(r->v, u, nh, &t->self_v, w->self.vb, 0);
+		/* pre_kv=input: keys and values of the input itself */
+		rc |= linear_packed(r->k, n->kv_in ? x : u, nh, &t->self_k,
+				    w->self.kb, 0);
+		rc |= linear_packed(r->v, n->kv_in ? x : u, nh, &t->self_v,
+				    w->self.vb, 0);
 		if (n->pos == POS_ROPE) {
 			rope_forward(r->q, r->pos, nh, n->heads, n->dk,
 				     n->rope, TF_PE_ROWS);
