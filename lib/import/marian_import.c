@@ -419,10 +419,16 @@ static int decoder_defaults(struct model *m, const char *t, size_t n)
 		{ "max-length-factor", "dec_max_length_factor" },
 	};
 	struct yaml y;
-	int i;
+	int i, allow;
 
 	if (yaml_parse(&y, t, n, "decoder.yml") < 0)
 		return -1;
+	if (yaml_bool(&y, "allow-unk", 0, &allow) < 0 ||
+	    config_set(&m->cfg, "dec_allow_unk", allow ? "1" : "0") < 0) {
+		err_prefix("decoder.yml");
+		yaml_free(&y);
+		return -1;
+	}
 	for (i = 0; i < 3; i++) {
 		const char *v = yaml_str(&y, key[i][0]);
 		char *end;
@@ -494,7 +500,9 @@ struct model *marian_import(const struct marian_import_in *in)
 			m->src_vocab, m->tgt_vocab);
 		goto bad;
 	}
-	if (fill_params(m, &im, &mi) < 0 ||
+	/* Marian's search never says <unk> unless allow-unk (decoder.yml) */
+	if (config_set(&m->cfg, "dec_allow_unk", "0") < 0 ||
+	    fill_params(m, &im, &mi) < 0 ||
 	    side_vocab(in->vsrc, in->vsrc_len, in->ssrc, in->ssrc_len,
 		       &vb[0], "source") < 0 ||
 	    side_vocab(in->vtgt, in->vtgt_len, in->stgt ? in->stgt : in->ssrc,
