@@ -6,9 +6,12 @@
 # SPM vocabulary with </s> 0 and <unk> 1) import, and translate greedily
 # through embed | encode | attend | decode to exactly the ids of the
 # float64 numpy reference written from Marian's equations, with scores
-# within 1e-4 nats.  The settings of decoder.yml land in the config.
+# within 5e-5 nats a target id (float32's error, amplified by pre-norm's
+# large attention logits: 1.1e-5 a target id measured with the SIMD
+# kernels).  The settings of decoder.yml land in the config.
 # Refused, by name: a type, a decoder (rnn of Marian's default cell, a
-# GRU: cli_ssru.sh has the SSRU's) and tied layers attn lacks, a parameter missing, a corrupt or truncated archive, an existing
+# GRU: cli_ssru.sh has the SSRU's) and tied layers attn lacks, a
+# parameter missing, a corrupt or truncated archive, an existing
 # model without --force.  A vocab.yml with its .spm tokenises text with
 # the yml's ids.  The reference's sources are ids (a stream of
 # src.ids built with tensordump -r); text goes through the model's own
@@ -44,17 +47,19 @@ for v in post pre pre.bin; do
 		fail "$v: ids differ from the reference: $(diff got.ids want.ids)"
 	paste got "$F/$e" | awk -F "\t" -v v=$v '{
 		d = $2 - $4; if (d < 0) d = -d
-		if (d > 1e-4) { print v ": line " NR ": score " $2 ", reference " $4; bad = 1 }
+		if (d > 5e-5 * split($1, ids, " ")) { print v ": line " NR ": score " $2 ", reference " $4; bad = 1 }
 	} END { exit bad }' || fail "$v: scores off"
 done
 
 # decoder.yml as post.tsr's decoding defaults: at most
-# max-length-factor * S ids (the random model runs to it: exactly
-# floor(2.5 S)) instead of 2 S + 10, and beam-size 4 for beam's n-best;
-# the user's options win.
+# max-length-factor * S ids rounded up, as Marian's search stops (the
+# random model runs to it: exactly ceil(2.5 S), which the recorded
+# WASM Marian's outputs show too) instead of 2 S + 10, and beam-size 4
+# for beam's n-best; the user's options win.
 embed -m post.tsr < src.tsr | encode -m post.tsr | attend -m post.tsr > mem
 decode -m post.tsr -t < mem | tensordump -n hyp.ids > lens
-awk '{ print int(2.5 * NF) }' "$F/input.ids" > want.lens
+awk '{ n = 2.5 * NF; print n == int(n) ? n : int(n) + 1 }' "$F/input.ids" \
+	> want.lens
 awk '$2 == "hyp.ids" { gsub(/[][]/, "", $4); print $4 }' lens > got.lens
 cmp -s got.lens want.lens ||
 	fail "decoder.yml's length: $(paste got.lens want.lens | tr '\n' ' ')"
@@ -111,11 +116,11 @@ err_has "has no id of its own"
 tensordump -t -n model.config post.tsr > cfg
 for kv in pos=marian tie=all norm=post ffn_act=swish bos_id=-1 eos_id=0 \
     unk_id=1 pad_id=0 ln_eps=1e-06 d_model=16 dec_beam_size=4 \
-    dec_normalize=0.6 dec_max_length_factor=2.5; do
+    dec_normalize=0.6 dec_max_length_factor=2.5 dec_allow_unk=0; do
 	grep -qF "\"$kv\\n\"" cfg || fail "post.tsr's config lacks $kv"
 done
 tensordump -t -n model.config pre.tsr > cfg
-for kv in tie=tgt norm=pre ffn_act=relu; do
+for kv in tie=tgt norm=pre pre_kv=input ffn_act=relu; do
 	grep -qF "\"$kv\\n\"" cfg || fail "pre.tsr's config lacks $kv"
 done
 grep -q dec_beam_size cfg && fail "pre.tsr has decoder settings it was not given"

@@ -693,6 +693,71 @@ START_TEST(min_len_rule)
 }
 END_TEST
 
+/*
+ * no_unk (Marian's search without allow-unk), on min_len_rule's model:
+ * with unk_id 3 (p = 1/4) the greedy search of a one-word source under
+ * min_len 1 takes 0 (1/8, the lower id of the tie with 1) then </s>
+ * (1/2): ln 1/16; under min_len 0 </s> at once; a beam of 2 keeps 0
+ * and 1 at step 1 and never 3.  dec_allow_unk=0 in a model's config
+ * sets it, 1 does not; and dec_max_length_factor rounds up: 2.5 * 3
+ * ids are at most 8.
+ */
+START_TEST(no_unk_and_marians_length)
+{
+	const int32_t zero[] = { 0, eos }, end[] = { eos };
+	struct model m = model_v(4);
+	struct search_opts o;
+	struct search_result r;
+	int i, j;
+
+	script_mode = 3;
+	m.unk_id = 3;
+	source_of(2);
+	search_opts_default(&o);
+	o.no_unk = 1;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	is_hyp(&r.hyp[0], zero, 2, log(1 / 16.0));
+	search_result_free(&r);
+	o.min_len = 0;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	is_hyp(&r.hyp[0], end, 1, log(1 / 2.0));
+	search_result_free(&r);
+	o.min_len = 1;
+	o.k = 2;
+	o.nbest = 2;
+	ck_assert_int_eq(search(&m, fp, 1, &o, &r), 0);
+	ck_assert_int_eq(r.n, 2);
+	for (i = 0; i < r.n; i++)
+		for (j = 0; j < r.hyp[i].len; j++)
+			ck_assert_int_ne(r.hyp[i].ids[j], 3);
+	search_result_free(&r);
+
+	search_opts_default(&o);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_allow_unk", "1"), 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 0), 0);
+	ck_assert_int_eq(o.no_unk, 0);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_allow_unk", "0"), 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 0), 0);
+	ck_assert_int_eq(o.no_unk, 1);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_allow_unk", "2"), 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 0), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "dec_allow_unk"));
+	config_free(&m.cfg);
+	m = model_v(4);
+	search_opts_default(&o);
+	ck_assert_int_eq(search_max_len(&o, 3), 16);
+	ck_assert_int_eq(config_set(&m.cfg, "dec_max_length_factor", "2.5"),
+			 0);
+	ck_assert_int_eq(search_opts_model(&o, &m, 0, 0), 0);
+	ck_assert_int_eq(search_max_len(&o, 3), 8);
+	ck_assert_int_eq(search_max_len(&o, 4), 10);
+	o.len_ceil = 0;
+	ck_assert_int_eq(search_max_len(&o, 3), 7);
+	config_free(&m.cfg);
+	free_frames();
+}
+END_TEST
+
 /* A model's decoding settings (an import's decoder.yml) as the search's
  * defaults: beam size and len^normalize for beam, the length factor for
  * both; none of those the user gave; bad values refused by name. */
@@ -776,6 +841,7 @@ int main(void)
 	tcase_add_test(tc, attention_and_forced_decoding);
 	tcase_add_test(tc, blocked_repeats);
 	tcase_add_test(tc, min_len_rule);
+	tcase_add_test(tc, no_unk_and_marians_length);
 	tcase_add_test(tc, bad_options);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

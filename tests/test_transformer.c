@@ -905,7 +905,7 @@ static const char *const marian_post[] = {
 	"pos=marian", "ffn_act=swish", "bos_id=-1", "ln_eps=1e-06",
 };
 static const char *const marian_pre_relu[] = {
-	"pos=marian", "ffn_act=relu", "bos_id=-1",
+	"pos=marian", "ffn_act=relu", "bos_id=-1", "pre_kv=input",
 };
 
 START_TEST(marian_config_and_parameters)
@@ -1044,11 +1044,66 @@ START_TEST(marian_swish_ffn_is_the_formula)
 }
 END_TEST
 
+/* teacher-forced log-probabilities of a model with keys extra */
+static float *logp_of(const char *const *extra, int nextra)
+{
+	int sl[] = { 5, 3 }, tl[] = { 4, 6 };
+	struct model *m = make(extra, nextra, 0.3);
+	struct batch_ids s, t;
+	struct rng r;
+	float *lp;
+
+	rng_seed(&r, 13);
+	make_batch(&s, 2, sl, &r);
+	make_batch(&t, 2, tl, &r);
+	lp = malloc(sizeof(float) * 2 * t.S * V);
+	ck_assert_msg(transformer_logp(m, &s, &t, lp) == 0, "%s", err_msg());
+	free_batch(&s);
+	free_batch(&t);
+	model_free(m);
+	return lp;
+}
+
+/* pre_kv=input (Marian's pre-norm): self-attention's keys and values of
+ * the sub-layer's input, not of its layer norm: another function of the
+ * same weights; norm is the default; post-norm has no such choice */
+START_TEST(marian_pre_kv_is_another_attention)
+{
+	const char *in[] = { "norm=pre", "tie=all", "pre_kv=input" };
+	const char *nm[] = { "norm=pre", "tie=all", "pre_kv=norm" };
+	const char *post_in[] = { "norm=post", "tie=all", "pre_kv=input" };
+	const char *bad[] = { "src_vocab=13", "tgt_vocab=13", "d_model=8",
+			      "heads=2", "ffn=12", "enc_layers=1",
+			      "dec_layers=1", "pre_kv=raw" };
+	float *a = logp_of(in, 3), *b = logp_of(nm, 3), *c = logp_of(nm, 2);
+	float *p = logp_of(post_in, 3), *q = logp_of(post_in, 2);
+	size_t i, n = 2 * 6 * V;
+	double most = 0;
+
+	for (i = 0; i < n; i++)
+		if (fabs(a[i] - b[i]) > most)
+			most = fabs(a[i] - b[i]);
+	ck_assert_msg(most > 1e-2, "pre_kv=input changes at most %g", most);
+	ck_assert(memcmp(b, c, n * sizeof *b) == 0);
+	ck_assert(memcmp(p, q, n * sizeof *p) == 0);
+	free(a);
+	free(b);
+	free(c);
+	free(p);
+	free(q);
+	ck_assert_ptr_null(model_create("transformer", bad, 8, "", ""));
+	ck_assert_msg(strstr(err_msg(), "pre_kv must be norm or input"), "%s",
+		      err_msg());
+	ck_assert_int_eq(model_check_setting(&arch_transformer,
+					     "pre_kv=input"), 0);
+}
+END_TEST
+
 START_TEST(marian_gradients)
 {
 	grad_check_more("norm=post", "tie=src", marian_post, 4);
 	grad_check_more("norm=post", "tie=all", marian_post, 4);
-	grad_check_more("norm=pre", "tie=tgt", marian_pre_relu, 3);
+	grad_check_more("norm=pre", "tie=tgt", marian_pre_relu, 4);
 	grad_check_more("norm=post", "tie=none", marian_post + 1, 1);
 }
 END_TEST
@@ -1058,7 +1113,7 @@ START_TEST(marian_decoder_matches_teacher)
 	decoder_matches_teacher_more("norm=post", "tie=src", marian_post, 4,
 				     2);
 	decoder_matches_teacher_more("norm=pre", "tie=all", marian_pre_relu,
-				     3, 4);
+				     4, 4);
 }
 END_TEST
 
@@ -1220,6 +1275,7 @@ int main(void)
 	tcase_add_test(tc, marian_position_table_is_marians_formula);
 	tcase_add_test(tc, marian_zero_start_is_the_position_alone);
 	tcase_add_test(tc, marian_swish_ffn_is_the_formula);
+	tcase_add_test(tc, marian_pre_kv_is_another_attention);
 	tcase_add_test(tc, marian_gradients);
 	tcase_add_test(tc, marian_decoder_matches_teacher);
 	tcase_add_test(tc, ssru_config_and_parameters);

@@ -222,6 +222,10 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 	snprintf(set[n++], 64, "src_vocab=%.40s", e->v[0]);
 	snprintf(set[n++], 64, "tgt_vocab=%.40s", e->v[1]);
 	snprintf(set[n++], 64, "norm=%s", im->pre ? "pre" : "post");
+	/* Marian's pre-norm self-attention: the query of the layer norm,
+	 * the keys and values of the input (transformer.h LayerAttention) */
+	if (im->pre)
+		snprintf(set[n++], 64, "pre_kv=input");
 	snprintf(set[n++], 64, "tie=%s", im->tie_s);
 	snprintf(set[n++], 64, "pos=marian");
 	snprintf(set[n++], 64, "ffn_act=%s", act);
@@ -461,10 +465,16 @@ static int decoder_defaults(struct model *m, const char *t, size_t n)
 		{ "max-length-factor", "dec_max_length_factor" },
 	};
 	struct yaml y;
-	int i;
+	int i, allow;
 
 	if (yaml_parse(&y, t, n, "decoder.yml") < 0)
 		return -1;
+	if (yaml_bool(&y, "allow-unk", 0, &allow) < 0 ||
+	    config_set(&m->cfg, "dec_allow_unk", allow ? "1" : "0") < 0) {
+		err_prefix("decoder.yml");
+		yaml_free(&y);
+		return -1;
+	}
 	for (i = 0; i < 3; i++) {
 		const char *v = yaml_str(&y, key[i][0]);
 		char *end;
@@ -536,7 +546,9 @@ struct model *marian_import(const struct marian_import_in *in)
 			m->src_vocab, m->tgt_vocab);
 		goto bad;
 	}
-	if (fill_params(m, &im, &mi) < 0 ||
+	/* Marian's search never says <unk> unless allow-unk (decoder.yml) */
+	if (config_set(&m->cfg, "dec_allow_unk", "0") < 0 ||
+	    fill_params(m, &im, &mi) < 0 ||
 	    side_vocab(in->vsrc, in->vsrc_len, in->ssrc, in->ssrc_len,
 		       &vb[0], "source") < 0 ||
 	    side_vocab(in->vtgt, in->vtgt_len, in->stgt ? in->stgt : in->ssrc,

@@ -84,6 +84,7 @@ static const struct {
 	  "transformer" },
 	{ "ffn_act", 'w', 0, 0, 0, "relu|swish", "transformer" },
 	{ "dec_self", 'w', 0, 0, 0, "attention|ssru", "transformer" },
+	{ "pre_kv", 'w', 0, 0, 0, "norm|input", "transformer" },
 	{ "max_pos", 'i', 1, 1 << 20, 0, NULL, "transformer" },
 };
 

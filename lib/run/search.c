@@ -39,7 +39,8 @@ void search_opts_default(struct search_opts *o)
 
 int search_max_len(const struct search_opts *o, int S)
 {
-	double n = floor(o->len_a * S + o->len_b);
+	double x = o->len_a * S + o->len_b;
+	double n = o->len_ceil ? ceil(x) : floor(x);
 
 	if (!(n >= 1))
 		return 1;
@@ -66,14 +67,17 @@ static int model_number(const struct model *m, const char *key, double lo,
 int search_opts_model(struct search_opts *o, const struct model *m,
 		      unsigned given, int beam)
 {
-	double k, norm, factor;
-	int rk, rn, rf;
+	double k, norm, factor, allow;
+	int rk, rn, rf, ru;
 
 	if ((rk = model_number(m, "dec_beam_size", 1, 1000, &k)) < 0 ||
 	    (rn = model_number(m, "dec_normalize", 0, 100, &norm)) < 0 ||
 	    (rf = model_number(m, "dec_max_length_factor", 0, 1000,
-			       &factor)) < 0)
+			       &factor)) < 0 ||
+	    (ru = model_number(m, "dec_allow_unk", 0, 1, &allow)) < 0)
 		return -1;
+	if (ru && allow == 0 && m->unk_id >= 0)
+		o->no_unk = 1;
 	if (rk && k != floor(k)) {
 		err_set("model.config: dec_beam_size=%g is not an integer", k);
 		return -1;
@@ -87,6 +91,7 @@ int search_opts_model(struct search_opts *o, const struct model *m,
 	if (rf && !(given & SEARCH_GIVEN_LEN)) {
 		o->len_a = factor;
 		o->len_b = 0;
+		o->len_ceil = 1;
 	}
 	return 0;
 }
@@ -379,6 +384,17 @@ static void no_early_end(struct beam *b, int nh)
 	}
 }
 
+/* The option no_unk: the model's unk_id gets log-probability -inf in
+ * every row (Marian's suppressWord, unless allow-unk). */
+static void no_unk(struct beam *b, int nh)
+{
+	int r, p;
+
+	for (r = 0; r < nh; r++)
+		if ((p = place(b->sl, b->cur.sent[r], b->m->unk_id)) >= 0)
+			b->logp[(size_t)r * b->V + p] = -INFINITY;
+}
+
 /* The candidates of the groups (sentences) lo .. hi-1 of a step. */
 static void select_groups(void *ctx, int64_t lo, int64_t hi)
 {
@@ -408,6 +424,8 @@ static int beam_select(struct beam *b, int t, int nh)
 		block_repeats(b, t, nh);
 	if (t <= b->o->min_len)
 		no_early_end(b, nh);
+	if (b->o->no_unk)
+		no_unk(b, nh);
 	while (r < nh) {
 		int hi = r;
 

@@ -29,6 +29,10 @@ struct search_opts {
 	int block_repeats;	/* 0, or N: no phrase of 1 .. N ids said
 				   three times in a row (a candidate that
 				   would make one is not taken) */
+	int no_unk;		/* the model's unk_id is never chosen
+				   (Marian's default, without allow-unk) */
+	int len_ceil;		/* at most ceil(a S + b) target ids, not
+				   floor (Marian's max-length-factor) */
 	int min_len;		/* 0, or N: a sentence whose source has
 				   more than </s> alone does not end (</s>)
 				   before N other target ids (the maximum
@@ -77,7 +81,8 @@ int search_force(const struct model *m, const struct dec_opts *dec,
 		 struct hyp *out);
 void hyp_free(struct hyp *h);
 
-/* The maximum target length for a source of S ids. */
+/* The maximum target length for a source of S ids: floor(a S + b), or
+ * with len_ceil ceil(a S + b); at least 1. */
 int search_max_len(const struct search_opts *o, int S);
 
 /*
@@ -85,8 +90,10 @@ int search_max_len(const struct search_opts *o, int S);
  * Marian keeps its decoder.yml (doc/MODELS.md: dec_beam_size,
  * dec_normalize, dec_max_length_factor), into o: the beam size (when
  * beam), the length penalty len^normalize (when beam), and at most
- * factor * S target ids; but none of those the user gave (given:
- * SEARCH_GIVEN_*).  A model without them leaves o as it is.  0, or -1
+ * factor * S target ids, rounded up as Marian does (its search stops
+ * once the history holds factor * S steps); but none of those the user
+ * gave (given: SEARCH_GIVEN_*).  dec_allow_unk=0 (an import from Marian
+ * without allow-unk) sets no_unk: Marian's search never chooses <unk>.  A model without them leaves o as it is.  0, or -1
  * with err_msg() naming a bad value.
  */
 enum { SEARCH_GIVEN_K = 1, SEARCH_GIVEN_ALPHA = 2, SEARCH_GIVEN_LEN = 4 };

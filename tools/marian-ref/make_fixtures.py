@@ -86,11 +86,24 @@ def mha(P, pfx, q, kv, causal):
 
 
 def sub(P, cfg, pfx, lnpfx, x, f):
-    """Marian's preProcess, the function, postProcess."""
+    """Marian's preProcess, the function, postProcess (the FFN's)."""
     if cfg["pre"]:
         y = f(ln(x, P[lnpfx + "_ln_scale_pre"], P[lnpfx + "_ln_bias_pre"]))
         return x + y
     return ln(x + f(x), P[lnpfx + "_ln_scale"], P[lnpfx + "_ln_bias"])
+
+
+def att_sub(P, cfg, pfx, x, kv, causal):
+    """An attention sub-layer as Marian's LayerAttention computes it: in
+    pre-norm only the query is layer-normed (preProcess of `input`); the
+    keys and values are the sub-layer's input itself (self-attention,
+    kv None) or the encoder's output (kv)."""
+    kv = x if kv is None else kv
+    if cfg["pre"]:
+        q = ln(x, P[pfx + "_Wo_ln_scale_pre"], P[pfx + "_Wo_ln_bias_pre"])
+        return x + mha(P, pfx, q, kv, causal)
+    return ln(x + mha(P, pfx, x, kv, causal), P[pfx + "_Wo_ln_scale"],
+              P[pfx + "_Wo_ln_bias"])
 
 
 def ffn(P, cfg, pfx, x):
@@ -107,8 +120,7 @@ def encode(P, cfg, src):
     x = embed(P[cfg["src_emb"]], src)
     for l in range(1, L + 1):
         p = "encoder_l%d" % l
-        x = sub(P, cfg, p + "_self", p + "_self_Wo", x,
-                lambda u: mha(P, p + "_self", u, u, False))
+        x = att_sub(P, cfg, p + "_self", x, None, False)
         x = sub(P, cfg, p + "_ffn", p + "_ffn_ffn", x,
                 lambda u: ffn(P, cfg, p + "_ffn", u))
     if cfg["pre"]:
@@ -122,10 +134,8 @@ def decode_logp(P, cfg, E, prefix):
     y = embed(P[cfg["tgt_emb"]], prefix)
     for l in range(1, L + 1):
         p = "decoder_l%d" % l
-        y = sub(P, cfg, p + "_self", p + "_self_Wo", y,
-                lambda u: mha(P, p + "_self", u, u, True))
-        y = sub(P, cfg, p + "_context", p + "_context_Wo", y,
-                lambda u: mha(P, p + "_context", u, E, False))
+        y = att_sub(P, cfg, p + "_self", y, None, True)
+        y = att_sub(P, cfg, p + "_context", y, E, False)
         y = sub(P, cfg, p + "_ffn", p + "_ffn_ffn", y,
                 lambda u: ffn(P, cfg, p + "_ffn", u))
     if cfg["pre"]:
@@ -325,7 +335,7 @@ SSRU_VARIANTS = {
                  tgt_emb="Wemb", out="Wemb", seed=29, emb=0.2),
     "ssru-pre": dict(pre=True, act="swish", tie="tgt",
                      src_emb="encoder_Wemb", tgt_emb="decoder_Wemb",
-                     out="decoder_Wemb", seed=29, emb=0.1),
+                     out="decoder_Wemb", seed=37, emb=1.0),
 }
 
 
@@ -360,11 +370,14 @@ def ssru_decode_logp(P, cfg, E, prefix):
     return z - np.log(np.exp(z).sum())
 
 
-def ssru_greedy(P, cfg, src, eos=0):
+def ssru_greedy(P, cfg, src, eos=0, unk=1):
+    """Greedy as Marian's search: <unk> never chosen (no allow-unk: its
+    log-probability set to -inf, the others' left as they are)."""
     E = encode(P, cfg, src)
     out, score = [], 0.0
     while len(out) < MAXLEN:
         lp = ssru_decode_logp(P, cfg, E, [-1] + out)
+        lp[unk] = -np.inf
         k = int(lp.argmax())
         score += lp[k]
         out.append(k)

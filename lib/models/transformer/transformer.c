@@ -62,6 +62,7 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 	const char *pos = config_get(&m->cfg, "pos");
 	const char *act = config_get(&m->cfg, "ffn_act");
 	const char *self = config_get(&m->cfg, "dec_self");
+	const char *kv = config_get(&m->cfg, "pre_kv");
 	double eps = 1e-5;
 
 	if (model_size_key(m, "src_vocab", &n->src_vocab) < 0 ||
@@ -84,6 +85,13 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 		return -1;
 	}
 	n->pre = !strcmp(norm, "pre");
+	/* a model without the key is one from before it: norm */
+	if (kv && strcmp(kv, "norm") && strcmp(kv, "input")) {
+		err_set("model.config: pre_kv must be norm or input, not %s",
+			kv);
+		return -1;
+	}
+	n->kv_in = n->pre && kv && !strcmp(kv, "input");
 	if (tie && !strcmp(tie, "none"))
 		n->tie = TIE_NONE;
 	else if (tie && !strcmp(tie, "tgt"))

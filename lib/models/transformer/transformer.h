@@ -67,6 +67,9 @@ enum { POS_SINUSOIDAL, POS_ROPE, POS_LEARNED, POS_MARIAN };
 struct tf_net {
 	int d, heads, dk, ffn, enc_layers, dec_layers, src_vocab, tgt_vocab;
 	int pre;		/* norm=pre */
+	int kv_in;		/* pre_kv=input: pre-norm's self-attention
+				   keys and values from the sub-layer's
+				   input, not its layer norm (Marian) */
 	int tie;		/* TIE_* */
 	int pos;		/* POS_* */
 	int max_pos;		/* pos=learned: positions of the table */

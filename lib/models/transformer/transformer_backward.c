@@ -145,9 +145,11 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		if (n->ssru)
 			ssru_backward(dfin, &lg->ssru, f->dxw, f->dfp, dfo, u,
 				      &e->ssru, &lw->ssru, f->B, f->T, d);
-		else
-			mha_backward(dfin, dfin, &lg->self, dfo, &e->self, u,
-				     u, &lw->self, &ds, f->dmha);
+		else	/* pre_kv=input: the keys' and values' share skips
+			   the norm */
+			mha_backward(dfin, n->kv_in ? dx : dfin, &lg->self,
+				     dfo, &e->self, u, n->kv_in ? y0 : u,
+				     &lw->self, &ds, f->dmha);
 		sub_back_in(n, f, &e->s_self, &lw->ln1, &lg->ln1, y0, dx, M);
 		swap(&dx, &dy);
 	}
@@ -182,8 +184,9 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dfo = sub_back_out(n, f, &e->s_att, &lw->ln1, &lg->ln1, dy, dx,
 				   N, &dfin);
 		u = n->pre ? e->s_att.ln : x0;
-		mha_backward(dfin, dfin, &lg->self, dfo, &e->att, u, u,
-			     &lw->self, &es, f->dmha);
+		mha_backward(dfin, n->kv_in ? dx : dfin, &lg->self, dfo,
+			     &e->att, u, n->kv_in ? x0 : u, &lw->self, &es,
+			     f->dmha);
 		sub_back_in(n, f, &e->s_att, &lw->ln1, &lg->ln1, x0, dx, N);
 		swap(&dx, &dy);
 	}

@@ -609,14 +609,16 @@ static const float *step_out(const struct tf_decoder *dc, struct rows *r,
 /* The self-attention of the rows' inputs u, to r->sub.fo; 0 or -1. */
 static int self_layer(const struct tf_decoder *dc, int l, struct rows *r,
 		      const struct tf_dec_layer *w, const struct dec_wt *t,
-		      const float *u)
+		      const float *u, const float *x)
 {
 	const struct tf_net *n = dc->n;
 	int nh = r->n, rc = 0;
+	/* pre_kv=input: keys and values of the sub-layer's input itself */
+	const float *kv = n->kv_in ? x : u;
 
 	rc |= linear_packed(r->q, u, nh, &t->self_q, w->self.qb, 0);
-	rc |= linear_packed(r->k, u, nh, &t->self_k, w->self.kb, 0);
-	rc |= linear_packed(r->v, u, nh, &t->self_v, w->self.vb, 0);
+	rc |= linear_packed(r->k, kv, nh, &t->self_k, w->self.kb, 0);
+	rc |= linear_packed(r->v, kv, nh, &t->self_v, w->self.vb, 0);
 	if (n->pos == POS_ROPE) {
 		rope_forward(r->q, r->pos, nh, n->heads, n->dk, n->rope,
 			     TF_PE_ROWS);
@@ -650,7 +652,7 @@ static int step_rows(const struct tf_decoder *dc, struct rows *r)
 					  (size_t)r->lo * n->d, r->q, r->k,
 					  nh, n->d);
 		} else {
-			rc |= self_layer(dc, l, r, w, t, u);
+			rc |= self_layer(dc, l, r, w, t, u, x);
 		}
 		x = step_out(dc, r, &w->ln1, x);
 

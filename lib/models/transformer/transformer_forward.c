@@ -2,7 +2,9 @@
  * transformer_forward.c: the Transformer's encoder and decoder over a
  * padded batch (transformer_batch.h), keeping what the backward pass
  * needs: doc/MODELS.md's layers, each sub-layer residual with its layer norm
- * after (post-norm, the paper) or before (pre-norm) the function.
+ * after (post-norm, the paper) or before (pre-norm) the function; with
+ * pre_kv=input (Marian's pre-norm) self-attention's queries are of the
+ * layer norm, its keys and values of the sub-layer's input itself.
  */
 #include <string.h>
 #include "transformer_batch.h"
@@ -35,7 +37,8 @@ void tf_encoder_forward(const struct tf_net *n, struct fwd *f,
 		struct enc_acts *e = &f->enc[l];
 
 		u = tf_sub_in(n, &e->s_att, &w->ln1, x, N);
-		mha_forward(e->s_att.fo, &e->att, u, u, &w->self, &dm, r);
+		mha_forward(e->s_att.fo, &e->att, u, n->kv_in ? x : u, &w->self,
+			    &dm, r);
 		x = tf_sub_out(n, &e->s_att, &w->ln1, x, N, f->drop, r);
 		u = tf_sub_in(n, &e->s_ffn, &w->ln2, x, N);
 		tf_ffn_forward(n, e->s_ffn.fo, e->h, e->a, u, &w->ffn, N);
@@ -85,9 +88,9 @@ void tf_decoder_forward(const struct tf_net *n, struct fwd *f,
 		if (n->ssru)
 			ssru_forward(e->s_self.fo, &e->ssru, u, &w->ssru, f->B,
 				     f->T, n->d);
-		else
-			mha_forward(e->s_self.fo, &e->self, u, u, &w->self,
-				    &ds, r);
+		else	/* pre_kv=input: keys and values of y itself */
+			mha_forward(e->s_self.fo, &e->self, u,
+				    n->kv_in ? y : u, &w->self, &ds, r);
 		y = tf_sub_out(n, &e->s_self, &w->ln1, y, M, f->drop, r);
 		u = tf_sub_in(n, &e->s_cross, &w->ln2, y, M);
 		mha_forward(e->s_cross.fo, &e->cross, u, f->E, &w->cross, &dc,
