@@ -2,7 +2,11 @@
 # train-step --import marian against the real Marian: tests/fixtures/
 # marian/wasm/ holds small random Marian Transformers in Marian's binary
 # layout (post- and pre-norm, relu and swish, tied-embeddings-all,
-# target-output tying, nothing tied) over a SentencePiece word model, and
+# target-output tying, nothing tied), and two SSRU students
+# (transformer-decoder-autoreg: rnn, dec-cell: ssru, imported as
+# dec_self=ssru: ssru-post-relu-all post-norm, relu, every embedding tied,
+# as Bergamot's students; ssru-pre-swish-tgt pre-norm, swish, target
+# tying), over a SentencePiece word model, and
 # what bergamot-translator's WebAssembly Marian 0.4.9 translated with them
 # (tools/marian-ref/marian_wasm.sh, which checked the same against the
 # float64 numpy reference): greedily and with beam 4, normalize 0.6,
@@ -11,7 +15,8 @@
 # beam with its defaults from the model) gives exactly Marian's ids, and
 # log p within 5e-5 nats a target id of the reference's (float32's
 # error, larger in pre-norm, whose raw keys make large attention logits:
-# at most 3e-5 a target id measured, with the AVX-512 kernels).  --min-len 0: Marian lets </s> come first
+# at most 3e-5 a target id measured, with the AVX-512 kernels; 6e-6 in
+# the SSRU students).  --min-len 0: Marian lets </s> come first
 # (attn's default min_len 1 does not).  text-pre-relu-tgt: a unigram
 # SentencePiece vocabulary, Marian's text itself.
 set -eu
@@ -19,9 +24,14 @@ set -eu
 F=$root/tests/fixtures/marian/wasm
 
 n=$(wc -l < "$F/input.txt")
-for v in post-swish-all pre-relu-tgt post-relu-none pre-swish-all; do
+for v in post-swish-all pre-relu-tgt post-relu-none pre-swish-all \
+	ssru-post-relu-all ssru-pre-swish-tgt; do
 	train-step --import marian -m $v.tsr --decoder-config "$F/decoder.yml" \
 		"$F/$v.bin" "$F/words.spm"
+	case $v in ssru-*)
+		tensordump -t -n model.config $v.tsr | grep -qF '"dec_self=ssru\n"' ||
+			fail "$v: not imported as dec_self=ssru" ;;
+	esac
 	tokenize -m $v.tsr "$F/input.txt" | embed -m $v.tsr |
 		encode -m $v.tsr | attend -m $v.tsr > mem
 	for mode in greedy beam; do

@@ -15,6 +15,10 @@ inputs.  Variants (name: norm, activation, tying):
   pre-relu-tgt:    pre-norm, relu, tied-embeddings (target-output)
   post-relu-none:  post-norm, relu, nothing tied (decoder_ff_logit_out_W)
   pre-swish-all:   pre-norm, swish, tied-embeddings-all
+  ssru-post-relu-all: an SSRU student (transformer-decoder-autoreg: rnn,
+                   dec-cell: ssru), post-norm, relu, tied-embeddings-all,
+                   as Bergamot's students are
+  ssru-pre-swish-tgt: an SSRU student, pre-norm, swish, target tying
 
 all over words.spm, a SentencePiece word model (</s> 0, <unk> 1): every
 piece is a word, so Marian's text gives its ids back exactly (split at
@@ -83,6 +87,21 @@ VARIANTS = {
                            out="decoder_ff_logit_out_W"),
     "pre-swish-all": dict(pre=True, act="swish", tie="all", src_emb="Wemb",
                           tgt_emb="Wemb", out="Wemb"),
+    # SSRU students (make_fixtures.py's SSRU section: the decoder's
+    # self-attention an SSRU, decoder_l{l}_rnn_W, _Wf, _bf; a post-norm's
+    # layer norm decoder_l{l}_rnn_ffn_ln_*, a pre-norm's
+    # decoder_l{l}_rnn_ln_*_pre).  emb: ssru_params' factor of the
+    # embeddings; seed and scales (save_model's) chosen among a few by
+    # the reference for varied outputs, some </s> and beam != greedy.
+    "ssru-post-relu-all": dict(pre=False, act="relu", tie="all",
+                               src_emb="Wemb", tgt_emb="Wemb", out="Wemb",
+                               ssru=True, emb=0.5, seed=29,
+                               scales=dict(emb=1.0, eos=3.0, mix=1.0)),
+    "ssru-pre-swish-tgt": dict(pre=True, act="swish", tie="tgt",
+                               src_emb="encoder_Wemb",
+                               tgt_emb="decoder_Wemb", out="decoder_Wemb",
+                               ssru=True, emb=0.5, seed=30,
+                               scales=dict(emb=1.0, eos=3.0, mix=3.0)),
 }
 
 
@@ -115,9 +134,11 @@ def scaled_params(cfg, V, seed, emb=1.0, out=1.0, bias=0.1, eos=0.0,
     layer's weights and its bias scaled, and eos added to </s>'s bias:
     with a small bias the logits follow the decoder's state, so the
     argmax moves with the context, and </s> comes at some point."""
-    P = mf.make_params(cfg, V, seed)
+    P = mf.ssru_params(cfg, V, seed) if cfg.get("ssru") else \
+        mf.make_params(cfg, V, seed)
     for k in P:             # the layers' matrices: mix
-        if k.endswith(("_Wq", "_Wk", "_Wv", "_Wo", "_W1", "_W2")):
+        if k.endswith(("_Wq", "_Wk", "_Wv", "_Wo", "_W1", "_W2", "_rnn_W",
+                       "_rnn_Wf")):
             P[k] = (P[k] * mix).astype(np.float32)
     for k in {cfg["src_emb"], cfg["tgt_emb"]}:
         P[k] = (P[k] * emb).astype(np.float32)
@@ -127,6 +148,13 @@ def scaled_params(cfg, V, seed, emb=1.0, out=1.0, bias=0.1, eos=0.0,
     b[0, EOS] += eos
     P["decoder_ff_logit_out_b"] = b.astype(np.float32)
     return P
+
+
+def decode_logp(P, cfg, E, prefix):
+    """The reference's log p of the next id: a Transformer's, or with
+    cfg["ssru"] an SSRU student's."""
+    f = mf.ssru_decode_logp if cfg.get("ssru") else mf.decode_logp
+    return f(P, cfg, E, prefix)
 
 
 def marian_search(P, cfg, src, k, alpha, factor):
@@ -142,7 +170,7 @@ def marian_search(P, cfg, src, k, alpha, factor):
     while width:
         cands = []
         for ids, score, lps in beam:
-            lp = mf.decode_logp(P, cfg, E, [-1] + ids)
+            lp = decode_logp(P, cfg, E, [-1] + ids)
             lp[UNK] = -np.inf
             for w in range(len(lp)):
                 cands.append((score + lp[w], ids, w, lps, lp[w]))
@@ -181,11 +209,13 @@ def save_model(cfg, V, seed, path):
     # post-norm's outputs stay near one id whatever the scales (its last
     # layer norm keeps the state near the tied embedding it came from):
     # these give 3 to 8 distinct ids a variant and some </s>
-    P = scaled_params(cfg, V, seed, emb=0.5, out=2.0, bias=0.1, eos=1.0,
-                      mix=2.0)
+    scales = dict(emb=0.5, out=2.0, bias=0.1, eos=1.0, mix=2.0)
+    scales.update(cfg.get("scales", {}))
+    P = scaled_params(cfg, V, seed, **scales)
     items = dict(P)
-    items["special:model.yml"] = np.frombuffer(
-        mf.model_yml(cfg, V).encode() + b"\0", dtype=np.int8)
+    yml = mf.ssru_yml(cfg, V) if cfg.get("ssru") else mf.model_yml(cfg, V)
+    items["special:model.yml"] = np.frombuffer(yml.encode() + b"\0",
+                                               dtype=np.int8)
     mf.save_bin(path, items)
     return {k: v.astype(np.float64) for k, v in P.items()}
 
@@ -239,7 +269,8 @@ def main(pkg, out):
         f.write("beam-size: %d\nnormalize: %g\nmax-length-factor: %g\n"
                 % (BEAM, NORMALIZE, FACTOR))
     for seed, (name, cfg) in enumerate(VARIANTS.items(), 21):
-        check_variant(name, pkg, out, cfg, V, seed, sp, srcs)
+        check_variant(name, pkg, out, cfg, V, cfg.get("seed", seed), sp,
+                      srcs)
     # text through the unigram vocabulary of make_fixtures.py
     spm = os.path.join(os.path.dirname(out.rstrip("/")), "vocab.spm")
     U = sentencepiece.SentencePieceProcessor(model_file=spm).get_piece_size()
