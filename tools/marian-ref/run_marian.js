@@ -6,7 +6,7 @@
 // Usage: node run_marian.js --package DIR --model MODEL.bin --vocab SPM
 //          [--vocab SPM] [--beam-size K] [--normalize A]
 //          [--max-length-factor F] [--set 'key: value']... [--scores]
-//          [--together] [--time] < text > translations
+//          [--together] [--time] [--warm] < text > translations
 //
 // DIR is the package's directory (the one holding worker/).  MODEL.bin is
 // a model in Marian's binary layout (the WASM build loads models from
@@ -32,7 +32,12 @@
 // maximum length, max-length-factor times the batch's widest source,
 // is that of the line itself; --together translates all lines in one
 // call, as a user would (bergamot batches them), for timing.  --time
-// prints to stderr the seconds spent translating (model loading apart).
+// prints to stderr the seconds spent translating (model loading apart):
+// "seconds S" of the clock and "cpu-seconds C", the process's user and
+// system CPU time over the same span (node's own threads included: its
+// compiler tiering the WASM code up, its garbage collector).  --warm
+// translates the first line once before the clock starts, so that node
+// has compiled the code that translating runs (not timed).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -45,7 +50,7 @@ function usage(msg) {
 function parseArgs(argv) {
     const o = { vocabs: [], set: [], beam: '1', normalize: '0',
                 factor: '2.5', scores: false, together: false,
-                time: false };
+                time: false, warm: false };
     const need = (i) => {
         if (i + 1 >= argv.length) usage(`${argv[i]} needs a value`);
         return argv[i + 1];
@@ -62,6 +67,7 @@ function parseArgs(argv) {
         case '--scores': o.scores = true; break;
         case '--together': o.together = true; break;
         case '--time': o.time = true; break;
+        case '--warm': o.warm = true; break;
         default: usage(`unknown argument '${argv[i]}'`);
         }
     }
@@ -180,7 +186,15 @@ async function main() {
     const lines = text.split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
     const out = [];
+    try {
+        if (o.warm && lines.length)
+            translate(M, service, model, [lines[0]], false);
+    } catch (e) {
+        process.stderr.write(`run_marian.js: translating: ${cxxMessage(M, e)}\n`);
+        process.exit(1);
+    }
     const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
     try {
         if (o.together) {
             out.push(...translate(M, service, model, lines, false));
@@ -193,6 +207,7 @@ async function main() {
         process.exit(1);
     }
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    const cpu = process.cpuUsage(c0);
     if (o.scores) {
         for (let i = 0; i < lines.length; i++) {
             let s = [];
@@ -204,7 +219,11 @@ async function main() {
         }
     }
     process.stdout.write(out.map((l) => l + '\n').join(''));
-    if (o.time) process.stderr.write(`seconds ${secs.toFixed(6)}\n`);
+    if (o.time) {
+        process.stderr.write(`seconds ${secs.toFixed(6)}\n`);
+        process.stderr.write(`cpu-seconds ${
+            ((cpu.user + cpu.system) / 1e6).toFixed(6)}\n`);
+    }
 }
 
 main().catch((e) => {
