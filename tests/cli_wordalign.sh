@@ -87,11 +87,15 @@ awk 'BEGIN { x = 7
 		}
 		print s > "fixed.src"; print t > "fixed.tgt"
 	} }'
+align -q --no-fold -t -o f1.tsr fixed.src fixed.tgt
+align -q --threads 2 -t -o f2.tsr fixed.src fixed.tgt
+# words are folded unless --no-fold says otherwise
+align -q -f -t -o f3.tsr fixed.src fixed.tgt
+cmp -s f2.tsr f3.tsr || fail "the default is not --fold"
+! cmp -s f1.tsr f2.tsr || fail "--no-fold folds"
 if [ "$(uname -m)" = x86_64 ] && ldd --version 2>&1 | grep -qi glibc; then
-	align -q -t -o f1.tsr fixed.src fixed.tgt
-	align -q -f --threads 2 -t -o f2.tsr fixed.src fixed.tgt
 	[ "$(cksum < f1.tsr)" = "1210279396 36868" ] ||
-		fail "fixed corpus: model $(cksum < f1.tsr), want 1210279396 36868"
+		fail "fixed corpus, --no-fold: $(cksum < f1.tsr), want 1210279396 36868"
 	[ "$(cksum < f2.tsr)" = "1594235217 36868" ] ||
 		fail "fixed corpus, --fold: $(cksum < f2.tsr), want 1594235217 36868"
 fi
@@ -123,6 +127,7 @@ expect 1 "not a model of align" align -m "$root/models/bible-es-en.tsr" src tgt
 expect 2 "not grow-diag-final-and" align -s grow src tgt
 expect 2 "want SOURCE and TARGET" align src
 expect 2 "no training options" align -m m.tsr -I 3 src tgt
+expect 2 "no training options" align -m m.tsr --no-fold src tgt
 expect 2 "without --save" align -t src tgt
 expect 2 "null-prob" align -p 1 src tgt
 expect 2 "unknown option" align --bogus src tgt
