@@ -221,7 +221,8 @@ bench-torch: all
 # fuzz/fuzz_NAME.c, linked with libtensor built for fuzzing (coverage,
 # ASan, UBSan) in build-fuzz/lib.  make fuzz runs each for FUZZ_TIME
 # seconds from its seeds, fuzz/corpus/NAME (and fuzz/NAME.dict where there
-# is one); the model loader's seeds are tiny models that train-step makes.
+# is one); the model loaders' seeds are tiny models that train-step and
+# align make.
 # What a run finds is left in build-fuzz/crash-*.  tools/need.sh checks
 # for clang and libFuzzer first.
 FUZZ_TIME ?= 60
@@ -230,7 +231,7 @@ FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB   = build-fuzz/lib/libtensor.a
 FUZZ_NAMES = $(patsubst fuzz/fuzz_%.c,%,$(filter-out fuzz/fuzz_util.c,$(wildcard fuzz/fuzz_*.c)))
 FUZZ_BINS  = $(FUZZ_NAMES:%=build-fuzz/fuzz_%)
-FUZZ_SEEDS = build-fuzz/seeds/model
+FUZZ_SEEDS = build-fuzz/seeds/model build-fuzz/seeds/alignmodel
 
 # The vector kernels are no parser's, and with ASan each takes many minutes
 # to compile: they are built plain.
@@ -256,7 +257,7 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_util.c fuzz/fuzz_util.h $(FUZZ_LIB)
 
 # A vocabulary of 260 units and a model of each architecture, the
 # smallest train-step makes, and the transformer exported as f16 and int8.
-$(FUZZ_SEEDS): $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
+build-fuzz/seeds/model: $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
 	@rm -rf $@ && mkdir -p $@
 	echo x | $(BUILD)/bin/tokenize -l 260 >$@.vocab 2>/dev/null
 	$(BUILD)/bin/train-step --init -m $@/rnnsearch.tsr -a rnnsearch \
@@ -271,10 +272,21 @@ $(FUZZ_SEEDS): $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
 	$(BUILD)/bin/train-step --export $@/tf16.tsr -m $@/tf.tsr
 	$(BUILD)/bin/train-step --export $@/tf8.tsr --dtype int8 -m $@/tf.tsr
 
+# Word aligner models of four made-up pairs: --no-fold, the defaults, and
+# IBM Model 1 without Bayes.
+build-fuzz/seeds/alignmodel: $(BUILD)/bin/align
+	@rm -rf $@ && mkdir -p $@
+	printf 'la casa ||| the house\nla Casa verde ||| the green house\n'\
+'casa ||| house\nel libro . ||| the book .\n' >$@.pairs
+	$(BUILD)/bin/align -q -t --no-fold -o $@/nofold.tsr <$@.pairs
+	$(BUILD)/bin/align -q -t -I 2 -o $@/fold.tsr <$@.pairs
+	$(BUILD)/bin/align -q -t --no-diagonal -a 0 -o $@/model1.tsr <$@.pairs
+
 fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@for t in $(FUZZ_NAMES); do \
 	    mkdir -p build-fuzz/corpus/$$t; \
-	    seeds=fuzz/corpus/$$t; [ $$t = model ] && seeds=$(FUZZ_SEEDS); \
+	    seeds=fuzz/corpus/$$t; \
+	    case $$t in model|alignmodel) seeds=build-fuzz/seeds/$$t;; esac; \
 	    dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
 	    echo "fuzz_$$t: $(FUZZ_TIME) s"; \
 	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \

@@ -32,6 +32,7 @@ static struct {
 	.sym = WA_SYM_GDFA,
 	.em = { .iterations = 5, .diagonal = 1, .optimize = 1, .tension = 4,
 		.p0 = 0.08, .alpha = 0.01 },
+	.fold = 1,
 };
 
 static void usage(void)
@@ -67,8 +68,11 @@ static void usage(void)
 	       "                        (default 0.01; 0: plain EM)\n"
 	       "  -f, --fold            one lexicon entry for a word in any "
 	       "case and with\n"
-	       "                        punctuation at its ends (positions "
-	       "stay the text's words)\n"
+	       "                        punctuation at its ends (the default; "
+	       "positions stay\n"
+	       "                        the text's words)\n"
+	       "      --no-fold         an entry for each word as written "
+	       "(fast_align's way)\n"
 	       "  -q, --quiet           no progress on standard error\n"
 	       "      --threads=N       threads of the E-step and the "
 	       "alignment (default:\n"
@@ -80,7 +84,7 @@ static void usage(void)
 	exit(0);
 }
 
-enum { OPT_FIXED = 0x4400, OPT_NO_DIAG };
+enum { OPT_FIXED = 0x4400, OPT_NO_DIAG, OPT_NO_FOLD };
 
 static const struct option longopts[] = {
 	{ "symmetrize", required_argument, NULL, 's' },
@@ -94,6 +98,7 @@ static const struct option longopts[] = {
 	{ "no-diagonal", no_argument, NULL, OPT_NO_DIAG },
 	{ "alpha", required_argument, NULL, 'a' },
 	{ "fold", no_argument, NULL, 'f' },
+	{ "no-fold", no_argument, NULL, OPT_NO_FOLD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -312,6 +317,7 @@ static void parse_args(int argc, char **argv)
 			given = 1;
 			break;
 		case 'f': opt.fold = 1; given = 1; break;
+		case OPT_NO_FOLD: opt.fold = 0; given = 1; break;
 		case 'q': opt.quiet = 1; break;
 		case 'h': usage(); break;
 		case 'V': prog_version(); break;

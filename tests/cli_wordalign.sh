@@ -3,8 +3,9 @@
 # adjacent words swapped, the links come back; one output line per pair,
 # empty pairs empty lines; "src ||| tgt" on stdin gives what two files
 # give; a saved model aligns as the training run did; any --threads the
-# same; and the refusals: line counts that differ, a line without
-# "|||", a file that is no model (exit 1), bad options (exit 2).
+# same; a fixed corpus's model byte for byte as saved before; and the
+# refusals: line counts that differ, a line without "|||", a file that is
+# no model (exit 1), bad options (exit 2).
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -66,6 +67,39 @@ align -q --threads 3 -o t3.tsr src tgt > t3.al
 cmp -s t1.tsr t3.tsr || fail "--threads 1 and 3 save different models"
 cmp -s t1.al t3.al || fail "--threads 1 and 3 align differently"
 
+# a fixed corpus (integer arithmetic only: the same in any awk) gives
+# the model files that align saved before the cells were built by one
+# sort of keys and slots, byte for byte (cksum; glibc's libm on x86-64,
+# where they were saved)
+awk 'BEGIN { x = 7
+	for (p = 0; p < 1500; p++) {
+		x = x * 48271 % 2147483647; n = 1 + x % 30
+		s = t = ""
+		for (i = 0; i < n; i++) {
+			x = x * 48271 % 2147483647; r = x % 1000
+			w = int(r * r / 2000)
+			s = s (i ? " " : "") (w % 5 ? "s" : "S") w
+			x = x * 48271 % 2147483647
+			if (x % 10 < 8)
+				t = t (t == "" ? "" : " ") "t" (w * 7 + 3) % 400
+			if (x % 10 == 9)
+				t = t (t == "" ? "" : " ") "the"
+		}
+		print s > "fixed.src"; print t > "fixed.tgt"
+	} }'
+align -q --no-fold -t -o f1.tsr fixed.src fixed.tgt
+align -q --threads 2 -t -o f2.tsr fixed.src fixed.tgt
+# words are folded unless --no-fold says otherwise
+align -q -f -t -o f3.tsr fixed.src fixed.tgt
+cmp -s f2.tsr f3.tsr || fail "the default is not --fold"
+! cmp -s f1.tsr f2.tsr || fail "--no-fold folds"
+if [ "$(uname -m)" = x86_64 ] && ldd --version 2>&1 | grep -qi glibc; then
+	[ "$(cksum < f1.tsr)" = "1210279396 36868" ] ||
+		fail "fixed corpus, --no-fold: $(cksum < f1.tsr), want 1210279396 36868"
+	[ "$(cksum < f2.tsr)" = "1594235217 36868" ] ||
+		fail "fixed corpus, --fold: $(cksum < f2.tsr), want 1594235217 36868"
+fi
+
 # progress on stderr unless --quiet; nothing else
 align -I 2 src tgt 2> progress > /dev/null
 grep -q "^align: forward: iteration 2 of 2: perplexity" progress ||
@@ -93,6 +127,7 @@ expect 1 "not a model of align" align -m "$root/models/bible-es-en.tsr" src tgt
 expect 2 "not grow-diag-final-and" align -s grow src tgt
 expect 2 "want SOURCE and TARGET" align src
 expect 2 "no training options" align -m m.tsr -I 3 src tgt
+expect 2 "no training options" align -m m.tsr --no-fold src tgt
 expect 2 "without --save" align -t src tgt
 expect 2 "null-prob" align -p 1 src tgt
 expect 2 "unknown option" align --bogus src tgt

@@ -5,8 +5,9 @@
  * comments); the tension left alone when the data agree with it, grown
  * on a diagonal corpus and shrunk on a reversed one; convergence to a
  * known lexicon and permutation; the symmetrisation heuristics on hand
- * cases; the same model for any thread count; the model file's round
- * trip and refusals; word folding.
+ * cases; the same model for any thread count and either way of
+ * building the table; the model file's round trip and refusals, every
+ * record out of bounds; word folding.
  */
 #include <check.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
 #include "run_suite.h"
+#include "stream/stream.h"
 #include "tmpdir.h"
 
 /* The bitext of pairs "source ||| target" into m's vocabularies. */
@@ -387,6 +389,33 @@ START_TEST(threads_same_model)
 }
 END_TEST
 
+/* The table's cells found by one sort of keys and slots, or by a sort
+ * of the keys and a search for each slot: the same model, bit for bit. */
+START_TEST(packed_same_as_unpacked)
+{
+	struct wa_em_opts o = { .iterations = 3, .diagonal = 1, .optimize = 1,
+				.tension = 4, .p0 = 0.08, .alpha = 0.01 };
+	char **pairs = synthetic(700, 2, 23);
+	struct wa_model m[2];
+	struct wa_bitext b[2] = { { 0 } };
+
+	memset(m, 0, sizeof m);
+	for (int k = 0; k < 2; k++) {
+		wa_em_set_unpacked(k);
+		bitext(&m[k], &b[k], (const char *const *)pairs, 700);
+		train(&m[k], &b[k], &o);
+	}
+	wa_em_set_unpacked(0);
+	for (int d = 0; d < 2; d++)
+		ck_assert(same_dir(&m[0].dir[d], &m[1].dir[d]));
+	for (int k = 0; k < 2; k++) {
+		wa_bitext_free(&b[k]);
+		wa_model_free(&m[k]);
+	}
+	free_pairs(pairs, 700);
+}
+END_TEST
+
 /* Saved and loaded: the same tables, vocabularies and alignments. */
 START_TEST(model_round_trip)
 {
@@ -464,6 +493,162 @@ START_TEST(model_refused)
 }
 END_TEST
 
+/* The good model file good with record name replaced (dtype, rank, n
+ * elements of data) or, data NULL, dropped, written to path. */
+static void edit_model(const char *good, const char *path, const char *name,
+		       int dtype, int rank, uint64_t n, const void *data)
+{
+	struct tsr_map *map = tsr_map_open(good);
+	struct tsr_writer *w = tsr_writer_atomic(path, 0);
+	int last = -1;
+
+	ck_assert_msg(map && w, "%s", err_msg());
+	for (int i = 0; i < map->f.n; i++)
+		if (data || strcmp(map->f.rec[i].name, name))
+			last = i;
+	for (int i = 0; i < map->f.n; i++) {
+		struct tensor t = map->f.rec[i];
+
+		if (!strcmp(t.name, name)) {
+			if (!data)
+				continue;
+			t.dtype = dtype;
+			t.rank = rank;
+			t.dim[0] = rank ? n : 1;
+			t.data = (void *)data;
+			t.nbytes = n * dtype_size(dtype);
+		}
+		t.owned = 0;
+		ck_assert_int_eq(tsr_write(w, &t, 0, i == last), 0);
+	}
+	ck_assert_int_eq(tsr_writer_commit(w), 0);
+	tsr_map_close(map);
+}
+
+/* path is refused, the message naming it and saying what. */
+static void refused(const char *path, const char *what)
+{
+	struct wa_model r;
+
+	ck_assert_int_eq(wa_model_load(&r, path), -1);
+	ck_assert_msg(strstr(err_msg(), path) && strstr(err_msg(), what),
+		      "said \"%s\", want %s", err_msg(), what);
+}
+
+/* Each record out of bounds is refused by the loader with a message
+ * naming the file and the record, before the tables are copied; the
+ * first case read past the cells before (ASan: make SAN=1 check). */
+START_TEST(model_bounds)
+{
+	static const char *const pairs[] = { "a b c ||| x y", "b c ||| y z" };
+	struct wa_em_opts o = { .iterations = 2, .diagonal = 1, .tension = 4,
+				.p0 = 0.08 };
+	struct wa_model m = { 0 }, r;
+	struct wa_bitext b = { 0 };
+	const char *good = tmpdir_path("good.tsr"), *bad = tmpdir_path("bad.tsr");
+	const struct wa_dir *d;
+	int64_t *row;
+	int32_t *col;
+	float *prob;
+	double nan = NAN, inf = INFINITY;
+
+	bitext(&m, &b, pairs, 2);
+	train(&m, &b, &o);
+	ck_assert_int_eq(wa_model_save(&m, good), 0);
+	ck_assert_msg(wa_model_load(&r, good) == 0, "%s", err_msg());
+	wa_model_free(&r);
+	d = &m.dir[0];
+	ck_assert_int_ge(d->nnz, 3);
+	row = malloc((d->ne + 2) * sizeof *row);
+	col = malloc(d->nnz * sizeof *col);
+	prob = malloc(d->nnz * sizeof *prob);
+
+	/* a row that ends past the cells, the last one back at them: read
+	 * past the cells before the check of rows went row by row */
+	memcpy(row, d->row, (d->ne + 2) * sizeof *row);
+	row[1] = d->nnz + 1000;
+	edit_model(good, bad, "align.fwd.rows", DT_I64, 1, d->ne + 2, row);
+	refused(bad, "record align.fwd.rows: row 0 ends at");
+	/* 2^40 cells claimed: refused before anything is allocated */
+	memcpy(row, d->row, (d->ne + 2) * sizeof *row);
+	row[d->ne + 1] = (int64_t)1 << 40;
+	edit_model(good, bad, "align.fwd.rows", DT_I64, 1, d->ne + 2, row);
+	refused(bad, "record align.fwd.rows: the rows run from 0 to "
+		"1099511627776, not from 0 to the");
+	row[0] = -1;
+	row[d->ne + 1] = d->nnz;
+	edit_model(good, bad, "align.fwd.rows", DT_I64, 1, d->ne + 2, row);
+	refused(bad, "record align.fwd.rows");
+	/* rows of the wrong length */
+	edit_model(good, bad, "align.fwd.rows", DT_I64, 1, d->ne + 1, d->row);
+	refused(bad, "records align.fwd.*: shapes");
+	/* target words outside the vocabulary, or out of order */
+	const int32_t outside[] = { 0, d->nf + 1, -5, INT32_MAX, INT32_MIN };
+
+	for (size_t k = 0; k < sizeof outside / sizeof *outside; k++) {
+		memcpy(col, d->col, d->nnz * sizeof *col);
+		col[d->nnz - 1] = outside[k];
+		edit_model(good, bad, "align.fwd.cols", DT_I32, 1, d->nnz, col);
+		refused(bad, "record align.fwd.cols: row");
+	}
+	memcpy(col, d->col, d->nnz * sizeof *col);
+	col[1] = col[0];
+	edit_model(good, bad, "align.fwd.cols", DT_I32, 1, d->nnz, col);
+	refused(bad, "out of order or range");
+	/* cells and probabilities of different lengths */
+	edit_model(good, bad, "align.fwd.cols", DT_I32, 1, d->nnz - 1, d->col);
+	refused(bad, "records align.fwd.*: shapes");
+	/* probabilities not finite or out of (0, 1] */
+	const float badp[] = { NAN, INFINITY, -INFINITY, 0, -0.5f, 1.5f };
+
+	for (size_t k = 0; k < sizeof badp / sizeof *badp; k++) {
+		memcpy(prob, d->prob, d->nnz * sizeof *prob);
+		prob[1] = badp[k];
+		edit_model(good, bad, "align.fwd.probs", DT_F32, 1, d->nnz, prob);
+		refused(bad, "record align.fwd.probs: row");
+	}
+	/* the parameters: diagonal, tension, p0 */
+	const double badpa[][3] = {
+		{ 0.5, 4, 0.08 }, { nan, 4, 0.08 }, { 1, nan, 0.08 },
+		{ 1, -1, 0.08 }, { 1, inf, 0.08 }, { 1, 4, 1 }, { 1, 4, nan },
+		{ 1, 4, -0.1 },
+	};
+
+	for (size_t k = 0; k < sizeof badpa / sizeof *badpa; k++) {
+		edit_model(good, bad, "align.rev.params", DT_F64, 1, 3, badpa[k]);
+		refused(bad, "record align.rev.params");
+	}
+	edit_model(good, bad, "align.rev.params", DT_F64, 1, 2, badpa[0]);
+	refused(bad, "records align.rev.*: shapes");
+	/* words: repeated, with a space, not ended, empty */
+	static const char *const words[] = { "a\na\nq\n", "a b\nc\nd\n",
+					     "a\nb\nc", "a\n\nc\n" };
+
+	for (size_t k = 0; k < sizeof words / sizeof *words; k++) {
+		edit_model(good, bad, "align.src.words", DT_U8, 1,
+			   strlen(words[k]), words[k]);
+		refused(bad, "record align.src.words");
+	}
+	/* one word more: the rows no longer fit the vocabulary */
+	edit_model(good, bad, "align.tgt.words", DT_U8, 1, 8, "x\ny\nz\nw\n");
+	refused(bad, "records align.rev.*: shapes");
+	/* a record missing, of another type, another version */
+	edit_model(good, bad, "align.tgt.words", 0, 0, 0, NULL);
+	refused(bad, "no record align.tgt.words");
+	edit_model(good, bad, "align.fold", DT_F32, 0, 1, &(float){ 1 });
+	refused(bad, "record align.fold: f32 of rank 0, want i32");
+	edit_model(good, bad, "align.version", DT_I32, 0, 1, &(int32_t){ 2 });
+	refused(bad, "record align.version: version 2");
+	edit_model(good, bad, "align.rev.probs", DT_F64, 1, 0, "");
+	refused(bad, "record align.rev.probs: f64 of rank 1");
+	free(row);
+	free(col);
+	free(prob);
+	wa_bitext_free(&b);
+	wa_model_free(&m);
+}
+END_TEST
+
 START_TEST(words_folded)
 {
 	char out[64];
@@ -535,8 +720,10 @@ int main(void)
 	tcase_add_test(tc, tension_follows_data);
 	tcase_add_test(tc, symmetrize_by_hand);
 	tcase_add_test(tc, threads_same_model);
+	tcase_add_test(tc, packed_same_as_unpacked);
 	tcase_add_test(tc, model_round_trip);
 	tcase_add_test(tc, model_refused);
+	tcase_add_test(tc, model_bounds);
 	tcase_add_test(tc, words_folded);
 	tcase_add_test(tc, long_line_refused);
 	suite_add_tcase(s, tc);

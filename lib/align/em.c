@@ -49,8 +49,10 @@ static int oom(void)
 	return -1;
 }
 
-/* Sorts k [n] (values below 2^bits) by LSD radix, tmp [n] scratch. */
-static int radix_sort(uint64_t *k, size_t n, int bits)
+/* Sorts k [n] by its bits lo .. lo + bits - 1 (those above are 0), by
+ * LSD radix: stable, so the bits below lo keep their order among equal
+ * keys. */
+static int radix_sort(uint64_t *k, size_t n, int lo, int bits)
 {
 	uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp), *a = k, *x = tmp;
 	size_t *count = malloc(65537 * sizeof *count);
@@ -60,7 +62,7 @@ static int radix_sort(uint64_t *k, size_t n, int bits)
 		free(count);
 		return oom();
 	}
-	for (int shift = 0; shift < bits; shift += 16) {
+	for (int shift = lo; shift < lo + bits; shift += 16) {
 		memset(count, 0, 65537 * sizeof *count);
 		for (size_t i = 0; i < n; i++)
 			count[(a[i] >> shift & 0xffff) + 1]++;
@@ -85,13 +87,37 @@ static inline int32_t src_word(const struct em *em, int p, int i)
 	return i ? wa_words(em->b, em->s, p)[i - 1] : 0;
 }
 
-/* The slots, and the table's cells: every (e, f) of a pair. */
-static int build_cells(struct em *em)
+static int unpacked;		/* wa_em_set_unpacked */
+
+void wa_em_set_unpacked(int on)
+{
+	unpacked = on;
+}
+
+/* Bits to hold the values below n. */
+static int bits_for(uint64_t n)
+{
+	int bits = 0;
+
+	while (bits < 64 && n > (uint64_t)1 << bits)
+		bits++;
+	return bits;
+}
+
+/*
+ * The slots, and the table's cells: every (e, f) of a pair.  Each slot's
+ * key, e (nf + 1) + f, is sorted with the slot's number in its low sbits
+ * bits, so that the run of a key, its cell, names its slots: the cells
+ * of the slots (em->cell) come with the table, in one pass.  When the two
+ * do not fit in 64 bits, the keys are sorted alone and *found is 0: the
+ * slots' cells are then looked up (find_cells).
+ */
+static int build_cells(struct em *em, int *found)
 {
 	const struct wa_bitext *b = em->b;
-	uint64_t *key, width = (uint64_t)em->nf + 1;
+	uint64_t *key, width = (uint64_t)em->nf + 1, mask, prev = 0;
 	int64_t total;
-	int bits = 0;
+	int bits, sbits;
 
 	if (!(em->cbase = malloc((b->n + 1) * sizeof *em->cbase)))
 		return oom();
@@ -103,26 +129,38 @@ static int build_cells(struct em *em)
 			(n && m ? (int64_t)(n + 1) * m : 0);
 	}
 	total = em->cbase[b->n];
-	if (!(key = malloc((total ? total : 1) * sizeof *key)))
+	bits = bits_for(((uint64_t)em->ne + 1) * width);
+	sbits = bits_for((uint64_t)total);
+	*found = bits + sbits <= 64 && !unpacked;
+	if (!*found)
+		sbits = 0;
+	mask = sbits ? ((uint64_t)1 << sbits) - 1 : 0;
+	key = malloc((total ? total : 1) * sizeof *key);
+	em->cell = malloc((total ? total : 1) * sizeof *em->cell);
+	if (!key || !em->cell) {
+		free(key);
 		return oom();
+	}
 	for (int p = 0; p < b->n; p++) {
 		int n = wa_len(b, em->s, p), k = 0;
 		const int32_t *f = wa_words(b, em->t, p);
 
 		for (int64_t q = em->cbase[p]; q < em->cbase[p + 1]; k++)
-			for (int i = 0; i <= n; i++)
-				key[q++] = src_word(em, p, i) * width + f[k];
+			for (int i = 0; i <= n; i++, q++)
+				key[q] = (src_word(em, p, i) * width + f[k]) <<
+					 sbits | (*found ? (uint64_t)q : 0);
 	}
-	while (bits < 64 && ((uint64_t)em->ne + 1) * width > (uint64_t)1 << bits)
-		bits++;
-	if (radix_sort(key, total, bits) < 0) {
+	if (radix_sort(key, total, sbits, bits) < 0) {
 		free(key);
 		return -1;
 	}
 	em->nnz = 0;
-	for (int64_t q = 0; q < total; q++)
-		if (q == 0 || key[q] != key[q - 1])
-			key[em->nnz++] = key[q];
+	for (int64_t q = 0; q < total; q++) {
+		uint64_t k = key[q] >> sbits;
+
+		em->nnz += q == 0 || k != prev;
+		prev = k;
+	}
 	if (em->nnz > INT32_MAX) {
 		free(key);
 		err_set("word aligner: %lld word pairs, more than %d",
@@ -135,9 +173,16 @@ static int build_cells(struct em *em)
 		free(key);
 		return oom();
 	}
-	for (int64_t c = 0; c < em->nnz; c++) {
-		em->col[c] = (int32_t)(key[c] % width);
-		em->row[key[c] / width + 1]++;
+	for (int64_t q = 0, c = -1; q < total; q++) {
+		uint64_t k = key[q] >> sbits;
+
+		if (q == 0 || k != prev) {
+			em->col[++c] = (int32_t)(k % width);
+			em->row[k / width + 1]++;
+			prev = k;
+		}
+		if (*found)
+			em->cell[key[q] & mask] = (int32_t)c;
 	}
 	for (int32_t e = 0; e <= em->ne; e++)
 		em->row[e + 1] += em->row[e];
@@ -377,22 +422,22 @@ int wa_em_train(struct wa_dir *d, const struct wa_bitext *b, int reverse,
 {
 	struct em em = { .b = b, .s = reverse, .t = !reverse, .ne = ne,
 			 .nf = nf, .o = o, .lambda = o->tension };
-	int rc = -1;
+	int rc = -1, found;
 
 	memset(d, 0, sizeof *d);
-	if (build_cells(&em) < 0 || build_classes(&em) < 0)
+	if (build_cells(&em, &found) < 0 || build_classes(&em) < 0)
 		goto out;
-	em.cell = malloc((em.cbase[b->n] ? em.cbase[b->n] : 1) * sizeof *em.cell);
 	em.post = malloc((em.cbase[b->n] ? em.cbase[b->n] : 1) * sizeof *em.post);
 	em.ll = malloc((b->n ? b->n : 1) * sizeof *em.ll);
 	em.feat = malloc((b->n ? b->n : 1) * sizeof *em.feat);
 	em.tt = malloc((em.nnz ? em.nnz : 1) * sizeof *em.tt);
 	em.cnt = malloc((em.nnz ? em.nnz : 1) * sizeof *em.cnt);
-	if (!em.cell || !em.post || !em.ll || !em.feat || !em.tt || !em.cnt) {
+	if (!em.post || !em.ll || !em.feat || !em.tt || !em.cnt) {
 		oom();
 		goto out;
 	}
-	kern_parallel_for(b->n, 64, find_cells, &em);
+	if (!found)
+		kern_parallel_for(b->n, 64, find_cells, &em);
 	for (int64_t c = 0; c < em.nnz; c++)
 		em.tt[c] = 1.0 / nf;
 	for (int it = 1; it <= o->iterations; it++) {

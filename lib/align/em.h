@@ -68,6 +68,12 @@ int wa_em_train(struct wa_dir *d, const struct wa_bitext *b, int reverse,
 		void (*progress)(void *ctx, const struct wa_em_report *r),
 		void *ctx);
 
+/* For the tests: with 1, wa_em_train builds its table as it does when a
+ * key and a slot's number do not fit in 64 bits (em.c): the keys sorted
+ * alone, then a search for each slot's cell; 0, the default, undoes it.
+ * The tables are the same, bit for bit. */
+void wa_em_set_unpacked(int on);
+
 /* The digamma function psi(x), x > 0, to about 1e-12 relative. */
 double wa_digamma(double x);
 

@@ -42,39 +42,50 @@ void wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
 	}
 }
 
-int wa_dir_check(const struct wa_dir *d)
+int wa_dir_check(const struct wa_dir *d, const char *const name[4])
 {
+	static const char *const plain[4] = { "params", "rows", "cols",
+					      "probs" };
+
+	if (!name)
+		name = plain;
 	if (d->ne < 0 || d->nf < 0 || d->nnz < 0 || d->row[0] != 0 ||
 	    d->row[d->ne + 1] != d->nnz) {
-		err_set("the rows do not run from 0 to the %lld cells",
-			(long long)d->nnz);
+		err_set("record %s: the rows run from %lld to %lld, not from 0 "
+			"to the %lld cells of %s", name[1],
+			(long long)d->row[0], (long long)d->row[d->ne + 1],
+			(long long)d->nnz, name[2]);
 		return -1;
 	}
 	for (int32_t e = 0; e <= d->ne; e++) {
-		if (d->row[e + 1] < d->row[e]) {
-			err_set("row %d ends before it starts", (int)e);
+		if (d->row[e + 1] < d->row[e] || d->row[e + 1] > d->nnz) {
+			err_set("record %s: row %d ends at %lld, before it "
+				"starts (%lld) or past the %lld cells", name[1],
+				(int)e, (long long)d->row[e + 1],
+				(long long)d->row[e], (long long)d->nnz);
 			return -1;
 		}
 		for (int64_t k = d->row[e]; k < d->row[e + 1]; k++) {
 			if (d->col[k] < 1 || d->col[k] > d->nf ||
 			    (k > d->row[e] && d->col[k] <= d->col[k - 1])) {
-				err_set("row %d: cell %lld: target word %d out "
-					"of order or range (1 to %d)", (int)e,
-					(long long)k, (int)d->col[k], (int)d->nf);
+				err_set("record %s: row %d: cell %lld: target "
+					"word %d out of order or range (1 to %d)",
+					name[2], (int)e, (long long)k,
+					(int)d->col[k], (int)d->nf);
 				return -1;
 			}
 			if (!(d->prob[k] > 0 && d->prob[k] <= 1)) {
-				err_set("row %d: cell %lld: probability %g not "
-					"in (0, 1]", (int)e, (long long)k,
-					d->prob[k]);
+				err_set("record %s: row %d: cell %lld: "
+					"probability %g not in (0, 1]", name[3],
+					(int)e, (long long)k, d->prob[k]);
 				return -1;
 			}
 		}
 	}
 	if (!(d->tension >= 0 && d->tension <= 1000) ||
 	    !(d->p0 >= 0 && d->p0 < 1)) {
-		err_set("tension %g or NULL prior %g out of range", d->tension,
-			d->p0);
+		err_set("record %s: tension %g or NULL prior %g out of range "
+			"([0, 1000], [0, 1))", name[0], d->tension, d->p0);
 		return -1;
 	}
 	return 0;

@@ -46,8 +46,10 @@ void wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
 
 /* Checks d's shape: rows from 0 to nnz, never decreasing; columns from 1
  * to nf, increasing in a row; probabilities in (0, 1]; tension and p0 in
- * range.  0, or -1 with err_msg() naming what is wrong. */
-int wa_dir_check(const struct wa_dir *d);
+ * range.  Reads nothing outside row [ne + 2], col and prob [nnz].  0, or
+ * -1 with err_msg() naming what is wrong and where: name[4] (may be
+ * NULL) the names of params, rows, cols and probs in messages. */
+int wa_dir_check(const struct wa_dir *d, const char *const name[4]);
 
 void wa_dir_free(struct wa_dir *d);
 

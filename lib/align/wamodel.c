@@ -175,12 +175,17 @@ static int get_dir(struct tsr_map *map, struct wa_dir *d, int k,
 		err_set("record %s: diagonal %g is not 0 or 1", name[0], pa[0]);
 		return -1;
 	}
-	d->ne = ne;
-	d->nf = nf;
-	d->nnz = (int64_t)cols->dim[0];
-	d->diagonal = pa[0] == 1;
-	d->tension = pa[1];
-	d->p0 = pa[2];
+	/* checked where they lie, before anything is allocated for them */
+	struct wa_dir view = {
+		.ne = ne, .nf = nf, .nnz = (int64_t)cols->dim[0],
+		.row = rows->data, .col = cols->data, .prob = probs->data,
+		.diagonal = pa[0] == 1, .tension = pa[1], .p0 = pa[2],
+	};
+	const char *const names[4] = { name[0], name[1], name[2], name[3] };
+
+	if (wa_dir_check(&view, names) < 0)
+		return -1;
+	*d = view;
 	d->row = malloc(rows->nbytes);
 	d->col = malloc(cols->nbytes ? cols->nbytes : 1);
 	d->prob = malloc(probs->nbytes ? probs->nbytes : 1);
@@ -191,10 +196,6 @@ static int get_dir(struct tsr_map *map, struct wa_dir *d, int k,
 	memcpy(d->row, rows->data, rows->nbytes);
 	memcpy(d->col, cols->data, cols->nbytes);
 	memcpy(d->prob, probs->data, probs->nbytes);
-	if (wa_dir_check(d) < 0) {
-		err_prefix("records align.%s.*", dir_name[k]);
-		return -1;
-	}
 	return 0;
 }
 
