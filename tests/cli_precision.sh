@@ -4,11 +4,11 @@
 # --matmul bf16 (bf16 products).  With either, each sentence gets the
 # output it gets alone whatever its batch (-b 1, 5 and 64 the same bytes),
 # greedy and with beams, and beam -k 1 is decode; the scores are not
-# f32's (the option does something); f32 is the default.  Refused (exit 1)
+# f32's (the option does something); f32 is the default of an f32 model.  Refused (exit 1)
 # for a recurrent model, naming it; a precision the option does not take
 # is a usage error (exit 2).  --matmul bf16 is refused too below the
 # AVX-512 kernels and on a CPU without AVX512_BF16 (there, only the
-# refusals can be checked).
+# refusals can be checked).  An int8 export's default is --kv f16.
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -60,6 +60,17 @@ check() {
 }
 
 check kv f16 bf16
+
+# An int8 export keeps f16 keys and values unless --kv says otherwise:
+# its default scores are --kv f16's, not --kv f32's (which differ)
+train-step -x m8.tsr --dtype int8 -m m.tsr 2>/dev/null
+tokenize -m m8.tsr src.txt | stages m8.tsr > mem8.tsr
+hyp_scores m8.tsr mem8.tsr > s8.default
+hyp_scores m8.tsr mem8.tsr --kv f16 > s8.f16
+hyp_scores m8.tsr mem8.tsr --kv f32 > s8.f32
+[ "$(wc -l < s8.default)" -eq 40 ] || fail "int8: not 40 scores"
+cmp -s s8.default s8.f16 || fail "int8: the default is not --kv f16"
+cmp -s s8.default s8.f32 && fail "int8: --kv f32 gives the default's scores"
 
 exits 1 env ATTN_KERNELS=avx2 decode -m m.tsr --matmul bf16 < mem.tsr
 err_has AVX512_BF16

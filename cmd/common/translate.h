@@ -28,6 +28,8 @@ struct translate_opts {
 				   products in bf16 (arch.h's dec_opts) */
 	int kv_f16;		/* decode, beam: its attention's keys and
 				   values in f16 (arch.h's dec_opts) */
+	int kv_given;		/* --kv was given: else f16 for an int8
+				   export, f32 otherwise */
 	int beam;		/* beam (not decode): the model's beam size
 				   and length penalty apply */
 	unsigned given;		/* SEARCH_GIVEN_*: options the user gave,
@@ -91,10 +93,11 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 	"Transformer decoder's\n" \
 	"                       products' inputs rounded to " \
 	"bfloat16 (AVX512_BF16)\n" \
-	"      --kv=PREC        f32 (default) or f16: the " \
-	"Transformer decoder's\n" \
-	"                       attention keys and values kept " \
-	"in float16\n" \
+	"      --kv=PREC        f32 or f16: the Transformer " \
+	"decoder's attention keys\n" \
+	"                       and values kept in float16 " \
+	"(default: f16 for an int8\n" \
+	"                       export, f32 otherwise)\n" \
 	"      --shortlist      score only each sentence's shortlist " \
 	"of target units\n" \
 	"                       (train-step --shortlist makes it)\n" \
