@@ -24,7 +24,7 @@ static void raw_same(int in)
 	struct tsr_reader *r, *raw, *back;
 	struct tensor t, u, v;
 	char msg[1024], path[64];
-	int out = fuzz_mem_file(NULL, 0), rc, rc2, n = 0;
+	int out = fuzz_mem_file(NULL, 0), rc, rc2, n = 0, end, end2;
 	struct tsr_writer *w = tsr_writer_fd(out, "out", 0);
 
 	lseek(in, 0, SEEK_SET);
@@ -38,10 +38,10 @@ static void raw_same(int in)
 	tsr_reader_set_limit(raw, 1 << 22);
 	tsr_reader_set_raw(raw, 1);
 	for (;;) {
-		rc = tsr_read(r, &t, NULL);
+		rc = tsr_read(r, &t, &end);
 		snprintf(msg, sizeof msg, "%s", rc < 0 ? err_msg() : "");
-		rc2 = tsr_read(raw, &u, NULL);
-		if (rc != rc2)
+		rc2 = tsr_read(raw, &u, &end2);
+		if (rc != rc2 || (rc == 1 && end != end2))
 			abort();
 		if (rc < 0) {
 			if (strcmp(strchr(msg, ':'), strchr(err_msg(), ':')))
@@ -50,7 +50,9 @@ static void raw_same(int in)
 		}
 		if (rc == 0)
 			break;
-		if (tsr_write(w, &u, u.frame, 0) < 0)
+		/* the end-of-frame flags too: a frame may follow one of
+		 * the same number, and its names may be the same */
+		if (tsr_write(w, &u, u.frame, end2) < 0)
 			abort();
 		n++;
 		if (tsr_inflate(&u) < 0)

@@ -309,6 +309,27 @@ START_TEST(zip_refuses_bad_archives)
 	b.b[b.n - 12] = 200;		/* 200 members */
 	b.b[b.n - 14] = 200;
 	refused(&b, "members do not fit");
+	/* member 1 named at member 0's bytes, and at bytes inside its
+	 * own data: both share bytes with another member */
+	b = g;
+	c = central(&b, 1);
+	b.b[c + 42] = 0;
+	refused(&b, "members 0 (stored.txt) and 1 (deflated.txt) share bytes");
+	{
+		static struct zb h;
+		size_t c0;
+		uint32_t cs;
+
+		memset(&h, 0, sizeof(h));
+		zb_add(&h, "a", text, sizeof(text) - 1, 8, 0);
+		zb_add(&h, "b", "hello", 5, 0, 0);
+		zb_finish(&h, 0);
+		c0 = central(&h, 0);		/* member 0 runs over 1 */
+		cs = h.m[0].csize + 40;
+		h.b[c0 + 20] = (uint8_t)cs;
+		h.b[c0 + 21] = (uint8_t)(cs >> 8);
+		refused(&h, "members 0 (a) and 1 (b) share bytes at offset");
+	}
 	/* a ZIP64 end record that is not there */
 	two_members(&b, 1);
 	b.b[b.n - 22 - 20] = 0;		/* the locator's signature */

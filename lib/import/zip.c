@@ -210,6 +210,64 @@ static int read_central(struct zip_member *m, int i, const uint8_t *c,
 	return 0;
 }
 
+struct span {
+	uint64_t lo, hi;
+	int i;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Members whose bytes (local header, name, extra field, data) share
+ * bytes with another's are refused: no real archive has them, and they
+ * let a small archive inflate without bound (the same deflated data
+ * named a thousand times, a "zip bomb").  With none shared, the members
+ * of n bytes inflate to at most 1032 n.  A member whose local header is
+ * not there is left to zip_extract to refuse. */
+static int no_overlaps(const struct zip *z)
+{
+	struct span *s;
+	int i, k = 0;
+
+	if (z->count < 2)
+		return 0;
+	if (!(s = malloc((size_t)z->count * sizeof(*s)))) {
+		err_set("zip: out of memory");
+		return -1;
+	}
+	for (i = 0; i < z->count; i++) {
+		const struct zip_member *m = &z->m[i];
+		const uint8_t *l = z->p + m->local;
+
+		if (m->local > z->n || z->n - m->local < 30 ||
+		    rd32(l) != SIG_LOCAL || m->csize > z->n)
+			continue;
+		s[k].lo = m->local;
+		s[k].hi = m->local + 30 + rd16(l + 26) + rd16(l + 28) +
+			  m->csize;
+		s[k++].i = i;
+	}
+	qsort(s, (size_t)k, sizeof(*s), span_cmp);
+	for (i = 1; i < k; i++)
+		if (s[i].lo < s[i - 1].hi) {
+			int a = s[i - 1].i < s[i].i ? s[i - 1].i : s[i].i;
+			int b = s[i - 1].i < s[i].i ? s[i].i : s[i - 1].i;
+
+			err_set("zip: members %d (%s) and %d (%s) share bytes "
+				"at offset %llu (no archive does; refused as "
+				"a zip bomb)", a, z->m[a].name, b,
+				z->m[b].name, (unsigned long long)s[i].lo);
+			free(s);
+			return -1;
+		}
+	free(s);
+	return 0;
+}
+
 int zip_open(struct zip *z, const void *data, size_t n)
 {
 	const uint8_t *p = data;
@@ -265,6 +323,10 @@ int zip_open(struct zip *z, const void *data, size_t n)
 			return -1;
 		}
 		pos += len;
+	}
+	if (no_overlaps(z) < 0) {
+		zip_close(z);
+		return -1;
 	}
 	return 0;
 }

@@ -4,7 +4,8 @@
  * directory (ZIP64 included: numpy writes every member with ZIP64
  * fields), members stored or deflated (zlib's raw inflate), each one's
  * CRC-32 checked.  Encrypted members, other methods and multi-disk
- * archives are refused.  Every offset and size is checked against the
+ * archives are refused, and so are members that share bytes (a zip
+ * bomb names the same deflated data many times).  Every offset and size is checked against the
  * archive's bytes before it is used: a corrupt or crafted archive is
  * refused with a message naming the member, never read out of bounds.
  */
