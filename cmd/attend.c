@@ -113,7 +113,7 @@ static int general_frame(struct frame *f, const struct weighting *wt,
 
 static void general(const struct weighting *wt, int want_weights)
 {
-	struct tsr_reader *r = filter_reader("-");
+	struct tsr_reader *r = filter_reader("-", 1);
 	struct tsr_writer *w = r ? filter_writer() : NULL;
 	struct frame f = { 0 };
 	int rc;

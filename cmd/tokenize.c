@@ -471,7 +471,7 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 	int i, rc;
 
 	for (i = 0; i < nfiles; i++) {
-		if (!(r = filter_reader(files[i])))
+		if (!(r = filter_reader(files[i], 0)))
 			die_err();
 		while ((rc = tsr_read_frame(r, &f)) > 0) {
 			if (model_id_frame(&f, vocab_id()) < 0 ||

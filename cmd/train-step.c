@@ -149,7 +149,7 @@ static int same_vocab(struct frame *f, void *id)
 static void pairs_read(struct corpus *c, const char *path,
 		       const struct model *m, const struct model_id *id)
 {
-	struct tsr_reader *r = filter_reader(path);
+	struct tsr_reader *r = filter_reader(path, 0);
 
 	if (!r || corpus_read(c, r, m, id ? same_vocab : NULL,
 			      (void *)id) < 0)

@@ -3,9 +3,14 @@
 # memory (issue 16, item 6): a frame with pad.x, 256 MiB of one byte that
 # zlib keeps in 255 KiB, goes through embed, attend and tokenize -d within
 # 100 MB of memory, and comes out with the very bytes it went in with.
-# The reader still checks it (a wrong checksum is refused).  The bound:
-# ulimit -v where it can be set; sanitizer builds reserve terabytes of
-# address space, so there ASan's own RSS limit serves.
+# Nor is it inflated at all (issue 31, item 5): a stage that passes it on
+# leaves its zlib stream and checksum to the reader that uses it, so a
+# wrong checksum in it goes through embed, encode, attend and decode -t
+# byte for byte, and is refused by tensordump -c, and by tokenize -d and
+# decode without -t (which drop what they do not use, so check it as
+# they read); a damaged record a stage uses is refused by that stage.
+# The bound: ulimit -v where it can be set; sanitizer builds reserve
+# terabytes of address space, so there ASan's own RSS limit serves.
 set -u
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -59,16 +64,53 @@ for f in emb.tsr enc.tsr mem.tsr; do
 done
 tensordump -c mem.tsr > /dev/null || fail "mem.tsr does not check"
 
-# A wrong checksum in it is refused, naming the record, nothing written
-# (pad.x starts at byte 76, after src.ids; its crc32 at 88).
+# A wrong checksum in it (pad.x starts at byte 76, after src.ids; its
+# crc32 at 88) is passed on as it is: the record comes out of each stage
+# with the bytes it went in with, but for its end flag (byte 83).
 [ "$(od -An -c -j 76 -N 4 in.tsr | tr -d ' ')" = TNSR ] ||
 	fail "pad.x is not at byte 76"
 b=$(od -An -tu1 -j 88 -N 1 in.tsr)
 { head -c 88 in.tsr; printf "\\$(printf %o $(((b + 1) % 256)))"
   tail -c +90 in.tsr; } > bad.tsr
-limited 100000 "embed -m m.tsr --threads 1 < bad.tsr > out.tsr" 2>err &&
-	fail "embed took a wrong checksum"
-grep -q 'record "pad.x", frame 0: checksum mismatch' err ||
-	fail "embed: $(cat err)"
+n=$(($(wc -c < bad.tsr) - 76))
+tail -c +77 bad.tsr | head -c 7 > a
+tail -c +85 bad.tsr > b
+same() {	# same FILE: pad.x in FILE is bad.tsr's
+	tail -c +77 "$1" | head -c 7 | cmp -s a - &&
+		tail -c +85 "$1" | head -c $((n - 8)) | cmp -s b -
+}
+limited 100000 "embed -m m.tsr --threads 1 < bad.tsr > emb.tsr" 2>err ||
+	fail "embed refused a record it passes on: $(cat err)"
+same emb.tsr || fail "embed changed the damaged pad.x"
+limited 100000 "encode -m m.tsr --threads 1 < emb.tsr > enc.tsr" 2>err ||
+	fail "encode refused a record it passes on: $(cat err)"
+limited 100000 "attend -m m.tsr --threads 1 < enc.tsr > mem.tsr" 2>err ||
+	fail "attend refused a record it passes on: $(cat err)"
+same mem.tsr || fail "encode or attend changed the damaged pad.x"
+limited 100000 "decode -m m.tsr -t --threads 1 < mem.tsr > dec.tsr" 2>err ||
+	fail "decode -t refused a record it passes on: $(cat err)"
+same dec.tsr || fail "decode -t changed the damaged pad.x"
+want='record "pad.x", frame 0: checksum mismatch'
+tensordump -c mem.tsr > out 2>err && fail "tensordump -c took it"
+grep -q "byte 76, $want" err || fail "tensordump -c: $(cat err)"
+limited 100000 "tokenize -d -v vocab < mem.tsr > out.txt" 2>err &&
+	fail "tokenize -d took it"
+grep -q "<stdin>: byte 76, $want" err || fail "tokenize -d: $(cat err)"
+limited 100000 "decode -m m.tsr --threads 1 < mem.tsr > out.txt" 2>err &&
+	fail "decode (text) took it"
+grep -q "<stdin>: byte 76, $want" err || fail "decode: $(cat err)"
+
+# A damaged compressed record that a stage uses is refused there, named
+# as the reader names it, and nothing is written.
+printf 'record src.ids i32 [3] frame 0 end zlib 9\n5 6 2\n' |
+	tensordump -r > ids.tsr || fail "tensordump -r ids"
+b=$(od -An -tu1 -j 12 -N 1 ids.tsr)
+{ head -c 12 ids.tsr; printf "\\$(printf %o $(((b + 1) % 256)))"
+  tail -c +14 ids.tsr; } > bad.tsr
+embed -m m.tsr --threads 1 < ids.tsr > out.tsr || fail "embed: good ids"
+embed -m m.tsr --threads 1 < bad.tsr > out.tsr 2>err &&
+	fail "embed took a damaged src.ids"
+grep -q '<stdin>: byte 0, record "src.ids", frame 0: checksum mismatch' \
+	err || fail "embed: $(cat err)"
 [ -s out.tsr ] && fail "embed wrote a damaged frame"
 exit 0

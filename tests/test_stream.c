@@ -401,6 +401,103 @@ START_TEST(raw_records)
 }
 END_TEST
 
+/*
+ * A lazy reader (TSR_RAW_LAZY) over the same stream: the compressed
+ * record is kept as stored and left unchecked; a frame that never looks
+ * at it is written out byte for byte, and frame_need inflates it to the
+ * values an inflating reader reads.  With a wrong checksum it is read
+ * and passed on all the same, byte for byte, and refused, with the
+ * reader's message, only when looked up (frame_need and frame_find), or
+ * by the next reader that checks it.
+ */
+START_TEST(lazy_records)
+{
+	uint64_t dim[1] = { 1 << 20 }, small[1] = { 5 };
+	struct tensor big, ids, *t;
+	struct tt_stream s;
+	struct frame f = { 0 }, g = { 0 };
+	struct tsr_reader *r;
+	struct tsr_recinfo info;
+	unsigned char *in, *out;
+	size_t n_in, n_out;
+	char want[200];
+	uint32_t crc = 0;
+
+	ck_assert_int_eq(tensor_init(&big, "src.emb", DT_F32, 1, dim), 0);
+	for (size_t i = 0; i < dim[0]; i++)
+		((float *)big.data)[i] = (float)(i % 7);
+	tt_tensor(&ids, "src.ids", DT_I32, 1, small, 3);
+	tt_stream_open(&s, 9);
+	ck_assert_int_eq(tsr_write_ex(s.w, &ids, 4, 0, -1), 0);
+	ck_assert_int_eq(tsr_write(s.w, &big, 4, 1), 0);
+	in = tt_stream_bytes(&s, &n_in);
+
+	for (int bad = 0; bad <= 1; bad++) {
+		r = tsr_reader_mem(in, n_in, "lazy");
+		tsr_reader_set_raw(r, TSR_RAW_LAZY);
+		ck_assert_int_eq(tsr_read_frame(r, &f), 1);
+		tsr_read_info(r, &info);
+		ck_assert_int_eq(tsr_read_frame(r, &g), 0);
+		tsr_reader_free(r);
+		ck_assert_int_eq(f.n, 2);
+		ck_assert_ptr_null(f.rec[0].origin);
+		assert_same(&ids, &f.rec[0]);
+		t = frame_head(&f, "src.emb");
+		ck_assert_str_eq(t->origin, "lazy");
+		ck_assert_uint_eq(t->offset, info.offset);
+		ck_assert_uint_eq(t->stored, info.stored);
+		ck_assert(memcmp(t->data, in + n_in - t->stored,
+				 t->stored) == 0);
+
+		tt_stream_open(&s, 0);
+		ck_assert_int_eq(tsr_write_frame(s.w, &f), 0);
+		out = tt_stream_bytes(&s, &n_out);
+		ck_assert_uint_eq(n_out, n_in);
+		ck_assert(memcmp(out, in, n_in) == 0);
+		free(out);
+
+		if (!bad) {
+			t = frame_need(&f, "src.emb", DT_F32, 1, "embed");
+			ck_assert_ptr_nonnull(t);
+			ck_assert_uint_eq(t->stored, 0);
+			ck_assert_ptr_null(t->origin);
+			assert_same(&big, t);
+			frame_free(&f);
+			/* a wrong checksum for the next round */
+			crc = in[info.offset + 12] |
+			      in[info.offset + 13] << 8 |
+			      in[info.offset + 14] << 16 |
+			      (uint32_t)in[info.offset + 15] << 24;
+			in[info.offset + 12] ^= 1;
+			continue;
+		}
+		snprintf(want, sizeof want, "lazy: byte %llu, record "
+			 "\"src.emb\", frame 4: checksum mismatch (stored "
+			 "0x%08x, payload 0x%08x)",
+			 (unsigned long long)info.offset, crc ^ 1, crc);
+		ck_assert_ptr_null(frame_need(&f, "src.emb", DT_F32, 1,
+					      "embed"));
+		ck_assert_str_eq(err_msg(), want);
+		err_set("something else");
+		ck_assert_ptr_null(frame_find(&f, "src.emb"));
+		ck_assert_str_eq(err_msg(), want);
+		ck_assert_ptr_nonnull(frame_find(&f, "src.ids"));
+		frame_free(&f);
+		/* an inflating reader of what was passed on (the same
+		 * bytes) */
+		r = tsr_reader_mem(in, n_in, "lazy");
+		ck_assert_int_eq(tsr_read_frame(r, &f), -1);
+		ck_assert_str_eq(err_msg(), want);
+		tsr_reader_free(r);
+	}
+	frame_free(&f);
+	frame_free(&g);
+	free(in);
+	tensor_free(&big);
+	tensor_free(&ids);
+}
+END_TEST
+
 static unsigned char *sample_stream(int level, int frames, size_t *n)
 {
 	struct tt_stream s;
@@ -909,6 +1006,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, frames_concatenated);
 	tcase_add_test(tc, frame_helpers);
 	tcase_add_test(tc, raw_records);
+	tcase_add_test(tc, lazy_records);
 	tcase_add_test(tc, pipe_byte_by_byte);
 	tcase_add_test(tc, pipe_eintr);
 	tcase_add_test(tc, frame_without_waiting);

@@ -89,11 +89,12 @@ static struct rec good(void)
 }
 
 /* Reads buf (the first len bytes): the first record must be fine, the
- * second refused with exactly want, by a reader that inflates and by one
- * that keeps compressed records as stored (tsr_reader_set_raw). */
-static void refused(const char *want, uint64_t limit)
+ * second refused with exactly want, by readers of modes 0 to last: one
+ * that inflates, one that keeps compressed records as stored
+ * (tsr_reader_set_raw), and one that leaves them unchecked as well. */
+static void refused_by(const char *want, uint64_t limit, int last)
 {
-	for (int raw = 0; raw <= 1; raw++) {
+	for (int raw = TSR_RAW_OFF; raw <= last; raw++) {
 		struct tsr_reader *r = tsr_reader_mem(buf, len, "in.tsr");
 		struct tensor t;
 
@@ -110,6 +111,57 @@ static void refused(const char *want, uint64_t limit)
 		ck_assert_str_eq(err_msg(), want);
 		tsr_reader_free(r);
 	}
+}
+
+/* What every reader refuses as it reads: all but a compressed payload. */
+static void refused(const char *want, uint64_t limit)
+{
+	refused_by(want, limit, TSR_RAW_LAZY);
+}
+
+/*
+ * A compressed second record whose zlib stream or checksum is wrong:
+ * refused with exactly want as it is read by a reader that inflates or
+ * checks as stored; a lazy reader (TSR_RAW_LAZY) takes it, writes it out
+ * byte for byte (so the next reader refuses it the same), reads on, and
+ * refuses it with the same message when it is inflated, as often as
+ * asked, the record left as it was.
+ */
+static void refused_when_inflated(const char *want)
+{
+	struct tsr_reader *r = tsr_reader_mem(buf, len, "in.tsr");
+	struct tensor t, u;
+	struct tt_stream st;
+	unsigned char *out;
+	size_t n;
+	int end;
+
+	refused_by(want, 0, TSR_RAW_CHECKED);
+	tsr_reader_set_raw(r, TSR_RAW_LAZY);
+	tt_stream_open(&st, 0);
+	ck_assert_int_eq(tsr_read(r, &t, &end), 1);
+	ck_assert_ptr_null(t.origin);		/* plain: checked */
+	ck_assert_int_eq(tsr_write(st.w, &t, t.frame, end), 0);
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(r, &u, &end), 1);
+	ck_assert_str_eq(u.origin, "in.tsr");
+	ck_assert_uint_eq(u.offset, B);
+	ck_assert_int_eq(tsr_write(st.w, &u, u.frame, end), 0);
+	ck_assert_int_eq(tsr_read(r, &t, NULL), 0);
+	tsr_reader_free(r);
+	out = tt_stream_bytes(&st, &n);
+	ck_assert_uint_eq(n, len);
+	ck_assert(memcmp(out, buf, len) == 0);
+	free(out);
+	for (int k = 0; k < 2; k++) {
+		err_set("something else");
+		ck_assert_int_eq(tsr_inflate(&u), -1);
+		ck_assert_str_eq(err_msg(), want);
+		ck_assert_uint_eq(u.stored, len - B - 112);
+		ck_assert(memcmp(u.data, buf + B + 112, u.stored) == 0);
+	}
+	tensor_free(&u);
+	ck_assert_ptr_null(u.origin);
 }
 
 START_TEST(good_reads)
@@ -318,37 +370,60 @@ START_TEST(zlib_refusals)
 	ck_assert(memcmp(t.data, values, 24) == 0);
 	tensor_free(&t);
 	tsr_reader_free(rd);
+	/* Left unchecked too: the same, checked when inflated. */
+	rd = tsr_reader_mem(buf, len, "in.tsr");
+	tsr_reader_set_raw(rd, TSR_RAW_LAZY);
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	ck_assert_uint_eq(t.stored, 0);
+	ck_assert_ptr_null(t.origin);
+	tensor_free(&t);
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+	ck_assert_uint_eq(t.stored, zn);
+	ck_assert_uint_eq(t.crc, r.crc);
+	ck_assert_str_eq(t.origin, "in.tsr");
+	ck_assert(memcmp(t.data, z, zn) == 0);
+	ck_assert_int_eq(tsr_inflate(&t), 0);
+	ck_assert_uint_eq(t.stored, 0);
+	ck_assert_ptr_null(t.origin);
+	ck_assert(memcmp(t.data, values, 24) == 0);
+	tensor_free(&t);
+	tsr_reader_free(rd);
 
 	/* Not zlib at all. */
 	build(&r);
 	buf[len - zn] ^= 0xff;
-	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
-		"payload is damaged (zlib: incorrect header check)", 0);
+	refused_when_inflated("in.tsr: byte 80, record \"enc.out\", frame 3: "
+			      "compressed payload is damaged (zlib: incorrect "
+			      "header check)");
 	/* Cut short: the last 4 bytes (the Adler-32) missing. */
 	r.stored = zn - 4;
 	build(&r);
-	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
-		"payload is not a complete zlib stream", 0);
+	refused_when_inflated("in.tsr: byte 80, record \"enc.out\", frame 3: "
+			      "compressed payload is not a complete zlib "
+			      "stream");
 	/* Bytes after the zlib stream. */
 	z[zn] = 0;
 	r.stored = zn + 1;
 	build(&r);
-	refused("in.tsr: byte 80, record \"enc.out\", frame 3: 1 bytes after "
-		"the end of the zlib stream", 0);
+	refused_when_inflated("in.tsr: byte 80, record \"enc.out\", frame 3: "
+			      "1 bytes after the end of the zlib stream");
 	/* Inflates to more, or to less, than the shape says. */
 	r.stored = zn;
 	r.dim[1] = 2;
 	build(&r);
-	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
-		"payload inflates to more than the declared 16 bytes", 0);
+	refused_when_inflated("in.tsr: byte 80, record \"enc.out\", frame 3: "
+			      "compressed payload inflates to more than the "
+			      "declared 16 bytes");
 	r.dim[1] = 4;
 	build(&r);
-	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
-		"payload inflates to 24 bytes, not the declared 32", 0);
+	refused_when_inflated("in.tsr: byte 80, record \"enc.out\", frame 3: "
+			      "compressed payload inflates to 24 bytes, not "
+			      "the declared 32");
 	r.dim[1] = 0;
 	build(&r);
-	refused("in.tsr: byte 80, record \"enc.out\", frame 3: compressed "
-		"payload inflates to more than the declared 0 bytes", 0);
+	refused_when_inflated("in.tsr: byte 80, record \"enc.out\", frame 3: "
+			      "compressed payload inflates to more than the "
+			      "declared 0 bytes");
 	/* More than deflate's 1032:1 can give. */
 	r.dim[0] = 1;
 	r.dim[1] = 1032 * zn + 4;
@@ -362,7 +437,8 @@ START_TEST(zlib_refusals)
 		refused(want, 0);
 	}
 	r.dim[0] = 2;
-	/* Compressed flag with nothing stored. */
+	/* Compressed flag with nothing stored: refused as it is read by a
+	 * lazy reader too, which would have no zlib stream to keep. */
 	r.dim[1] = 3;
 	r.stored = 0;
 	build(&r);
@@ -393,7 +469,7 @@ START_TEST(checksum)
 		snprintf(want, sizeof want, "in.tsr: byte 80, record "
 			 "\"enc.out\", frame 3: checksum mismatch (stored "
 			 "0x%08x, payload 0x%08x)", crc ^ 1, crc);
-		refused(want, 0);
+		refused_when_inflated(want);
 	}
 	/* An empty payload has crc32 0. */
 	r = good();
@@ -481,7 +557,10 @@ END_TEST
  * A frame holds each name once: a second record of a name in the same
  * frame is refused, naming record and frame, whether read record by
  * record or as frames; the same name in the next frame (after an end
- * flag, or under another frame number) is no repeat.
+ * flag, or under another frame number) is no repeat.  The same by a
+ * reader of each mode (tsr_reader_set_raw, _i), over compressed records
+ * where it keeps them as stored: a lazy reader too checks names as it
+ * reads.
  */
 START_TEST(repeated_name)
 {
@@ -495,7 +574,7 @@ START_TEST(repeated_name)
 
 	tt_tensor(&t, "src.ids", DT_I32, 1, dim, 1);
 	tt_tensor(&u, "src.text", DT_U8, 1, dim, 2);
-	tt_stream_open(&st, 0);
+	tt_stream_open(&st, _i ? 6 : 0);
 	ck_assert_int_eq(tsr_write(st.w, &t, 0, 1), 0);	/* frame 0 */
 	ck_assert_int_eq(tsr_write(st.w, &t, 0, 0), 0);	/* frame 0 again */
 	ck_assert_int_eq(tsr_write(st.w, &u, 0, 0), 0);
@@ -504,6 +583,7 @@ START_TEST(repeated_name)
 	ck_assert_int_eq(tsr_write(st.w, &t, 1, 1), 0);	/* repeated */
 	bytes = tt_stream_bytes(&st, &n);
 	rd = tsr_reader_mem(bytes, n, "in.tsr");
+	tsr_reader_set_raw(rd, _i);
 	for (int i = 0; i < 5; i++) {
 		ck_assert_msg(tsr_read(rd, &out, NULL) == 1, "record %d: %s",
 			      i, err_msg());
@@ -517,6 +597,7 @@ START_TEST(repeated_name)
 	tsr_reader_free(rd);
 
 	rd = tsr_reader_mem(bytes, n, "in.tsr");
+	tsr_reader_set_raw(rd, _i);
 	ck_assert_int_eq(tsr_read_frame(rd, &f), 1);
 	ck_assert_int_eq(f.n, 1);
 	ck_assert_int_eq(tsr_read_frame(rd, &f), 1);
@@ -550,7 +631,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, truncated);
 	tcase_add_test(tc, refused_through_pipe);
 	tcase_add_test(tc, refused_in_frame);
-	tcase_add_test(tc, repeated_name);
+	tcase_add_loop_test(tc, repeated_name, TSR_RAW_OFF,
+			    TSR_RAW_LAZY + 1);
 	suite_add_tcase(s, tc);
 	return s;
 }

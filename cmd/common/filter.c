@@ -253,13 +253,14 @@ static int stage_flush(void *arg)
 	return tsr_flush(c->w);
 }
 
-struct tsr_reader *filter_reader(const char *path)
+struct tsr_reader *filter_reader(const char *path, int passes_on)
 {
 	struct tsr_reader *r = tsr_reader_path(path);
 
 	if (r) {
 		tsr_reader_set_limit(r, filter_lim.limit);
-		tsr_reader_set_raw(r, 1);
+		tsr_reader_set_raw(r, passes_on ? TSR_RAW_LAZY :
+				   TSR_RAW_CHECKED);
 	}
 	return r;
 }
@@ -287,7 +288,7 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 		return -1;
 	c.m = m;
 	model_id_model(&c.id, m, model_path);
-	r = filter_reader("-");
+	r = filter_reader("-", 1);
 	c.w = r ? filter_writer() : NULL;
 	if (r && c.w)
 		rc = filter_run(&fl, r);

@@ -89,9 +89,12 @@ int filter_window(int batch);
 /*
  * The reader of path ("-": stdin) with filter_lim's limit, compressed
  * records kept as stored (tsr_reader_set_raw) so that those a program
- * passes on unused are never inflated in memory; NULL with err_msg().
+ * does not use are never inflated in memory; NULL with err_msg().  A
+ * program that passes such records on (passes_on) leaves them unchecked
+ * too (TSR_RAW_LAZY), to the reader that uses them; one that drops them
+ * checks them as it reads (TSR_RAW_CHECKED), since no one else will.
  */
-struct tsr_reader *filter_reader(const char *path);
+struct tsr_reader *filter_reader(const char *path, int passes_on);
 /* The writer of a stream on stdout, refusing a terminal unless forced. */
 struct tsr_writer *filter_writer(void);
 

@@ -32,13 +32,26 @@ struct tsr_reader *tsr_reader_fd(int fd, const char *label);
 struct tsr_reader *tsr_reader_path(const char *path);  /* "-" is stdin */
 void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes);
 /*
- * raw 1: compressed records are returned as they were stored (t->stored,
- * tensor.h), checked as ever (one complete zlib stream, the declared
- * size, the checksum) by inflating a piece at a time and keeping none of
- * it, so a record that is only passed on takes its compressed size in
- * memory, not its declared one.  frame_find and frame_need inflate a
- * record when it is first looked up; tsr_write copies it as it was.
+ * How a reader returns compressed records (tsr_reader_set_raw):
+ * - TSR_RAW_OFF (the default): inflated and checked.
+ * - TSR_RAW_CHECKED: as they were stored (t->stored, tensor.h), checked
+ *   as ever (one complete zlib stream, the declared size, the checksum)
+ *   by inflating a piece at a time and keeping none of it, so a record
+ *   that is only passed on takes its compressed size in memory, not its
+ *   declared one.
+ * - TSR_RAW_LAZY: as stored, and the zlib stream and checksum left
+ *   unchecked (t->origin) until the record is inflated, so a record that
+ *   is only passed on costs no inflating either.  Everything else (the
+ *   header, sizes, name, padding, a name repeated in the frame, the
+ *   stored bytes all there) is checked as it is read.  A record never
+ *   inflated is written out as it came, damage and all, and refused by
+ *   the next reader that checks it: only for programs that pass on
+ *   what they do not use (doc/FORMAT.md, Differences from the contract).
+ * frame_find and frame_need inflate a record kept as stored when it is
+ * first looked up (refusing it then, with the message the reader would
+ * have given); tsr_write copies it as it was.
  */
+enum { TSR_RAW_OFF, TSR_RAW_CHECKED, TSR_RAW_LAZY };
 void tsr_reader_set_raw(struct tsr_reader *r, int raw);
 void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
 /* A reader over n bytes in memory (copied), for tests and tools. */
@@ -47,7 +60,8 @@ struct tsr_reader *tsr_reader_mem(const void *data, size_t n,
 const char *tsr_reader_label(const struct tsr_reader *r);
 
 /*
- * Reads the next record into t (payload owned by t, inflated and checked).
+ * Reads the next record into t (payload owned by t, inflated and checked
+ * unless the reader is set raw).
  * Returns 1 for a record, 0 at the normal end of input, -1 on error.
  * *end_frame (may be NULL) is set from the record's end-of-frame flag.
  */
@@ -86,14 +100,16 @@ void frame_free(struct frame *f);
 /*
  * The record of that name, its payload inflated if it was kept as stored
  * (tsr_reader_set_raw); NULL if there is none, or (err_msg() says so) if
- * there is no memory to inflate it.
+ * there is no memory to inflate it or a lazy reader's record is damaged.
  */
 struct tensor *frame_find(const struct frame *f, const char *name);
 /* The same, the payload left as it is: for a record's name, type and
  * shape. */
 struct tensor *frame_head(const struct frame *f, const char *name);
 /* Makes a record kept as stored a plain one (a no-op on others): 0, or
- * -1 (err_msg()) when out of memory. */
+ * -1 (err_msg()) when out of memory or, for a record a lazy reader left
+ * unchecked, when it is damaged (the stream, offset, record and frame
+ * named as tsr_read names them). */
 int tsr_inflate(struct tensor *t);
 /*
  * Like frame_find, but a missing record or a wrong dtype or rank (rank < 0:

@@ -333,12 +333,23 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 		t->stored = h.stored;
 		t->crc = h.crc;
 	}
+	/* Left unchecked (TSR_RAW_LAZY), with what a refusal names kept
+	 * for tsr_inflate.  (A compressed record of no stored bytes, which
+	 * t->stored 0 cannot mark as kept, is checked and refused now: no
+	 * zlib stream is empty.) */
+	if (r->raw == TSR_RAW_LAZY && t->stored) {
+		t->offset = h.offset;
+		if (!(t->origin = strdup(r->label))) {
+			tsr_rec_fail(&h, "out of memory");
+			return -1;
+		}
+	}
 	size = t->stored ? t->stored : h.nbytes;
 	t->data = tensor_alloc(size);
 	if (!t->data) {
 		tsr_rec_fail(&h, "out of memory for %llu bytes",
 			     (unsigned long long)size);
-		return -1;
+		goto fail;
 	}
 	t->owned = 1;
 	stored = t->data;
@@ -357,7 +368,7 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 		stored = r->scratch;
 	}
 	if (read_bytes(r, &h, stored, h.stored) < 0 ||
-	    (t->stored ? tsr_rec_zcheck(&h, stored) :
+	    (t->origin ? 0 : t->stored ? tsr_rec_zcheck(&h, stored) :
 	     tsr_rec_payload(&h, stored, t->data)) < 0)
 		goto fail;
 	r->info.offset = h.offset;

@@ -139,6 +139,8 @@ void tensor_free(struct tensor *t)
 	t->nbytes = 0;
 	t->owned = 0;
 	t->stored = 0;
+	free(t->origin);
+	t->origin = NULL;
 }
 
 /* ---- half precision ----------------------------------------------------- */

@@ -34,12 +34,22 @@ struct tensor {
 	int owned;                      /* data was malloc'ed for this tensor */
 	/*
 	 * 0, or a record kept as it was stored (tsr_reader_set_raw): data
-	 * then holds `stored` bytes of one zlib stream, checked to inflate
+	 * then holds `stored` bytes of one zlib stream, meant to inflate
 	 * to the nbytes of the payload with checksum crc.  The writer
 	 * copies them as they are; frame_find inflates (tsr_inflate).
 	 */
 	size_t stored;
 	uint32_t crc;
+	/*
+	 * NULL, or for a record kept as stored by a lazy reader
+	 * (TSR_RAW_LAZY), whose zlib stream and checksum are checked only
+	 * when tsr_inflate inflates it: the stream it was read from
+	 * (malloc'ed, freed with the tensor), and offset, where the record
+	 * starts there, so that a refusal then names it as the reader
+	 * would have.
+	 */
+	char *origin;
+	uint64_t offset;
 };
 
 size_t dtype_size(int dtype);            /* 0 for an invalid code */

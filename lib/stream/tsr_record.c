@@ -356,7 +356,10 @@ int tsr_rec_zcheck(const struct tsr_rec *h, const void *stored)
 
 int tsr_inflate(struct tensor *t)
 {
-	struct tsr_rec h = { .label = "memory", .have_frame = 1,
+	/* Named as the reader names it, where a lazy reader said where it
+	 * read it (t->origin). */
+	struct tsr_rec h = { .label = t->origin ? t->origin : "memory",
+			     .offset = t->offset, .have_frame = 1,
 			     .flags = TSR_FLAG_ZLIB, .crc = t->crc,
 			     .frame = t->frame, .stored = t->stored,
 			     .nbytes = t->nbytes };
@@ -379,6 +382,8 @@ int tsr_inflate(struct tensor *t)
 	t->data = out;
 	t->owned = 1;
 	t->stored = 0;
+	free(t->origin);
+	t->origin = NULL;
 	return 0;
 }
 
