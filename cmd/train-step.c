@@ -764,7 +764,6 @@ int main(int argc, char **argv)
 		o.dev_every = o.save_every;
 	o.report = quiet ? print_warnings : print_report;
 	o.ctx = (void *)model;
-	free(set);
 	/* the vocabularies, to check the pairs against */
 	if (!(m = model_load(model, 0, NULL)))
 		die_err();
@@ -779,5 +778,6 @@ int main(int argc, char **argv)
 	corpus_free(&train);
 	if (dev_path)
 		corpus_free(&dev);
+	free(set);
 	return 0;
 }

@@ -24,6 +24,7 @@ struct translate_opts {
 	struct align_opts al;	/* what -A averages and links (align.h) */
 	int al_given;		/* any of --layers, --heads, --min-share,
 				   --unlinked */
+	int planes_given;	/* --layers or --heads */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (arch.h's dec_opts) */
 	int kv_f16;		/* decode, beam: its attention's keys and
