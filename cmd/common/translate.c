@@ -483,6 +483,10 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			opt_words(optarg, &o->al);
 			o->al_given = 1;
 			break;
+		case OPT_NULL:
+			o->al.null = 1;
+			o->al_given = 1;
+			break;
 		default:
 			return c;
 		}
@@ -493,8 +497,8 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		usage_error("--tensors goes with neither --align nor "
 			    "--scores");
 	if (o->al_given && !o->align)
-		usage_error("--layers, --heads, --min-share and --unlinked go "
-			    "with --align");
+		usage_error("--layers, --heads, --min-share, --unlinked and "
+			    "--null go with --align");
 	o->search.want_attw = want_attw(o);
 	return -1;
 }
