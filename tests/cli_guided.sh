@@ -7,7 +7,7 @@
 # without links; its head then aligns as the links say (monotone links of
 # pairs that reverse, which the other head does not give), and score -A
 # reads that head by default, a target word whose mass is on </s> left
-# unlinked.
+# unlinked; and the same with guided_shift=1.
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -90,3 +90,14 @@ score -m g.tsr -A --layers 0 --heads 0 < mem.tsr | head -1 | grep -qx '0-1 1-0' 
 cut -f1 pairs.txt | head -20 | tokenize -m g.tsr | stages g.tsr |
 	decode -m g.tsr -A | head -1 | grep -q ' ||| 1-1$' ||
 	fail "decode -A does not read the guided head"
+
+# guided_shift=1: the head trained at the position that reads each unit,
+# which -A then reads (--shift)
+cp m.tsr s.tsr
+train-step -q -m s.tsr -n 1500 -S guided_weight=1 -S guided_layer=0 \
+	-S guided_head=1 -S guided_shift=1 mono.tsr
+tokenize -p -m s.tsr pairs.txt | stages s.tsr > smem.tsr
+score -m s.tsr -A < smem.tsr > sal.txt
+cmp -s sal.txt mono.txt || fail "shifted: $(diff sal.txt mono.txt | head -4)"
+score -m s.tsr -A --layers 0 --heads 1 --null --shift < smem.tsr |
+	cmp -s - sal.txt || fail "-A is not --layers 0 --heads 1 --null --shift"

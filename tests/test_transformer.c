@@ -459,15 +459,17 @@ static void grad_check_model(struct model *m, const char *norm,
  * Guided alignment: the loss of head 1 of decoder layer 1 against links
  * of the batch's pairs (three of lengths 5, 3, 6 and 4, 6, 2) added, in
  * both norms, with dropout (which the guided head's probabilities do not
- * see) and without; a layer's cross-attention then gets gradients from
- * both losses.
+ * see) and without, at the positions that predict the units and (shift)
+ * at those that read them; a layer's cross-attention then gets gradients
+ * from both losses.
  */
 START_TEST(gradients_guided)
 {
 	static float g[3 * 6 * 6];
 	const char *extra[] = { "norm=pre", "tie=all", "dropout=0",
 				"label_smoothing=0.1", "guided_weight=0.8",
-				"guided_layer=1", "guided_head=1" };
+				"guided_layer=1", "guided_head=1",
+				"guided_shift=1" };
 	int sl[] = { 5, 3, 6 }, tl[] = { 4, 6, 2 }, b, t, s;
 
 	for (b = 0; b < 3; b++)
@@ -480,8 +482,8 @@ START_TEST(gradients_guided)
 			 "dropout=0", "guided");
 	extra[0] = "norm=post";
 	extra[2] = "dropout=0.2";
-	grad_check_model(make(extra, 7, 0.3), "norm=post", "tie=all",
-			 "dropout=0.2", "guided");
+	grad_check_model(make(extra, 8, 0.3), "norm=post", "tie=all",
+			 "dropout=0.2", "guided, shifted");
 	guide = NULL;
 }
 END_TEST

@@ -44,7 +44,7 @@ struct tctx {
 static int guided_head(const struct model *m, struct align_opts *al)
 {
 	double w = 0;
-	long l = 0, h = 0;
+	long l = 0, h = 0, s = 0;
 
 	if (!config_get(&m->cfg, "guided_weight"))
 		return 0;
@@ -60,6 +60,9 @@ static int guided_head(const struct model *m, struct align_opts *al)
 		return -1;
 	if (!config_get(&m->cfg, "guided_layer"))
 		l--;
+	if (config_get(&m->cfg, "guided_shift") &&
+	    config_int(&m->cfg, "guided_shift", &s) < 0)
+		return -1;
 	if (l < 0 || l > 63 || h < 0 || h > 63) {
 		err_set("guided_layer=%ld, guided_head=%ld: not a plane -A "
 			"reads", l, h);
@@ -68,6 +71,7 @@ static int guided_head(const struct model *m, struct align_opts *al)
 	al->layers = 1ULL << l;
 	al->heads = 1ULL << h;
 	al->null = 1;
+	al->shift = s == 1;
 	return 0;
 }
 
@@ -485,6 +489,10 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			break;
 		case OPT_NULL:
 			o->al.null = 1;
+			o->al_given = 1;
+			break;
+		case OPT_SHIFT:
+			o->al.shift = 1;
 			o->al_given = 1;
 			break;
 		default:

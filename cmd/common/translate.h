@@ -44,7 +44,7 @@ enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
        OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
-       OPT_NULL };
+       OPT_NULL, OPT_SHIFT };
 #define TRANSLATE_LONGOPTS \
 	{ "model", required_argument, NULL, 'm' }, \
 	{ "batch", required_argument, NULL, 'b' }, \
@@ -55,6 +55,7 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	{ "min-share", required_argument, NULL, OPT_MIN_SHARE }, \
 	{ "unlinked", required_argument, NULL, OPT_UNLINKED }, \
 	{ "null", no_argument, NULL, OPT_NULL }, \
+	{ "shift", no_argument, NULL, OPT_SHIFT }, \
 	FILTER_LONGOPTS
 
 /* The options decode and beam share, for their tables and --help. */

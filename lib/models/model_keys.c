@@ -90,6 +90,7 @@ static const struct {
 	{ "guided_weight", 'r', 0, 1e6, 0, NULL, "transformer" },
 	{ "guided_layer", 'i', 0, 1 << 10, 0, NULL, "transformer" },
 	{ "guided_head", 'i', 0, 1 << 10, 0, NULL, "transformer" },
+	{ "guided_shift", 'i', 0, 1, 0, NULL, "transformer" },
 };
 
 #define NSETTABLE (int)(sizeof settable / sizeof settable[0])

@@ -31,7 +31,8 @@ static void scores(float *z, const float *x, const float *y, size_t ys,
 double guided_forward_backward(float *dq, float *dk, const float *q,
 			       const float *k, const float *ref,
 			       const int *klen, int B, int Tq, int Tk, int d,
-			       int heads, int head, float weight, float scale)
+			       int heads, int head, int shift, float weight,
+			       float scale)
 {
 	int dh = d / heads, b, t, s, i;
 	float sc = 1.0f / sqrtf((float)dh);
@@ -48,9 +49,9 @@ double guided_forward_backward(float *dq, float *dk, const float *q,
 		float *dkb = dk + (size_t)b * Tk * d + (size_t)head * dh;
 		int S = klen[b] < Tk ? klen[b] : Tk;
 
-		for (t = 0; t < Tq; t++) {
-			size_t row = (size_t)b * Tq + t;
-			const float *a = ref + row * Tk;
+		for (t = 0; t + shift < Tq; t++) {
+			size_t row = (size_t)b * Tq + t + shift;
+			const float *a = ref + (row - shift) * Tk;
 			const float *qt = q + row * d + (size_t)head * dh;
 			float *dqt = dq + row * d + (size_t)head * dh;
 			double sum = 0, mx = -INFINITY, e = 0, lse, l = 0;

@@ -96,9 +96,11 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
  * ref [B, Tq, Tk] holds the reference's weights (1 for a link, 0 for
  * none; those at s >= klen[b] are ignored); each row is normalised to sum
  * to 1, and a row of zeros (a query with no link, or padding) adds no
- * loss.  The loss is
+ * loss.  Row t is the reference of query t + shift (shift 0 or 1; the
+ * last shift rows of ref are then unused).  The loss is
  *
- *	L = weight * sum over b, t of - sum over s of r[b,t,s] log p[b,t,s]
+ *	L = weight * sum over b, t of - sum over s of r[b,t,s]
+ *					log p[b,t+shift,s]
  *
  * with r the normalised rows; returned (-1 with err_msg() out of memory),
  * and scale * dL/dq, scale * dL/dk ADDED into dq [B*Tq, d] and dk
@@ -107,7 +109,8 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
 double guided_forward_backward(float *dq, float *dk, const float *q,
 			       const float *k, const float *ref,
 			       const int *klen, int B, int Tq, int Tk, int d,
-			       int heads, int head, float weight, float scale);
+			       int heads, int head, int shift, float weight,
+			       float scale);
 
 /*
  * Inverted dropout with rate p, and the residual sum after it: y [n] =

@@ -128,19 +128,19 @@ static int chosen(uint64_t mask, int n, const char *what, int *on)
 	return 0;
 }
 
-/* A [TW, SW + 1] += the mass of plane a [T, S], by words; column SW the
- * mass on units of no word. */
+/* A [TW, SW + 1] += the mass of plane a [T, S], by words, unit t's from
+ * row t + shift; column SW the mass on units of no word. */
 static void add_plane(double *A, int SW, const float *a, const int *tw,
-		      int T, const int *sw, int S)
+		      int T, const int *sw, int S, int shift)
 {
 	int t, s;
 
-	for (t = 0; t < T; t++)
+	for (t = 0; t + shift < T; t++)
 		if (tw[t] >= 0)
 			for (s = 0; s < S; s++)
 				A[(size_t)tw[t] * (SW + 1) +
 				  (sw[s] >= 0 ? sw[s] : SW)] +=
-					a[(size_t)t * S + s];
+					a[(size_t)(t + shift) * S + s];
 }
 
 /*
@@ -215,7 +215,7 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 		for (h = 0; h < H; h++)
 			if (lon[l] && hon[h])
 				add_plane(A, SW, attw + ((size_t)l * H + h) *
-					  plane, tw, T, sw, S);
+					  plane, tw, T, sw, S, o->shift != 0);
 	mark_unlinked(&text, o, skip, TW);
 	np = links(A, TW, SW, o->min_share, o->null, skip, pair);
 	qsort(pair, np, 2 * sizeof *pair, pair_cmp);

@@ -18,7 +18,9 @@
  *		  of attw[l, h, t, s],
  *
  * the mean over the planes of the attention mass that w's units put on
- * v's units (a word of several units adds its units' masses; the mass on
+ * v's units (unit t's attention is row t of attw, the step that predicts
+ * it; with shift, row t + 1, the step that reads it as its input, as
+ * Chen et al. 2020's Shift-Att: the last unit, </s>, then has none) (a word of several units adds its units' masses; the mass on
  * units of no word, such as the source's </s>, counts for no word).  Each
  * target word w is linked to the source word v of greatest A(w, v), the
  * first (leftmost) of equal ones, and with min_share > 0 also to every
@@ -43,6 +45,7 @@ struct align_opts {
 	uint64_t heads;		/* bit h: head h of each; 0: every head */
 	double min_share;	/* 0: one link per target word; see above */
 	int null;		/* the units of no word stand for no link */
+	int shift;		/* unit t's weights are row t + 1's (below) */
 	const char *const *unlinked;	/* [n_unlinked] target words */
 	int n_unlinked;
 };

@@ -257,16 +257,18 @@ static double train_key(const struct model *m, const char *key, double def)
 
 /*
  * Guided alignment's keys: guided_weight (0 or absent: none), and the
- * head guided_head of decoder layer guided_layer; *layer -1 when off.
+ * head guided_head of decoder layer guided_layer, at the position that
+ * predicts a unit or (guided_shift=1) reads it; *layer -1 when off.
  */
 static int guide_setting(const struct model *m, float *weight, int *layer,
-			 int *head)
+			 int *head, int *shift)
 {
 	const struct tf_net *n = m->net;
 	double w = train_key(m, "guided_weight", 0);
 	double l = train_key(m, "guided_layer", n->dec_layers - 1);
 	double h = train_key(m, "guided_head", 0);
 
+	*shift = train_key(m, "guided_shift", 0) == 1;
 	*layer = -1;
 	if (!(w > 0))
 		return 0;
@@ -294,10 +296,10 @@ double tf_train_batch(struct model *m, const struct batch_ids *src,
 				     DEFAULT_LABEL_SMOOTHING);
 	struct fwd f;
 	double loss;
-	int gl = -1, gh = 0;
+	int gl = -1, gh = 0, gs = 0;
 	float gw = 0;
 
-	if (tgt->guide && guide_setting(m, &gw, &gl, &gh) < 0)
+	if (tgt->guide && guide_setting(m, &gw, &gl, &gh, &gs) < 0)
 		return -1;
 	if (!(drop >= 0 && drop < 1) || !(eps >= 0 && eps < 1)) {
 		err_set("transformer: dropout (%g) and label_smoothing (%g) "
@@ -320,7 +322,7 @@ double tf_train_batch(struct model *m, const struct batch_ids *src,
 		memset(f.gk, 0, sizeof(float) * f.B * f.S * n->d);
 		g = guided_forward_backward(f.gq, f.gk, c->q, c->k, tgt->guide,
 					    src->len, f.B, f.T, f.S, n->d,
-					    n->heads, gh, gw, scale);
+					    n->heads, gh, gs, gw, scale);
 		if (g < 0)
 			return -1;
 		if (tgt->guide_loss)
