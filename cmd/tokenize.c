@@ -18,10 +18,11 @@
 #include "common/opt.h"
 #include "common/prog.h"
 #include "common/vocab.h"
+#include "text/align.h"
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
-enum { OPT_DROPOUT = 0x4400, OPT_SEED };	/* past filter.h's and prog.h's */
+enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS };	/* past filter.h's and prog.h's */
 
 static struct {
 	int learn;              /* vocabulary size; 0: not learning */
@@ -32,6 +33,7 @@ static struct {
 	const char *name;       /* --detok: the record to read */
 	double dropout;         /* BPE-dropout's rate; 0: none */
 	long long seed;
+	const char *links;      /* --links: word alignments beside pairs */
 } opt = { .coverage = 0.9999, .seed = 1 };
 
 static struct rng dropout_rng;
@@ -66,6 +68,12 @@ static void usage(void)
 	       "words are cut in\n"
 	       "                        ways that vary line by line\n"
 	       "      --seed=N          the draws of --dropout (default 1)\n"
+	       "      --links=FILE      with -p: word alignments of the "
+	       "pairs (Pharaoh i-j,\n"
+	       "                        one line a pair, as align writes "
+	       "them) as the units'\n"
+	       "                        align.links, for guided alignment "
+	       "(train-step(1))\n"
 	       "  -l, --learn=N         learn a vocabulary of about N units "
 	       "(at least %d)\n"
 	       "                        from the FILEs together; print it\n"
@@ -246,37 +254,39 @@ static void put_record(struct tsr_writer *w, const char *name, int dtype,
 /*
  * One side of a frame: NAME.ids (with </s>) and NAME.text; or as text,
  * the ids or units.  An attn-bpe vocabulary's text ends with </s>; a
- * SentencePiece model's is spm_encode's, without it.
+ * SentencePiece model's is spm_encode's, without it.  The ids stay in
+ * ids until the next call.
  */
 static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 		     int target, const char *text, size_t len, uint64_t frame,
-		     int end, const struct input *in)
+		     int end, const struct input *in, struct bpe_ids *keep)
 {
-	static struct bpe_ids ids;
+	static struct bpe_ids own;
+	struct bpe_ids *ids = keep ? keep : &own;
 	struct vocab *v = vocab(target);
 	int spm_text = v->kind == VOCAB_SPM && opt.format != STREAM;
 	int32_t eos = vocab_special(v, VOCAB_EOS);
 	size_t i;
 
-	ids.n = 0;
+	ids->n = 0;
 	if ((opt.dropout > 0 ?
-	     vocab_encode_dropout(v, text, len, &ids, opt.dropout,
+	     vocab_encode_dropout(v, text, len, ids, opt.dropout,
 				  &dropout_rng) :
-	     vocab_encode(v, text, len, &ids,
+	     vocab_encode(v, text, len, ids,
 			  spm_text && opt.format == UNITS ? shown : NULL)) < 0)
 		die("%s:%lu: %s", in->label, in->lineno, err_msg());
-	if (!spm_text && bpe_ids_push(&ids, eos) < 0)
+	if (!spm_text && bpe_ids_push(ids, eos) < 0)
 		die_err();
 	if (opt.format == STREAM) {
-		put_record(w, target ? "tgt.ids" : "src.ids", DT_I32, ids.v,
-			   ids.n, frame, 0);
+		put_record(w, target ? "tgt.ids" : "src.ids", DT_I32, ids->v,
+			   ids->n, frame, 0);
 		put_record(w, target ? "tgt.text" : "src.text", DT_U8, text,
 			   len, frame, end);
 		return;
 	}
 	if (spm_text && opt.format == UNITS)
 		return;
-	for (i = 0; i < ids.n; i++) {
+	for (i = 0; i < ids->n; i++) {
 		char num[16];
 
 		if (i && bpe_text_add(shown, " ", 1) < 0)
@@ -284,17 +294,48 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 		if (opt.format == IDS) {
 			/* ids are >= 0: the digits, without printf's cost */
 			char *d = num + sizeof(num);
-			uint32_t x = (uint32_t)ids.v[i];
+			uint32_t x = (uint32_t)ids->v[i];
 
 			do
 				*--d = (char)('0' + x % 10);
 			while (x /= 10);
 			if (bpe_text_add(shown, d, num + sizeof(num) - d) < 0)
 				die_err();
-		} else if (vocab_unit_show(v, ids.v[i], shown) < 0) {
+		} else if (vocab_unit_show(v, ids->v[i], shown) < 0) {
 			die_err();
 		}
 	}
+}
+
+/*
+ * The pair's align.links (i32 [links, 2]: source unit, target unit) from
+ * the next line of the --links file, which ends the frame.
+ */
+static void put_links(struct tsr_writer *w, struct input *al,
+		      const struct bpe_ids *src, const struct bpe_ids *tgt,
+		      uint64_t frame, const struct input *in)
+{
+	static int32_t *v;
+	static size_t cap;
+	struct tensor t;
+	size_t len, n;
+	char *line = input_line(al, &len);
+
+	if (!line)
+		die("%s: %lu lines, and %s has more pairs", al->label,
+		    al->lineno, in->label);
+	if (align_unit_links(vocab(0), src->v, (int)src->n, vocab(1), tgt->v,
+			     (int)tgt->n, line, len, &v, &cap, &n) < 0)
+		die("%s:%lu: %s", al->label, al->lineno, err_msg());
+	memset(&t, 0, sizeof(t));
+	strcpy(t.name, "align.links");
+	t.dtype = DT_I32;
+	t.rank = 2;
+	t.dim[0] = n;
+	t.dim[1] = 2;
+	t.data = v;
+	t.nbytes = n * 2 * sizeof *v;
+	check_write(tsr_write(w, &t, frame, 1));
 }
 
 static void put_text(struct bpe_text *t, int interactive)
@@ -310,7 +351,8 @@ static void tokenize(char **files, int nfiles)
 {
 	struct tsr_writer *w = NULL;
 	struct bpe_text shown = { 0 };
-	struct input in = { 0 };
+	struct input in = { 0 }, al = { 0 };
+	static struct bpe_ids src;
 	uint64_t frame = 0;
 	char *line, *tab, idtext[MODEL_ID_TEXT];
 	size_t len, idlen = 0;
@@ -334,6 +376,8 @@ static void tokenize(char **files, int nfiles)
 		die_err();
 	if (w)
 		idlen = model_id_text(vocab_id(), idtext);
+	if (opt.links)
+		input_open(&al, opt.links);
 	for (i = 0; i < nfiles; i++) {
 		input_open(&in, files[i]);
 		while ((line = input_line(&in, &len))) {
@@ -342,18 +386,25 @@ static void tokenize(char **files, int nfiles)
 					   frame, 0);
 			if (!opt.pairs) {
 				put_side(w, &shown, opt.target, line, len,
-					 frame, 1, &in);
+					 frame, 1, &in, NULL);
 			} else if (!(tab = memchr(line, '\t', len))) {
 				die("%s:%lu: no tab between source and target",
 				    in.label, in.lineno);
 			} else {
+				struct bpe_ids tgt = { 0 };
+
 				put_side(w, &shown, 0, line, tab - line, frame,
-					 0, &in);
+					 0, &in, &src);
 				if (opt.format != STREAM &&
 				    bpe_text_add(&shown, "\t", 1) < 0)
 					die_err();
 				put_side(w, &shown, 1, tab + 1,
-					 len - (tab + 1 - line), frame, 1, &in);
+					 len - (tab + 1 - line), frame,
+					 !opt.links, &in, opt.links ? &tgt : NULL);
+				if (opt.links)
+					put_links(w, &al, &src, &tgt, frame,
+						  &in);
+				free(tgt.v);
 			}
 			frame++;
 			if (w && in.interactive)
@@ -365,12 +416,17 @@ static void tokenize(char **files, int nfiles)
 			}
 		}
 	}
+	if (opt.links && input_line(&al, &len))
+		die("%s: more lines than the %llu pairs", al.label,
+		    (unsigned long long)frame);
 	if (w)
 		check_write(tsr_writer_close(w));
 	else
 		check_write(prog_flush_stdout());
 	bpe_text_free(&shown);
 	free(in.line);
+	free(al.line);
+	free(src.v);
 }
 
 /* ---- detokenizing ------------------------------------------------------- */
@@ -512,6 +568,8 @@ static void check_options(void)
 		usage_error("--tgt-vocab goes with -v");
 	if (opt.pairs && (opt.detok || opt.target))
 		usage_error("--pairs cannot go with --detok or --target");
+	if (opt.links && (!opt.pairs || opt.format != STREAM))
+		usage_error("--links goes with --pairs and a stream");
 	if (opt.name && (!opt.detok || opt.format != STREAM))
 		usage_error("--name goes with --detok of a stream");
 	if (opt.dropout > 0 && opt.detok)
@@ -538,6 +596,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "dropout", required_argument, NULL, OPT_DROPOUT },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "links", required_argument, NULL, OPT_LINKS },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -588,6 +647,7 @@ int main(int argc, char **argv)
 				usage_error("option --dropout: '%s' is not at "
 					    "least 0 and below 1", optarg);
 			break;
+		case OPT_LINKS: opt.links = optarg; break;
 		case OPT_SEED:
 			opt.seed = opt_int(optarg, "--seed", 0, INT64_MAX);
 			break;

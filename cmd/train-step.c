@@ -49,7 +49,7 @@ static void usage(void)
 	       "[--log-time SECONDS]\n"
 	       "          [--batch-tokens N]"
 	       " [--dev FILE] [--dev-every N] [--dev-lines N]\n"
-	       "          [--patience N] [-b N]"
+	       "          [--patience N] [-b N] [--set KEY=VALUE]..."
 	       " [--matmul f32|bf16] [--limit BYTES] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16|int8]\n"
@@ -67,8 +67,9 @@ static void usage(void)
 	       "  -s, --src-vocab=FILE   the source vocabulary "
 	       "(made by tokenize)\n"
 	       "  -t, --tgt-vocab=FILE   the target vocabulary\n"
-	       "  -S, --set=KEY=VALUE    a config key of the new model "
-	       "(train-step(1))\n"
+	       "  -S, --set=KEY=VALUE    a config key of the new model, "
+	       "or of the one trained\n"
+	       "                         (train-step(1))\n"
 	       "  -n, --steps=N          stop after N updates\n"
 	       "  -e, --epochs=N         stop after N passes over the pairs\n"
 	       "  -T, --time=SECONDS     stop after this long\n"
@@ -487,19 +488,22 @@ static void hms(char *buf, size_t size, double s)
 /* Prints train_run's reports on stderr (ctx: the model's path). */
 static void print_report(const struct train_report *r, void *ctx)
 {
-	char left[40] = "", el[32], t[32], bleu[32] = "";
+	char left[40] = "", el[32], t[32], bleu[32] = "", guide[40] = "";
 
 	hms(el, sizeof el, r->elapsed);
 	switch (r->event) {
 	case TRAIN_PROGRESS:
+		if (r->guide >= 0)
+			snprintf(guide, sizeof guide, "  align %.4f",
+				 r->guide);
 		if (r->left >= 0) {
 			hms(t, sizeof t, r->left);
 			snprintf(left, sizeof left, "  left %s", t);
 		}
 		fprintf(stderr, "%s: %s  step %ld  epoch %ld (%.0f%%)  "
-			"loss %.4f  ppl %.2f  lr %.3g  %.0f tok/s%s%s\n",
+			"loss %.4f  ppl %.2f%s  lr %.3g  %.0f tok/s%s%s\n",
 			progname, el, r->step, r->epoch, 100 * r->epoch_done,
-			r->loss, r->ppl, r->lr, r->tok_per_s, left,
+			r->loss, r->ppl, guide, r->lr, r->tok_per_s, left,
 			r->skipped ? "  (batches skipped)" : "");
 		break;
 	case TRAIN_DEV:
@@ -743,9 +747,11 @@ int main(int argc, char **argv)
 		free(set);
 		return 0;
 	}
-	if (nset || arch || sv || tv || force)
-		usage_error("--set, --arch, --force and the vocabularies go "
-			    "with --init");
+	if (arch || sv || tv || force)
+		usage_error("--arch, --force and the vocabularies go with "
+			    "--init");
+	o.set = (const char *const *)set;
+	o.nset = nset;
 	if (optind + 1 < argc)
 		usage_error("unexpected argument '%s'", argv[optind + 1]);
 	if (optind < argc)
@@ -758,7 +764,6 @@ int main(int argc, char **argv)
 		o.dev_every = o.save_every;
 	o.report = quiet ? print_warnings : print_report;
 	o.ctx = (void *)model;
-	free(set);
 	/* the vocabularies, to check the pairs against */
 	if (!(m = model_load(model, 0, NULL)))
 		die_err();
@@ -773,5 +778,6 @@ int main(int argc, char **argv)
 	corpus_free(&train);
 	if (dev_path)
 		corpus_free(&dev);
+	free(set);
 	return 0;
 }

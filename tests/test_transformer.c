@@ -323,12 +323,23 @@ END_TEST
 
 /* ---- gradients ----------------------------------------------------------- */
 
-/* The loss of the batch from a fixed generator state (same dropout). */
+/* Guided alignment's reference for the gradient checks' batches (NULL:
+ * none). */
+static const float *guide;
+
+/* The loss of the batch from a fixed generator state (same dropout),
+ * with guided alignment's. */
 static double loss_at(struct model *m, const struct batch_ids *s,
 		      const struct batch_ids *t, const struct rng *r0)
 {
+	struct batch_ids tg = *t;
+	double g = 0, l;
+
 	m->rng = *r0;
-	return m->arch->train_batch(m, s, t, 1.0f, dropout, NULL, NULL);
+	tg.guide = guide;
+	tg.guide_loss = &g;
+	l = m->arch->train_batch(m, s, &tg, 1.0f, dropout, NULL, NULL);
+	return l + g;
 }
 
 /*
@@ -443,6 +454,39 @@ static void grad_check_model(struct model *m, const char *norm,
 	dropout = 0;
 	model_free(m);
 }
+
+/*
+ * Guided alignment: the loss of head 1 of decoder layer 1 against links
+ * of the batch's pairs (three of lengths 5, 3, 6 and 4, 6, 2) added, in
+ * both norms, with dropout (which the guided head's probabilities do not
+ * see) and without, at the positions that predict the units and (shift)
+ * at those that read them; a layer's cross-attention then gets gradients
+ * from both losses.
+ */
+START_TEST(gradients_guided)
+{
+	static float g[3 * 6 * 6];
+	const char *extra[] = { "norm=pre", "tie=all", "dropout=0",
+				"label_smoothing=0.1", "guided_weight=0.8",
+				"guided_layer=1", "guided_head=1",
+				"guided_shift=1" };
+	int sl[] = { 5, 3, 6 }, tl[] = { 4, 6, 2 }, b, t, s;
+
+	for (b = 0; b < 3; b++)
+		for (t = 0; t < tl[b]; t++)
+			for (s = 0; s < sl[b]; s++)
+				g[(b * 6 + t) * 6 + s] =
+					(t + 2 * s + b) % 4 == 0;
+	guide = g;
+	grad_check_model(make(extra, 7, 0.3), "norm=pre", "tie=all",
+			 "dropout=0", "guided");
+	extra[0] = "norm=post";
+	extra[2] = "dropout=0.2";
+	grad_check_model(make(extra, 8, 0.3), "norm=post", "tie=all",
+			 "dropout=0.2", "guided, shifted");
+	guide = NULL;
+}
+END_TEST
 
 START_TEST(gradients_post_norm)
 {
@@ -1259,6 +1303,7 @@ int main(void)
 	TCase *tc = tcase_create("transformer");
 
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, gradients_guided);
 	tcase_add_test(tc, parameters_as_models_md);
 	tcase_add_test(tc, positions_config_and_limits);
 	tcase_add_test(tc, gradients_post_norm);

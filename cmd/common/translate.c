@@ -28,12 +28,52 @@ struct tctx {
 	struct search_result *tmp;	/* [batch] */
 	struct hyp *tmph;		/* [batch] */
 	unsigned long long line;	/* sentences written */
+	struct align_opts al;		/* o's, or the guided head's */
 	struct bpe_text text;
 	/* a decoder kept for the whole run, so that what an architecture
 	 * makes once for all the decoders of a model (the Transformer's
 	 * packed weights) lasts from batch to batch */
 	struct decoder *keep;
 };
+
+/*
+ * A model trained with guided alignment (guided_weight > 0): -A reads
+ * its guided head alone (guided_layer, guided_head), whose mass on the
+ * source's </s> means no link (align.h's null).
+ */
+static int guided_head(const struct model *m, struct align_opts *al)
+{
+	double w = 0;
+	long l = 0, h = 0, s = 0;
+
+	if (!config_get(&m->cfg, "guided_weight"))
+		return 0;
+	if (config_double(&m->cfg, "guided_weight", &w) < 0)
+		return -1;
+	if (!(w > 0))
+		return 0;
+	/* without them, training's defaults: the last layer, head 0 */
+	if (config_int(&m->cfg, config_get(&m->cfg, "guided_layer") ?
+		       "guided_layer" : "dec_layers", &l) < 0 ||
+	    (config_get(&m->cfg, "guided_head") &&
+	     config_int(&m->cfg, "guided_head", &h) < 0))
+		return -1;
+	if (!config_get(&m->cfg, "guided_layer"))
+		l--;
+	if (config_get(&m->cfg, "guided_shift") &&
+	    config_int(&m->cfg, "guided_shift", &s) < 0)
+		return -1;
+	if (l < 0 || l > 63 || h < 0 || h > 63) {
+		err_set("guided_layer=%ld, guided_head=%ld: not a plane -A "
+			"reads", l, h);
+		return -1;
+	}
+	al->layers = 1ULL << l;
+	al->heads = 1ULL << h;
+	al->null = 1;
+	al->shift = s == 1;
+	return 0;
+}
 
 static int want_attw(const struct translate_opts *o)
 {
@@ -125,7 +165,7 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 	}
 	c->text.n = 0;
 	if (align_words(c->sv, src->data, h->S, c->tv, h->ids, h->len,
-			h->attw, h->L, h->H, &c->o->al, &c->text) < 0) {
+			h->attw, h->L, h->H, &c->al, &c->text) < 0) {
 		err_prefix("frame %llu", (unsigned long long)f->number);
 		return -1;
 	}
@@ -227,10 +267,15 @@ static int run(const struct translate_opts *o, int scoring)
 
 	c.o = o;
 	c.scoring = scoring;
+	c.al = o->al;
 	m = model_load(o->model, MODEL_LOAD_MAPPED, NULL);
 	if (!m)
 		return -1;
 	c.m = m;
+	if (o->align && !o->planes_given && guided_head(m, &c.al) < 0) {
+		err_prefix("%s", o->model);
+		goto out;
+	}
 	model_id_model(&c.id, m, o->model);
 	if (o->bf16 && !(m->arch->dec_caps & DEC_BF16)) {
 		err_set("%s: --matmul bf16: the %s decoder has f32 products "
@@ -431,11 +476,11 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");
-			o->al_given = 1;
+			o->al_given = o->planes_given = 1;
 			break;
 		case OPT_HEADS:
 			o->al.heads = opt_mask(optarg, "--heads");
-			o->al_given = 1;
+			o->al_given = o->planes_given = 1;
 			break;
 		case OPT_MIN_SHARE:
 			o->al.min_share = opt_number(optarg, "--min-share");
@@ -448,6 +493,14 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			opt_words(optarg, &o->al);
 			o->al_given = 1;
 			break;
+		case OPT_NULL:
+			o->al.null = 1;
+			o->al_given = 1;
+			break;
+		case OPT_SHIFT:
+			o->al.shift = 1;
+			o->al_given = 1;
+			break;
 		default:
 			return c;
 		}
@@ -458,8 +511,8 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		usage_error("--tensors goes with neither --align nor "
 			    "--scores");
 	if (o->al_given && !o->align)
-		usage_error("--layers, --heads, --min-share and --unlinked go "
-			    "with --align");
+		usage_error("--layers, --heads, --min-share, --unlinked and "
+			    "--null go with --align");
 	o->search.want_attw = want_attw(o);
 	return -1;
 }

@@ -23,7 +23,8 @@ struct translate_opts {
 	int align;		/* Pharaoh word alignment */
 	struct align_opts al;	/* what -A averages and links (align.h) */
 	int al_given;		/* any of --layers, --heads, --min-share,
-				   --unlinked */
+				   --unlinked, --null */
+	int planes_given;	/* --layers or --heads */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (arch.h's dec_opts) */
 	int kv_f16;		/* decode, beam: its attention's keys and
@@ -44,7 +45,8 @@ struct translate_opts {
 enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
        OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN };
 /* The options of the alignment (into o->al). */
-enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
+enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
+       OPT_NULL, OPT_SHIFT };
 #define TRANSLATE_LONGOPTS \
 	{ "model", required_argument, NULL, 'm' }, \
 	{ "batch", required_argument, NULL, 'b' }, \
@@ -54,6 +56,8 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED };
 	{ "heads", required_argument, NULL, OPT_HEADS }, \
 	{ "min-share", required_argument, NULL, OPT_MIN_SHARE }, \
 	{ "unlinked", required_argument, NULL, OPT_UNLINKED }, \
+	{ "null", no_argument, NULL, OPT_NULL }, \
+	{ "shift", no_argument, NULL, OPT_SHIFT }, \
 	FILTER_LONGOPTS
 
 /* The options decode and beam share, for their tables and --help. */

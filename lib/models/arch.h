@@ -22,6 +22,15 @@ struct batch_ids {
 	int B, S;
 	int32_t *ids;
 	int *len;
+	/*
+	 * Training, the target's batch only: guided alignment's reference
+	 * guide [B, S, S of the source] (a target unit's links to the source
+	 * units, 1 or 0; nn/layers.h's guided_forward_backward), or NULL;
+	 * an architecture with guided alignment adds the batch's guided loss
+	 * (weighted, not scaled) to *guide_loss.
+	 */
+	const float *guide;
+	double *guide_loss;
 };
 
 /* ---- decoding, one step at a time, for greedy, beam and score ----------- */

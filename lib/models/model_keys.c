@@ -86,6 +86,11 @@ static const struct {
 	{ "dec_self", 'w', 0, 0, 0, "attention|ssru", "transformer" },
 	{ "pre_kv", 'w', 0, 0, 0, "norm|input", "transformer" },
 	{ "max_pos", 'i', 1, 1 << 20, 0, NULL, "transformer" },
+	/* guided alignment (doc/MODELS.md): off when absent */
+	{ "guided_weight", 'r', 0, 1e6, 0, NULL, "transformer" },
+	{ "guided_layer", 'i', 0, 1 << 10, 0, NULL, "transformer" },
+	{ "guided_head", 'i', 0, 1 << 10, 0, NULL, "transformer" },
+	{ "guided_shift", 'i', 0, 1, 0, NULL, "transformer" },
 };
 
 #define NSETTABLE (int)(sizeof settable / sizeof settable[0])

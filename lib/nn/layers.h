@@ -7,6 +7,7 @@
  *              layer and the position encodings
  *   linear.c   linear_forward/backward
  *   xent.c     label-smoothed cross-entropy with its gradient
+ *   guided.c   guided alignment's cross-entropy over one attention head
  *   dropout.c  inverted dropout fused with a residual sum
  *   ffn.c      the position-wise feed-forward layer (Transformer)
  *   posenc.c   the positions of the Transformer: sinusoidal encodings
@@ -82,6 +83,34 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
 				    const int32_t *tgt, int N, int V,
 				    float eps, float scale, double *nll,
 				    int *count);
+
+/*
+ * Guided alignment (Garg et al. 2019; Marian's --guided-alignment, its
+ * "ce" cost): a cross-entropy between head `head` of an attention's
+ * probabilities and a reference alignment.  Queries q [B*Tq, d] over keys
+ * k [B*Tk, d], the heads column blocks of dh = d / heads (as mha.h's):
+ *
+ *	p[b,t,s] = softmax over s < klen[b] of q[b,t,head] . k[b,s,head]
+ *		   / sqrt(dh)
+ *
+ * ref [B, Tq, Tk] holds the reference's weights (1 for a link, 0 for
+ * none; those at s >= klen[b] are ignored); each row is normalised to sum
+ * to 1, and a row of zeros (a query with no link, or padding) adds no
+ * loss.  Row t is the reference of query t + shift (shift 0 or 1; the
+ * last shift rows of ref are then unused).  The loss is
+ *
+ *	L = weight * sum over b, t of - sum over s of r[b,t,s]
+ *					log p[b,t+shift,s]
+ *
+ * with r the normalised rows; returned (-1 with err_msg() out of memory),
+ * and scale * dL/dq, scale * dL/dk ADDED into dq [B*Tq, d] and dk
+ * [B*Tk, d] (head's columns only).
+ */
+double guided_forward_backward(float *dq, float *dk, const float *q,
+			       const float *k, const float *ref,
+			       const int *klen, int B, int Tq, int Tk, int d,
+			       int heads, int head, int shift, float weight,
+			       float scale);
 
 /*
  * Inverted dropout with rate p, and the residual sum after it: y [n] =

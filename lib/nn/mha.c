@@ -53,6 +53,15 @@ void mha_forward(float *out, struct mha_acts *a, const float *x,
 	linear_forward(out, a->ctx, w->oW, w->ob, Nq, d, d);
 }
 
+/* y [n] += x [n] */
+static void add_rows(float *y, const float *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		y[i] += x[i];
+}
+
 size_t mha_scratch_floats(const struct mha_dims *dm)
 {
 	return 2 * (size_t)dm->B * dm->Tq * dm->d
@@ -74,6 +83,10 @@ void mha_backward(float *dx, float *dmem, struct mha_w *dw, const float *dout,
 	linear_backward(NULL, dw->oW, dw->ob, dout, a->ctx, w->oW, Nq, d, d);
 	memset(dq, 0, sizeof(float) * ((size_t)2 * Nk + Nq) * d);
 	attention_backward(&at, dctx, dq, dk, dv);
+	if (dm->gq)
+		add_rows(dq, dm->gq, (size_t)Nq * d);
+	if (dm->gk)
+		add_rows(dk, dm->gk, (size_t)Nk * d);
 	if (dm->qpos)
 		rope_backward(dq, dm->qpos, Nq, dm->heads, d / dm->heads,
 			      dm->cs, dm->cs_rows);

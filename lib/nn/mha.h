@@ -37,6 +37,10 @@ struct mha_dims {
 	const int *qpos, *kpos;
 	const float *cs;
 	int cs_rows;
+	/* mha_backward: gradients of the queries and keys [B*Tq, d],
+	 * [B*Tk, d] from elsewhere (guided alignment's loss over the
+	 * attention), added to the attention's own; NULL: none */
+	const float *gq, *gk;
 };
 
 /* out [B*Tq, d]; a's buffers filled (lse may be NULL at inference). */

@@ -35,13 +35,63 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 /* Who writes pairs, for messages. */
 #define TOKENIZE "tokenize --pairs"
 
+/*
+ * Frame f's align.links (pair n of the corpus, slen and tlen ids), if
+ * the corpus has them: every frame or none, each i32 [L, 2] of (source
+ * unit, target unit) within the pair.  Appends them to c->links.
+ */
+static int read_links(struct corpus *c, const struct frame *f, size_t *nl,
+		      size_t *lcap, size_t *ocap, int slen, int tlen)
+{
+	const struct tensor *t = frame_find(f, "align.links");
+	const int32_t *v;
+	size_t i, L;
+
+	if (c->n == 0)
+		c->has_links = t != NULL;
+	if (!t != !c->has_links) {
+		err_set("frame %llu: %s align.links, frame 0 %s: the links "
+			"go with every pair or none",
+			(unsigned long long)f->number, t ? "has" : "has no",
+			t ? "had none" : "had them");
+		return -1;
+	}
+	if (!t)
+		return 0;
+	if (t->dtype != DT_I32 || t->rank != 2 || t->dim[1] != 2) {
+		err_set("frame %llu: align.links is not i32 [links, 2] (as "
+			"tokenize --links writes it)",
+			(unsigned long long)f->number);
+		return -1;
+	}
+	L = t->dim[0];
+	v = t->data;
+	for (i = 0; i < L; i++)
+		if (v[2 * i] < 0 || v[2 * i] >= slen || v[2 * i + 1] < 0 ||
+		    v[2 * i + 1] >= tlen) {
+			err_set("frame %llu: align.links: link %zu (%d-%d) is "
+				"outside the pair's %d source and %d target "
+				"ids", (unsigned long long)f->number, i,
+				(int)v[2 * i], (int)v[2 * i + 1], slen, tlen);
+			return -1;
+		}
+	if (grow((void **)&c->links, lcap, 2 * (*nl + L), 4) < 0 ||
+	    grow((void **)&c->loff, ocap, c->n + 2, sizeof(size_t)) < 0)
+		return -1;
+	memcpy(c->links + 2 * *nl, v, L * 2 * sizeof *v);
+	c->loff[c->n] = *nl;
+	*nl += L;
+	c->loff[c->n + 1] = *nl;
+	return 0;
+}
+
 int corpus_read(struct corpus *c, struct tsr_reader *r, const struct model *m,
 		int (*check)(struct frame *f, void *ctx), void *ctx)
 {
 	int sv = m ? m->src_vocab : INT32_MAX, tv = m ? m->tgt_vocab : INT32_MAX;
 	struct frame f = { 0 };
 	size_t ns = 0, nt = 0, scap = 0, tcap = 0, pcap = 0, pcap2 = 0;
-	size_t pcap3 = 0, pcap4 = 0;
+	size_t pcap3 = 0, pcap4 = 0, nl = 0, lcap = 0, ocap = 0;
 	int rc;
 
 	memset(c, 0, sizeof *c);
@@ -57,6 +107,12 @@ int corpus_read(struct corpus *c, struct tsr_reader *r, const struct model *m,
 		}
 		s = frame_find(&f, "src.ids");
 		t = frame_find(&f, "tgt.ids");
+		if (read_links(c, &f, &nl, &lcap, &ocap, (int)s->dim[0],
+			       (int)t->dim[0]) < 0) {
+			err_prefix("%s", tsr_reader_label(r));
+			rc = -1;
+			break;
+		}
 		if (grow((void **)&c->src, &scap, ns + s->dim[0], 4) < 0 ||
 		    grow((void **)&c->tgt, &tcap, nt + t->dim[0], 4) < 0 ||
 		    grow((void **)&c->soff, &pcap, c->n + 1, sizeof(size_t)) ||
@@ -106,6 +162,8 @@ void corpus_free(struct corpus *c)
 	free(c->toff);
 	free(c->slen);
 	free(c->tlen);
+	free(c->links);
+	free(c->loff);
 	memset(c, 0, sizeof *c);
 }
 

@@ -64,10 +64,37 @@ static int make_batch(struct batch_ids *b, const struct corpus *c,
 	return 0;
 }
 
+/*
+ * Guided alignment's reference of the batch of pairs idx[0 .. n): t's
+ * guide [B, T, S] (S the source batch's), 1 where the pairs link the
+ * target unit to the source unit.
+ */
+static int make_guide(struct batch_ids *t, const struct batch_ids *s,
+		      const struct corpus *c, const int *idx)
+{
+	float *g = calloc((size_t)t->B * t->S * s->S, sizeof *g);
+	size_t k;
+	int i;
+
+	if (!g) {
+		err_set("out of memory for a batch's alignments");
+		return -1;
+	}
+	for (i = 0; i < t->B; i++)
+		for (k = c->loff[idx[i]]; k < c->loff[idx[i] + 1]; k++) {
+			int su = c->links[2 * k], tu = c->links[2 * k + 1];
+
+			g[((size_t)i * t->S + tu) * s->S + su] = 1;
+		}
+	t->guide = g;
+	return 0;
+}
+
 static void batch_free(struct batch_ids *b)
 {
 	free(b->ids);
 	free(b->len);
+	free((void *)b->guide);
 }
 
 /* Where the run stands, mirrored in the config's keys. */
@@ -243,7 +270,8 @@ static int save(struct model *m, const char *path, const struct optim *o,
 
 /* Running sums between progress lines. */
 struct meter {
-	double t0, tlast, loss, nll;
+	double t0, tlast, loss, nll, guide;
+	int guided;		/* the pairs have links */
 	long tok, steps, tok_all, steps_all;
 	int skipped;
 };
@@ -269,12 +297,13 @@ static void progress(struct meter *mt, const struct optim *o,
 	r.left = left < 0 ? -1 : left;
 	r.loss = mt->tok ? mt->loss / mt->tok : 0;
 	r.ppl = mt->tok ? exp(mt->nll / mt->tok) : 0;
+	r.guide = !mt->guided ? -1 : mt->tok ? mt->guide / mt->tok : 0;
 	r.lr = lr;
 	r.tok_per_s = t > mt->tlast ? mt->tok / (t - mt->tlast) : 0;
 	r.skipped = mt->skipped;
 	report(opt, &r, o->step, pos, nbatch, mt->t0);
 	mt->tlast = t;
-	mt->loss = mt->nll = 0;
+	mt->loss = mt->nll = mt->guide = 0;
 	mt->tok = mt->steps = 0;
 	mt->skipped = 0;
 }
@@ -290,14 +319,16 @@ static int train_one(struct model *m, struct optim *o,
 	const int *idx = plan->idx + plan->start[b];
 	int n = plan->start[b + 1] - plan->start[b], ntok = 0, i;
 	struct batch_ids src = { 0 }, tgt = { 0 };
-	double loss, nll, norm;
+	double loss, nll, norm, guide = 0;
 	int count = 0, rc = -1;
 
 	for (i = 0; i < n; i++)
 		ntok += c->tlen[idx[i]];
 	if (make_batch(&src, c, idx, n, 0) < 0 ||
-	    make_batch(&tgt, c, idx, n, 1) < 0)
+	    make_batch(&tgt, c, idx, n, 1) < 0 ||
+	    (c->has_links && make_guide(&tgt, &src, c, idx) < 0))
 		goto out;
+	tgt.guide_loss = &guide;
 	memset(m->g, 0, m->nw * sizeof *m->g);
 	loss = m->arch->train_batch(m, &src, &tgt, 1.0f / ntok, 1, &nll,
 				    &count);
@@ -317,6 +348,7 @@ static int train_one(struct model *m, struct optim *o,
 	*lr = optim_update(o, m, clip_factor(o, norm));
 	mt->loss += loss;
 	mt->nll += nll;
+	mt->guide += guide;
 	mt->tok += count;
 	mt->tok_all += count;
 	mt->steps++;
@@ -474,6 +506,35 @@ static int progress_due(const struct run *r, long start_step)
 		now(opt) - r->mt.tlast >= opt->log_seconds);
 }
 
+/*
+ * The run's settings (train_opts.set) into the model's config, and
+ * guided alignment's links and keys going together.
+ */
+static int settings(struct run *r)
+{
+	double w = 0;
+	int i;
+
+	for (i = 0; i < r->opt->nset; i++)
+		if (model_check_setting(r->m->arch, r->opt->set[i]) < 0 ||
+		    config_set_kv(&r->m->cfg, r->opt->set[i]) < 0)
+			return -1;
+	if (config_get(&r->m->cfg, "guided_weight") &&
+	    config_double(&r->m->cfg, "guided_weight", &w) < 0)
+		return -1;
+	if (w > 0 && !r->train->has_links) {
+		err_set("guided_weight=%g, but the pairs have no align.links "
+			"(tokenize --pairs --links)", w);
+		return -1;
+	}
+	if (!(w > 0) && r->train->has_links) {
+		err_set("the pairs have align.links, but the model has no "
+			"guided_weight (train-step --set guided_weight=W)");
+		return -1;
+	}
+	return 0;
+}
+
 /* Loads the model at path with its optimiser and position. */
 static int run_open(struct run *r, const char *path, long *batch_tokens)
 {
@@ -498,8 +559,13 @@ static int run_open(struct run *r, const char *path, long *batch_tokens)
 				*batch_tokens) < 0)
 			return -1;
 	}
+	if (settings(r) < 0) {
+		err_prefix("%s", path);
+		return -1;
+	}
 	if (r->dev)
 		read_best(r->m, &r->best, dev_key(r->dev, r->opt));
+	r->mt.guided = r->train->has_links;
 	r->mt.t0 = r->mt.tlast = now(r->opt);
 	if (reordered) {
 		struct train_report rep = { .event = TRAIN_REORDERED };

@@ -24,6 +24,12 @@ struct corpus {
 	size_t *soff, *toff;
 	int *slen, *tlen;
 	uint32_t crc;		/* of every id, to notice a changed corpus */
+	/* guided alignment's links (align.links), when the pairs have them:
+	 * pair i's are (source unit, target unit) pairs links[2 * loff[i]
+	 * .. 2 * loff[i + 1]) */
+	int has_links;
+	int32_t *links;
+	size_t *loff;
 };
 
 /*
@@ -31,7 +37,9 @@ struct corpus {
  * --pairs writes them) to its end from r, checking the ids against m's
  * vocabularies (m NULL: only that they are ids), and each frame by check
  * (NULL: none; ctx is its argument), whose -1 stops the reading with its
- * err_msg().  Messages name r's stream.
+ * err_msg(); and guided alignment's align.links (i32 [links, 2] of source
+ * and target unit positions), which every frame has or none does.
+ * Messages name r's stream.
  */
 int corpus_read(struct corpus *c, struct tsr_reader *r, const struct model *m,
 		int (*check)(struct frame *f, void *ctx), void *ctx);
@@ -82,6 +90,8 @@ struct train_report {
 				 * < 0 without one */
 	double loss, ppl;	/* PROGRESS: per target token since the last
 				 * progress report (loss with smoothing) */
+	double guide;		/* PROGRESS: guided alignment's loss
+				 * (weighted) per target token, < 0 without */
 	double lr;		/* PROGRESS: the last update's rate */
 	double tok_per_s;	/* PROGRESS: target tokens a second since the
 				 * last; SAVED: over the whole run */
@@ -117,6 +127,10 @@ struct train_opts {
 	long batch_tokens;	/* target tokens a batch (0: the model's
 				 * batch_tokens; else stored in it) */
 	int batch;		/* sentences per batch on dev */
+	/* KEY=VALUE settings of the model's config (model.h's
+	 * model_check_setting), made before training and saved with it */
+	const char *const *set;
+	int nset;
 	/* called with every report (NULL: none); ctx is its own */
 	void (*report)(const struct train_report *r, void *ctx);
 	void *ctx;

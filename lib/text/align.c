@@ -128,32 +128,33 @@ static int chosen(uint64_t mask, int n, const char *what, int *on)
 	return 0;
 }
 
-/* A [TW, SW] += the mass of plane a [T, S], by words. */
+/* A [TW, SW + 1] += the mass of plane a [T, S], by words, unit t's from
+ * row t + shift; column SW the mass on units of no word. */
 static void add_plane(double *A, int SW, const float *a, const int *tw,
-		      int T, const int *sw, int S)
+		      int T, const int *sw, int S, int shift)
 {
 	int t, s;
 
-	for (t = 0; t < T; t++)
+	for (t = 0; t + shift < T; t++)
 		if (tw[t] >= 0)
 			for (s = 0; s < S; s++)
-				if (sw[s] >= 0)
-					A[(size_t)tw[t] * SW + sw[s]] +=
-						a[(size_t)t * S + s];
+				A[(size_t)tw[t] * (SW + 1) +
+				  (sw[s] >= 0 ? sw[s] : SW)] +=
+					a[(size_t)(t + shift) * S + s];
 }
 
 /*
- * Pairs (v, w) of the links of A [TW, SW] into pair; their count.  The
- * sums over the planes stand for the means: dividing all by |P| changes
- * neither the greatest nor the shares.
+ * Pairs (v, w) of the links of A [TW, SW + 1] into pair; their count.
+ * The sums over the planes stand for the means: dividing all by |P|
+ * changes neither the greatest nor the shares.
  */
 static int links(const double *A, int TW, int SW, double min_share,
-		 const char *skip, int *pair)
+		 int null, const char *skip, int *pair)
 {
 	int w, v, best, np = 0;
 
 	for (w = 0; w < TW; w++) {
-		const double *r = A + (size_t)w * SW;
+		const double *r = A + (size_t)w * (SW + 1);
 		double total = 0;
 
 		for (best = 0, v = 0; v < SW; v++) {
@@ -161,7 +162,8 @@ static int links(const double *A, int TW, int SW, double min_share,
 			if (r[v] > r[best])
 				best = v;
 		}
-		if (SW == 0 || total <= 0 || skip[w])
+		if (SW == 0 || total <= 0 || skip[w] ||
+		    (null && r[SW] > r[best]))
 			continue;
 		for (v = 0; v < SW; v++)
 			if (v == best ||
@@ -202,7 +204,7 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 		goto out;
 	SW = word_count(sw, S);
 	TW = word_count(tw, T);
-	A = calloc((size_t)TW * SW + 1, sizeof *A);
+	A = calloc((size_t)TW * (SW + 1) + 1, sizeof *A);
 	pair = malloc(((size_t)TW * SW + 1) * 2 * sizeof *pair);
 	skip = malloc(TW + 1);
 	if (!A || !pair || !skip) {
@@ -213,9 +215,9 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 		for (h = 0; h < H; h++)
 			if (lon[l] && hon[h])
 				add_plane(A, SW, attw + ((size_t)l * H + h) *
-					  plane, tw, T, sw, S);
+					  plane, tw, T, sw, S, o->shift != 0);
 	mark_unlinked(&text, o, skip, TW);
-	np = links(A, TW, SW, o->min_share, skip, pair);
+	np = links(A, TW, SW, o->min_share, o->null, skip, pair);
 	qsort(pair, np, 2 * sizeof *pair, pair_cmp);
 	for (i = 0; i < np; i++) {
 		int n = snprintf(buf, sizeof buf, "%s%d-%d", out->n ? " " : "",

@@ -18,13 +18,17 @@
  *		  of attw[l, h, t, s],
  *
  * the mean over the planes of the attention mass that w's units put on
- * v's units (a word of several units adds its units' masses; the mass on
+ * v's units (unit t's attention is row t of attw, the step that predicts
+ * it; with shift, row t + 1, the step that reads it as its input, as
+ * Chen et al. 2020's Shift-Att: the last unit, </s>, then has none) (a word of several units adds its units' masses; the mass on
  * units of no word, such as the source's </s>, counts for no word).  Each
  * target word w is linked to the source word v of greatest A(w, v), the
  * first (leftmost) of equal ones, and with min_share > 0 also to every
  * other source word v with A(w, v) >= min_share * sum over v' of A(w, v').
  * A target word that puts no mass on any source word gets no link, nor
- * does one of the caller's unlinked words (function words, say): the
+ * (with null) one that puts more on the units of no word (the source's
+ * </s>: guided alignment's "no link", align_unit_links) than on its
+ * best source word, nor one of the caller's unlinked words (function words, say): the
  * target word compared without the ASCII punctuation and the quotes
  * U+2018..U+201F around it, ASCII letters in either case alike ("The,"
  * is "the").
@@ -40,6 +44,8 @@ struct align_opts {
 	uint64_t layers;	/* bit l: layer l used; 0: every layer */
 	uint64_t heads;		/* bit h: head h of each; 0: every head */
 	double min_share;	/* 0: one link per target word; see above */
+	int null;		/* the units of no word stand for no link */
+	int shift;		/* unit t's weights are row t + 1's (below) */
 	const char *const *unlinked;	/* [n_unlinked] target words */
 	int n_unlinked;
 };
@@ -58,5 +64,24 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 		const struct vocab *tv, const int32_t *tgt, int T,
 		const float *attw, int L, int H, const struct align_opts *o,
 		struct bpe_text *out);
+
+/*
+ * Guided alignment's reference (tokenize --links): the links of the
+ * target ids tgt [T] to the source ids src [S] that the word links of a
+ * Pharaoh line (len bytes: "i-j" pairs, source word i, target word j,
+ * from 0, as align writes them) make.  Words are units as above.  A link
+ * i-j links every unit of source word i to every unit of target word j;
+ * a target unit that no link reaches (one of a word the line leaves
+ * unlinked, and </s>) is linked to the source's last unit (its </s>),
+ * which the guided head so learns as "no link" (align_opts.null).  *out
+ * (realloc'd; *cap its pairs) gets the (source unit, target unit) pairs,
+ * sorted by target unit then source unit, *n of them.  -1 (err_msg()):
+ * a line that is not such pairs, a word past the pair's words, no
+ * memory.
+ */
+int align_unit_links(const struct vocab *sv, const int32_t *src, int S,
+		     const struct vocab *tv, const int32_t *tgt, int T,
+		     const char *line, size_t len, int32_t **out,
+		     size_t *cap, size_t *n);
 
 #endif

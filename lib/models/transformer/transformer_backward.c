@@ -134,6 +134,8 @@ void tf_backward(struct tf_net *n, struct fwd *f)
 		dfo = sub_back_out(n, f, &e->s_cross, &lw->ln2, &lg->ln2, dy,
 				   dx, M, &dfin);
 		u = n->pre ? e->s_cross.ln : y1;
+		dc.gq = l == f->guide_layer ? f->gq : NULL;
+		dc.gk = l == f->guide_layer ? f->gk : NULL;
 		mha_backward(dfin, f->dE, &lg->cross, dfo, &e->cross, u, f->E,
 			     &lw->cross, &dc, f->dmha);
 		sub_back_in(n, f, &e->s_cross, &lw->ln2, &lg->ln2, y1, dx, M);

@@ -128,6 +128,10 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	f->dln = arena_floats(a, rows * d);
 	f->dfo = arena_floats(a, rows * d);
 	f->dE = arena_floats(a, N * d);
+	if (f->guide_layer >= 0) {
+		f->gq = arena_floats(a, M * d);
+		f->gk = arena_floats(a, N * d);
+	}
 	f->dh = arena_floats(a, rows * n->ffn);
 	if (n->ssru) {
 		f->dxw = arena_floats(a, M * d);
@@ -193,7 +197,7 @@ static int check_ids(const struct batch_ids *b, int vocab, const char *what)
 static int forward_batch(struct fwd *f, const struct tf_net *n, int bos,
 			 const struct batch_ids *src,
 			 const struct batch_ids *tgt, float drop, int train,
-			 struct rng *r)
+			 int guide_layer, struct rng *r)
 {
 	int b, t;
 
@@ -220,6 +224,7 @@ static int forward_batch(struct fwd *f, const struct tf_net *n, int bos,
 	f->T = tgt->S;
 	f->drop = drop;
 	f->train = train;
+	f->guide_layer = guide_layer;
 	f->slen = src->len;
 	f->tlen = tgt->len;
 	f->src_ids = src->ids;
@@ -250,6 +255,36 @@ static double train_key(const struct model *m, const char *key, double def)
 	return v;
 }
 
+/*
+ * Guided alignment's keys: guided_weight (0 or absent: none), and the
+ * head guided_head of decoder layer guided_layer, at the position that
+ * predicts a unit or (guided_shift=1) reads it; *layer -1 when off.
+ */
+static int guide_setting(const struct model *m, float *weight, int *layer,
+			 int *head, int *shift)
+{
+	const struct tf_net *n = m->net;
+	double w = train_key(m, "guided_weight", 0);
+	double l = train_key(m, "guided_layer", n->dec_layers - 1);
+	double h = train_key(m, "guided_head", 0);
+
+	*shift = train_key(m, "guided_shift", 0) == 1;
+	*layer = -1;
+	if (!(w > 0))
+		return 0;
+	if (l < 0 || l >= n->dec_layers || l != (int)l || h < 0 ||
+	    h >= n->heads || h != (int)h) {
+		err_set("transformer: guided_layer=%g and guided_head=%g "
+			"must name one of %d decoder layers and %d heads",
+			l, h, n->dec_layers, n->heads);
+		return -1;
+	}
+	*weight = (float)w;
+	*layer = (int)l;
+	*head = (int)h;
+	return 0;
+}
+
 double tf_train_batch(struct model *m, const struct batch_ids *src,
 		      const struct batch_ids *tgt, float scale, int dropout, double *nll,
 		      int *ntok)
@@ -261,7 +296,11 @@ double tf_train_batch(struct model *m, const struct batch_ids *src,
 				     DEFAULT_LABEL_SMOOTHING);
 	struct fwd f;
 	double loss;
+	int gl = -1, gh = 0, gs = 0;
+	float gw = 0;
 
+	if (tgt->guide && guide_setting(m, &gw, &gl, &gh, &gs) < 0)
+		return -1;
 	if (!(drop >= 0 && drop < 1) || !(eps >= 0 && eps < 1)) {
 		err_set("transformer: dropout (%g) and label_smoothing (%g) "
 			"must be in [0, 1)", drop, eps);
@@ -272,8 +311,23 @@ double tf_train_batch(struct model *m, const struct batch_ids *src,
 			"gradients");
 		return -1;
 	}
-	if (forward_batch(&f, n, m->bos_id, src, tgt, drop, 1, &m->rng) < 0)
+	if (forward_batch(&f, n, m->bos_id, src, tgt, drop, 1, gl,
+			  &m->rng) < 0)
 		return -1;
+	if (gl >= 0) {
+		const struct mha_acts *c = &f.dec[gl].cross;
+		double g;
+
+		memset(f.gq, 0, sizeof(float) * f.B * f.T * n->d);
+		memset(f.gk, 0, sizeof(float) * f.B * f.S * n->d);
+		g = guided_forward_backward(f.gq, f.gk, c->q, c->k, tgt->guide,
+					    src->len, f.B, f.T, f.S, n->d,
+					    n->heads, gh, gs, gw, scale);
+		if (g < 0)
+			return -1;
+		if (tgt->guide_loss)
+			*tgt->guide_loss += g;
+	}
 	/* logits + out.b; dlogits overwrite the logits; out.b's gradient */
 	loss = xent_biased_forward_backward(f.logits, f.logits, n->w.out_b,
 					    n->g.out_b, f.out_tgt, f.nout,
@@ -291,7 +345,7 @@ int transformer_logp(const struct model *m, const struct batch_ids *src,
 	const struct tf_net *n = m->net;
 	struct fwd f;
 
-	if (forward_batch(&f, n, m->bos_id, src, tgt, 0.0f, 0, NULL) < 0)
+	if (forward_batch(&f, n, m->bos_id, src, tgt, 0.0f, 0, -1, NULL) < 0)
 		return -1;
 	log_softmax_rows(logp, f.logits, f.B * f.T, n->tgt_vocab);
 	return 0;

@@ -55,6 +55,11 @@ struct fwd {
 	float *Yo;			/* [nout, d] their rows of Y */
 	float *logits;			/* [nout, V] (all B*T rows: nout);
 					   training: without out.b */
+	/* guided alignment: the cross-attention of decoder layer
+	 * guide_layer (-1: none) gets the gradients gq [B*T, d], gk
+	 * [B*S, d] of its queries and keys */
+	int guide_layer;
+	float *gq, *gk;
 	/* backward scratch */
 	float *dA, *dB, *dln, *dfo, *dE, *dh, *dmha;
 	float *dxw, *dfp;		/* [B*T, d] the SSRU's */
