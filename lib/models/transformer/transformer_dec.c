@@ -16,8 +16,9 @@
  * A step multiplies a few dozen rows by every weight matrix, where sgemm
  * spends more time packing a matrix than multiplying; so the step's
  * matrices are packed (gemm_packed.h), once for all the live decoders of
- * a model: the first decoder of more than SMALL_STEP rows packs them, the
- * last decoder of the model frees them.  A program that keeps a decoder
+ * a model: the first decoder of more than SMALL_STEP rows packs them (or
+ * the first after small ones have had that many rows), the last decoder
+ * of the model frees them.  A program that keeps a decoder
  * of its model alive (translate.c) thus packs once for all its batches;
  * the model's weights must then not change while it does (nor while any
  * decoder lives: it holds copies).
@@ -53,7 +54,14 @@
 #include "models/shortlist.h"
 #include "transformer.h"
 
-/* Up to this many rows, sgemm streams [out, in] weights without packing. */
+/*
+ * Up to this many rows, sgemm streams [out, in] weights without packing,
+ * until the small decoders of a model have had more than this many rows
+ * in all: packing costs about as much as decoding 8 sentences unpacked
+ * (the shipped model, f32, Zen 5: 40 ms once, against 5-6 ms a sentence
+ * with -b 1 or -b 8), so one line is translated unpacked and a file with
+ * -b 1 packed from its ninth line on.
+ */
 #define SMALL_STEP 8
 
 /* A layer's matrices, packed or not. */
@@ -69,6 +77,8 @@ struct dec_pack {
 	const struct tf_net *n;	/* m's */
 	int pack;		/* WPACK_F32, WPACK_BF16 or WPACK_I8 */
 	int refs;		/* live decoders of n */
+	long small_rows;	/* rows of the decoders of at most SMALL_STEP
+				   rows made so far */
 	struct dec_wt *wt;	/* [dec_layers], packed; NULL: not yet */
 	struct wpack out;
 	struct dec_pack *next;
@@ -177,9 +187,12 @@ static struct dec_wt *alloc_wt(const struct tf_net *n)
 }
 
 /* A reference to m's matrices packed as pack says (WPACK_F32, _BF16,
- * _I8), packed now when want and not yet (only the entry, without them,
- * when that fails). */
-static struct dec_pack *pack_get(const struct model *m, int pack, int want)
+ * _I8), for a decoder of rows rows: packed now when not yet, if fixed
+ * (no unpacked form) or if the rows are more than SMALL_STEP, or once
+ * small decoders have had more than that many (only the entry, without
+ * them, when packing fails). */
+static struct dec_pack *pack_get(const struct model *m, int pack, int fixed,
+				 int rows)
 {
 	const struct tf_net *n = m->net;
 	struct dec_pack *p;
@@ -195,6 +208,9 @@ static struct dec_pack *pack_get(const struct model *m, int pack, int want)
 		packs = p;
 	}
 	if (p) {
+		int want = fixed || rows > SMALL_STEP ||
+			   (p->small_rows += rows) > SMALL_STEP;
+
 		p->refs++;
 		if (want && !p->wt && (p->wt = alloc_wt(n)) &&
 		    wrap_weights(m, p->wt, &p->out, pack) < 0) {
@@ -224,14 +240,14 @@ static void pack_put(struct dec_pack *p)
 }
 
 /* The step's matrices: n's packed ones, packed now for a bf16 or int8
- * decoder or one of more than SMALL_STEP rows, else wrapped as they
- * are. */
+ * decoder, one of more than SMALL_STEP rows, or once small ones have
+ * had that many rows (pack_get), else wrapped as they are. */
 static int decoder_weights(struct tf_decoder *dc)
 {
 	const struct tf_net *n = dc->n;
 	int fixed = dc->pack != WPACK_F32;
 
-	dc->packs = pack_get(dc->m, dc->pack, fixed || dc->cap > SMALL_STEP);
+	dc->packs = pack_get(dc->m, dc->pack, fixed, dc->cap);
 	if (!dc->packs)
 		goto oom;
 	if (dc->packs->wt) {
