@@ -59,9 +59,6 @@ void attn_step_row_ref(float *out, float *w, long wn, const float *q,
 void attn_step_row_avx2(float *out, float *w, long wn, const float *q,
 			const void *k, long ks, const void *v, long vs, int n,
 			int H, int dk, float scale, int f16);
-void attn_step_row_avx512(float *out, float *w, long wn, const float *q,
-			  const void *k, long ks, const void *v, long vs,
-			  int n, int H, int dk, float scale, int f16);
 void kv_to_f16_ref(uint16_t *dst, const float *src, size_t n);
 void kv_to_f16_avx2(uint16_t *dst, const float *src, size_t n);
 

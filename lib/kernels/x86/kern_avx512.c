@@ -2,7 +2,6 @@
  * kern_avx512.c: the AVX-512 table (kern_impl.h); its kernels live in the
  * *_avx512.c files by family.  What it lacks comes from the AVX2 table.
  */
-#include "kernels/attn_step.h"
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
 
@@ -13,5 +12,4 @@ const struct kern_ops kern_ops_avx512 = {
 	.wpack_rmax = WPACK_RMAX_AVX512,
 	.attn_head_forward = attn_head_forward_avx512,
 	.attn_head_backward = attn_head_backward_avx512,
-	.attn_step_row = attn_step_row_avx512,
 };
