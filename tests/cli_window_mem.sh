@@ -2,7 +2,7 @@
 # A window's memory is bounded in bytes, not only in frames: 200 frames of
 # 4 MiB each (a zlib record of 4 KiB that inflates to 4 MiB, passed
 # through) held 16 x 64 frames deep would take 800 MB; embed -b 64 holds
-# at most --window-mem of them (default 256 MiB), and gives the same
+# at most --window-mem of them (default 64 MiB), and gives the same
 # output whatever the window.  The bound: ulimit -v where it can be set;
 # sanitizer builds reserve terabytes of address space, so there ASan's
 # own RSS limit serves.

@@ -30,7 +30,7 @@
  *   is four times the longest sentences of usual training data, and
  *   bounds encode's time and memory (quadratic in the length) per line.
  * - window_mem: a window also ends once the frames read into it hold
- *   this many bytes (default 256 MiB), whatever the batch size.
+ *   this many bytes (default 64 MiB), whatever the batch size.
  * - limit: the largest record payload the reader accepts (doc/FORMAT.md).
  * - force: a binary stream written to a terminal (refused otherwise).
  */
@@ -43,7 +43,7 @@ struct filter_limits {
 extern struct filter_limits filter_lim;
 
 #define FILTER_MAX_INPUT 1024
-#define FILTER_WINDOW_MEM ((uint64_t)256 << 20)
+#define FILTER_WINDOW_MEM ((uint64_t)64 << 20)
 #define FILTER_BATCH_MAX 65536
 
 enum {
@@ -62,7 +62,7 @@ enum {
 	"      --max-input=N    cut sources to N units (default 1024), " \
 	"with a warning\n" \
 	"      --window-mem=BYTES  frames read ahead, at most (default " \
-	"256M)\n" \
+	"64M)\n" \
 	"      --limit=BYTES    largest record accepted (default 4G)\n" \
 	"      --threads=N      threads of the kernels (default: " \
 	"ATTN_THREADS or all)\n" \
