@@ -221,8 +221,8 @@ bench-torch: all
 # fuzz/fuzz_NAME.c, linked with libtensor built for fuzzing (coverage,
 # ASan, UBSan) in build-fuzz/lib.  make fuzz runs each for FUZZ_TIME
 # seconds from its seeds, fuzz/corpus/NAME (and fuzz/NAME.dict where there
-# is one); the model loaders' seeds are tiny models that train-step and
-# align make.
+# is one); the model loaders start from tiny models that train-step and
+# align make, and what their own fuzz/corpus/NAME holds.
 # What a run finds is left in build-fuzz/crash-*.  tools/need.sh checks
 # for clang and libFuzzer first.
 FUZZ_TIME ?= 60
@@ -286,7 +286,8 @@ fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@for t in $(FUZZ_NAMES); do \
 	    mkdir -p build-fuzz/corpus/$$t; \
 	    seeds=fuzz/corpus/$$t; \
-	    case $$t in model|alignmodel) seeds=build-fuzz/seeds/$$t;; esac; \
+	    case $$t in model|alignmodel) seeds=build-fuzz/seeds/$$t; \
+	        [ -d fuzz/corpus/$$t ] && seeds="$$seeds fuzz/corpus/$$t";; esac; \
 	    dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
 	    echo "fuzz_$$t: $(FUZZ_TIME) s"; \
 	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
