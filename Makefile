@@ -272,8 +272,8 @@ build-fuzz/seeds/model: $(BUILD)/bin/train-step $(BUILD)/bin/tokenize
 	$(BUILD)/bin/train-step --export $@/tf16.tsr -m $@/tf.tsr
 	$(BUILD)/bin/train-step --export $@/tf8.tsr --dtype int8 -m $@/tf.tsr
 
-# Word aligner models of four made-up pairs: --no-fold, the defaults, and
-# IBM Model 1 without Bayes.
+# Word aligner models of four made-up pairs: --no-fold, the defaults,
+# IBM Model 1 without Bayes, and the HMM.
 build-fuzz/seeds/alignmodel: $(BUILD)/bin/align
 	@rm -rf $@ && mkdir -p $@
 	printf 'la casa ||| the house\nla Casa verde ||| the green house\n'\
@@ -281,6 +281,7 @@ build-fuzz/seeds/alignmodel: $(BUILD)/bin/align
 	$(BUILD)/bin/align -q -t --no-fold -o $@/nofold.tsr <$@.pairs
 	$(BUILD)/bin/align -q -t -I 2 -o $@/fold.tsr <$@.pairs
 	$(BUILD)/bin/align -q -t --no-diagonal -a 0 -o $@/model1.tsr <$@.pairs
+	$(BUILD)/bin/align -q -t -I 2 -H 2 -o $@/hmm.tsr <$@.pairs
 
 fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@for t in $(FUZZ_NAMES); do \

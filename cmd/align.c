@@ -55,6 +55,10 @@ static void usage(void)
 	       "  -t, --train-only      train and save (-o), print no "
 	       "alignments\n"
 	       "  -I, --iterations=N    EM iterations (default 5)\n"
+	       "  -H, --hmm=N           then N iterations of the HMM model "
+	       "(Vogel et al. 1996;\n"
+	       "                        default 0): links that depend on "
+	       "the one before\n"
 	       "  -T, --tension=X       the diagonal tension to start from "
 	       "(default 4)\n"
 	       "      --fixed-tension   keep the tension (default: "
@@ -92,6 +96,7 @@ static const struct option longopts[] = {
 	{ "model", required_argument, NULL, 'm' },
 	{ "train-only", no_argument, NULL, 't' },
 	{ "iterations", required_argument, NULL, 'I' },
+	{ "hmm", required_argument, NULL, 'H' },
 	{ "tension", required_argument, NULL, 'T' },
 	{ "fixed-tension", no_argument, NULL, OPT_FIXED },
 	{ "null-prob", required_argument, NULL, 'p' },
@@ -241,10 +246,18 @@ static void report(void *ctx, const struct wa_em_report *r)
 
 	if (opt.quiet)
 		return;
-	fprintf(stderr, "%s: %s: iteration %d of %d: perplexity %.2f, "
-		"tension %.3f (%.1f s)\n", progname, p->dir, r->iteration,
-		opt.em.iterations, r->words ? exp(-r->log_lik / r->words) : 0,
-		r->tension, now() - p->start);
+	if (r->hmm)
+		fprintf(stderr, "%s: %s: HMM iteration %d of %d: perplexity "
+			"%.2f (%.1f s)\n", progname, p->dir, r->iteration,
+			opt.em.hmm_iterations,
+			r->words ? exp(-r->log_lik / r->words) : 0,
+			now() - p->start);
+	else
+		fprintf(stderr, "%s: %s: iteration %d of %d: perplexity %.2f, "
+			"tension %.3f (%.1f s)\n", progname, p->dir,
+			r->iteration, opt.em.iterations,
+			r->words ? exp(-r->log_lik / r->words) : 0,
+			r->tension, now() - p->start);
 }
 
 static void train(struct wa_model *m, const struct wa_bitext *b)
@@ -276,7 +289,7 @@ static void parse_args(int argc, char **argv)
 {
 	int c, given = 0;
 
-	while ((c = prog_getopt(argc, argv, "s:o:m:tI:T:p:a:fqhV", longopts,
+	while ((c = prog_getopt(argc, argv, "s:o:m:tI:H:T:p:a:fqhV", longopts,
 				0)) != -1) {
 		switch (c) {
 		case 's':
@@ -291,6 +304,11 @@ static void parse_args(int argc, char **argv)
 		case 'I':
 			opt.em.iterations = opt_int(optarg, "--iterations", 0,
 						    1000);
+			given = 1;
+			break;
+		case 'H':
+			opt.em.hmm_iterations = opt_int(optarg, "--hmm", 0,
+							1000);
 			given = 1;
 			break;
 		case 'T':

@@ -2,10 +2,10 @@
 # align(1), the word aligner: on pairs made from a known lexicon with
 # adjacent words swapped, the links come back; one output line per pair,
 # empty pairs empty lines; "src ||| tgt" on stdin gives what two files
-# give; a saved model aligns as the training run did; any --threads the
-# same; a fixed corpus's model byte for byte as saved before; and the
-# refusals: line counts that differ, a line without "|||", a file that is
-# no model (exit 1), bad options (exit 2).
+# give; a saved model aligns as the training run did, the HMM's too;
+# any --threads the same; a fixed corpus's model byte for byte as saved
+# before; and the refusals: line counts that differ, a line without
+# "|||", a file that is no model (exit 1), bad options (exit 2).
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -49,6 +49,16 @@ printf 'v17 v10\nv4 yy v11\n' > new.tgt
 align -m m.tsr -s intersect new.src new.tgt > new.al
 printf '0-1 1-0\n0-0 1-1 2-2\n' | cmp -s - new.al ||
 	fail "unseen lines: $(cat new.al | tr '\n' '|')"
+
+# the HMM after Model 2 (--hmm): the same links, from a model of
+# version 2 that -m reads back
+align -I 8 -H 5 -o h.tsr src tgt > got.h 2> h.log
+cmp -s got.h want || fail "--hmm: $(diff got.h want | head -4)"
+grep -q 'reverse: HMM iteration 5 of 5: perplexity' h.log ||
+	fail "--hmm progress: $(tail -2 h.log)"
+tensordump -n align.version -t h.tsr | tail -1 | grep -qx 2 ||
+	fail "--hmm: not version 2"
+align -m h.tsr src tgt | cmp -s - got.h || fail "-m of an HMM differs"
 
 # pairs on stdin; empty lines give empty lines, line for line
 { head -3 src; echo; head -5 src | tail -2; echo x; } > e.src

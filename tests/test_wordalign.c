@@ -7,7 +7,8 @@
  * known lexicon and permutation; the symmetrisation heuristics on hand
  * cases; the same model for any thread count and either way of
  * building the table; the model file's round trip and refusals, every
- * record out of bounds; word folding.
+ * record out of bounds, the HMM's jump widths too; the HMM after Model 2
+ * on a corpus of swapped neighbours, its jumps and links; word folding.
  */
 #include <check.h>
 #include <math.h>
@@ -273,6 +274,49 @@ START_TEST(em_converges)
 }
 END_TEST
 
+/* The HMM after Model 2 on pairs whose adjacent words swap: the same
+ * lexicon and links, and jump widths that say so: back one (2 to 1, 4
+ * to 3, ...) and forward three (1 to 4, ...) the likeliest. */
+START_TEST(hmm_converges)
+{
+	struct wa_em_opts o = { .iterations = 5, .diagonal = 1, .optimize = 1,
+				.tension = 4, .p0 = 0.08, .alpha = 0.01,
+				.hmm_iterations = 5 };
+	char **pairs = synthetic(300, 2, 7);
+	struct wa_model m = { 0 };
+	struct wa_bitext b = { 0 };
+	struct wa_links l;
+
+	bitext(&m, &b, (const char *const *)pairs, 300);
+	train(&m, &b, &o);
+	ck_assert(m.dir[0].hmm && m.dir[1].hmm);
+	ck_assert_double_gt(t_of(&m, 0, "s5", "T18"), 0.95);
+	for (int k = 0; k < 2; k++) {
+		const double *J = m.dir[k].jump;
+
+		ck_assert_double_gt(J[wa_hmm_cell(-1)], 0.3);
+		ck_assert_double_gt(J[wa_hmm_cell(3)], 0.2);
+		ck_assert_double_lt(J[wa_hmm_cell(1)], 0.05);
+	}
+	ck_assert_int_eq(wa_align_bitext(&m, &b, WA_SYM_INTERSECT, &l), 0);
+	for (int p = 0; p < b.n; p++) {
+		int n = wa_len(&b, 0, p);
+		const int32_t *ij = l.ij + 2 * l.off[p];
+
+		ck_assert_int_eq(l.count[p], n);
+		for (int k = 0; k < n; k++) {
+			int j = ij[2 * k + 1], i = ij[2 * k];
+
+			ck_assert_int_eq(i, (j ^ 1) < n ? j ^ 1 : j);
+		}
+	}
+	wa_links_free(&l);
+	wa_bitext_free(&b);
+	wa_model_free(&m);
+	free_pairs(pairs, 300);
+}
+END_TEST
+
 /* The tension grows on a monotone corpus and falls on a reversed one
  * (not to its least: the middle words of a reversed line stay near the
  * diagonal). */
@@ -357,17 +401,20 @@ static int same_dir(const struct wa_dir *a, const struct wa_dir *b)
 {
 	return a->ne == b->ne && a->nf == b->nf && a->nnz == b->nnz &&
 	       a->tension == b->tension && a->p0 == b->p0 &&
-	       a->diagonal == b->diagonal &&
+	       a->diagonal == b->diagonal && a->hmm == b->hmm &&
+	       !memcmp(a->jump, b->jump, sizeof a->jump) &&
 	       !memcmp(a->row, b->row, (a->ne + 2) * sizeof *a->row) &&
 	       !memcmp(a->col, b->col, a->nnz * sizeof *a->col) &&
 	       !memcmp(a->prob, b->prob, a->nnz * sizeof *a->prob);
 }
 
-/* One model for 1, 2 and 3 threads, bit for bit. */
+/* One model for 1, 2 and 3 threads, bit for bit; IBM Model 2 alone,
+ * and followed by the HMM. */
 START_TEST(threads_same_model)
 {
 	struct wa_em_opts o = { .iterations = 3, .diagonal = 1, .optimize = 1,
-				.tension = 4, .p0 = 0.08, .alpha = 0.01 };
+				.tension = 4, .p0 = 0.08, .alpha = 0.01,
+				.hmm_iterations = 2 * _i };
 	char **pairs = synthetic(500, 2, 11);
 	struct wa_model m[3];
 	struct wa_bitext b[3] = { { 0 } };
@@ -416,11 +463,13 @@ START_TEST(packed_same_as_unpacked)
 }
 END_TEST
 
-/* Saved and loaded: the same tables, vocabularies and alignments. */
+/* Saved and loaded: the same tables, vocabularies and alignments;
+ * IBM Model 2 in a file of version 1, the HMM in one of 2. */
 START_TEST(model_round_trip)
 {
 	struct wa_em_opts o = { .iterations = 3, .diagonal = 1, .optimize = 1,
-				.tension = 4, .p0 = 0.1, .alpha = 0.01 };
+				.tension = 4, .p0 = 0.1, .alpha = 0.01,
+				.hmm_iterations = 2 * _i };
 	char **pairs = synthetic(100, 2, 5);
 	struct wa_model m = { .fold = 1 }, r;
 	struct wa_bitext b = { 0 };
@@ -432,6 +481,13 @@ START_TEST(model_round_trip)
 	ck_assert_msg(wa_model_save(&m, path) == 0, "%s", err_msg());
 	ck_assert_msg(wa_model_load(&r, path) == 0, "%s", err_msg());
 	ck_assert_int_eq(r.fold, 1);
+	struct tsr_map *map = tsr_map_open(path);
+	const struct tensor *v = frame_find(&map->f, "align.version");
+
+	ck_assert_int_eq(*(const int32_t *)v->data, _i ? 2 : 1);
+	ck_assert(!frame_find(&map->f, "align.fwd.jumps") == !_i);
+	tsr_map_close(map);
+	ck_assert_int_eq(r.dir[0].hmm, _i);
 	for (int k = 0; k < 2; k++) {
 		ck_assert(same_dir(&m.dir[k], &r.dir[k]));
 		ck_assert_int_eq(m.vocab[k].n, r.vocab[k].n);
@@ -637,11 +693,41 @@ START_TEST(model_bounds)
 	refused(bad, "no record align.tgt.words");
 	edit_model(good, bad, "align.fold", DT_F32, 0, 1, &(float){ 1 });
 	refused(bad, "record align.fold: f32 of rank 0, want i32");
-	edit_model(good, bad, "align.version", DT_I32, 0, 1, &(int32_t){ 2 });
-	refused(bad, "record align.version: version 2");
+	edit_model(good, bad, "align.version", DT_I32, 0, 1, &(int32_t){ 3 });
+	refused(bad, "record align.version: version 3");
 	edit_model(good, bad, "align.rev.probs", DT_F64, 1, 0, "");
 	refused(bad, "record align.rev.probs: f64 of rank 1");
 	free(row);
+	wa_bitext_free(&b);
+	wa_model_free(&m);
+
+	/* the HMM's jump widths: not finite, out of (0, 1], not summing to
+	 * 1, too few, of another type */
+	o.hmm_iterations = 1;
+	bitext(&m, &b, pairs, 2);
+	train(&m, &b, &o);
+	ck_assert_int_eq(wa_model_save(&m, good), 0);
+	ck_assert_msg(wa_model_load(&r, good) == 0, "%s", err_msg());
+	wa_model_free(&r);
+	double J[WA_HMM_JUMPS];
+	const double badj[] = { nan, inf, 0, -0.1, 1.5 };
+
+	for (size_t k = 0; k < sizeof badj / sizeof *badj; k++) {
+		memcpy(J, m.dir[1].jump, sizeof J);
+		J[3] = badj[k];
+		edit_model(good, bad, "align.rev.jumps", DT_F64, 1,
+			   WA_HMM_JUMPS, J);
+		refused(bad, "record align.rev.jumps: jump width -4 is");
+	}
+	memcpy(J, m.dir[1].jump, sizeof J);
+	J[0] *= 1.5;
+	edit_model(good, bad, "align.rev.jumps", DT_F64, 1, WA_HMM_JUMPS, J);
+	refused(bad, "record align.rev.jumps: the jump widths sum to");
+	edit_model(good, bad, "align.rev.jumps", DT_F64, 1, WA_HMM_JUMPS - 1,
+		   J);
+	refused(bad, "record align.rev.jumps: 14 jump widths, want 15");
+	edit_model(good, bad, "align.fwd.jumps", DT_F32, 1, 1, &(float){ 1 });
+	refused(bad, "record align.fwd.jumps: f32 of rank 1");
 	free(col);
 	free(prob);
 	wa_bitext_free(&b);
@@ -717,11 +803,12 @@ int main(void)
 	tcase_add_test(tc, em_model1_by_hand);
 	tcase_add_test(tc, em_model2_by_hand);
 	tcase_add_test(tc, em_converges);
+	tcase_add_test(tc, hmm_converges);
 	tcase_add_test(tc, tension_follows_data);
 	tcase_add_test(tc, symmetrize_by_hand);
-	tcase_add_test(tc, threads_same_model);
+	tcase_add_loop_test(tc, threads_same_model, 0, 2);
 	tcase_add_test(tc, packed_same_as_unpacked);
-	tcase_add_test(tc, model_round_trip);
+	tcase_add_loop_test(tc, model_round_trip, 0, 2);
 	tcase_add_test(tc, model_refused);
 	tcase_add_test(tc, model_bounds);
 	tcase_add_test(tc, words_folded);

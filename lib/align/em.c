@@ -5,7 +5,9 @@
  * slot: pair p's start at cbase[p], then j (n + 1) + i.  cell[slot] is
  * the link's cell of the table, found once; post[slot] its posterior of
  * the last E-step.  The E-step fills a pair's slots (and ll[p], feat[p])
- * from any thread; the M-step reads them in slot order, alone.
+ * from any thread; the M-step reads them in slot order, alone.  The HMM's
+ * E-step writes the same slots, and each pair's jump counts into its own
+ * row of jc, summed in pair order by the M-step.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +42,14 @@ struct em {
 	int ncls;
 	int32_t *pcls;		/* [b->n]: the pair's class, -1 none */
 	double *w;		/* the classes' weights */
+	double jump[WA_HMM_JUMPS];	/* the HMM's J */
+	double *jc;		/* [b->n WA_HMM_JUMPS]: its counts by pair */
+	int64_t *foff;		/* [b->n + 1]: pair p's from[] at fr[foff[p]] */
+	double *fr;		/* transitions from each memory (hmm.h) */
+	int32_t *lens;		/* the source lengths present, increasing */
+	int nlens;
+	int64_t *loff;		/* [WA_MAX_WORDS + 1]: a length's row in agg */
+	double *agg;		/* fr summed by source length */
 	int oom;		/* set by a thread that lacked memory */
 };
 
@@ -299,6 +309,98 @@ static void e_step(void *ctx, int64_t lo, int64_t hi)
 	free(pr);
 }
 
+static void hmm_e_step(void *ctx, int64_t lo, int64_t hi)
+{
+	struct em *em = ctx;
+	struct wa_hmm_work w = { 0 };
+
+	for (int p = (int)lo; p < hi; p++) {
+		int n = wa_len(em->b, em->s, p), m = wa_len(em->b, em->t, p);
+		int64_t q = em->cbase[p], slots = em->cbase[p + 1] - q;
+		double *jc = em->jc + (int64_t)p * WA_HMM_JUMPS, *emis;
+
+		double *from = em->fr + em->foff[p];
+
+		memset(jc, 0, WA_HMM_JUMPS * sizeof *jc);
+		memset(from, 0, (em->foff[p + 1] - em->foff[p]) * sizeof *from);
+		em->ll[p] = em->feat[p] = 0;
+		if (!slots)
+			continue;
+		if (!(emis = wa_hmm_room(&w, slots)))
+			goto oom;
+		for (int64_t k = 0; k < slots; k++)
+			emis[k] = em->tt[em->cell[q + k]];
+		if (wa_hmm_posteriors(em->jump, em->o->p0, n, m, emis,
+				      em->post + q, jc, from, &em->ll[p],
+				      &w) < 0)
+			goto oom;
+	}
+	wa_hmm_work_free(&w);
+	return;
+oom:
+	__atomic_store_n(&em->oom, 1, __ATOMIC_RELAXED);
+	wa_hmm_work_free(&w);
+}
+
+/* The HMM's room: each pair's from[], and the source lengths present. */
+static int hmm_setup(struct em *em)
+{
+	const struct wa_bitext *b = em->b;
+	int64_t total = 0;
+
+	em->jc = malloc((b->n ? b->n : 1) * sizeof *em->jc * WA_HMM_JUMPS);
+	em->foff = malloc((b->n + 1) * sizeof *em->foff);
+	em->loff = malloc((WA_MAX_WORDS + 1) * sizeof *em->loff);
+	em->lens = malloc((WA_MAX_WORDS + 1) * sizeof *em->lens);
+	if (!em->jc || !em->foff || !em->loff || !em->lens)
+		return oom();
+	for (int n = 0; n <= WA_MAX_WORDS; n++)
+		em->loff[n] = -1;
+	em->foff[0] = 0;
+	for (int p = 0; p < b->n; p++) {
+		int n = wa_len(b, em->s, p), m = wa_len(b, em->t, p);
+
+		em->foff[p + 1] = em->foff[p] + (n && m ? n + 1 : 0);
+		if (n && m)
+			em->loff[n] = 0;
+	}
+	for (int n = 1; n <= WA_MAX_WORDS; n++)
+		if (em->loff[n] == 0) {
+			em->loff[n] = total;
+			em->lens[em->nlens++] = n;
+			total += n + 1;
+		}
+	em->fr = malloc((em->foff[b->n] ? em->foff[b->n] : 1) *
+			sizeof *em->fr);
+	em->agg = malloc((total ? total : 1) * sizeof *em->agg);
+	if (!em->fr || !em->agg)
+		return oom();
+	for (int k = 0; k < WA_HMM_JUMPS; k++)
+		em->jump[k] = 1.0 / WA_HMM_JUMPS;
+	return 0;
+}
+
+/* The HMM's M-step of J (hmm.h), the counts summed in pair order. */
+static void jump_m_step(struct em *em)
+{
+	double cnt[WA_HMM_JUMPS] = { 0 };
+	int64_t total = 0;
+
+	for (int x = 0; x < em->nlens; x++)
+		total += em->lens[x] + 1;
+	memset(em->agg, 0, total * sizeof *em->agg);
+	for (int p = 0; p < em->b->n; p++) {
+		int64_t len = em->foff[p + 1] - em->foff[p];
+		double *row = em->agg + (len ? em->loff[len - 1] : 0);
+
+		for (int k = 0; k < WA_HMM_JUMPS; k++)
+			cnt[k] += em->jc[(int64_t)p * WA_HMM_JUMPS + k];
+		for (int64_t k = 0; k < len; k++)
+			row[k] += em->fr[em->foff[p] + k];
+	}
+	wa_hmm_jump_m_step(em->jump, cnt, em->lens, em->nlens, em->agg);
+}
+
 /* The tension's M-step: the derivative of the expected log-likelihood. */
 static double tension_slope(const struct em *em, double emp, double lambda)
 {
@@ -379,7 +481,9 @@ static void m_step(struct em *em, struct wa_em_report *r)
 				em->tt[k] = em->cnt[k] / tot;
 		}
 	}
-	if (em->o->diagonal && em->o->optimize)
+	if (r->hmm)
+		jump_m_step(em);
+	else if (em->o->diagonal && em->o->optimize)
 		em->lambda = best_tension(em, emp);
 	r->tension = em->lambda;
 }
@@ -412,6 +516,9 @@ static int keep(struct em *em, struct wa_dir *d)
 	d->diagonal = em->o->diagonal;
 	d->tension = em->lambda;
 	d->p0 = em->o->p0;
+	d->hmm = em->o->hmm_iterations > 0;
+	if (d->hmm)
+		memcpy(d->jump, em->jump, sizeof d->jump);
 	return 0;
 }
 
@@ -440,10 +547,14 @@ int wa_em_train(struct wa_dir *d, const struct wa_bitext *b, int reverse,
 		kern_parallel_for(b->n, 64, find_cells, &em);
 	for (int64_t c = 0; c < em.nnz; c++)
 		em.tt[c] = 1.0 / nf;
-	for (int it = 1; it <= o->iterations; it++) {
-		struct wa_em_report r = { .iteration = it };
+	if (o->hmm_iterations > 0 && hmm_setup(&em) < 0)
+		goto out;
+	for (int it = 1; it <= o->iterations + o->hmm_iterations; it++) {
+		int hmm = it > o->iterations;
+		struct wa_em_report r = { .hmm = hmm,
+			.iteration = hmm ? it - o->iterations : it };
 
-		kern_parallel_for(b->n, 16, e_step, &em);
+		kern_parallel_for(b->n, 16, hmm ? hmm_e_step : e_step, &em);
 		if (em.oom) {
 			oom();
 			goto out;
@@ -466,6 +577,12 @@ out:
 	free(em.cls);
 	free(em.pcls);
 	free(em.w);
+	free(em.jc);
+	free(em.foff);
+	free(em.fr);
+	free(em.lens);
+	free(em.loff);
+	free(em.agg);
 	if (rc < 0)
 		wa_dir_free(d);
 	return rc;

@@ -23,6 +23,12 @@
  *   which falls as lambda grows, by bisection in [WA_TENSION_MIN,
  *   WA_TENSION_MAX].  p0 stays as given.
  *
+ * Then, with hmm_iterations, the HMM model (hmm.h) from that table: the
+ * E-step's posteriors are forward-backward's, and with them the expected
+ * count of each jump cell's transitions and of those from each memory;
+ * the M-step sets t as above and J by wa_hmm_jump_m_step, the jumps
+ * starting uniform.  p0 stays as given.
+ *
  * Pairs with an empty side take no part.  The E-step runs on the kernels'
  * thread pool, a pair at a time into its own slots, and the counts are
  * summed pair by pair in corpus order: the result is the same for any
@@ -45,11 +51,13 @@ struct wa_em_opts {
 	double tension;		/* lambda to start from (fast_align: 4) */
 	double p0;		/* the NULL word's prior (fast_align: 0.08) */
 	double alpha;		/* the Dirichlet prior; 0: plain EM */
+	int hmm_iterations;	/* HMM iterations after those; 0: none */
 };
 
 /* What an iteration's E-step found and the tension after its M-step. */
 struct wa_em_report {
-	int iteration;		/* from 1 */
+	int iteration;		/* from 1, in each model */
+	int hmm;		/* an iteration of the HMM model */
 	double log_lik;		/* sum of ln p(f_j | e) over target words */
 	int64_t words;		/* target words of the pairs */
 	double tension;

@@ -25,9 +25,25 @@ double wa_dir_t(const struct wa_dir *d, int32_t e, int32_t f)
 	return lo < d->row[e + 1] && d->col[lo] == f ? d->prob[lo] : WA_T_FLOOR;
 }
 
-void wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
-		  const int32_t *f, int m, int32_t *a, double *post)
+int wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
+		 const int32_t *f, int m, int32_t *a, struct wa_hmm_work *w)
 {
+	size_t w1 = (size_t)n + 1;
+	double *post;
+
+	if (d->hmm) {
+		double *emis = wa_hmm_room(w, (size_t)m * w1);
+
+		if (!emis)
+			return -1;
+		for (int j = 0; j < m; j++)
+			for (int i = 0; i <= n; i++)
+				emis[j * w1 + i] = wa_dir_t(d, i ? e[i - 1] : 0,
+							    f[j]);
+		return wa_hmm_viterbi(d->jump, d->p0, n, m, emis, a, w);
+	}
+	if (!(post = wa_hmm_room(w, w1)))
+		return -1;
 	for (int j = 0; j < m; j++) {
 		int best = 0;
 
@@ -40,12 +56,13 @@ void wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
 		}
 		a[j] = best - 1;
 	}
+	return 0;
 }
 
-int wa_dir_check(const struct wa_dir *d, const char *const name[4])
+int wa_dir_check(const struct wa_dir *d, const char *const name[5])
 {
-	static const char *const plain[4] = { "params", "rows", "cols",
-					      "probs" };
+	static const char *const plain[5] = { "params", "rows", "cols",
+					      "probs", "jumps" };
 
 	if (!name)
 		name = plain;
@@ -87,6 +104,24 @@ int wa_dir_check(const struct wa_dir *d, const char *const name[4])
 		err_set("record %s: tension %g or NULL prior %g out of range "
 			"([0, 1000], [0, 1))", name[0], d->tension, d->p0);
 		return -1;
+	}
+	if (d->hmm) {
+		double sum = 0;
+
+		for (int k = 0; k < WA_HMM_JUMPS; k++) {
+			if (!(d->jump[k] > 0 && d->jump[k] <= 1)) {
+				err_set("record %s: jump width %d is %g, not in "
+					"(0, 1]", name[4], k - WA_HMM_REACH,
+					d->jump[k]);
+				return -1;
+			}
+			sum += d->jump[k];
+		}
+		if (!(fabs(sum - 1) < 1e-6)) {
+			err_set("record %s: the jump widths sum to %.9g, not 1",
+				name[4], sum);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -8,7 +8,8 @@
 #include "kernels/kernels.h"
 #include "stream/stream.h"
 
-#define WA_FORMAT_VERSION 1
+/* 2: a direction may be the HMM's (align.D.jumps); 1 has none. */
+#define WA_FORMAT_VERSION 2
 
 static const char *const side_name[2] = { "src", "tgt" };
 static const char *const dir_name[2] = { "fwd", "rev" };
@@ -50,7 +51,8 @@ static int put_words(struct tsr_writer *w, const struct wa_vocab *v,
 int wa_model_save(const struct wa_model *m, const char *path)
 {
 	struct tsr_writer *w = tsr_writer_atomic(path, 0);
-	int32_t version = WA_FORMAT_VERSION, fold = m->fold;
+	int32_t version = m->dir[0].hmm || m->dir[1].hmm ? 2 : 1;
+	int32_t fold = m->fold;
 	char name[64];
 
 	if (!w)
@@ -77,7 +79,12 @@ int wa_model_save(const struct wa_model *m, const char *path)
 		if (put(w, name, DT_I32, 1, d->nnz, d->col, 0) < 0)
 			goto fail;
 		snprintf(name, sizeof name, "align.%s.probs", dir_name[k]);
-		if (put(w, name, DT_F32, 1, d->nnz, d->prob, k == 1) < 0)
+		if (put(w, name, DT_F32, 1, d->nnz, d->prob,
+			k == 1 && !d->hmm) < 0)
+			goto fail;
+		snprintf(name, sizeof name, "align.%s.jumps", dir_name[k]);
+		if (d->hmm && put(w, name, DT_F64, 1, WA_HMM_JUMPS, d->jump,
+				  k == 1) < 0)
 			goto fail;
 	}
 	return tsr_writer_commit(w);
@@ -145,16 +152,25 @@ static int get_words(struct tsr_map *map, struct wa_vocab *v, int s)
 }
 
 static int get_dir(struct tsr_map *map, struct wa_dir *d, int k,
-		   int32_t ne, int32_t nf)
+		   int32_t ne, int32_t nf, int version)
 {
-	const struct tensor *params, *rows, *cols, *probs;
-	char name[4][64];
+	const struct tensor *params, *rows, *cols, *probs, *jumps = NULL;
+	char name[5][64];
 	const double *pa;
 
 	snprintf(name[0], 64, "align.%s.params", dir_name[k]);
 	snprintf(name[1], 64, "align.%s.rows", dir_name[k]);
 	snprintf(name[2], 64, "align.%s.cols", dir_name[k]);
 	snprintf(name[3], 64, "align.%s.probs", dir_name[k]);
+	snprintf(name[4], 64, "align.%s.jumps", dir_name[k]);
+	if (version >= 2 && (jumps = frame_find(&map->f, name[4])) &&
+	    !(jumps = need(map, name[4], DT_F64, 1)))
+		return -1;
+	if (jumps && jumps->dim[0] != WA_HMM_JUMPS) {
+		err_set("record %s: %llu jump widths, want %d", name[4],
+			(unsigned long long)jumps->dim[0], WA_HMM_JUMPS);
+		return -1;
+	}
 	if (!(params = need(map, name[0], DT_F64, 1)) ||
 	    !(rows = need(map, name[1], DT_I64, 1)) ||
 	    !(cols = need(map, name[2], DT_I32, 1)) ||
@@ -180,9 +196,13 @@ static int get_dir(struct tsr_map *map, struct wa_dir *d, int k,
 		.ne = ne, .nf = nf, .nnz = (int64_t)cols->dim[0],
 		.row = rows->data, .col = cols->data, .prob = probs->data,
 		.diagonal = pa[0] == 1, .tension = pa[1], .p0 = pa[2],
+		.hmm = jumps != NULL,
 	};
-	const char *const names[4] = { name[0], name[1], name[2], name[3] };
+	const char *const names[5] = { name[0], name[1], name[2], name[3],
+				       name[4] };
 
+	if (jumps)
+		memcpy(view.jump, jumps->data, sizeof view.jump);
 	if (wa_dir_check(&view, names) < 0)
 		return -1;
 	*d = view;
@@ -203,15 +223,17 @@ int wa_model_load(struct wa_model *m, const char *path)
 {
 	struct tsr_map *map;
 	const struct tensor *t;
+	int32_t version;
 
 	memset(m, 0, sizeof *m);
 	if (!(map = tsr_map_open(path)))
 		return -1;
 	if (!(t = need(map, "align.version", DT_I32, 0)))
 		goto fail;
-	if (*(const int32_t *)t->data != WA_FORMAT_VERSION) {
-		err_set("record align.version: version %d, this align reads %d",
-			(int)*(const int32_t *)t->data, WA_FORMAT_VERSION);
+	version = *(const int32_t *)t->data;
+	if (version < 1 || version > WA_FORMAT_VERSION) {
+		err_set("record align.version: version %d, this align reads 1 "
+			"to %d", (int)version, WA_FORMAT_VERSION);
 		goto fail;
 	}
 	if (!(t = need(map, "align.fold", DT_I32, 0)))
@@ -219,8 +241,10 @@ int wa_model_load(struct wa_model *m, const char *path)
 	m->fold = *(const int32_t *)t->data != 0;
 	if (get_words(map, &m->vocab[0], 0) < 0 ||
 	    get_words(map, &m->vocab[1], 1) < 0 ||
-	    get_dir(map, &m->dir[0], 0, m->vocab[0].n, m->vocab[1].n) < 0 ||
-	    get_dir(map, &m->dir[1], 1, m->vocab[1].n, m->vocab[0].n) < 0)
+	    get_dir(map, &m->dir[0], 0, m->vocab[0].n, m->vocab[1].n,
+		    version) < 0 ||
+	    get_dir(map, &m->dir[1], 1, m->vocab[1].n, m->vocab[0].n,
+		    version) < 0)
 		goto fail;
 	tsr_map_close(map);
 	return 0;
@@ -255,11 +279,11 @@ static void align_pairs(void *ctx, int64_t lo, int64_t hi)
 	const struct wa_bitext *b = jb->b;
 	size_t cap = WA_MAX_WORDS + 1;
 	int32_t *fwd = malloc(2 * cap * sizeof *fwd), *rev = fwd + cap;
-	double *post = malloc(cap * sizeof *post);
+	struct wa_hmm_work w = { 0 };
 	unsigned char *grid = NULL;
 	size_t gcap = 0;
 
-	if (!fwd || !post)
+	if (!fwd)
 		goto oom;
 	for (int p = (int)lo; p < hi; p++) {
 		int n = wa_len(b, 0, p), m = wa_len(b, 1, p);
@@ -279,21 +303,22 @@ static void align_pairs(void *ctx, int64_t lo, int64_t hi)
 			fwd[j] = -1;
 		for (int i = 0; i < n; i++)
 			rev[i] = -1;
-		if (jb->sym != WA_SYM_REVERSE)
-			wa_dir_align(&jb->m->dir[0], src, n, tgt, m, fwd, post);
-		if (jb->sym != WA_SYM_FORWARD)
-			wa_dir_align(&jb->m->dir[1], tgt, m, src, n, rev, post);
+		if ((jb->sym != WA_SYM_REVERSE &&
+		     wa_dir_align(&jb->m->dir[0], src, n, tgt, m, fwd, &w) < 0) ||
+		    (jb->sym != WA_SYM_FORWARD &&
+		     wa_dir_align(&jb->m->dir[1], tgt, m, src, n, rev, &w) < 0))
+			goto oom;
 		jb->out->count[p] = wa_symmetrize(jb->sym, fwd, m, rev, n, grid,
 			jb->out->ij + 2 * jb->out->off[p]);
 	}
 	free(fwd);
-	free(post);
+	wa_hmm_work_free(&w);
 	free(grid);
 	return;
 oom:
 	__atomic_store_n(&jb->oom, 1, __ATOMIC_RELAXED);
 	free(fwd);
-	free(post);
+	wa_hmm_work_free(&w);
 	free(grid);
 }
 

@@ -6,7 +6,7 @@
  *
  * The file's records, one frame (doc/alignment.md, "The model file"):
  *
- *	align.version   i32 []       1
+ *	align.version   i32 []       1, or 2 with a direction of the HMM
  *	align.fold      i32 []       1: words folded (wordvocab.h), 0 not
  *	align.src.words u8 [bytes]   the source words, ids 1, 2, ... in
  *	align.tgt.words u8 [bytes]   order, each ended by '\n'
@@ -14,6 +14,8 @@
  *	align.D.rows    i64 [ne + 2] the table of ibm2.h: row, col, prob
  *	align.D.cols    i32 [nnz]
  *	align.D.probs   f32 [nnz]
+ *	align.D.jumps   f64 [15]     the HMM's jump widths (hmm.h), -7 to
+ *	                             7; none: IBM Model 2 (only these in 1)
  *
  * D is fwd (source words e, target words f) or rev (the other way round).
  */
