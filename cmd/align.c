@@ -25,11 +25,13 @@
 
 static struct {
 	int sym, quiet, train_only;
+	double threshold;
 	const char *save, *model;
 	struct wa_em_opts em;
 	int fold;
 } opt = {
 	.sym = WA_SYM_GDFA,
+	.threshold = 0.5,
 	.em = { .iterations = 5, .diagonal = 1, .optimize = 1, .tension = 4,
 		.p0 = 0.08, .alpha = 0.01 },
 	.fold = 1,
@@ -48,7 +50,13 @@ static void usage(void)
 	       "  -s, --symmetrize=H    grow-diag-final-and (default), "
 	       "intersect, union,\n"
 	       "                        forward (each target word to a "
-	       "source word) or reverse\n"
+	       "source word), reverse,\n"
+	       "                        or posterior (the links whose two "
+	       "directions'\n"
+	       "                        posteriors average at least "
+	       "--threshold)\n"
+	       "      --threshold=T     posterior's threshold, 0.5 to 1 "
+	       "(default 0.5)\n"
 	       "  -o, --save=FILE       save the trained model to FILE "
 	       "(replaced atomically)\n"
 	       "  -m, --model=FILE      align with a saved model: no training\n"
@@ -88,10 +96,11 @@ static void usage(void)
 	exit(0);
 }
 
-enum { OPT_FIXED = 0x4400, OPT_NO_DIAG, OPT_NO_FOLD };
+enum { OPT_FIXED = 0x4400, OPT_NO_DIAG, OPT_NO_FOLD, OPT_THRESHOLD };
 
 static const struct option longopts[] = {
 	{ "symmetrize", required_argument, NULL, 's' },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "save", required_argument, NULL, 'o' },
 	{ "model", required_argument, NULL, 'm' },
 	{ "train-only", no_argument, NULL, 't' },
@@ -219,7 +228,7 @@ static void align_print(const struct wa_model *m, const struct wa_bitext *b)
 {
 	struct wa_links l;
 
-	if (wa_align_bitext(m, b, opt.sym, &l) < 0)
+	if (wa_align_bitext(m, b, opt.sym, opt.threshold, &l) < 0)
 		die_err();
 	print_links(b, &l);
 	wa_links_free(&l);
@@ -287,7 +296,7 @@ static void train(struct wa_model *m, const struct wa_bitext *b)
 
 static void parse_args(int argc, char **argv)
 {
-	int c, given = 0;
+	int c, given = 0, threshold = 0;
 
 	while ((c = prog_getopt(argc, argv, "s:o:m:tI:H:T:p:a:fqhV", longopts,
 				0)) != -1) {
@@ -296,7 +305,15 @@ static void parse_args(int argc, char **argv)
 			if ((opt.sym = wa_sym_parse(optarg)) < 0)
 				usage_error("option --symmetrize: '%s' is not "
 					    "grow-diag-final-and, intersect, "
-					    "union, forward or reverse", optarg);
+					    "union, forward, reverse or "
+					    "posterior", optarg);
+			break;
+		case OPT_THRESHOLD:
+			opt.threshold = opt_number(optarg, "--threshold");
+			if (!(opt.threshold >= 0.5 && opt.threshold <= 1))
+				usage_error("option --threshold: '%s' is not "
+					    "from 0.5 to 1", optarg);
+			threshold = 1;
 			break;
 		case 'o': opt.save = optarg; break;
 		case 'm': opt.model = optarg; break;
@@ -348,6 +365,9 @@ static void parse_args(int argc, char **argv)
 	if (opt.model && (opt.save || opt.train_only || given))
 		usage_error("-m aligns with a saved model: no training "
 			    "options, -o or -t");
+	if (threshold && opt.sym != WA_SYM_POSTERIOR)
+		usage_error("--threshold is the posterior heuristic's: give "
+			    "-s posterior");
 	if (opt.train_only && !opt.save)
 		usage_error("--train-only without --save keeps nothing");
 }

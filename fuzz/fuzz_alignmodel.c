@@ -142,8 +142,8 @@ static void align_some(const struct wa_model *m)
 		if (wa_bitext_add(&b, v, pairs[p], len, m->fold, 0) < 0)
 			abort();
 	}
-	for (int sym = WA_SYM_FORWARD; sym <= WA_SYM_GDFA; sym++) {
-		if (wa_align_bitext(m, &b, sym, &l) < 0)
+	for (int sym = WA_SYM_FORWARD; sym <= WA_SYM_POSTERIOR; sym++) {
+		if (wa_align_bitext(m, &b, sym, 0.5, &l) < 0)
 			abort();
 		for (int p = 0; p < b.n; p++) {
 			const int32_t *ij = l.ij + 2 * l.off[p];

@@ -3,9 +3,10 @@
 # adjacent words swapped, the links come back; one output line per pair,
 # empty pairs empty lines; "src ||| tgt" on stdin gives what two files
 # give; a saved model aligns as the training run did, the HMM's too;
-# any --threads the same; a fixed corpus's model byte for byte as saved
-# before; and the refusals: line counts that differ, a line without
-# "|||", a file that is no model (exit 1), bad options (exit 2).
+# the posterior heuristic; any --threads the same; a fixed corpus's
+# model byte for byte as saved before; and the refusals: line counts
+# that differ, a line without "|||", a file that is no model (exit 1),
+# bad options (exit 2).
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -59,6 +60,13 @@ grep -q 'reverse: HMM iteration 5 of 5: perplexity' h.log ||
 tensordump -n align.version -t h.tsr | tail -1 | grep -qx 2 ||
 	fail "--hmm: not version 2"
 align -m h.tsr src tgt | cmp -s - got.h || fail "-m of an HMM differs"
+
+# the posterior heuristic: on this corpus each link is sure both ways;
+# at 0.5 the links come back, and a saved model gives the same
+align -q -I 8 -s posterior src tgt > got.p
+cmp -s got.p want || fail "posterior: $(diff got.p want | head -4)"
+align -m m.tsr -s posterior --threshold 0.5 src tgt | cmp -s - got.p ||
+	fail "posterior: -m differs from the training run"
 
 # pairs on stdin; empty lines give empty lines, line for line
 { head -3 src; echo; head -5 src | tail -2; echo x; } > e.src
@@ -140,6 +148,9 @@ expect 2 "no training options" align -m m.tsr -I 3 src tgt
 expect 2 "no training options" align -m m.tsr --no-fold src tgt
 expect 2 "without --save" align -t src tgt
 expect 2 "null-prob" align -p 1 src tgt
+expect 2 "threshold: '0.4' is not from 0.5 to 1" align -s posterior \
+	--threshold 0.4 src tgt
+expect 2 "give -s posterior" align --threshold 0.9 src tgt
 expect 2 "unknown option" align --bogus src tgt
 # a failed save leaves the old model whole
 cp m.tsr keep.tsr

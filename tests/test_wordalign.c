@@ -5,7 +5,8 @@
  * comments); the tension left alone when the data agree with it, grown
  * on a diagonal corpus and shrunk on a reversed one; convergence to a
  * known lexicon and permutation; the symmetrisation heuristics on hand
- * cases; the same model for any thread count and either way of
+ * cases, the posterior one too, and Model 2's posteriors against their
+ * definition; the same model for any thread count and either way of
  * building the table; the model file's round trip and refusals, every
  * record out of bounds, the HMM's jump widths too; the HMM after Model 2
  * on a corpus of swapped neighbours, its jumps and links; word folding.
@@ -255,7 +256,7 @@ START_TEST(em_converges)
 	train(&m, &b, &o);
 	ck_assert_double_gt(t_of(&m, 0, "s5", "T18"), 0.95);
 	ck_assert_double_gt(t_of(&m, 1, "T18", "s5"), 0.95);
-	ck_assert_int_eq(wa_align_bitext(&m, &b, WA_SYM_INTERSECT, &l), 0);
+	ck_assert_int_eq(wa_align_bitext(&m, &b, WA_SYM_INTERSECT, 0.5, &l), 0);
 	for (int p = 0; p < b.n; p++) {
 		int n = wa_len(&b, 0, p);
 		const int32_t *ij = l.ij + 2 * l.off[p];
@@ -298,7 +299,7 @@ START_TEST(hmm_converges)
 		ck_assert_double_gt(J[wa_hmm_cell(3)], 0.2);
 		ck_assert_double_lt(J[wa_hmm_cell(1)], 0.05);
 	}
-	ck_assert_int_eq(wa_align_bitext(&m, &b, WA_SYM_INTERSECT, &l), 0);
+	ck_assert_int_eq(wa_align_bitext(&m, &b, WA_SYM_INTERSECT, 0.5, &l), 0);
 	for (int p = 0; p < b.n; p++) {
 		int n = wa_len(&b, 0, p);
 		const int32_t *ij = l.ij + 2 * l.off[p];
@@ -408,6 +409,81 @@ static int same_dir(const struct wa_dir *a, const struct wa_dir *b)
 	       !memcmp(a->prob, b->prob, a->nnz * sizeof *a->prob);
 }
 
+/* The posterior heuristic by hand: the two directions' posteriors of
+ * each link averaged, (0,0) (0.8 + 0.6) / 2 = 0.7, (0,1) 0.3, (1,0)
+ * 0.15, (1,1) (0.5 + 0.8) / 2 = 0.65, against thresholds. */
+START_TEST(posterior_by_hand)
+{
+	/* forward, by target word: NULL, source 0, source 1 */
+	static const float fwd[] = { 0.1f, 0.8f, 0.1f, 0.2f, 0.3f, 0.5f };
+	/* reverse, by source word: NULL, target 0, target 1 */
+	static const float rev[] = { 0.1f, 0.6f, 0.3f, 0.0f, 0.2f, 0.8f };
+	static const struct { double t; int k; int32_t ij[4]; } want[] = {
+		{ 0.5, 2, { 0, 0, 1, 1 } }, { 0.65, 2, { 0, 0, 1, 1 } },
+		{ 0.66, 1, { 0, 0 } }, { 0.7, 1, { 0, 0 } }, { 0.71, 0, { 0 } },
+	};
+	int32_t ij[8];
+
+	ck_assert_int_eq(wa_sym_parse("posterior"), WA_SYM_POSTERIOR);
+	for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
+		int k = wa_symmetrize_posterior(fwd, 2, rev, 2, want[c].t, ij);
+
+		ck_assert_int_eq(k, want[c].k);
+		ck_assert(!memcmp(ij, want[c].ij, 2 * k * sizeof *ij));
+	}
+}
+END_TEST
+
+/* Model 2's posteriors as the plain definition gives them: the prior
+ * times t, normalised over the NULL word and the source words, for
+ * every target word of every pair; their largest is wa_dir_align's
+ * link.  The HMM's are hmm.c's (test_hmm). */
+START_TEST(model2_posteriors)
+{
+	struct wa_em_opts o = { .iterations = 3, .diagonal = 1, .optimize = 1,
+				.tension = 4, .p0 = 0.08, .alpha = 0.01 };
+	char **pairs = synthetic(50, 2, 3);
+	struct wa_model m = { 0 };
+	struct wa_bitext b = { 0 };
+	struct wa_hmm_work w = { 0 };
+	float post[9 * 9];
+	double prior[9];
+	int32_t a[8];
+
+	bitext(&m, &b, (const char *const *)pairs, 50);
+	train(&m, &b, &o);
+	for (int p = 0; p < b.n; p++) {
+		const struct wa_dir *d = &m.dir[0];
+		const int32_t *e = wa_words(&b, 0, p), *f = wa_words(&b, 1, p);
+		int n = wa_len(&b, 0, p), mm = wa_len(&b, 1, p);
+
+		ck_assert_int_eq(wa_dir_posteriors(d, e, n, f, mm, post, &w), 0);
+		ck_assert_int_eq(wa_dir_align(d, e, n, f, mm, a, &w), 0);
+		for (int j = 0; j < mm; j++) {
+			double z = 0;
+			int best = 0;
+
+			wa_diag_prior(1, d->tension, d->p0, j + 1, mm, n, prior);
+			for (int i = 0; i <= n; i++)
+				z += prior[i] * wa_dir_t(d, i ? e[i - 1] : 0, f[j]);
+			for (int i = 0; i <= n; i++) {
+				double q = prior[i] *
+					   wa_dir_t(d, i ? e[i - 1] : 0, f[j]) / z;
+
+				ck_assert(fabs(post[j * (n + 1) + i] - q) < 1e-6);
+				if (post[j * (n + 1) + i] > post[j * (n + 1) + best])
+					best = i;
+			}
+			ck_assert_int_eq(a[j], best - 1);
+		}
+	}
+	wa_hmm_work_free(&w);
+	wa_bitext_free(&b);
+	wa_model_free(&m);
+	free_pairs(pairs, 50);
+}
+END_TEST
+
 /* One model for 1, 2 and 3 threads, bit for bit; IBM Model 2 alone,
  * and followed by the HMM. */
 START_TEST(threads_same_model)
@@ -495,9 +571,9 @@ START_TEST(model_round_trip)
 			ck_assert_str_eq(wa_vocab_word(&m.vocab[k], id),
 					 wa_vocab_word(&r.vocab[k], id));
 	}
-	for (int sym = 0; sym <= WA_SYM_GDFA; sym++) {
-		ck_assert_int_eq(wa_align_bitext(&m, &b, sym, &l1), 0);
-		ck_assert_int_eq(wa_align_bitext(&r, &b, sym, &l2), 0);
+	for (int sym = 0; sym <= WA_SYM_POSTERIOR; sym++) {
+		ck_assert_int_eq(wa_align_bitext(&m, &b, sym, 0.7, &l1), 0);
+		ck_assert_int_eq(wa_align_bitext(&r, &b, sym, 0.7, &l2), 0);
 		ck_assert(!memcmp(l1.count, l2.count, b.n * sizeof *l1.count));
 		for (int p = 0; p < b.n; p++)
 			ck_assert(!memcmp(l1.ij + 2 * l1.off[p],
@@ -806,6 +882,8 @@ int main(void)
 	tcase_add_test(tc, hmm_converges);
 	tcase_add_test(tc, tension_follows_data);
 	tcase_add_test(tc, symmetrize_by_hand);
+	tcase_add_test(tc, posterior_by_hand);
+	tcase_add_test(tc, model2_posteriors);
 	tcase_add_loop_test(tc, threads_same_model, 0, 2);
 	tcase_add_test(tc, packed_same_as_unpacked);
 	tcase_add_loop_test(tc, model_round_trip, 0, 2);

@@ -213,10 +213,12 @@ int wa_hmm_posteriors(const double *J, double p0, int n, int m,
 				    an[(j - 1) * w1 + k] : k == 0) * zinv[k];
 		for (int i = 1; i <= n; i++)
 			v[i] = (1 - p0) * e[i] * b[i] / c[j];
-		count_jumps(J, u, v, n, pre, jumps);
+		if (jumps)
+			count_jumps(J, u, v, n, pre, jumps);
 		from_memories(J, v, n, pre, tmp);
 		for (int k = 0; k <= n; k++) {
-			from[k] += u[k] * tmp[k];
+			if (from)
+				from[k] += u[k] * tmp[k];
 			bn[k] = zinv[k] * tmp[k] + p0 * e[0] * b[k] / c[j];
 		}
 		double *sw = b;

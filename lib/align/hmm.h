@@ -58,8 +58,9 @@ void wa_hmm_work_free(struct wa_hmm_work *w);
  * summed over the memories), adds into jumps [WA_HMM_JUMPS] the expected
  * count of each jump cell's transitions to a word (those from the memory
  * before the first word included) and into from [n + 1] the expected
- * count of those from each memory, and sets *log_lik to ln p(f | e).  0,
- * or -1 (err_msg()) when out of memory.
+ * count of those from each memory (either may be NULL: not counted),
+ * and sets *log_lik to ln p(f | e).  0, or -1 (err_msg()) when out of
+ * memory.
  */
 int wa_hmm_posteriors(const double *jump, double p0, int n, int m,
 		      const double *emis, float *post, double *jumps,

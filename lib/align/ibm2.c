@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ibm2.h"
+#include "bitext.h"
 #include "diagonal.h"
 #include "base/errmsg.h"
 
@@ -25,6 +26,47 @@ double wa_dir_t(const struct wa_dir *d, int32_t e, int32_t f)
 	return lo < d->row[e + 1] && d->col[lo] == f ? d->prob[lo] : WA_T_FLOOR;
 }
 
+/* The emissions of a pair, as hmm.h lays them out, in w's room. */
+static double *emissions(const struct wa_dir *d, const int32_t *e, int n,
+			 const int32_t *f, int m, struct wa_hmm_work *w)
+{
+	size_t w1 = (size_t)n + 1;
+	double *emis = wa_hmm_room(w, (size_t)m * w1);
+
+	if (emis)
+		for (int j = 0; j < m; j++)
+			for (int i = 0; i <= n; i++)
+				emis[j * w1 + i] = wa_dir_t(d, i ? e[i - 1] : 0,
+							    f[j]);
+	return emis;
+}
+
+int wa_dir_posteriors(const struct wa_dir *d, const int32_t *e, int n,
+		      const int32_t *f, int m, float *post,
+		      struct wa_hmm_work *w)
+{
+	size_t w1 = (size_t)n + 1;
+	double *emis = emissions(d, e, n, f, m, w), ll;
+
+	if (!emis)
+		return -1;
+	if (d->hmm)
+		return wa_hmm_posteriors(d->jump, d->p0, n, m, emis, post,
+					 NULL, NULL, &ll, w);
+	/* Model 2: each target word's links alone; the prior in post */
+	for (int j = 0; j < m; j++) {
+		double *q = emis + j * w1, prior[WA_MAX_WORDS + 1], sum = 0;
+
+		wa_diag_prior(d->diagonal, d->tension, d->p0, j + 1, m, n,
+			      prior);
+		for (int i = 0; i <= n; i++)
+			sum += q[i] *= prior[i];
+		for (int i = 0; i <= n; i++)
+			post[j * w1 + i] = (float)(q[i] / sum);
+	}
+	return 0;
+}
+
 int wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
 		 const int32_t *f, int m, int32_t *a, struct wa_hmm_work *w)
 {
@@ -32,15 +74,10 @@ int wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
 	double *post;
 
 	if (d->hmm) {
-		double *emis = wa_hmm_room(w, (size_t)m * w1);
+		double *emis = emissions(d, e, n, f, m, w);
 
-		if (!emis)
-			return -1;
-		for (int j = 0; j < m; j++)
-			for (int i = 0; i <= n; i++)
-				emis[j * w1 + i] = wa_dir_t(d, i ? e[i - 1] : 0,
-							    f[j]);
-		return wa_hmm_viterbi(d->jump, d->p0, n, m, emis, a, w);
+		return emis ? wa_hmm_viterbi(d->jump, d->p0, n, m, emis, a, w)
+			    : -1;
 	}
 	if (!(post = wa_hmm_room(w, w1)))
 		return -1;

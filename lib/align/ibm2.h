@@ -51,6 +51,15 @@ double wa_dir_t(const struct wa_dir *d, int32_t e, int32_t f);
 int wa_dir_align(const struct wa_dir *d, const int32_t *e, int n,
 		 const int32_t *f, int m, int32_t *a, struct wa_hmm_work *w);
 
+/*
+ * The posteriors of the links of the same pair into post [m (n + 1)]:
+ * target word j's of the NULL word at j (n + 1), of source word i (from
+ * 1) at j (n + 1) + i.  0, or -1 (err_msg()) when out of memory.
+ */
+int wa_dir_posteriors(const struct wa_dir *d, const int32_t *e, int n,
+		      const int32_t *f, int m, float *post,
+		      struct wa_hmm_work *w);
+
 /* Checks d's shape: rows from 0 to nnz, never decreasing; columns from 1
  * to nf, increasing in a row; probabilities in (0, 1]; tension and p0 in
  * range; with hmm, jump widths in (0, 1] summing to 1 (to 1e-6).  Reads

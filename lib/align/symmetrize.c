@@ -5,6 +5,7 @@
 
 static const char *const names[] = {
 	"forward", "reverse", "intersect", "union", "grow-diag-final-and",
+	"posterior",
 };
 
 int wa_sym_parse(const char *name)
@@ -114,5 +115,24 @@ int wa_symmetrize(int sym, const int32_t *fwd, int m, const int32_t *rev,
 				ij[2 * k + 1] = j;
 				k++;
 			}
+	return k;
+}
+
+int wa_symmetrize_posterior(const float *fwd, int m, const float *rev,
+			    int n, double threshold, int32_t *ij)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < m; j++) {
+			double f = fwd[(size_t)j * (n + 1) + i + 1];
+			double r = rev[(size_t)i * (m + 1) + j + 1];
+
+			if ((f + r) / 2 >= threshold && k < n + m) {
+				ij[2 * k] = i;
+				ij[2 * k + 1] = j;
+				k++;
+			}
+		}
 	return k;
 }

@@ -269,6 +269,7 @@ struct job {
 	const struct wa_model *m;
 	const struct wa_bitext *b;
 	int sym;
+	double threshold;
 	struct wa_links *out;
 	int oom;
 };
@@ -282,6 +283,8 @@ static void align_pairs(void *ctx, int64_t lo, int64_t hi)
 	struct wa_hmm_work w = { 0 };
 	unsigned char *grid = NULL;
 	size_t gcap = 0;
+	float *post = NULL;
+	size_t pcap = 0;
 
 	if (!fwd)
 		goto oom;
@@ -293,6 +296,27 @@ static void align_pairs(void *ctx, int64_t lo, int64_t hi)
 		jb->out->count[p] = 0;
 		if (!n || !m)
 			continue;
+		if (jb->sym == WA_SYM_POSTERIOR) {
+			size_t need = (size_t)m * (n + 1) + (size_t)n * (m + 1);
+
+			if (need > pcap) {
+				free(post);
+				pcap = need;
+				if (!(post = malloc(pcap * sizeof *post)))
+					goto oom;
+			}
+			float *pr = post + (size_t)m * (n + 1);
+
+			if (wa_dir_posteriors(&jb->m->dir[0], src, n, tgt, m,
+					      post, &w) < 0 ||
+			    wa_dir_posteriors(&jb->m->dir[1], tgt, m, src, n,
+					      pr, &w) < 0)
+				goto oom;
+			jb->out->count[p] = wa_symmetrize_posterior(post, m, pr,
+				n, jb->threshold,
+				jb->out->ij + 2 * jb->out->off[p]);
+			continue;
+		}
 		if (g > gcap) {
 			free(grid);
 			gcap = g;
@@ -314,18 +338,20 @@ static void align_pairs(void *ctx, int64_t lo, int64_t hi)
 	free(fwd);
 	wa_hmm_work_free(&w);
 	free(grid);
+	free(post);
 	return;
 oom:
 	__atomic_store_n(&jb->oom, 1, __ATOMIC_RELAXED);
 	free(fwd);
 	wa_hmm_work_free(&w);
 	free(grid);
+	free(post);
 }
 
 int wa_align_bitext(const struct wa_model *m, const struct wa_bitext *b,
-		    int sym, struct wa_links *out)
+		    int sym, double threshold, struct wa_links *out)
 {
-	struct job jb = { m, b, sym, out, 0 };
+	struct job jb = { m, b, sym, threshold, out, 0 };
 
 	memset(out, 0, sizeof *out);
 	out->off = malloc((b->n + 1) * sizeof *out->off);

@@ -51,12 +51,13 @@ struct wa_links {
 
 /*
  * Aligns every pair of b (words of m's vocabularies, -1 unknown) with
- * m's directions, symmetrised by sym (symmetrize.h), on the kernels'
- * thread pool; a pair with an empty side has no links.  0, or -1
- * (err_msg()) when out of memory.
+ * m's directions, symmetrised by sym (symmetrize.h; threshold, in
+ * [0.5, 1], is the posterior heuristic's), on the kernels' thread pool;
+ * a pair with an empty side has no links.  0, or -1 (err_msg()) when out
+ * of memory.
  */
 int wa_align_bitext(const struct wa_model *m, const struct wa_bitext *b,
-		    int sym, struct wa_links *out);
+		    int sym, double threshold, struct wa_links *out);
 void wa_links_free(struct wa_links *l);
 
 #endif
