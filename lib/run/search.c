@@ -14,6 +14,7 @@
  * and with it every choice, is that of the full vocabulary's.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
@@ -625,8 +626,9 @@ oom:
 	return -1;
 }
 
-int search(const struct model *m, struct frame **f, int n,
-	   const struct search_opts *o, struct search_result *res)
+/* One search over all of f: the kernels' threads share each product. */
+static int search_batch(const struct model *m, struct frame **f, int n,
+			const struct search_opts *o, struct search_result *res)
 {
 	struct beam b = { 0 };
 	struct rows tmp;
@@ -672,6 +674,84 @@ out:
 		for (s = 0; s < n; s++)
 			search_result_free(&res[s]);
 	beam_free(&b);
+	return rc;
+}
+
+/*
+ * The sentences dealt to the threads, one search each: sentence i to
+ * part i mod parts, so that a window sorted by length gives each part
+ * its share of the long ones.  Inside a part the kernels run serially
+ * (the pool is busy: kernels.h), so each thread decodes its own rows
+ * rather than a slice of every product, which on a few dozen rows costs
+ * more in waking and waiting than it gains.  A sentence's result depends
+ * on its frame alone, so the results are those of one search.
+ */
+struct split {
+	const struct model *m;
+	const struct search_opts *o;
+	struct frame **f;		/* [n]: part p's at f[start[p]] ... */
+	struct search_result *res;	/* [n], in the same order */
+	int *start;			/* [parts + 1] */
+	int *failed;			/* [parts] */
+	char (*msg)[256];		/* [parts]: err_msg() of a failure */
+};
+
+static void split_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct split *sp = ctx;
+
+	for (int64_t p = lo; p < hi; p++) {
+		int a = sp->start[p], n = sp->start[p + 1] - a;
+
+		if (search_batch(sp->m, sp->f + a, n, sp->o, sp->res + a) < 0) {
+			sp->failed[p] = 1;
+			snprintf(sp->msg[p], sizeof sp->msg[p], "%s", err_msg());
+		}
+	}
+}
+
+int search(const struct model *m, struct frame **f, int n,
+	   const struct search_opts *o, struct search_result *res)
+{
+	int parts = kern_threads() < n ? kern_threads() : n, rc = -1;
+	struct split sp = { m, o, NULL, NULL, NULL, NULL, NULL };
+
+	if (parts < 2)
+		return search_batch(m, f, n, o, res);
+	memset(res, 0, n * sizeof *res);
+	sp.f = malloc(n * sizeof *sp.f);
+	sp.res = calloc(n, sizeof *sp.res);
+	sp.start = malloc((parts + 1) * sizeof *sp.start);
+	sp.failed = calloc(parts, sizeof *sp.failed);
+	sp.msg = malloc(parts * sizeof *sp.msg);
+	if (!sp.f || !sp.res || !sp.start || !sp.failed || !sp.msg) {
+		err_set("search: out of memory");
+		goto out;
+	}
+	for (int p = 0, k = 0; p < parts; p++) {
+		sp.start[p] = k;
+		for (int i = p; i < n; i += parts)
+			sp.f[k++] = f[i];
+	}
+	sp.start[parts] = n;
+	kern_parallel_for(parts, 1, split_task, &sp);
+	for (int p = 0; p < parts; p++)
+		if (sp.failed[p]) {
+			err_set("%s", sp.msg[p]);
+			for (int i = 0; i < n; i++)
+				search_result_free(&sp.res[i]);
+			goto out;
+		}
+	for (int p = 0, k = 0; p < parts; p++)
+		for (int i = p; i < n; i += parts)
+			res[i] = sp.res[k++];
+	rc = 0;
+out:
+	free(sp.f);
+	free(sp.res);
+	free(sp.start);
+	free(sp.failed);
+	free(sp.msg);
 	return rc;
 }
 

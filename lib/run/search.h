@@ -5,7 +5,9 @@
  * forced decoding of given target ids, for score and the dev loss.
  *
  * Sentences are decoded together (all their beams in one dec_step) and the
- * result of each depends only on its own frame, never on the others.
+ * result of each depends only on its own frame, never on the others; with
+ * more than one kernel thread, search deals the sentences out to them, a
+ * search each (search.c).
  */
 #ifndef ATTN_SEARCH_H
 #define ATTN_SEARCH_H
