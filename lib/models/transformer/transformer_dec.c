@@ -190,9 +190,11 @@ static struct dec_wt *alloc_wt(const struct tf_net *n)
  * _I8), for a decoder of rows rows: packed now when not yet, if fixed
  * (no unpacked form) or if the rows are more than SMALL_STEP, or once
  * small decoders have had more than that many (only the entry, without
- * them, when packing fails). */
+ * them, when packing fails).  *wt gets the packed matrices or NULL, read
+ * under the lock: another thread's decoder may be packing them (search
+ * deals sentences out to threads, each with its decoder). */
 static struct dec_pack *pack_get(const struct model *m, int pack, int fixed,
-				 int rows)
+				 int rows, struct dec_wt **wt)
 {
 	const struct tf_net *n = m->net;
 	struct dec_pack *p;
@@ -218,6 +220,7 @@ static struct dec_pack *pack_get(const struct model *m, int pack, int fixed,
 			p->wt = NULL;
 		}
 	}
+	*wt = p ? p->wt : NULL;
 	pthread_mutex_unlock(&packs_lock);
 	return p;
 }
@@ -246,12 +249,13 @@ static int decoder_weights(struct tf_decoder *dc)
 {
 	const struct tf_net *n = dc->n;
 	int fixed = dc->pack != WPACK_F32;
+	struct dec_wt *packed;
 
-	dc->packs = pack_get(dc->m, dc->pack, fixed, dc->cap);
+	dc->packs = pack_get(dc->m, dc->pack, fixed, dc->cap, &packed);
 	if (!dc->packs)
 		goto oom;
-	if (dc->packs->wt) {
-		dc->wt = dc->packs->wt;
+	if (packed) {
+		dc->wt = packed;
 		dc->out_wt = &dc->packs->out;
 		return 0;
 	}
