@@ -2,8 +2,9 @@
 # Translation gives the same bytes on any number of threads: decode and
 # beam -k 4 of a fresh Transformer and fresh RNNsearches (additive and
 # window attention), on 1 to 4 threads, and with -b 1 (every sentence
-# alone) on 2.  A step splits its rows over 2 and 3 threads (blocks of 16
-# rows or more), each product's work over 4 (and for -b 1).  The sizes
+# alone) on 2; score and score -A (forced decoding) on 1 and 3.  A batch
+# of several sentences is dealt out to the threads, a search each
+# (search.c); a batch of one splits each step's work instead.  The sizes
 # put each parallel part of a step above its grain, so that its work is
 # split: the products (an output layer of [48 rows, 128] x [128, 1000]: a
 # thread's share is over sgemm's and linear_packed's 2^17 multiply-adds),
@@ -54,6 +55,14 @@ for a in tf rnn win; do
 		$how -m $a.tsr --threads 2 -b 1 < $a.mem > alone
 		cmp -s one alone ||
 			fail "$a $how: -b 1 differs from batches of 48"
+	done
+	paste in.txt in.txt | tokenize -p -m $a.tsr | embed -m $a.tsr |
+		encode -m $a.tsr | attend -m $a.tsr > $a.pairs
+	for how in "score" "score -A"; do
+		$how -m $a.tsr --threads 1 < $a.pairs > one
+		[ "$(wc -l < one)" -eq 48 ] || fail "$a $how: not 48 lines"
+		$how -m $a.tsr --threads 3 < $a.pairs | cmp -s - one ||
+			fail "$a $how: 3 threads differ from one"
 	done
 done
 exit 0

@@ -678,86 +678,121 @@ out:
 }
 
 /*
- * The sentences dealt to the threads, one search each: sentence i to
- * part i mod parts, so that a window sorted by length gives each part
- * its share of the long ones.  Inside a part the kernels run serially
- * (the pool is busy: kernels.h), so each thread decodes its own rows
- * rather than a slice of every product, which on a few dozen rows costs
- * more in waking and waiting than it gains.  A sentence's result depends
- * on its frame alone, so the results are those of one search.
+ * A batch's sentences dealt out to the threads, one search each: sentence
+ * i to part i mod parts, so that a window sorted by length gives each
+ * part its share of the long ones.  Inside a part the kernels run
+ * serially (the pool is busy: kernels.h), so each thread decodes its own
+ * rows rather than a slice of every product, which on a few dozen rows
+ * costs more in waking and waiting than it gains.  A sentence's result
+ * depends on its frame alone, so the results are those of one search.
+ *
+ * run(args, f, n, out) decodes frames f [n] into out [n] (elements of
+ * size bytes), freeing what it made when it fails; drop frees one
+ * element, for the parts that succeeded when another failed.
  */
-struct split {
-	const struct model *m;
-	const struct search_opts *o;
-	struct frame **f;		/* [n]: part p's at f[start[p]] ... */
-	struct search_result *res;	/* [n], in the same order */
-	int *start;			/* [parts + 1] */
-	int *failed;			/* [parts] */
-	char (*msg)[256];		/* [parts]: err_msg() of a failure */
+struct deal {
+	int (*run)(const void *args, struct frame **f, int n, void *out);
+	void (*drop)(void *elem);
+	const void *args;
+	size_t size;
+	struct frame **f;	/* [n]: part p's at f[start[p]] ... */
+	char *out;		/* [n] elements, in the same order */
+	int *start;		/* [parts + 1] */
+	int *failed;		/* [parts] */
+	char (*msg)[256];	/* [parts]: err_msg() of a failure */
 };
 
-static void split_task(void *ctx, int64_t lo, int64_t hi)
+static void deal_task(void *ctx, int64_t lo, int64_t hi)
 {
-	struct split *sp = ctx;
+	struct deal *dl = ctx;
 
 	for (int64_t p = lo; p < hi; p++) {
-		int a = sp->start[p], n = sp->start[p + 1] - a;
+		int a = dl->start[p], n = dl->start[p + 1] - a;
 
-		if (search_batch(sp->m, sp->f + a, n, sp->o, sp->res + a) < 0) {
-			sp->failed[p] = 1;
-			snprintf(sp->msg[p], sizeof sp->msg[p], "%s", err_msg());
+		if (dl->run(dl->args, dl->f + a, n, dl->out + a * dl->size) < 0) {
+			dl->failed[p] = 1;
+			snprintf(dl->msg[p], sizeof dl->msg[p], "%s", err_msg());
 		}
 	}
+}
+
+static int deal(struct deal *dl, struct frame **f, int n, void *out)
+{
+	int parts = kern_threads() < n ? kern_threads() : n, rc = -1;
+
+	if (parts < 2)
+		return dl->run(dl->args, f, n, out);
+	dl->f = malloc(n * sizeof *dl->f);
+	dl->out = calloc(n, dl->size);
+	dl->start = malloc((parts + 1) * sizeof *dl->start);
+	dl->failed = calloc(parts, sizeof *dl->failed);
+	dl->msg = malloc(parts * sizeof *dl->msg);
+	if (!dl->f || !dl->out || !dl->start || !dl->failed || !dl->msg) {
+		err_set("search: out of memory");
+		goto out;
+	}
+	for (int p = 0, k = 0; p < parts; p++) {
+		dl->start[p] = k;
+		for (int i = p; i < n; i += parts)
+			dl->f[k++] = f[i];
+	}
+	dl->start[parts] = n;
+	kern_parallel_for(parts, 1, deal_task, dl);
+	for (int p = 0; p < parts; p++)
+		if (dl->failed[p]) {
+			err_set("%s", dl->msg[p]);
+			for (int q = 0; q < parts; q++)
+				for (int k = dl->start[q];
+				     !dl->failed[q] && k < dl->start[q + 1]; k++)
+					dl->drop(dl->out + k * dl->size);
+			goto out;
+		}
+	for (int p = 0, k = 0; p < parts; p++)
+		for (int i = p; i < n; i += parts, k++)
+			memcpy((char *)out + i * dl->size, dl->out + k * dl->size,
+			       dl->size);
+	rc = 0;
+out:
+	free(dl->f);
+	free(dl->out);
+	free(dl->start);
+	free(dl->failed);
+	free(dl->msg);
+	return rc;
+}
+
+struct search_args {
+	const struct model *m;
+	const struct search_opts *o;
+};
+
+static int search_run(const void *args, struct frame **f, int n, void *out)
+{
+	const struct search_args *a = args;
+
+	return search_batch(a->m, f, n, a->o, out);
+}
+
+static void search_drop(void *elem)
+{
+	search_result_free(elem);
 }
 
 int search(const struct model *m, struct frame **f, int n,
 	   const struct search_opts *o, struct search_result *res)
 {
-	int parts = kern_threads() < n ? kern_threads() : n, rc = -1;
-	struct split sp = { m, o, NULL, NULL, NULL, NULL, NULL };
+	struct search_args a = { m, o };
+	struct deal dl = { .run = search_run, .drop = search_drop,
+			   .args = &a, .size = sizeof *res };
 
-	if (parts < 2)
-		return search_batch(m, f, n, o, res);
 	memset(res, 0, n * sizeof *res);
-	sp.f = malloc(n * sizeof *sp.f);
-	sp.res = calloc(n, sizeof *sp.res);
-	sp.start = malloc((parts + 1) * sizeof *sp.start);
-	sp.failed = calloc(parts, sizeof *sp.failed);
-	sp.msg = malloc(parts * sizeof *sp.msg);
-	if (!sp.f || !sp.res || !sp.start || !sp.failed || !sp.msg) {
-		err_set("search: out of memory");
-		goto out;
-	}
-	for (int p = 0, k = 0; p < parts; p++) {
-		sp.start[p] = k;
-		for (int i = p; i < n; i += parts)
-			sp.f[k++] = f[i];
-	}
-	sp.start[parts] = n;
-	kern_parallel_for(parts, 1, split_task, &sp);
-	for (int p = 0; p < parts; p++)
-		if (sp.failed[p]) {
-			err_set("%s", sp.msg[p]);
-			for (int i = 0; i < n; i++)
-				search_result_free(&sp.res[i]);
-			goto out;
-		}
-	for (int p = 0, k = 0; p < parts; p++)
-		for (int i = p; i < n; i += parts)
-			res[i] = sp.res[k++];
-	rc = 0;
-out:
-	free(sp.f);
-	free(sp.res);
-	free(sp.start);
-	free(sp.failed);
-	free(sp.msg);
-	return rc;
+	return deal(&dl, f, n, res);
 }
 
-int search_force(const struct model *m, const struct dec_opts *dec,
-		 struct frame **f, int n, const char *name, int want_attw,
-		 struct hyp *out)
+/* Forced decoding of all of f in one batch: see search_force. */
+static int force_batch(const struct model *m, const struct dec_opts *dec,
+		       struct frame **f, int n, const char *name,
+		       int want_attw, struct hyp *out)
 {
 	const struct arch *a = m->arch;
 	const char *stage = strcmp(name, "tgt.ids") == 0 ?
@@ -860,4 +895,35 @@ done:
 	free(logp);
 	free(attw);
 	return rc;
+}
+
+struct force_args {
+	const struct model *m;
+	const struct dec_opts *dec;
+	const char *name;
+	int want_attw;
+};
+
+static int force_run(const void *args, struct frame **f, int n, void *out)
+{
+	const struct force_args *a = args;
+
+	return force_batch(a->m, a->dec, f, n, a->name, a->want_attw, out);
+}
+
+static void force_drop(void *elem)
+{
+	hyp_free(elem);
+}
+
+int search_force(const struct model *m, const struct dec_opts *dec,
+		 struct frame **f, int n, const char *name, int want_attw,
+		 struct hyp *out)
+{
+	struct force_args a = { m, dec, name, want_attw };
+	struct deal dl = { .run = force_run, .drop = force_drop,
+			   .args = &a, .size = sizeof *out };
+
+	memset(out, 0, n * sizeof *out);
+	return deal(&dl, f, n, out);
 }
