@@ -26,7 +26,7 @@ run() {
 }
 
 run 'Okk.\nGod.\nJesus wept.\nIn the beginning.\n\n' decode
-run 'Okk.\nGod.\nJesus wept.\nIn the beginning.\n\n' beam
+run 'Open.\nGod.\nJesus wept.\nIn the beginning.\n\n' beam
 # --min-len 1 is the default; 0 is the contract's search, and its empty
 # line for "Ok."
 run 'Okk.\nGod.\nJesus wept.\nIn the beginning.\n\n' \
