@@ -15,19 +15,26 @@
 
 #define R WA_HMM_REACH
 
+/* Makes *buf hold at least n items of size bytes, *cap its room. */
+static int reserve(void **buf, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	if (!(p = realloc(*buf, n * size))) {
+		err_set("word aligner: out of memory");
+		return -1;
+	}
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
 double *wa_hmm_room(struct wa_hmm_work *w, size_t n)
 {
-	if (n > w->ecap) {
-		double *p = realloc(w->e, n * sizeof *p);
-
-		if (!p) {
-			err_set("word aligner: out of memory");
-			return NULL;
-		}
-		w->e = p;
-		w->ecap = n;
-	}
-	return w->e;
+	return reserve((void **)&w->e, &w->ecap, n, sizeof *w->e) < 0 ?
+	       NULL : w->e;
 }
 
 void wa_hmm_work_free(struct wa_hmm_work *w)
@@ -40,26 +47,8 @@ void wa_hmm_work_free(struct wa_hmm_work *w)
 
 static int grow(struct wa_hmm_work *w, size_t nd, size_t ni)
 {
-	if (nd > w->dcap) {
-		double *p = realloc(w->d, nd * sizeof *p);
-
-		if (!p)
-			goto oom;
-		w->d = p;
-		w->dcap = nd;
-	}
-	if (ni > w->icap) {
-		int32_t *p = realloc(w->i, ni * sizeof *p);
-
-		if (!p)
-			goto oom;
-		w->i = p;
-		w->icap = ni;
-	}
-	return 0;
-oom:
-	err_set("word aligner: out of memory");
-	return -1;
+	return reserve((void **)&w->d, &w->dcap, nd, sizeof *w->d) < 0 ||
+	       reserve((void **)&w->i, &w->icap, ni, sizeof *w->i) < 0 ? -1 : 0;
 }
 
 /* pre [n + 2]: pre[x] the sum of x [0 .. x) of x [n + 1]. */
