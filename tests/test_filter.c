@@ -3,8 +3,8 @@
  * batches (cmd/common/filter.c): every frame goes to exactly one batch and
  * comes back once, in input order, after its window's batches; a batch
  * holds frames of neighbouring lengths within the token budget; and a
- * window's batches run longest first, so that a stage's workspace is
- * allocated once at its largest instead of growing batch by batch.
+ * window's batches come sorted by length, so that a stage can run the
+ * longest first and allocate its workspace once at its largest.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -34,9 +34,10 @@ static int length(const struct frame *f)
 	return (int)t->dim[0];
 }
 
-static int process(void *ctx, struct frame **f, const int *slot, int n)
+/* One batch, as the window's callee sees it. */
+static void batch_seen(struct frame **f, const int *slot, int n, int least)
 {
-	int most = 0, prev = 0;
+	int most = 0, prev = least;
 
 	ck_assert_int_ge(n, 1);
 	ck_assert_int_le(n, seen.batch);
@@ -44,11 +45,14 @@ static int process(void *ctx, struct frame **f, const int *slot, int n)
 		int len = length(f[i]);
 		ck_assert_int_lt(f[i]->number, MAXF);
 		seen.processed[f[i]->number]++;
-		/* within a batch, shortest first (the window's sort) */
+		/* within a batch, and from batch to batch, shortest first
+		 * (the window's sort) */
 		ck_assert_int_ge(len, prev);
 		prev = len;
 		most = len > most ? len : most;
 		ck_assert_int_ge(slot[i], 0);
+		ck_assert_int_eq(slot[i], f[i]->number %
+					 filter_window(seen.batch));
 	}
 	/* the budget: a batch of more than one pads to FILTER_TOKENS x
 	 * batch tokens at most */
@@ -57,6 +61,19 @@ static int process(void *ctx, struct frame **f, const int *slot, int n)
 	seen.batch_max[seen.nbatch] = most;
 	seen.batch_window[seen.nbatch] = seen.nflush;
 	seen.nbatch++;
+}
+
+static int process(void *ctx, struct frame **f, const int *slot,
+		   const int *start, int nb)
+{
+	ck_assert_int_ge(nb, 1);
+	ck_assert_int_eq(start[0], 0);
+	for (int b = 0; b < nb; b++) {
+		int n = start[b + 1] - start[b];
+
+		batch_seen(f + start[b], slot + start[b], n,
+			   b ? length(f[start[b] - 1]) : 0);
+	}
 	return 0;
 }
 
@@ -120,10 +137,10 @@ static void check_common(int n)
 		ck_assert_int_eq(seen.emitted[i], i);
 	}
 	ck_assert_int_eq(seen.nemit, n);
-	/* each window's batches longest first */
+	/* each window's batches shortest first, as sorted */
 	for (int b = 1; b < seen.nbatch; b++)
 		if (seen.batch_window[b] == seen.batch_window[b - 1])
-			ck_assert_int_le(seen.batch_max[b],
+			ck_assert_int_ge(seen.batch_max[b],
 					 seen.batch_max[b - 1]);
 }
 
@@ -134,7 +151,7 @@ START_TEST(one_window)
 	check_common(40);
 	ck_assert_int_eq(seen.nflush, 1);
 	ck_assert_int_ge(seen.nbatch, 10);
-	ck_assert_int_eq(seen.batch_max[0], 40);
+	ck_assert_int_eq(seen.batch_max[seen.nbatch - 1], 40);
 }
 END_TEST
 
@@ -148,8 +165,11 @@ START_TEST(windows_in_turn)
 	ck_assert_int_eq(seen.nflush, 3);
 	ck_assert_int_eq(seen.batch_window[0], 0);
 	ck_assert_int_eq(seen.batch_window[seen.nbatch - 1], 2);
-	/* window 0 holds lengths 1-60 and 1-4: its first batch has 60 */
-	ck_assert_int_eq(seen.batch_max[0], 60);
+	/* window 0 holds lengths 1-60 and 1-4: its last batch has 60 */
+	int last = 0;
+	while (seen.batch_window[last + 1] == 0)
+		last++;
+	ck_assert_int_eq(seen.batch_max[last], 60);
 }
 END_TEST
 

@@ -408,7 +408,8 @@ START_TEST(k1_is_greedy_and_batch_independent)
 	int V = 9, i, t;
 	struct model m = model_v(V);
 	struct search_opts o;
-	struct search_result all[16], one;
+	struct search_result all[16], bat[16], one;
+	const int start[] = { 0, 1, 6, 9, 16 };
 	float lp[64];
 
 	kern_set_threads(1 + 2 * _i);
@@ -448,22 +449,30 @@ START_TEST(k1_is_greedy_and_batch_independent)
 		search_result_free(&one);
 		search_result_free(&all[i]);
 	}
-	/* beams too: 16 at once against one at a time */
+	/* beams too: 16 at once, and in 4 batches (which the threads take
+	 * whole), against one at a time */
 	o.k = 4;
 	o.nbest = 4;
 	o.alpha = 0.6;
 	ck_assert_int_eq(search(&m, fp, 16, &o, all), 0);
+	ck_assert_int_eq(search_batches(&m, fp, start, 4, &o, bat), 0);
 	for (i = 0; i < 16; i++) {
 		int j;
 
 		ck_assert_int_eq(search(&m, &fp[i], 1, &o, &one), 0);
 		ck_assert_int_eq(one.n, all[i].n);
+		ck_assert_int_eq(one.n, bat[i].n);
 		for (j = 0; j < one.n; j++) {
 			ck_assert_int_eq(one.hyp[j].len, all[i].hyp[j].len);
 			ck_assert(one.hyp[j].score == all[i].hyp[j].score);
+			ck_assert_int_eq(one.hyp[j].len, bat[i].hyp[j].len);
+			ck_assert_int_eq(memcmp(one.hyp[j].ids, bat[i].hyp[j].ids,
+						one.hyp[j].len * 4), 0);
+			ck_assert(one.hyp[j].score == bat[i].hyp[j].score);
 		}
 		search_result_free(&one);
 		search_result_free(&all[i]);
+		search_result_free(&bat[i]);
 	}
 	free_frames();
 	kern_set_threads(1);
@@ -531,6 +540,8 @@ START_TEST(attention_and_forced_decoding)
 	struct search_opts o;
 	struct search_result r[8];
 	struct hyp forced[8];
+	const int start[] = { 0, 2, 3, 8 };
+	double score[8];
 	int i, t, j;
 
 	script_mode = 0;
@@ -556,14 +567,28 @@ START_TEST(attention_and_forced_decoding)
 	}
 	ck_assert_int_eq(search_force(&m, NULL, fp, 8, "hyp.ids", 1, forced), 0);
 	for (i = 0; i < 8; i++) {
+		score[i] = forced[i].score;
 		ck_assert(forced[i].score == r[i].hyp[0].score);
 		ck_assert_int_eq(memcmp(forced[i].attw, r[i].hyp[0].attw,
 			forced[i].len * forced[i].S * sizeof(float)), 0);
 		hyp_free(&forced[i]);
 		search_result_free(&r[i]);
 	}
-	/* an id outside the vocabulary is refused, naming it */
+	/* in 3 batches on 2 threads: the same */
+	kern_set_threads(2);
+	ck_assert_int_eq(search_force_batches(&m, NULL, fp, start, 3,
+					      "hyp.ids", 1, forced), 0);
+	for (i = 0; i < 8; i++) {
+		ck_assert(forced[i].score == score[i]);
+		hyp_free(&forced[i]);
+	}
+	/* an id outside the vocabulary is refused, naming it, alone or in
+	 * a batch of several on 2 threads (the others' results freed) */
 	((int32_t *)frame_find(&frames[3], "hyp.ids")->data)[0] = 7;
+	ck_assert_int_eq(search_force_batches(&m, NULL, fp, start, 3,
+					      "hyp.ids", 0, forced), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 3"));
+	kern_set_threads(1);
 	ck_assert_int_eq(search_force(&m, NULL, fp, 8, "hyp.ids", 0, forced), -1);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "hyp.ids"));
 	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 3"));

@@ -112,12 +112,10 @@ static int keyed_cmp(const void *pa, const void *pb)
 }
 
 /*
- * Runs a window: its frames sorted by length and cut into batches, then
- * the batches run longest first, so that the stage's workspace (a
- * Transformer encoder's activations: hundreds of megabytes for 64 long
- * verses) is allocated once at its largest, not grown batch by batch,
- * each growth a fresh mapping and a page fault per 4 KiB of it.  start
- * has room for n + 1 entries.
+ * Runs a window: its frames sorted by length and cut into batches, each
+ * of at most fl->batch frames and FILTER_TOKENS x fl->batch units,
+ * padding included; then the frames given back in input order.  start
+ * has room for n + 1 entries, fp and slot for n.
  */
 static int run_window(const struct filter *fl, struct frame *win, int n,
 		      struct keyed *key, int *start, struct frame **fp,
@@ -139,16 +137,12 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 		start[nb++] = lo;
 	}
 	start[nb] = n;
-	while (nb-- > 0) {
-		lo = start[nb];
-		b = start[nb + 1] - lo;
-		for (i = 0; i < b; i++) {
-			slot[i] = key[lo + i].slot;
-			fp[i] = &win[slot[i]];
-		}
-		if (fl->process(fl->ctx, fp, slot, b) < 0)
-			return -1;
+	for (i = 0; i < n; i++) {
+		slot[i] = key[i].slot;
+		fp[i] = &win[slot[i]];
 	}
+	if (fl->process(fl->ctx, fp, slot, start, nb) < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		if ((rc = fl->emit(fl->ctx, &win[i], i)) < 0)
 			return rc;
@@ -164,8 +158,8 @@ int filter_run(const struct filter *fl, struct tsr_reader *r)
 	struct frame *win = calloc(W, sizeof *win);
 	struct keyed *key = malloc(W * sizeof *key);
 	int *start = malloc((W + 1) * sizeof *start);
-	struct frame **fp = malloc(fl->batch * sizeof *fp);
-	int *slot = malloc(fl->batch * sizeof *slot);
+	struct frame **fp = malloc(W * sizeof *fp);
+	int *slot = malloc(W * sizeof *slot);
 
 	if (!win || !key || !start || !fp || !slot) {
 		err_set("out of memory for a window of %d frames", W);
@@ -216,27 +210,29 @@ struct stage_ctx {
 };
 
 static int stage_process(void *arg, struct frame **f, const int *slot,
-			 int n)
+			 const int *start, int nb)
 {
 	const struct stage_ctx *c = arg;
 	const struct arch *a = c->m->arch;
-	int i;
+	int i, rc = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < start[nb]; i++)
 		if (model_id_frame(f[i], &c->id) < 0)
 			return -1;
-	switch (c->s) {
-	case STAGE_EMBED:
-		for (i = 0; i < n; i++)
+	if (c->s == STAGE_EMBED)
+		for (i = 0; i < start[nb]; i++)
 			if (model_check_ids(f[i], "src.ids", c->m->src_vocab,
 					    "tokenize") < 0)
 				return -1;
-		return a->embed(c->m, f, n);
-	case STAGE_ENCODE:
-		return a->encode(c->m, f, n);
-	default:
-		return a->attend(c->m, f, n);
+	for (int b = nb - 1; b >= 0 && rc == 0; b--) {
+		struct frame **fb = f + start[b];
+		int n = start[b + 1] - start[b];
+
+		rc = c->s == STAGE_EMBED ? a->embed(c->m, fb, n) :
+		     c->s == STAGE_ENCODE ? a->encode(c->m, fb, n) :
+		     a->attend(c->m, fb, n);
 	}
+	return rc;
 }
 
 static int stage_emit(void *arg, struct frame *f, int slot)

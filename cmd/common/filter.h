@@ -73,8 +73,14 @@ enum {
 
 struct filter {
 	int batch;		/* frames per batch, at most */
-	/* One batch of n frames; slot[i] is frame i's place in its window. */
-	int (*process)(void *ctx, struct frame **f, const int *slot, int n);
+	/* A window's frames f, cut into nb batches sorted by length: batch
+	 * b is f [start[b]] to f [start[b + 1] - 1] (start[0] = 0), its
+	 * sources no longer than those of batch b + 1; slot[i] is frame i's
+	 * place in the window.  Run the batches the last (the longest)
+	 * first, so that a stage's workspace is allocated once at its
+	 * largest, not grown batch by batch. */
+	int (*process)(void *ctx, struct frame **f, const int *slot,
+		       const int *start, int nb);
 	/* Every frame of a window, in input order; may return TSR_EPIPE. */
 	int (*emit)(void *ctx, struct frame *f, int slot);
 	/* After each window's frames: makes them reach the reader, so that

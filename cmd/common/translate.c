@@ -25,8 +25,8 @@ struct tctx {
 	int scoring;
 	struct search_result *res;	/* [window] decode, beam */
 	struct hyp *forced;		/* [window] score */
-	struct search_result *tmp;	/* [batch] */
-	struct hyp *tmph;		/* [batch] */
+	struct search_result *tmp;	/* [window] */
+	struct hyp *tmph;		/* [window] */
 	unsigned long long line;	/* sentences written */
 	struct align_opts al;		/* o's, or the guided head's */
 	struct bpe_text text;
@@ -89,10 +89,11 @@ static double line_score(const struct translate_opts *o, const struct hyp *h)
 	return h->len ? h->score / h->len : 0;
 }
 
-static int process(void *arg, struct frame **f, const int *slot, int n)
+static int process(void *arg, struct frame **f, const int *slot,
+		   const int *start, int nb)
 {
 	struct tctx *c = arg;
-	int i;
+	int i, n = start[nb];
 
 	for (i = 0; i < n; i++)
 		if (model_id_frame(f[i], &c->id) < 0)
@@ -100,14 +101,15 @@ static int process(void *arg, struct frame **f, const int *slot, int n)
 	if (!c->keep)	/* on failure, the search says why */
 		c->keep = c->m->arch->dec_new(c->m, &c->search.dec, f, 1, 1);
 	if (c->scoring) {
-		if (search_force(c->m, &c->search.dec, f, n, "tgt.ids",
-				 want_attw(c->o), c->tmph) < 0)
+		if (search_force_batches(c->m, &c->search.dec, f, start, nb,
+					 "tgt.ids", want_attw(c->o),
+					 c->tmph) < 0)
 			return -1;
 		for (i = 0; i < n; i++)
 			c->forced[slot[i]] = c->tmph[i];
 		return 0;
 	}
-	if (search(c->m, f, n, &c->search, c->tmp) < 0)
+	if (search_batches(c->m, f, start, nb, &c->search, c->tmp) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
 		c->res[slot[i]] = c->tmp[i];
@@ -333,8 +335,8 @@ static int run(const struct translate_opts *o, int scoring)
 	}
 	c.res = calloc(W, sizeof *c.res);
 	c.forced = calloc(W, sizeof *c.forced);
-	c.tmp = calloc(o->batch, sizeof *c.tmp);
-	c.tmph = calloc(o->batch, sizeof *c.tmph);
+	c.tmp = calloc(W, sizeof *c.tmp);
+	c.tmph = calloc(W, sizeof *c.tmph);
 	if (!c.res || !c.forced || !c.tmp || !c.tmph) {
 		err_set("out of memory for a window of %d frames", W);
 		goto out;

@@ -678,13 +678,18 @@ out:
 }
 
 /*
- * A batch's sentences dealt out to the threads, one search each: sentence
- * i to part i mod parts, so that a window sorted by length gives each
- * part its share of the long ones.  Inside a part the kernels run
- * serially (the pool is busy: kernels.h), so each thread decodes its own
- * rows rather than a slice of every product, which on a few dozen rows
- * costs more in waking and waiting than it gains.  A sentence's result
- * depends on its frame alone, so the results are those of one search.
+ * Batches dealt out to the threads.  Given several (a window's), the
+ * threads take them whole, one at a time, the last (the longest, in a
+ * window sorted by length) first: each thread decodes full batches, and
+ * the threads meet once per call, not once per batch, a thread left
+ * idle at the end by the shortest batch at most.  Given one, its
+ * sentences are dealt: sentence i to part i mod parts, so that a batch
+ * sorted by length gives each part its share of the long ones.  Inside a
+ * part the kernels run serially (the pool is busy: kernels.h), so each
+ * thread decodes its own rows rather than a slice of every product,
+ * which on a few dozen rows costs more in waking and waiting than it
+ * gains.  A sentence's result depends on its frame alone, so the results
+ * are those of one search.
  *
  * run(args, f, n, out) decodes frames f [n] into out [n] (elements of
  * size bytes), freeing what it made when it fails; drop frees one
@@ -695,9 +700,10 @@ struct deal {
 	void (*drop)(void *elem);
 	const void *args;
 	size_t size;
-	struct frame **f;	/* [n]: part p's at f[start[p]] ... */
-	char *out;		/* [n] elements, in the same order */
-	int *start;		/* [parts + 1] */
+	struct frame **f;	/* part p's frames at f[start[p]] ... */
+	char *out;		/* their elements, in the same order */
+	const int *start;	/* [parts + 1] */
+	int parts;
 	int *failed;		/* [parts] */
 	char (*msg)[256];	/* [parts]: err_msg() of a failure */
 };
@@ -706,7 +712,8 @@ static void deal_task(void *ctx, int64_t lo, int64_t hi)
 {
 	struct deal *dl = ctx;
 
-	for (int64_t p = lo; p < hi; p++) {
+	for (int64_t x = lo; x < hi; x++) {
+		int p = dl->parts - 1 - (int)x;
 		int a = dl->start[p], n = dl->start[p + 1] - a;
 
 		if (dl->run(dl->args, dl->f + a, n, dl->out + a * dl->size) < 0) {
@@ -716,37 +723,61 @@ static void deal_task(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
-static int deal(struct deal *dl, struct frame **f, int n, void *out)
+/* Runs dl's parts on the threads; on a failure frees what the others
+ * made and sets err_msg() to the first failure's. */
+static int deal_parts(struct deal *dl)
+{
+	int n = dl->start[dl->parts];
+
+	dl->failed = calloc(dl->parts, sizeof *dl->failed);
+	dl->msg = malloc(dl->parts * sizeof *dl->msg);
+	if (!dl->failed || !dl->msg) {
+		err_set("search: out of memory");
+		goto fail;
+	}
+	kern_parallel_for(dl->parts, 1, deal_task, dl);
+	for (int p = 0; p < dl->parts; p++)
+		if (dl->failed[p]) {
+			err_set("%s", dl->msg[p]);
+			for (int q = 0; q < dl->parts; q++)
+				for (int k = dl->start[q];
+				     !dl->failed[q] && k < dl->start[q + 1]; k++)
+					dl->drop(dl->out + k * dl->size);
+			goto fail;
+		}
+	free(dl->failed);
+	free(dl->msg);
+	return 0;
+fail:
+	memset(dl->out, 0, n * dl->size);
+	free(dl->failed);
+	free(dl->msg);
+	return -1;
+}
+
+/* Frames f [n] as one batch: its sentences dealt out to the threads. */
+static int deal_sentences(struct deal *dl, struct frame **f, int n,
+			  void *out)
 {
 	int parts = kern_threads() < n ? kern_threads() : n, rc = -1;
+	int *start = malloc((parts + 1) * sizeof *start);
 
-	if (parts < 2)
-		return dl->run(dl->args, f, n, out);
 	dl->f = malloc(n * sizeof *dl->f);
 	dl->out = calloc(n, dl->size);
-	dl->start = malloc((parts + 1) * sizeof *dl->start);
-	dl->failed = calloc(parts, sizeof *dl->failed);
-	dl->msg = malloc(parts * sizeof *dl->msg);
-	if (!dl->f || !dl->out || !dl->start || !dl->failed || !dl->msg) {
+	if (!dl->f || !dl->out || !start) {
 		err_set("search: out of memory");
 		goto out;
 	}
 	for (int p = 0, k = 0; p < parts; p++) {
-		dl->start[p] = k;
+		start[p] = k;
 		for (int i = p; i < n; i += parts)
 			dl->f[k++] = f[i];
 	}
-	dl->start[parts] = n;
-	kern_parallel_for(parts, 1, deal_task, dl);
-	for (int p = 0; p < parts; p++)
-		if (dl->failed[p]) {
-			err_set("%s", dl->msg[p]);
-			for (int q = 0; q < parts; q++)
-				for (int k = dl->start[q];
-				     !dl->failed[q] && k < dl->start[q + 1]; k++)
-					dl->drop(dl->out + k * dl->size);
-			goto out;
-		}
+	start[parts] = n;
+	dl->start = start;
+	dl->parts = parts;
+	if (deal_parts(dl) < 0)
+		goto out;
 	for (int p = 0, k = 0; p < parts; p++)
 		for (int i = p; i < n; i += parts, k++)
 			memcpy((char *)out + i * dl->size, dl->out + k * dl->size,
@@ -755,10 +786,34 @@ static int deal(struct deal *dl, struct frame **f, int n, void *out)
 out:
 	free(dl->f);
 	free(dl->out);
-	free(dl->start);
-	free(dl->failed);
-	free(dl->msg);
+	free(start);
 	return rc;
+}
+
+/* Batch b of frames f, f [start[b]] to f [start[b + 1] - 1], into the
+ * same places of out. */
+static int deal(struct deal *dl, struct frame **f, const int *start, int nb,
+		void *out)
+{
+	if (kern_threads() < 2 || (nb == 1 && start[1] < 2)) {
+		for (int b = nb - 1; b >= 0; b--)
+			if (dl->run(dl->args, f + start[b], start[b + 1] -
+				    start[b], (char *)out + start[b] *
+				    dl->size) < 0) {
+				for (int k = start[b + 1]; k < start[nb]; k++)
+					dl->drop((char *)out + k * dl->size);
+				return -1;
+			}
+		return 0;
+	}
+	if (nb == 1)
+		return deal_sentences(dl, f + start[0], start[1] - start[0],
+				      (char *)out + start[0] * dl->size);
+	dl->f = f;
+	dl->out = out;
+	dl->start = start;
+	dl->parts = nb;
+	return deal_parts(dl);
 }
 
 struct search_args {
@@ -778,15 +833,24 @@ static void search_drop(void *elem)
 	search_result_free(elem);
 }
 
-int search(const struct model *m, struct frame **f, int n,
-	   const struct search_opts *o, struct search_result *res)
+int search_batches(const struct model *m, struct frame **f, const int *start,
+		   int nb, const struct search_opts *o,
+		   struct search_result *res)
 {
 	struct search_args a = { m, o };
 	struct deal dl = { .run = search_run, .drop = search_drop,
 			   .args = &a, .size = sizeof *res };
 
-	memset(res, 0, n * sizeof *res);
-	return deal(&dl, f, n, res);
+	memset(res, 0, start[nb] * sizeof *res);
+	return deal(&dl, f, start, nb, res);
+}
+
+int search(const struct model *m, struct frame **f, int n,
+	   const struct search_opts *o, struct search_result *res)
+{
+	int start[2] = { 0, n };
+
+	return search_batches(m, f, start, 1, o, res);
 }
 
 /* Forced decoding of all of f in one batch: see search_force. */
@@ -916,14 +980,24 @@ static void force_drop(void *elem)
 	hyp_free(elem);
 }
 
-int search_force(const struct model *m, const struct dec_opts *dec,
-		 struct frame **f, int n, const char *name, int want_attw,
-		 struct hyp *out)
+int search_force_batches(const struct model *m, const struct dec_opts *dec,
+			 struct frame **f, const int *start, int nb,
+			 const char *name, int want_attw, struct hyp *out)
 {
 	struct force_args a = { m, dec, name, want_attw };
 	struct deal dl = { .run = force_run, .drop = force_drop,
 			   .args = &a, .size = sizeof *out };
 
-	memset(out, 0, n * sizeof *out);
-	return deal(&dl, f, n, out);
+	memset(out, 0, start[nb] * sizeof *out);
+	return deal(&dl, f, start, nb, out);
+}
+
+int search_force(const struct model *m, const struct dec_opts *dec,
+		 struct frame **f, int n, const char *name, int want_attw,
+		 struct hyp *out)
+{
+	int start[2] = { 0, n };
+
+	return search_force_batches(m, dec, f, start, 1, name, want_attw,
+				    out);
 }

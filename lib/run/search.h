@@ -7,7 +7,7 @@
  * Sentences are decoded together (all their beams in one dec_step) and the
  * result of each depends only on its own frame, never on the others; with
  * more than one kernel thread, search deals the sentences out to them, a
- * search each (search.c).
+ * search each, and search_batches deals out whole batches (search.c).
  */
 #ifndef ATTN_SEARCH_H
 #define ATTN_SEARCH_H
@@ -70,6 +70,15 @@ struct search_result {
  */
 int search(const struct model *m, struct frame **f, int n,
 	   const struct search_opts *o, struct search_result *res);
+/*
+ * As search, for nb batches at once: batch b is f [start[b]] to
+ * f [start[b + 1] - 1], start[0] = 0, its results at the same places of
+ * res.  With more than one kernel thread, the threads take the batches
+ * whole, the last first (a window sorted by length: the longest).
+ */
+int search_batches(const struct model *m, struct frame **f, const int *start,
+		   int nb, const struct search_opts *o,
+		   struct search_result *res);
 void search_result_free(struct search_result *r);
 
 /*
@@ -81,6 +90,10 @@ void search_result_free(struct search_result *r);
 int search_force(const struct model *m, const struct dec_opts *dec,
 		 struct frame **f, int n, const char *name, int want_attw,
 		 struct hyp *out);
+/* search_force for nb batches at once, as search_batches. */
+int search_force_batches(const struct model *m, const struct dec_opts *dec,
+			 struct frame **f, const int *start, int nb,
+			 const char *name, int want_attw, struct hyp *out);
 void hyp_free(struct hyp *h);
 
 /* The maximum target length for a source of S ids: floor(a S + b), or
