@@ -790,25 +790,15 @@ out:
 	return rc;
 }
 
-/* Batch b of frames f, f [start[b]] to f [start[b + 1] - 1], into the
- * same places of out. */
+/* Batch b of frames f, f [start[b]] to f [start[b + 1] - 1] (start[0]
+ * = 0), into the same places of out. */
 static int deal(struct deal *dl, struct frame **f, const int *start, int nb,
 		void *out)
 {
-	if (kern_threads() < 2 || (nb == 1 && start[1] < 2)) {
-		for (int b = nb - 1; b >= 0; b--)
-			if (dl->run(dl->args, f + start[b], start[b + 1] -
-				    start[b], (char *)out + start[b] *
-				    dl->size) < 0) {
-				for (int k = start[b + 1]; k < start[nb]; k++)
-					dl->drop((char *)out + k * dl->size);
-				return -1;
-			}
-		return 0;
-	}
-	if (nb == 1)
-		return deal_sentences(dl, f + start[0], start[1] - start[0],
-				      (char *)out + start[0] * dl->size);
+	if (nb == 1 && start[1] >= 2 && kern_threads() >= 2)
+		return deal_sentences(dl, f, start[1], out);
+	if (nb == 1)	/* one sentence, or one thread: kernels split */
+		return dl->run(dl->args, f, start[1], out);
 	dl->f = f;
 	dl->out = out;
 	dl->start = start;
