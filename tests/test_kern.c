@@ -75,6 +75,46 @@ START_TEST(test_parallel_for)
 }
 END_TEST
 
+/* Each call's range, and that each index was run once. */
+struct each { _Atomic int *hits; _Atomic int calls, wide; };
+
+static void each_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct each *e = ctx;
+
+	atomic_fetch_add(&e->calls, 1);
+	if (hi - lo != 1)
+		atomic_fetch_add(&e->wide, 1);
+	for (int64_t i = lo; i < hi; i++)
+		atomic_fetch_add(&e->hits[i], 1);
+}
+
+/* kern_parallel_each: on more than one thread every index is a call of
+ * its own (kern_parallel_for would give 15 tasks on 2 threads in chunks
+ * of 2, leaving one thread the last two); on one thread a single call. */
+START_TEST(test_parallel_each)
+{
+	static const int64_t ns[] = { 1, 2, 3, 15, 100 };
+	_Atomic int hits[100];
+
+	for (int t = 1; t <= 3; t++) {
+		kern_set_threads(t);
+		for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+			struct each e = { hits, 0, 0 };
+			memset(hits, 0, sizeof hits);
+			kern_parallel_each(ns[k], each_task, &e);
+			int64_t bad = 0;
+			for (int64_t i = 0; i < ns[k]; i++)
+				bad += hits[i] != 1;
+			ck_assert_int_eq(bad, 0);
+			ck_assert_int_eq(e.calls, t == 1 ? 1 : ns[k]);
+			ck_assert_int_eq(e.wide, t == 1 && ns[k] > 1);
+		}
+	}
+	kern_set_threads(2);
+}
+END_TEST
+
 /* Two threads of the program calling at once: each call completes. */
 static void *caller(void *arg)
 {
@@ -1155,6 +1195,7 @@ int main(void)
 	TCase *tc = tcase_create("kern");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_parallel_for);
+	tcase_add_test(tc, test_parallel_each);
 	tcase_add_test(tc, test_two_callers);
 	tcase_add_test(tc, test_fork);
 	tcase_add_test(tc, test_idle_sleeps);

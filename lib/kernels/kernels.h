@@ -48,6 +48,14 @@ int kern_threads(void);
 void kern_parallel_for(int64_t n, int64_t grain,
 		       void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx);
 /*
+ * The same with each index a chunk of its own, taken in order as threads
+ * come free: for a few coarse tasks of uneven cost (a batch of sentences
+ * each), where chunks of several would leave one thread the last two.
+ */
+void kern_parallel_each(int64_t n,
+			void (*fn)(void *ctx, int64_t lo, int64_t hi),
+			void *ctx);
+/*
  * The calling thread's block for a caller of the kernels (base/scratch.h:
  * grown with scratch_get, kept for the thread's next call, freed when the
  * thread exits), beside the kernels' own slots: a batch's workspace.

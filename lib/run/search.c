@@ -735,7 +735,7 @@ static int deal_parts(struct deal *dl)
 		err_set("search: out of memory");
 		goto fail;
 	}
-	kern_parallel_for(dl->parts, 1, deal_task, dl);
+	kern_parallel_each(dl->parts, deal_task, dl);
 	for (int p = 0; p < dl->parts; p++)
 		if (dl->failed[p]) {
 			err_set("%s", dl->msg[p]);
