@@ -221,11 +221,25 @@ static int spawn_workers(int want)
 	return pool.nspawned;
 }
 
-/* Runs fn over [0, n) in chunks of chunk on nt threads, the pool taken
- * (pool.busy set by the caller). */
-static void run_job(int64_t n, int64_t chunk, int nt,
-		    void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
+/* Runs fn over [0, n) on the pool in chunks of at least grain: of one
+ * index each if one_each, else of about a quarter of a thread's share,
+ * which balances uneven work without many trips to the counter. */
+static void parallel(int64_t n, int64_t grain, int one_each,
+		     void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
 {
+	if (n <= 0)
+		return;
+	if (grain < 1)
+		grain = 1;
+	int nt = kern_threads();
+	if (nt == 1 || n <= grain || atomic_flag_test_and_set(&pool.busy)) {
+		fn(ctx, 0, n);
+		return;
+	}
+	int64_t chunk = one_each ? 1 :
+			(n + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt);
+	if (chunk < grain)
+		chunk = grain;
 	int64_t nchunks = (n + chunk - 1) / chunk;
 
 	pthread_mutex_lock(&pool.lock);
@@ -257,33 +271,14 @@ static void run_job(int64_t n, int64_t chunk, int nt,
 void kern_parallel_for(int64_t n, int64_t grain,
 		       void (*fn)(void *ctx, int64_t lo, int64_t hi), void *ctx)
 {
-	if (n <= 0)
-		return;
-	if (grain < 1)
-		grain = 1;
-	int nt = kern_threads();
-	if (nt == 1 || n <= grain || atomic_flag_test_and_set(&pool.busy)) {
-		fn(ctx, 0, n);
-		return;
-	}
-	/* Chunks of about a quarter of a thread's share balance uneven work
-	 * without many trips to the counter. */
-	int64_t chunk = (n + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt);
-	run_job(n, chunk < grain ? grain : chunk, nt, fn, ctx);
+	parallel(n, grain, 0, fn, ctx);
 }
 
 void kern_parallel_each(int64_t n,
 			void (*fn)(void *ctx, int64_t lo, int64_t hi),
 			void *ctx)
 {
-	if (n <= 0)
-		return;
-	int nt = kern_threads();
-	if (nt == 1 || n == 1 || atomic_flag_test_and_set(&pool.busy)) {
-		fn(ctx, 0, n);
-		return;
-	}
-	run_job(n, 1, nt, fn, ctx);
+	parallel(n, 1, 1, fn, ctx);
 }
 
 /*
