@@ -30,10 +30,9 @@ static void usage(void)
 	       "(default 1.0)\n"
 	       "  -n, --nbest=N        the N best: i ||| text ||| F0= logp "
 	       "||| logp/penalty\n"
-	       "  -b, --batch=N        sentences per batch (default 16, 4 for an "
-	       "int8 export;\n"
-	       "                       at most 65536; results do not depend "
-	       "on it)\n"
+	       "  -b, --batch=N        sentences per batch (default 16, at "
+	       "most 65536;\n"
+	       "                       results do not depend on it)\n"
 	       SEARCH_HELP, progname);
 	exit(0);
 }
@@ -47,7 +46,7 @@ int main(int argc, char **argv)
 		SEARCH_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct translate_opts o = { .beam = 1 };
+	struct translate_opts o = { .batch = 16, .beam = 1 };
 	int c;
 
 	prog_init(argc, argv);

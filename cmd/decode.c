@@ -22,10 +22,9 @@ static void usage(void)
 	       "       " FILTER_USAGE " < memory.tsr\n"
 	       "Greedy decoding: one line of text per frame.\n\n"
 	       "  -m, --model=FILE     the model file\n"
-	       "  -b, --batch=N        sentences per batch (default 64, 8 for an "
-	       "int8 export;\n"
-	       "                       at most 65536; results do not depend "
-	       "on it)\n"
+	       "  -b, --batch=N        sentences per batch (default 64, at "
+	       "most 65536;\n"
+	       "                       results do not depend on it)\n"
 	       SEARCH_HELP, progname);
 	exit(0);
 }
@@ -36,7 +35,7 @@ int main(int argc, char **argv)
 		SEARCH_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct translate_opts o = { 0 };
+	struct translate_opts o = { .batch = 64 };
 
 	prog_init(argc, argv);
 	search_opts_default(&o.search);

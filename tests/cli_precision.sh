@@ -8,8 +8,7 @@
 # for a recurrent model, naming it; a precision the option does not take
 # is a usage error (exit 2).  --matmul bf16 is refused too below the
 # AVX-512 kernels and on a CPU without AVX512_BF16 (there, only the
-# refusals can be checked).  An int8 export's defaults are --kv f16 and
-# smaller batches.
+# refusals can be checked).  An int8 export's default is --kv f16.
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -72,33 +71,6 @@ hyp_scores m8.tsr mem8.tsr --kv f32 > s8.f32
 [ "$(wc -l < s8.default)" -eq 40 ] || fail "int8: not 40 scores"
 cmp -s s8.default s8.f16 || fail "int8: the default is not --kv f16"
 cmp -s s8.default s8.f32 && fail "int8: --kv f32 gives the default's scores"
-
-# ... and smaller batches: decode 8 and beam 4 sentences by default, so
-# windows of 128 and 64 frames (16 batches), answered before the input
-# ends; an f32 model's windows (1024 and 256 frames) wait for more.
-# answers N MODEL PROGRAM: PROGRAM has translated N frames fed through a
-# pipe kept open (frames.tsr, N of them) within T seconds.
-answers() {
-	rm -f fin fout
-	mkfifo fin fout
-	$3 -m $2 < fin > fout 2>/dev/null &
-	exec 3> fin 4< fout
-	cat frames.tsr >&3
-	got=$(timeout $T head -n $1 <&4 | wc -l)
-	exec 3>&- 4<&-
-	wait
-	[ "$got" -eq "$1" ]
-}
-for prog in "decode 128" "beam 64"; do
-	set -- $prog
-	for i in 1 2 3 4; do cat src.txt; done | head -n $2 > src.$2
-	tokenize -m m8.tsr src.$2 | stages m8.tsr > frames.tsr
-	T=60 answers $2 m8.tsr $1 ||
-		fail "int8 $1: no answer to a window of $2 frames"
-	tokenize -m m.tsr src.$2 | stages m.tsr > frames.tsr
-	T=2 answers $2 m.tsr $1 &&
-		fail "f32 $1: answered $2 frames before the input ended"
-done
 
 exits 1 env ATTN_KERNELS=avx2 decode -m m.tsr --matmul bf16 < mem.tsr
 err_has AVX512_BF16

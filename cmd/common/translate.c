@@ -259,28 +259,13 @@ static int flush(void *arg)
 	return prog_flush_stdout();
 }
 
-/*
- * The batch of decode and beam when -b is not given.  With int8 products
- * a step's keys and values, read for every sentence of the batch, weigh
- * more than its weights, read once for all: on the Bible dev set smaller
- * batches took 0.74-0.80x the time greedy (8 against 64) and 0.80-0.93x
- * with beams (4 against 16), where f32 products took 1.08x and 1.18x
- * (doc/results.md, "Windows, batch sizes and packing").
- */
-static int default_batch(const struct model *m, int beam)
-{
-	if (m->int8)
-		return beam ? 4 : 8;
-	return beam ? 16 : 64;
-}
-
 static int run(const struct translate_opts *o, int scoring)
 {
 	struct tctx c = { 0 };
-	struct filter fl = { 0, process, emit, flush, &c };
+	struct filter fl = { o->batch, process, emit, flush, &c };
 	struct tsr_reader *r = NULL;
 	struct model *m;
-	int W, rc = -1, i, kv_f16;
+	int W = filter_window(o->batch), rc = -1, i, kv_f16;
 
 	c.o = o;
 	c.scoring = scoring;
@@ -289,8 +274,6 @@ static int run(const struct translate_opts *o, int scoring)
 	if (!m)
 		return -1;
 	c.m = m;
-	fl.batch = o->batch ? o->batch : default_batch(m, o->beam);
-	W = filter_window(fl.batch);
 	if (o->align && !o->planes_given && guided_head(m, &c.al) < 0) {
 		err_prefix("%s", o->model);
 		goto out;

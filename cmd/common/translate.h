@@ -14,8 +14,7 @@
 
 struct translate_opts {
 	const char *model;
-	int batch;		/* -b; 0: by the model (decode 64, beam
-				   16; an int8 export's 8 and 4) */
+	int batch;
 	struct search_opts search;
 	int tensors;		/* frames out, not text */
 	int moses;		/* n-best lines: i ||| text ||| F0= raw ||| score */
