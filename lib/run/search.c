@@ -256,9 +256,46 @@ static int select_best(const struct beam *b, int r, struct cand *c)
 }
 
 /*
+ * A log-probability below which no unit of a row with score base can
+ * beat a candidate scored worst: lower than worst - base by more than
+ * the rounding of either (in float, and of base + lp in double), so that
+ * the exact test decides every unit that might pass.  NaN when nothing
+ * can (worst NaN, or worst and base both -inf), as the exact test finds.
+ */
+static float floor_to_beat(double worst, double base)
+{
+	double d = worst - base;
+
+	if (isnan(d))
+		return NAN;
+	return nextafterf((float)(d - 1e-9 * (fabs(worst) + fabs(base))),
+			  -INFINITY);
+}
+
+/* The first of lp [y .. n-1] above t (n if none): sixteen compares a
+ * round, which the compiler makes vector ones, instead of a candidate
+ * test per unit; most units of a beam's rows cannot pass. */
+static int next_above(const float *lp, int y, int n, float t)
+{
+	for (; y + 16 <= n; y += 16) {
+		int any = 0;
+
+		for (int i = 0; i < 16; i++)
+			any |= lp[y + i] > t;
+		if (any)
+			break;
+	}
+	while (y < n && !(lp[y] > t))
+		y++;
+	return y;
+}
+
+/*
  * The best `need` candidates of rows lo .. hi-1 into c [need], best first:
  * by score, then the earlier row, then the lower id (the scan order, so a
  * later candidate only passes an earlier one with a strictly higher score).
+ * Once need are held, the units that cannot beat the worst are skipped in
+ * bulk (next_above); the others take the exact test.
  */
 static int select_top(const struct beam *b, int lo, int hi, int need,
 		      struct cand *c)
@@ -274,8 +311,15 @@ static int select_top(const struct beam *b, int lo, int hi, int need,
 		int n = row_units(b, r, &ids);
 
 		for (y = 0; y < n; y++) {
-			double sc = base + lp[y];
+			double sc;
 
+			if (have == need) {
+				y = next_above(lp, y, n, floor_to_beat(
+					c[have - 1].score, base));
+				if (y == n)
+					break;
+			}
+			sc = base + lp[y];
 			if (have == need && !(sc > c[have - 1].score))
 				continue;
 			i = have < need ? have++ : have - 1;
