@@ -259,16 +259,14 @@ static int select_best(const struct beam *b, int r, struct cand *c)
  * A log-probability below which no unit of a row with score base can
  * beat a candidate scored worst: lower than worst - base by more than
  * the rounding of either (in float, and of base + lp in double), so that
- * the exact test decides every unit that might pass.  NaN when nothing
- * can (worst NaN, or worst and base both -inf), as the exact test finds.
+ * the exact test decides every unit that might pass.  NaN, which no unit
+ * passes, where no unit can (worst NaN, or base -inf), as the exact test
+ * finds: the arithmetic gives it.
  */
 static float floor_to_beat(double worst, double base)
 {
-	double d = worst - base;
-
-	if (isnan(d))
-		return NAN;
-	return nextafterf((float)(d - 1e-9 * (fabs(worst) + fabs(base))),
+	return nextafterf((float)(worst - base -
+				  1e-9 * (fabs(worst) + fabs(base))),
 			  -INFINITY);
 }
 
