@@ -10,6 +10,9 @@
 #
 #	dev.sure, dev.possible	Pharaoh, line for line with dev.es/dev.en:
 #				"i-j", i a word of dev.es, j of dev.en, from 0
+#	dev.tagged		the words of dev.en, from 0, that carry a
+#				number (the only ones a link can reach;
+#				aer.sh -t)
 #	es.osis.BOOK, en.osis.BOOK	what diatheke gave, one dev book each
 #
 # and a count of what could not be mapped on stderr.  Needs diatheke and
@@ -233,10 +236,15 @@ map en engKJV2006eb
 
 # The links: a shared number; sure when both words are heads.
 paste -d '\t' "$work/es.map" "$work/en.map" | awk -F '\t' \
-    -v sure="$work/dev.sure" -v poss="$work/dev.possible" '
+    -v sure="$work/dev.sure" -v poss="$work/dev.possible" \
+    -v tagged="$work/dev.tagged" '
 {
 	ns = split($1, s, " "); ne = split($2, e, " ")
-	S = P = ""
+	S = P = T = ""
+	for (j = 1; j <= ne; j++)
+		if (e[j] != "-") {
+			T = T (T == "" ? "" : " ") (j-1); tt++
+		}
 	for (i = 1; i <= ns; i++) {
 		if (s[i] == "-") continue
 		split(s[i], sp, "/"); nsn = split(sp[1], sn, ",")
@@ -252,8 +260,8 @@ paste -d '\t' "$work/es.map" "$work/en.map" | awk -F '\t' \
 				}
 		}
 	}
-	print S > sure; print P > poss
+	print S > sure; print P > poss; print T > tagged
 	ts += split(S, x, " "); tp += split(P, x, " ")
 }
-END { printf "gold: %d lines, %d sure links, %d possible (sure included)\n",
-	NR, ts, tp > "/dev/stderr" }'
+END { printf "gold: %d lines, %d sure links, %d possible (sure included), " \
+	"%d English words tagged\n", NR, ts, tp, tt > "/dev/stderr" }'
