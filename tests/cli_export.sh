@@ -3,7 +3,8 @@
 # its config, vocabularies and f16 (or bf16) parameters and nothing of the
 # optimiser; every program of the pipeline reads it; it translates exactly
 # as the f32 model of the same (rounded) weights does, and that model
-# exports to the same file byte for byte; training refuses it.
+# exports to the same file byte for byte; training refuses it, and trains
+# that f32 copy (a fine-tune of an export).
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 
@@ -56,6 +57,16 @@ if train-step -q -m e.tsr -n 1 pairs.tsr 2> err; then
 fi
 grep -q "exported model" err || fail "no reason given: $(cat err)"
 cmp -s e.tsr e2.tsr || fail "the refused training changed the export"
+grep -q "average of it alone" err || fail "no way out given: $(cat err)"
+
+# its f32 copy (the average of it alone) holds no optimiser state and
+# trains on from the export's step
+kinds r.tsr | grep '^optim\.[mv]\.' && fail "the f32 copy holds Adam's moments"
+step() { tensordump -n model.config -t "$1" | sed -n 's/^"step=\([0-9]*\).*/\1/p'; }
+[ "$(step r.tsr)" -eq 30 ] || fail "the f32 copy is at step $(step r.tsr)"
+train-step -q -m r.tsr -n 2 pairs.tsr || fail "the f32 copy does not train"
+[ "$(step r.tsr)" -eq 32 ] || fail "after 2 updates: step $(step r.tsr)"
+kinds r.tsr | grep -q '^optim\.m\.' || fail "the trained copy has no optim.m.*"
 rc=0
 train-step -x x.tsr --dtype f8 -m m.tsr 2> err || rc=$?
 [ "$rc" -eq 2 ] || fail "--dtype f8 exited $rc"

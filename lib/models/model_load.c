@@ -117,7 +117,8 @@ static int find_params(const struct model *m, struct tsr_map *map,
 		if (training && t->dtype != DT_F32) {
 			err_set("%s: parameter '%s' is %s: an exported model, "
 				"for translation only, is not trained further "
-				"(train the f32 model it was exported from)",
+				"(train the f32 model it was exported from, "
+				"or its f32 copy: the average of it alone)",
 				path, p->name, dtype_name(t->dtype));
 			return -1;
 		}
