@@ -19,6 +19,15 @@ recipe_transformer() {
 	     "-S label_smoothing=${SMOOTH:-0.1} -S seed=${SEED:-1}"
 }
 
+# Guided alignment's fine-tune of models/bible-es-en.tsr
+# (examples/bible-transformer.sh, doc/alignment.md): head 0 of decoder
+# layer 1 trained, at the step that reads each target unit, towards the
+# links read beside the pairs, with weight GUIDED_WEIGHT (0.5).
+recipe_guided() {
+	echo "-S guided_weight=${GUIDED_WEIGHT:-0.5} -S guided_layer=1" \
+	     "-S guided_head=0 -S guided_shift=1"
+}
+
 # The recurrent models of examples/bible-rnnsearch.sh, for ARCH (the
 # argument): EMB and HIDDEN (256), OPTIM (adam), LR (0.001), BATCH (2000),
 # SEED (1); rnnsearch's ATT (256) and, for rnnsearch and rnnencdec, MAXOUT
