@@ -27,7 +27,8 @@
 # mostly one word.  A word carries the numbers of the tags it is in; the
 # last word of a tag is its head.  A Spanish word and an English word that
 # share a number are a possible link, and a sure one when both are heads
-# ("días-days" sure, "en-days" and "los-days" possible).
+# of the only heads of that number in the line ("días-days" sure,
+# "en-days" and "los-days" possible).
 #
 # Module words are mapped to the corpus's space-separated words (the
 # corpus was made from other renderings: case and punctuation differ) by
@@ -234,34 +235,7 @@ EOF
 map es spaRV1909eb
 map en engKJV2006eb
 
-# The links: a shared number; sure when both words are heads.
+# The links (tools/strongs-links.awk says which are sure).
 paste -d '\t' "$work/es.map" "$work/en.map" | awk -F '\t' \
     -v sure="$work/dev.sure" -v poss="$work/dev.possible" \
-    -v tagged="$work/dev.tagged" '
-{
-	ns = split($1, s, " "); ne = split($2, e, " ")
-	S = P = T = ""
-	for (j = 1; j <= ne; j++)
-		if (e[j] != "-") {
-			T = T (T == "" ? "" : " ") (j-1); tt++
-		}
-	for (i = 1; i <= ns; i++) {
-		if (s[i] == "-") continue
-		split(s[i], sp, "/"); nsn = split(sp[1], sn, ",")
-		for (j = 1; j <= ne; j++) {
-			if (e[j] == "-") continue
-			split(e[j], ep, "/")
-			for (k = 1; k <= nsn; k++)
-				if (index("," ep[1] ",", "," sn[k] ",")) {
-					P = P (P == "" ? "" : " ") (i-1) "-" (j-1)
-					if (sp[2] && ep[2])
-						S = S (S == "" ? "" : " ") (i-1) "-" (j-1)
-					break
-				}
-		}
-	}
-	print S > sure; print P > poss; print T > tagged
-	ts += split(S, x, " "); tp += split(P, x, " ")
-}
-END { printf "gold: %d lines, %d sure links, %d possible (sure included), " \
-	"%d English words tagged\n", NR, ts, tp, tt > "/dev/stderr" }'
+    -v tagged="$work/dev.tagged" -f "$(dirname "$0")/strongs-links.awk"
