@@ -1,0 +1,136 @@
+#!/bin/sh
+# examples/markup.awk and translate-markup.sh: tags out of lines and back
+# into their translations.  strip's plain text and tag positions, and
+# project's output, on hand-made lines, exactly (reordering, an element
+# split, words without a link, the deepest of several links, empty and
+# lone elements, a line without links); the refusals; and the whole
+# script on a tiny model: every line kept, every tag kept, the output's
+# elements nested, its text beam's.  Under mawk and gawk alike (CI runs
+# both as awk).
+set -eu
+. "$(dirname "$0")/lib/cli.sh"
+mk="$root/examples/markup.awk"
+
+# strip: lines in; their plain text and TAGS out
+printf '%s\n' \
+	'Dio<b>s</b> es <i>bueno</i>.' \
+	'  a	<b> b </b>  ' \
+	'a < b' \
+	'' \
+	'<p>a <b>b</b><br/> c<em></em></p><!-- n -->' \
+	'<B>x</b><BR> <a href="u v">y</a>' > in.txt
+awk -v mode=strip -v tags=tags -f "$mk" < in.txt > plain ||
+	fail "strip: status $?"
+printf '%s\n' 'Dios es bueno.' 'a b' 'a < b' '' 'a b c' 'x y' |
+	cmp -s - plain || fail "strip's text: $(cat plain)"
+printf '%s\n' \
+	'3	o 0 <b>	c 1 </b>	o 2 <i>	c 3 </i>' \
+	'2	o 1 <b>	c 2 </b>' \
+	'3' \
+	'0' \
+	'3	o 0 <p>	o 1 <b>	c 2 </b>	v 2 <br/>	o 3 <em>	c 3 </em>	c 3 </p>	v 3 <!-- n -->' \
+	'2	o 0 <B>	c 1 </b>	v 1 <BR>	o 1 <a href="u v">	c 2 </a>' |
+	cmp -s - tags || fail "strip's tags: $(cat tags)"
+
+# project: TAGS and beam -A's lines in, the marked translation out
+printf '%s\n' \
+	'3	o 0 <b>	c 2 </b>' \
+	'3	o 0 <i>	c 2 </i>' \
+	'3	o 0 <p>	o 1 <b>	c 2 </b>	v 2 <br/>	o 3 <em>	c 3 </em>	c 3 </p>	v 3 <!-- n -->' \
+	'2	o 0 <b>	c 1 </b>' \
+	'2	o 0 <a>	o 0 <b>	c 1 </b>	c 1 </a>' \
+	'0' \
+	'0	v 0 <br/>' \
+	'3	o 0 <i>	o 0 <b>	c 1 </b>	c 2 </i>' > ptags
+# 1: a and b bold, reordered round c: the element split in two
+# 2: P, before the first link, takes X's elements; Q, between X (in <i>)
+#    and Y (in none), those they share; R, after the last, Y's
+# 3: X is linked to a (in <p>) and b (in <p> and <b>): b's; <br/> goes
+#    before Y, where c went; the empty <em> and the comment at the end
+# 4: no links: the element empty at the end
+# 5: the words of <a> and <b> have no link: both, nested, where y went
+# 8: Q, between X (in <i> and <b>) and Y (in <i>), in <i>
+printf '%s\n' \
+	'X Y Z ||| 0-0 2-1 1-2' \
+	'P X Q Y R ||| 0-1 2-3' \
+	'X Y ||| 0-0 1-0 2-1' \
+	'X Y ||| ' \
+	'Y ||| 1-0' \
+	' ||| ' \
+	' ||| ' \
+	'X Q Y ||| 0-0 1-2' > hyp
+awk -v mode=project -v tags=ptags -f "$mk" < hyp > got ||
+	fail "project: status $?"
+printf '%s\n' \
+	'<b>X</b> Y <b>Z</b>' \
+	'<i>P X</i> Q Y R' \
+	'<p><b>X</b> <br/>Y</p><em></em><!-- n -->' \
+	'X Y<b></b>' \
+	'<a><b></b></a>Y' \
+	'' \
+	'<br/>' \
+	'<i><b>X</b> Q Y</i>' | cmp -s - got || fail "project: $(cat got)"
+
+# the refusals: the line, what is wrong, exit 1
+refused() {	# refused MODE TAGS-LINES INPUT-LINE MESSAGE
+	printf '%s\n' "$2" > rtags
+	printf '%s\n' "$3" > rin
+	rc=0
+	awk -v mode="$1" -v tags=rtags -f "$mk" < rin > /dev/null 2> err ||
+		rc=$?
+	[ "$rc" -eq 1 ] && grep -qF "markup.awk: $4" err ||
+		fail "$1 '$3': exit $rc, $(cat err)"
+}
+refused strip '' 'x <b>y' 'line 1: <b> is not closed on its line'
+refused strip '' 'x</b>' 'line 1: </b> closes no element'
+refused strip '' '<b><i>x</b></i>' 'line 1: </b> closes <i>'
+refused project '1' 'X ||| 0-1' 'line 1: "0-1" is not a link of its 1 source'
+refused project '1' 'X ||| 1-0' 'line 1: "1-0" is not a link'
+refused project '1' 'X ||| 0:0' 'line 1: "0:0" is not a link'
+refused project '1' 'X' 'line 1: no " ||| "'
+refused project "$(printf '1\n1')" 'X ||| 0-0' 'rtags has more lines than'
+printf 'X ||| 0-0\nY ||| 0-0\n' > rin
+printf '1\n' > rtags
+rc=0
+awk -v mode=project -v tags=rtags -f "$mk" < rin > /dev/null 2> err || rc=$?
+[ "$rc" -eq 1 ] && grep -qF 'line 2: no line of rtags' err ||
+	fail "project, TAGS short: exit $rc, $(cat err)"
+rc=0
+awk -v mode=cut -v tags=x -f "$mk" < /dev/null 2> err || rc=$?
+[ "$rc" -eq 2 ] || fail "mode=cut: exit $rc"
+
+# the whole script, on a tiny model of pairs that reverse
+sentences 5 200 2 5 "s r" > pairs.txt
+trained m.tsr pairs.txt 30
+printf '%s\n' '<b>ab</b> cd ef' '' 'gh <i>ij <b>kl</b></i> ab<br/>' \
+	'<a href="x">cd</a>' 'ef gh' > marked.txt
+sh "$root/examples/translate-markup.sh" -m m.tsr -k 2 < marked.txt > out.txt ||
+	fail "translate-markup.sh: status $?"
+awk -v mode=strip -v tags=t2 -f "$mk" < marked.txt | tokenize -m m.tsr |
+	stages m.tsr | beam -m m.tsr -k 2 > want.txt
+awk -v mode=strip -v tags=t3 -f "$mk" < out.txt > /dev/null ||
+	fail "the output's elements do not nest: $(cat out.txt)"
+sed 's/<[^<>]*>//g' out.txt | cmp -s - want.txt ||
+	fail "the output's text is not beam's: $(paste out.txt want.txt)"
+# every tag of each line in its translation (an element split repeats
+# its tags)
+paste -d '\n' marked.txt out.txt | awk '
+	function tags(s, set,    n) {
+		split("", set)
+		while (match(s, /<[^<>]*>/)) {
+			set[substr(s, RSTART, RLENGTH)] = 1
+			n++
+			s = substr(s, RSTART + RLENGTH)
+		}
+		return n
+	}
+	NR % 2 { tags($0, want); next }
+	{ tags($0, got)
+	  for (t in want) if (!(t in got)) { print NR / 2 ": " t; bad = 1 }
+	  for (t in got) if (!(t in want)) { print NR / 2 ": +" t; bad = 1 } }
+	END { exit bad }' || fail "tags lost or made: $(cat out.txt)"
+
+exits 2 sh "$root/examples/translate-markup.sh" < marked.txt
+exits 1 sh "$root/examples/translate-markup.sh" -m nothing.tsr < marked.txt
+err_has 'translate-markup.sh: nothing.tsr: cannot read'
+exits 0 sh "$root/examples/translate-markup.sh" --help
