@@ -158,7 +158,9 @@ function project(line,    rec, sep, text, al, ni, item, k, SW, TW, tw, np,
 {
 	if ((getline rec < tags) <= 0)
 		fail("no line of " tags " for it")
-	sep = index(line, " ||| ")
+	# the last " ||| " (the text might hold one, the alignment cannot)
+	for (sep = 0; (k = index(substr(line, sep + 1), " ||| ")) > 0; )
+		sep += k
 	if (!sep)
 		fail("no \" ||| \": not the output of beam -A")
 	text = substr(line, 1, sep - 1)
@@ -201,6 +203,8 @@ function project(line,    rec, sep, text, al, ni, item, k, SW, TW, tw, np,
 			lone_at[k] = bnd
 		}
 	}
+	for (i = 0; i < SW; i++)
+		stk[i] = ""
 	for (e = 1; e <= ne; e++)
 		for (i = e_a[e]; i < e_b[e]; i++)
 			stk[i] = stk[i] e " "
@@ -296,17 +300,17 @@ BEGIN {
 		failed = 1
 		exit 2
 	}
-	split("area base br col embed hr img input link meta param source " \
-	      "track wbr", x, " ")
-	for (k in x)
-		void[x[k]] = 1
+	nv = split("area base br col embed hr img input link meta param " \
+		   "source track wbr", names, " ")
+	while (nv > 0)
+		void[names[nv--]] = 1
 }
 
 mode == "strip" { strip($0) }
 mode == "project" { project($0) }
 
 END {
-	if (!failed && mode == "project" && (getline rec < tags) > 0) {
+	if (!failed && mode == "project" && (getline extra < tags) > 0) {
 		printf "markup.awk: %s has more lines than the input\n",
 		       tags > "/dev/stderr"
 		exit 1

@@ -104,7 +104,7 @@ sentences 5 200 2 5 "s r" > pairs.txt
 trained m.tsr pairs.txt 30
 printf '%s\n' '<b>ab</b> cd ef' '' 'gh <i>ij <b>kl</b></i> ab<br/>' \
 	'<a href="x">cd</a>' 'ef gh' > marked.txt
-sh "$root/examples/translate-markup.sh" -m m.tsr -k 2 < marked.txt > out.txt ||
+sh "$root/examples/translate-markup.sh" -m m.tsr -- -k 2 < marked.txt > out.txt ||
 	fail "translate-markup.sh: status $?"
 awk -v mode=strip -v tags=t2 -f "$mk" < marked.txt | tokenize -m m.tsr |
 	stages m.tsr | beam -m m.tsr -k 2 > want.txt
@@ -114,7 +114,7 @@ sed 's/<[^<>]*>//g' out.txt | cmp -s - want.txt ||
 	fail "the output's text is not beam's: $(paste out.txt want.txt)"
 # every tag of each line in its translation (an element split repeats
 # its tags)
-paste -d '\n' marked.txt out.txt | awk '
+same_tags='
 	function tags(s, set,    n) {
 		split("", set)
 		while (match(s, /<[^<>]*>/)) {
@@ -128,7 +128,26 @@ paste -d '\n' marked.txt out.txt | awk '
 	{ tags($0, got)
 	  for (t in want) if (!(t in got)) { print NR / 2 ": " t; bad = 1 }
 	  for (t in got) if (!(t in want)) { print NR / 2 ": +" t; bad = 1 } }
-	END { exit bad }' || fail "tags lost or made: $(cat out.txt)"
+	END { exit bad }'
+paste -d '\n' marked.txt out.txt | awk "$same_tags" ||
+	fail "tags lost or made: $(cat out.txt)"
+
+# -t: the tags into translations given, by score -A's alignment
+printf '%s\n' 'ef cd ab' '' 'ab kl ij gh' 'cd' 'gh  ef ' > given.txt
+sh "$root/examples/translate-markup.sh" -m m.tsr -t given.txt \
+	< marked.txt > out.txt || fail "-t: status $?"
+sed 's/<[^<>]*>//g' out.txt | cmp -s - given.txt ||
+	fail "-t: the text is not the translation given: $(cat out.txt)"
+paste -d '\n' marked.txt out.txt | awk "$same_tags" ||
+	fail "-t: tags lost or made: $(cat out.txt)"
+head -4 given.txt > short.txt
+exits 1 sh "$root/examples/translate-markup.sh" -m m.tsr -t short.txt \
+	< marked.txt
+err_has 'translate-markup.sh: short.txt has 4 lines, the input 5'
+printf 'a\nb\tc\nd\ne\nf\n' > tab.txt
+exits 1 sh "$root/examples/translate-markup.sh" -m m.tsr -t tab.txt \
+	< marked.txt
+err_has 'translate-markup.sh: tab.txt:2: a tab'
 
 exits 2 sh "$root/examples/translate-markup.sh" < marked.txt
 exits 1 sh "$root/examples/translate-markup.sh" -m nothing.tsr < marked.txt
