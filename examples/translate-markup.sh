@@ -1,11 +1,12 @@
 #!/bin/sh
 # translate-markup.sh: translate lines that carry inline markup (<b>, <i>,
 # <a href=...>, <br/>: HTML or XML tags), keeping the markup.  The tags
-# are taken out, the plain text is translated by beam with -A, and
-# markup.awk puts each tag back around the output words that the
+# are taken out, the plain text is translated by beam with -A --cover,
+# and markup.awk puts each tag back around the output words that the
 # alignment links to the words it enclosed.  A model trained with guided
 # alignment (train-step(1); models/bible-es-en.tsr) gives the alignment
-# of its guided head, the one that aligns best (doc/alignment.md).
+# of its guided head, the one that aligns best (doc/alignment.md);
+# --cover gives each source word a link, so that no tag loses its words.
 #
 #   sh examples/translate-markup.sh -m MODEL [-t FILE] [-- OPTION...] < in > out
 #
@@ -52,7 +53,7 @@ n=$(wc -l < "$tmp/plain")
 if [ -z "$given" ]; then
 	tokenize -m "$model" < "$tmp/plain" | embed -m "$model" |
 		encode -m "$model" | attend -m "$model" |
-		beam -m "$model" -A "$@" > "$tmp/out"
+		beam -m "$model" -A --cover "$@" > "$tmp/out"
 else
 	[ "$(wc -l < "$given")" -eq "$n" ] ||
 		die "$given has $(wc -l < "$given") lines, the input $n"
@@ -60,7 +61,7 @@ else
 		die "$given:$(head -1 "$tmp/tabs" | cut -d: -f1): a tab"
 	paste "$tmp/plain" "$given" | tokenize -p -m "$model" |
 		embed -m "$model" | encode -m "$model" | attend -m "$model" |
-		score -m "$model" -A "$@" |
+		score -m "$model" -A --cover "$@" |
 		awk -v given="$given" '{ getline t < given; print t " ||| " $0 }' \
 		> "$tmp/out"
 fi

@@ -55,6 +55,28 @@ paste -d '\t' some.txt default.al | awk -F '\t' '{
 			out = out (out == "" ? "" : " ") p[k] }
 	print out }' > want.al
 cmp -s unl.al want.al || fail "--unlinked AB,cd"
+# --cover: the default's links, and one more for each source word they
+# miss, to a target word not --unlinked; every source word then linked
+# where a target word is not --unlinked (softmax leaves none without
+# mass)
+al --cover --unlinked AB,cd > cover.al
+paste -d '\t' some.txt unl.al cover.al | awk -F '\t' '{
+	ns = split($1, s, " "); split($2, t, " ")
+	n = split($3, p, " "); m = split($4, q, " ")
+	split("", had); split("", in_c); split("", src)
+	for (k = 1; k <= n; k++) { had[p[k]] = 1; split(p[k], ij, "-")
+		src[ij[1]] = 1 }
+	for (k = 1; k <= m; k++) { in_c[q[k]] = 1; split(q[k], ij, "-")
+		if (!(q[k] in had) && (ij[1] in src ||
+		    t[ij[2] + 1] == "ab" || t[ij[2] + 1] == "cd")) bad = 1
+		src[ij[1]] = 2 }
+	for (k = 1; k <= n; k++) if (!(p[k] in in_c)) bad = 1
+	free = 0
+	for (j in t) if (t[j] != "ab" && t[j] != "cd") free = 1
+	for (i = 0; i < ns; i++) if (free && !(i in src)) bad = 1
+	if (bad) { print NR; exit 1 } }' ||
+	fail "--cover: $(paste unl.al cover.al | head -3)"
+cmp -s cover.al unl.al && fail "--cover added no link on 40 lines"
 
 # refusals
 if al --layers 3 > /dev/null 2> err; then fail "--layers 3 accepted"; fi
@@ -72,4 +94,8 @@ done
 st=0
 score -m m.tsr --layers 1 < mem.tsr > /dev/null 2> err || st=$?
 [ "$st" -eq 2 ] || fail "--layers without -A: exit $st, not 2"
+st=0
+score -m m.tsr --cover < mem.tsr > /dev/null 2> err || st=$?
+[ "$st" -eq 2 ] && grep -q -- '--cover go with --align' err ||
+	fail "--cover without -A: exit $st, $(cat err)"
 exit 0

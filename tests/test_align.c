@@ -214,6 +214,56 @@ START_TEST(more_links_by_share)
 }
 END_TEST
 
+static void text_is(const struct bpe_text *t, const char *want)
+{
+	ck_assert_msg(t->n == strlen(want) && !memcmp(t->s, want, t->n),
+		      "'%.*s', not '%s'", (int)t->n, t->s, want);
+}
+
+/* The alignment of the example under o, as expect() compares it. */
+static void expect_opts(const struct align_opts *o, const char *want)
+{
+	struct vocab *v = bytes_vocab();
+	struct bpe_text t = { 0 };
+	int32_t src[8], tgt[8];
+	int S = byte_ids("ab c", src), T = byte_ids("x yz", tgt);
+
+	ck_assert_msg(align_words(v, src, S, v, tgt, T, &attw[0][0][0][0], 2,
+				  2, o, &t) == 0, "%s", err_msg());
+	text_is(&t, want);
+	vocab_free(v);
+	bpe_text_free(&t);
+}
+
+START_TEST(cover_every_source_word)
+{
+	static const char *const yz[] = { "yz" };
+	struct align_opts o = { .layers = 1, .heads = 1, .cover = 1 };
+
+	/* (0,0): x and yz go to ab; c, without a link, to the target word
+	 * of most mass on it: x .4, yz .5 */
+	expect_opts(&o, "0-0 0-1 1-1");
+	/* layer 0: both to c; ab gets yz (.8 against x's .6) */
+	o.heads = 0;
+	expect_opts(&o, "0-1 1-0 1-1");
+	/* (0,1): both to c; ab has no mass from either: no link */
+	o.heads = 2;
+	expect_opts(&o, "1-0 1-1");
+	/* (1,0): x ties on ab and c (ab), yz has no mass on a word; c gets
+	 * x, the only word with mass on it */
+	o.layers = 2;
+	o.heads = 1;
+	expect_opts(&o, "0-0 1-0");
+	/* all four: both to c; ab would get yz (1.3 against x's 1.1), but
+	 * an unlinked word takes no link: x */
+	o.layers = o.heads = 0;
+	expect_opts(&o, "0-1 1-0 1-1");
+	o.unlinked = yz;
+	o.n_unlinked = 1;
+	expect_opts(&o, "0-0 1-0");
+}
+END_TEST
+
 START_TEST(no_words)
 {
 	struct align_opts o = { 0 };
@@ -238,12 +288,6 @@ START_TEST(no_words)
 	vocab_free(v);
 }
 END_TEST
-
-static void text_is(const struct bpe_text *t, const char *want)
-{
-	ck_assert_msg(t->n == strlen(want) && !memcmp(t->s, want, t->n),
-		      "'%.*s', not '%s'", (int)t->n, t->s, want);
-}
 
 /* Target "“The, Of” oft" </s>, every unit on the source's c: the three
  * words go to c unless listed; the punctuation and quotes around a word
@@ -306,6 +350,7 @@ int main(void)
 	tcase_add_test(tc, units_joined_to_words);
 	tcase_add_test(tc, planes_chosen);
 	tcase_add_test(tc, more_links_by_share);
+	tcase_add_test(tc, cover_every_source_word);
 	tcase_add_test(tc, no_words);
 	tcase_add_test(tc, unlinked_words);
 	tcase_add_test(tc, refused);

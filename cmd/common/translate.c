@@ -503,6 +503,10 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			o->al.shift = 1;
 			o->al_given = 1;
 			break;
+		case OPT_COVER:
+			o->al.cover = 1;
+			o->al_given = 1;
+			break;
 		default:
 			return c;
 		}
@@ -513,8 +517,8 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		usage_error("--tensors goes with neither --align nor "
 			    "--scores");
 	if (o->al_given && !o->align)
-		usage_error("--layers, --heads, --min-share, --unlinked and "
-			    "--null go with --align");
+		usage_error("--layers, --heads, --min-share, --unlinked, "
+			    "--null, --shift and --cover go with --align");
 	o->search.want_attw = want_attw(o);
 	return -1;
 }

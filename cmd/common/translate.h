@@ -23,7 +23,7 @@ struct translate_opts {
 	int align;		/* Pharaoh word alignment */
 	struct align_opts al;	/* what -A averages and links (align.h) */
 	int al_given;		/* any of --layers, --heads, --min-share,
-				   --unlinked, --null */
+				   --unlinked, --null, --shift, --cover */
 	int planes_given;	/* --layers or --heads */
 	int bf16;		/* decode, beam: the Transformer decoder's
 				   products in bf16 (arch.h's dec_opts) */
@@ -46,7 +46,7 @@ enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
        OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
-       OPT_NULL, OPT_SHIFT };
+       OPT_NULL, OPT_SHIFT, OPT_COVER };
 #define TRANSLATE_LONGOPTS \
 	{ "model", required_argument, NULL, 'm' }, \
 	{ "batch", required_argument, NULL, 'b' }, \
@@ -58,6 +58,7 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	{ "unlinked", required_argument, NULL, OPT_UNLINKED }, \
 	{ "null", no_argument, NULL, OPT_NULL }, \
 	{ "shift", no_argument, NULL, OPT_SHIFT }, \
+	{ "cover", no_argument, NULL, OPT_COVER }, \
 	FILTER_LONGOPTS
 
 /* The options decode and beam share, for their tables and --help. */

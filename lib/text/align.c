@@ -144,14 +144,14 @@ static void add_plane(double *A, int SW, const float *a, const int *tw,
 }
 
 /*
- * Pairs (v, w) of the links of A [TW, SW + 1] into pair; their count.
- * The sums over the planes stand for the means: dividing all by |P|
- * changes neither the greatest nor the shares.
+ * Pairs (v, w) of the links of A [TW, SW + 1] under o into pair; their
+ * count.  The sums over the planes stand for the means: dividing all by
+ * |P| changes neither the greatest nor the shares.
  */
-static int links(const double *A, int TW, int SW, double min_share,
-		 int null, const char *skip, int *pair)
+static int links(const double *A, int TW, int SW, const struct align_opts *o,
+		 const char *skip, int *pair)
 {
-	int w, v, best, np = 0;
+	int w, v, best, np = 0, nw;
 
 	for (w = 0; w < TW; w++) {
 		const double *r = A + (size_t)w * (SW + 1);
@@ -163,15 +163,37 @@ static int links(const double *A, int TW, int SW, double min_share,
 				best = v;
 		}
 		if (SW == 0 || total <= 0 || skip[w] ||
-		    (null && r[SW] > r[best]))
+		    (o->null && r[SW] > r[best]))
 			continue;
 		for (v = 0; v < SW; v++)
-			if (v == best ||
-			    (min_share > 0 && r[v] >= min_share * total)) {
+			if (v == best || (o->min_share > 0 &&
+					  r[v] >= o->min_share * total)) {
 				pair[2 * np] = v;
 				pair[2 * np + 1] = w;
 				np++;
 			}
+	}
+	if (!o->cover)
+		return np;
+	/* each source word without a link: the target word of most mass on
+	 * it, if any (the pairs so far are sorted by w, not v: a scan) */
+	for (nw = np, v = 0; v < SW; v++) {
+		int k, got = -1;
+
+		for (k = 0; k < nw && pair[2 * k] != v; k++)
+			;
+		if (k < nw)
+			continue;
+		for (w = 0; w < TW; w++)
+			if (!skip[w] && A[(size_t)w * (SW + 1) + v] > 0 &&
+			    (got < 0 || A[(size_t)w * (SW + 1) + v] >
+					A[(size_t)got * (SW + 1) + v]))
+				got = w;
+		if (got >= 0) {
+			pair[2 * np] = v;
+			pair[2 * np + 1] = got;
+			np++;
+		}
 	}
 	return np;
 }
@@ -217,7 +239,7 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 				add_plane(A, SW, attw + ((size_t)l * H + h) *
 					  plane, tw, T, sw, S, o->shift != 0);
 	mark_unlinked(&text, o, skip, TW);
-	np = links(A, TW, SW, o->min_share, o->null, skip, pair);
+	np = links(A, TW, SW, o, skip, pair);
 	qsort(pair, np, 2 * sizeof *pair, pair_cmp);
 	for (i = 0; i < np; i++) {
 		int n = snprintf(buf, sizeof buf, "%s%d-%d", out->n ? " " : "",

@@ -31,7 +31,11 @@
  * best source word, nor one of the caller's unlinked words (function words, say): the
  * target word compared without the ASCII punctuation and the quotes
  * U+2018..U+201F around it, ASCII letters in either case alike ("The,"
- * is "the").
+ * is "the").  With cover, each source word v that none of these links
+ * reaches is then linked to the target word w of greatest A(w, v) > 0,
+ * the first of equal ones, that is not one of the unlinked words: every
+ * source word that the attention reaches keeps a place in the target,
+ * which projecting markup needs (examples/translate-markup.sh).
  */
 #ifndef ATTN_ALIGN_H
 #define ATTN_ALIGN_H
@@ -46,6 +50,7 @@ struct align_opts {
 	double min_share;	/* 0: one link per target word; see above */
 	int null;		/* the units of no word stand for no link */
 	int shift;		/* unit t's weights are row t + 1's (below) */
+	int cover;		/* a link for every source word reached */
 	const char *const *unlinked;	/* [n_unlinked] target words */
 	int n_unlinked;
 };
