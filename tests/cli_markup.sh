@@ -99,6 +99,27 @@ rc=0
 awk -v mode=cut -v tags=x -f "$mk" < /dev/null 2> err || rc=$?
 [ "$rc" -eq 2 ] || fail "mode=cut: exit $rc"
 
+# tools/markup-eval.sh: five one-to-one sure links; a, its word alone;
+# b, B and C; c, no link, nowhere; d and e, the other word
+printf 'a b c\nd e\n' > es
+printf 'A B C\nD E\n' > en
+printf '0-0 1-1 2-2\n0-1 1-0\n' > sure
+printf '0-0 1-1 1-2\n0-0 1-1\n' > hyp.al
+echo 'cases 5 exact 20.0 more 20.0 wrong 40.0 none 20.0' > want
+sh "$root/tools/markup-eval.sh" es en sure hyp.al > got ||
+	fail "markup-eval.sh: status $?"
+cmp -s want got || fail "markup-eval.sh: $(cat got)"
+# a word with two sure links is no case
+printf '0-0 1-1 2-2 2-1\n0-1 1-0\n' > sure
+echo 'cases 3 exact 33.3 more 0.0 wrong 66.7 none 0.0' > want
+sh "$root/tools/markup-eval.sh" es en sure hyp.al > got ||
+	fail "markup-eval.sh: status $?"
+cmp -s want got || fail "markup-eval.sh, two links: $(cat got)"
+printf '0-0\n0-0\n0-0\n' > three.al
+exits 1 sh "$root/tools/markup-eval.sh" es en sure three.al
+err_has 'three.al has 3 lines, es 2'
+exits 2 sh "$root/tools/markup-eval.sh" es en sure
+
 # the whole script, on a tiny model of pairs that reverse
 sentences 5 200 2 5 "s r" > pairs.txt
 trained m.tsr pairs.txt 30
