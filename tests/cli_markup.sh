@@ -10,6 +10,24 @@
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 mk="$root/examples/markup.awk"
+# same_tags: awk reading lines in pairs, a line then what became of it,
+# and exiting 1 unless each pair has the same set of tags (an element
+# split repeats its tags)
+same_tags='
+	function tags(s, set,    n) {
+		split("", set)
+		while (match(s, /<[^<>]*>/)) {
+			set[substr(s, RSTART, RLENGTH)] = 1
+			n++
+			s = substr(s, RSTART + RLENGTH)
+		}
+		return n
+	}
+	NR % 2 { tags($0, want); next }
+	{ tags($0, got)
+	  for (t in want) if (!(t in got)) { print NR / 2 ": " t; bad = 1 }
+	  for (t in got) if (!(t in want)) { print NR / 2 ": +" t; bad = 1 } }
+	END { exit bad }'
 
 # strip: lines in; their plain text and TAGS out
 printf '%s\n' \
@@ -70,6 +88,47 @@ printf '%s\n' \
 	'' \
 	'<br/>' \
 	'<i><b>X</b> Q Y</i>' | cmp -s - got || fail "project: $(cat got)"
+
+# 300 random lines: random elements (nested, empty, lone tags) over
+# random words, random alignments to random translations; the output's
+# text is the translation's, its elements nest, its tags are the line's
+awk 'BEGIN { srand(11)
+	for (n = 0; n < 300; n++) {
+		sw = int(rand() * 8); line = ""; depth = 0; ne = 0
+		for (i = 0; i <= sw; i++) {
+			while (rand() < .3) {
+				r = rand()
+				if (r < .4) { e = "e" (++ne)
+					line = line "<" e " n=\"" n "\">"
+					st[++depth] = e }
+				else if (r < .7 && depth)
+					line = line "</" st[depth--] ">"
+				else line = line "<br id=" (++ne) "/>"
+			}
+			if (i < sw) line = line (rand() < .2 ? "" : " ") "w" i
+		}
+		while (depth) line = line "</" st[depth--] ">"
+		print line > "r.marked"
+		tw = int(rand() * 8); t = ""
+		for (j = 0; j < tw; j++) t = t (j ? " " : "") "T" j
+		print t > "r.text"
+	} }'
+awk -v mode=strip -v tags=r.tags -f "$mk" < r.marked > r.plain ||
+	fail "random lines: strip, status $?"
+awk 'BEGIN { srand(12); while ((getline t < "r.text") > 0) {
+	getline p < "r.plain"; sw = split(p, x, " "); tw = split(t, x, " ")
+	a = ""
+	for (i = 0; i < sw; i++) for (j = 0; j < tw; j++)
+		if (rand() < .25) a = a (a == "" ? "" : " ") i "-" j
+	print t " ||| " a } }' | awk -v mode=project -v tags=r.tags -f "$mk" \
+	> r.out || fail "random lines: project, status $?"
+[ "$(wc -l < r.out)" -eq 300 ] || fail "random lines: $(wc -l < r.out) out"
+sed 's/<[^<>]*>//g' r.out | cmp -s - r.text ||
+	fail "random lines: the text changed"
+awk -v mode=strip -v tags=r.t2 -f "$mk" < r.out > /dev/null ||
+	fail "random lines: the output's elements do not nest"
+paste -d '\n' r.marked r.out | awk "$same_tags" ||
+	fail "random lines: tags lost or made"
 
 # the refusals: the line, what is wrong, exit 1
 refused() {	# refused MODE TAGS-LINES INPUT-LINE MESSAGE
@@ -133,23 +192,6 @@ awk -v mode=strip -v tags=t3 -f "$mk" < out.txt > /dev/null ||
 	fail "the output's elements do not nest: $(cat out.txt)"
 sed 's/<[^<>]*>//g' out.txt | cmp -s - want.txt ||
 	fail "the output's text is not beam's: $(paste out.txt want.txt)"
-# every tag of each line in its translation (an element split repeats
-# its tags)
-same_tags='
-	function tags(s, set,    n) {
-		split("", set)
-		while (match(s, /<[^<>]*>/)) {
-			set[substr(s, RSTART, RLENGTH)] = 1
-			n++
-			s = substr(s, RSTART + RLENGTH)
-		}
-		return n
-	}
-	NR % 2 { tags($0, want); next }
-	{ tags($0, got)
-	  for (t in want) if (!(t in got)) { print NR / 2 ": " t; bad = 1 }
-	  for (t in got) if (!(t in want)) { print NR / 2 ": +" t; bad = 1 } }
-	END { exit bad }'
 paste -d '\n' marked.txt out.txt | awk "$same_tags" ||
 	fail "tags lost or made: $(cat out.txt)"
 
