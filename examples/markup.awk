@@ -57,8 +57,8 @@ function tag_kind(t,    n)
 	return substr(t, 2, 1) == "/" ? "c" : "o"
 }
 
-function strip(line,    rest, text, ntag, k, at, kind, t, depth, open,
-	       nw, w, st, en, i, p, out, rec, pos)
+function strip(line,    rest, text, ntag, k, at, tk, tt, kind, t, depth,
+	       open, nw, st, en, i, p, out, rec, pos)
 {
 	gsub(/\t/, " ", line)
 	rest = line
@@ -88,8 +88,8 @@ function strip(line,    rest, text, ntag, k, at, kind, t, depth, open,
 		fail("<" open[depth] "> is not closed on its line")
 
 	# the words' spans in text: st[w] chars before it, en[w] after it
-	nw = 0
-	pos = 0
+	nw = pos = 0
+	out = ""
 	rest = text
 	while (match(rest, /[^ ]+/)) {
 		nw++
@@ -117,11 +117,11 @@ function strip(line,    rest, text, ntag, k, at, kind, t, depth, open,
 }
 
 # The common prefix of stacks a and b ("e1 e4 " lists): its length.
-function common(a, b,    n, x, y, k)
+function common(a, b,    n, m, x, y, k)
 {
 	n = split(a, x, " ")
-	split(b, y, " ")
-	for (k = 1; k <= n && (k in y) && x[k] == y[k]; k++)
+	m = split(b, y, " ")
+	for (k = 1; k <= n && k <= m && x[k] == y[k]; k++)
 		;
 	return k - 1
 }
@@ -189,7 +189,6 @@ function project(line,    rec, sep, text, al, ni, item, k, SW, TW, tw, np,
 		if (kind == "o") {
 			ne++
 			e_tag[ne] = s
-			e_name[ne] = tag_name(s)
 			e_a[ne] = bnd
 			e_item[ne] = k
 			e_par[ne] = depth ? parent[depth] : 0
