@@ -2,7 +2,7 @@
 # Sentences of one to three words translate with the shipped model
 # (models/bible-es-en.tsr), greedy and beam: exact lines, none empty but
 # the empty source's.  The model, trained on Bible verses, puts </s> first
-# for "Ok." (more than any word; "Hola." until the model of guided
+# for "Hola." (more than any word; "Ok." for the first model of guided
 # alignment, doc/alignment.md): the contract's search
 # (--min-len 0) gives it an empty line, the default (--min-len 1) a
 # translation, the model's best after </s> (doc/decoding.md).
@@ -11,7 +11,7 @@ set -u
 errors=0
 m=$root/models/bible-es-en.tsr
 
-printf 'Ok.\nDios.\nJesús lloró.\nEn el principio.\n\n' >src
+printf 'Hola.\nDios.\nJesús lloró.\nEn el principio.\n\n' >src
 tokenize -m "$m" src | embed -m "$m" | encode -m "$m" | attend -m "$m" \
 	>mem.tsr || fail "the memory of src"
 
@@ -25,11 +25,11 @@ run() {
 		"$(tr '\n' '|' <want)"
 }
 
-run 'Okk.\nGod.\nJesus wept.\nIn the beginning.\n\n' decode
-run 'Open.\nGod.\nJesus wept.\nIn the beginning.\n\n' beam
+run 'I have burnt.\nGod.\nJesus wept.\nIn the beginning.\n\n' decode
+run 'I have burnt.\nGod.\nJesus wept.\nIn the beginning.\n\n' beam
 # --min-len 1 is the default; 0 is the contract's search, and its empty
-# line for "Ok."
-run 'Okk.\nGod.\nJesus wept.\nIn the beginning.\n\n' \
+# line for "Hola."
+run 'I have burnt.\nGod.\nJesus wept.\nIn the beginning.\n\n' \
 	decode --min-len 1
 run '\nGod.\nJesus wept.\nIn the beginning.\n\n' decode --min-len 0
 run '\nGod.\nJesus wept.\nIn the beginning.\n\n' beam --min-len=0
