@@ -57,8 +57,22 @@ function tag_kind(t,    n)
 	return substr(t, 2, 1) == "/" ? "c" : "o"
 }
 
+# The words of text (split at spaces) into w[1..n], and the spaces before
+# word j into gap[j - 1] (gap[n]: after the last); n.
+function words(text, w, gap,    n)
+{
+	n = 0
+	while (match(text, /[^ ]+/)) {
+		gap[n] = substr(text, 1, RSTART - 1)
+		w[++n] = substr(text, RSTART, RLENGTH)
+		text = substr(text, RSTART + RLENGTH)
+	}
+	gap[n] = text
+	return n
+}
+
 function strip(line,    rest, text, ntag, k, at, tk, tt, kind, t, depth,
-	       open, nw, st, en, i, p, out, rec, pos)
+	       open, nw, wd, gap, st, en, i, p, out, rec, pos)
 {
 	gsub(/\t/, " ", line)
 	rest = line
@@ -88,17 +102,13 @@ function strip(line,    rest, text, ntag, k, at, tk, tt, kind, t, depth,
 		fail("<" open[depth] "> is not closed on its line")
 
 	# the words' spans in text: st[w] chars before it, en[w] after it
-	nw = pos = 0
+	nw = words(text, wd, gap)
 	out = ""
-	rest = text
-	while (match(rest, /[^ ]+/)) {
-		nw++
-		st[nw] = pos + RSTART - 1
-		en[nw] = st[nw] + RLENGTH
-		pos += RSTART + RLENGTH - 1
-		rest = substr(rest, RSTART + RLENGTH)
-		out = out (nw > 1 ? " " : "") substr(text, st[nw] + 1,
-						     en[nw] - st[nw])
+	pos = 0
+	for (i = 1; i <= nw; i++) {
+		st[i] = pos + length(gap[i - 1])
+		en[i] = pos = st[i] + length(wd[i])
+		out = out (i > 1 ? " " : "") wd[i]
 	}
 	rec = nw
 	for (k = 1; k <= ntag; k++) {
@@ -152,7 +162,7 @@ function anchor(a, SW, TW,    i)
 	return TW
 }
 
-function project(line,    rec, sep, text, al, ni, item, k, SW, TW, tw, np,
+function project(line,    rec, sep, text, al, ni, item, k, SW, TW, tw, gap, np,
 		 pr, ij, i, j, e, ne, depth, parent, stk, s, ts, best, prev,
 		 next_, stuck, out, cur, n, x, c, m, used, kind, bnd)
 {
@@ -167,15 +177,7 @@ function project(line,    rec, sep, text, al, ni, item, k, SW, TW, tw, np,
 	al = substr(line, sep + 5)
 	ni = split(rec, item, "\t")
 	SW = item[1] + 0
-	# TEXT's words tw[1..TW], gap[j] the spaces before word j (gap[TW]:
-	# after the last), kept as they were
-	TW = 0
-	while (match(text, /[^ ]+/)) {
-		gap[TW] = substr(text, 1, RSTART - 1)
-		tw[++TW] = substr(text, RSTART, RLENGTH)
-		text = substr(text, RSTART + RLENGTH)
-	}
-	gap[TW] = text
+	TW = words(text, tw, gap)	# the spaces kept as they were
 
 	# the elements: start and end boundaries, tag; stk[i] of source word i
 	ne = depth = 0

@@ -151,7 +151,7 @@ static void add_plane(double *A, int SW, const float *a, const int *tw,
 static int links(const double *A, int TW, int SW, const struct align_opts *o,
 		 const char *skip, int *pair)
 {
-	int w, v, best, np = 0, nw;
+	int w, v, best, np = 0;
 
 	for (w = 0; w < TW; w++) {
 		const double *r = A + (size_t)w * (SW + 1);
@@ -173,18 +173,26 @@ static int links(const double *A, int TW, int SW, const struct align_opts *o,
 				np++;
 			}
 	}
-	if (!o->cover)
-		return np;
-	/* each source word without a link: the target word of most mass on
-	 * it, if any (the pairs so far are sorted by w, not v: a scan) */
-	for (nw = np, v = 0; v < SW; v++) {
-		int k, got = -1;
+	return np;
+}
 
-		for (k = 0; k < nw && pair[2 * k] != v; k++)
-			;
-		if (k < nw)
+/*
+ * With align_opts.cover: appends to the np pairs of links() a link for
+ * each source word none of them reaches, to the target word (not skipped)
+ * of most mass on it, if any; the new count.  linked [SW] is scratch.
+ */
+static int cover(const double *A, int TW, int SW, const char *skip,
+		 int *pair, int np, char *linked)
+{
+	int k, v, w, got;
+
+	memset(linked, 0, SW);
+	for (k = 0; k < np; k++)
+		linked[pair[2 * k]] = 1;
+	for (v = 0; v < SW; v++) {
+		if (linked[v])
 			continue;
-		for (w = 0; w < TW; w++)
+		for (got = -1, w = 0; w < TW; w++)
 			if (!skip[w] && A[(size_t)w * (SW + 1) + v] > 0 &&
 			    (got < 0 || A[(size_t)w * (SW + 1) + v] >
 					A[(size_t)got * (SW + 1) + v]))
@@ -208,7 +216,7 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 	int *lon = malloc((L + 1) * sizeof *lon);
 	int *hon = malloc((H + 1) * sizeof *hon);
 	int *pair = NULL;
-	char *skip = NULL;
+	char *skip = NULL, *linked = NULL;
 	double *A = NULL;
 	struct bpe_text text = { 0 };
 	size_t plane = (size_t)T * S;
@@ -229,7 +237,8 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 	A = calloc((size_t)TW * (SW + 1) + 1, sizeof *A);
 	pair = malloc(((size_t)TW * SW + 1) * 2 * sizeof *pair);
 	skip = malloc(TW + 1);
-	if (!A || !pair || !skip) {
+	linked = malloc(SW + 1);
+	if (!A || !pair || !skip || !linked) {
 		err_set("out of memory");
 		goto out;
 	}
@@ -240,6 +249,8 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 					  plane, tw, T, sw, S, o->shift != 0);
 	mark_unlinked(&text, o, skip, TW);
 	np = links(A, TW, SW, o, skip, pair);
+	if (o->cover)
+		np = cover(A, TW, SW, skip, pair, np, linked);
 	qsort(pair, np, 2 * sizeof *pair, pair_cmp);
 	for (i = 0; i < np; i++) {
 		int n = snprintf(buf, sizeof buf, "%s%d-%d", out->n ? " " : "",
@@ -257,6 +268,7 @@ out:
 	free(A);
 	free(pair);
 	free(skip);
+	free(linked);
 	bpe_text_free(&text);
 	return rc;
 }
