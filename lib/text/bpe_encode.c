@@ -28,7 +28,7 @@ int bpe_piece_symbols(const struct bpe *v, const char *s, size_t n,
 		if (c.unit && c.len == 1) {
 			id = v->ascii[(unsigned char)s[i]];
 		} else if (c.unit) {
-			found = bpe_map_find(&v->by_bytes, s + i, c.len);
+			found = strmap_find(&v->by_bytes, s + i, c.len);
 			if (found && v->unit[*found].kind == BPE_KIND_CHAR)
 				id = *found;
 		}
@@ -53,7 +53,7 @@ static int32_t merged(const struct bpe *v, int32_t left, int32_t right)
 
 	if (left < BPE_FIRST_UNIT || right < BPE_FIRST_UNIT)
 		return -1;
-	id = bpe_map_find(&v->merge, &key, sizeof(key));
+	id = strmap_find(&v->merge, &key, sizeof(key));
 	return id ? (int32_t)*id : -1;
 }
 
@@ -139,7 +139,7 @@ static int encode_piece(const struct encoding *e, const char *s, size_t n)
 	int cached = n <= CACHE_MAX_PIECE && e->p == 0;
 	int64_t *hit;
 
-	if (cached && (hit = bpe_map_find(&v->cache, s, n))) {
+	if (cached && (hit = strmap_find(&v->cache, s, n))) {
 		count = *hit & 0xfffff;
 		for (k = 0; k < count; k++)
 			if (bpe_ids_push(out, v->cache_ids.v[(*hit >> 20) + k]) < 0)
@@ -158,14 +158,14 @@ static int encode_piece(const struct encoding *e, const char *s, size_t n)
 		return 0;
 	if (v->cache.n >= CACHE_MAX_PIECES ||
 	    v->cache_ids.n >= CACHE_MAX_IDS) {
-		bpe_map_clear(&v->cache);
+		strmap_clear(&v->cache);
 		v->cache_ids.n = 0;
 	}
 	count = out->n - start;
 	for (k = 0; k < count; k++)
 		if (bpe_ids_push(&v->cache_ids, out->v[start + k]) < 0)
 			return -1;
-	if (!(hit = bpe_map_put(&v->cache, s, n, NULL)))
+	if (!(hit = strmap_put(&v->cache, s, n, NULL)))
 		return -1;
 	*hit = (int64_t)(v->cache_ids.n - count) << 20 | count;
 	return 0;

@@ -1,35 +1,12 @@
 /*
  * bpe_impl.h: the inside of the subword tokenizer (bpe.h), shared by its
- * files: a hash map of byte strings, the pieces, and struct bpe.
+ * files: a binary heap, the pieces, and struct bpe.
  */
 #ifndef ATTN_BPE_IMPL_H
 #define ATTN_BPE_IMPL_H
 
 #include "bpe.h"
-
-/* ---- a map from byte strings to int64 values ---------------------------- */
-
-struct bpe_map_ent {
-	uint64_t hash;
-	size_t off;             /* the key's bytes in keys */
-	uint32_t len;
-	int64_t val;
-};
-struct bpe_map {
-	uint32_t *slot;         /* entry index + 1; 0 is empty */
-	size_t mask;
-	struct bpe_map_ent *ent;        /* in the order added */
-	size_t n, cap;
-	struct bpe_text keys;
-};
-
-int64_t *bpe_map_find(const struct bpe_map *m, const void *key, size_t len);
-/* The value of key, added as 0 (and *added set) if absent; NULL if out of
- * memory. */
-int64_t *bpe_map_put(struct bpe_map *m, const void *key, size_t len,
-		     int *added);
-void bpe_map_clear(struct bpe_map *m);
-void bpe_map_free(struct bpe_map *m);
+#include "strmap.h"
 
 /* ---- a binary heap ------------------------------------------------------ */
 
@@ -91,14 +68,14 @@ struct bpe {
 	int prefix;                     /* the dummy prefix (version 2) */
 	struct bpe_unit *unit;
 	struct bpe_text bytes;
-	struct bpe_map by_bytes;        /* char and merge units: bytes -> id */
-	struct bpe_map merge;           /* pair key -> id of the merged unit */
+	struct strmap by_bytes;        /* char and merge units: bytes -> id */
+	struct strmap merge;           /* pair key -> id of the merged unit */
 	int32_t ascii[128];             /* id of an ASCII character unit, or -1 */
 
 	/* bpe_encode: the line with its prefix, a cache of pieces, and
 	 * room to merge one */
 	struct bpe_text line;
-	struct bpe_map cache;           /* piece -> offset << 20 | count */
+	struct strmap cache;           /* piece -> offset << 20 | count */
 	struct bpe_ids cache_ids;
 	struct bpe_ids sym, prev, next;
 	struct bpe_heap heap;           /* of struct merge_at (bpe_encode.c) */

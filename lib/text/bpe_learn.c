@@ -10,7 +10,7 @@
 #include "base/errmsg.h"
 
 struct bpe_counter {
-	struct bpe_map pieces;          /* piece -> occurrences */
+	struct strmap pieces;          /* piece -> occurrences */
 	struct bpe_text line;           /* a line with its dummy prefix */
 };
 
@@ -26,7 +26,7 @@ struct bpe_counter *bpe_counter_new(void)
 static int count_piece(void *ctx, const char *s, size_t n)
 {
 	struct bpe_counter *c = ctx;
-	int64_t *count = bpe_map_put(&c->pieces, s, n, NULL);
+	int64_t *count = strmap_put(&c->pieces, s, n, NULL);
 
 	if (!count)
 		return -1;
@@ -45,7 +45,7 @@ void bpe_counter_free(struct bpe_counter *c)
 {
 	if (!c)
 		return;
-	bpe_map_free(&c->pieces);
+	strmap_free(&c->pieces);
 	bpe_text_free(&c->line);
 	free(c);
 }
@@ -73,12 +73,12 @@ static int char_cmp(const void *x, const void *y)
 }
 
 /* Adds the most frequent characters of the pieces as units. */
-static int add_chars(struct bpe *v, const struct bpe_map *pieces,
+static int add_chars(struct bpe *v, const struct strmap *pieces,
 		     int max_chars, double coverage)
 {
-	struct bpe_map chars = { 0 };
+	struct strmap chars = { 0 };
 	struct char_count *cc = NULL;
-	const struct bpe_map_ent *e;
+	const struct strmap_ent *e;
 	const char *s;
 	struct bpe_char c;
 	double total = 0, covered = 0;
@@ -93,7 +93,7 @@ static int add_chars(struct bpe *v, const struct bpe_map *pieces,
 			c = bpe_char_at(s + k, e->len - k);
 			if (!c.unit)
 				continue;
-			if (!(count = bpe_map_put(&chars, s + k, c.len, NULL)))
+			if (!(count = strmap_put(&chars, s + k, c.len, NULL)))
 				goto out;
 			*count += e->val;
 			total += e->val;
@@ -121,7 +121,7 @@ static int add_chars(struct bpe *v, const struct bpe_map *pieces,
 	rc = 0;
 out:
 	free(cc);
-	bpe_map_free(&chars);
+	strmap_free(&chars);
 	return rc;
 }
 
@@ -155,7 +155,7 @@ struct learner {
 	struct bpe_ids sym;             /* every word's units, back to back */
 	struct pair *pair;
 	int32_t npair, cap;
-	struct bpe_map pair_index;      /* pair key -> index in pair */
+	struct strmap pair_index;      /* pair key -> index in pair */
 	struct bpe_heap heap;           /* of struct heap_ent */
 	struct bpe_ids dirty;           /* pairs whose count changed */
 	struct bpe_ids next;            /* scratch: a word after a merge */
@@ -202,7 +202,7 @@ static int32_t pair_get(struct learner *l, uint64_t key)
 	int added;
 	int32_t cap;
 
-	if (!(index = bpe_map_put(&l->pair_index, &key, sizeof(key), &added)))
+	if (!(index = strmap_put(&l->pair_index, &key, sizeof(key), &added)))
 		return -1;
 	if (!added)
 		return *index;
@@ -273,9 +273,9 @@ static int push_dirty(struct learner *l)
 
 /* Every word of at most BPE_LEARN_MAX_PIECE bytes and two units, with the
  * counts of its pairs. */
-static int make_words(struct learner *l, const struct bpe_map *pieces)
+static int make_words(struct learner *l, const struct strmap *pieces)
 {
-	const struct bpe_map_ent *e;
+	const struct strmap_ent *e;
 	struct word *w;
 	int32_t *s, i, p;
 	size_t k, off;
@@ -436,7 +436,7 @@ static int learn_merges(struct learner *l, int vocab_size)
 		    bpe_text_add(&joined, bpe_unit_bytes(l->v, p->right),
 				 l->v->unit[p->right].len) < 0)
 			goto out;
-		if (bpe_map_find(&l->v->by_bytes, joined.s, joined.n)) {
+		if (strmap_find(&l->v->by_bytes, joined.s, joined.n)) {
 			p->blocked = 1;
 			continue;
 		}
@@ -460,7 +460,7 @@ static void learner_free(struct learner *l)
 	free(l->pair);
 	free(l->word);
 	bpe_ids_free(&l->sym);
-	bpe_map_free(&l->pair_index);
+	strmap_free(&l->pair_index);
 	bpe_heap_free(&l->heap);
 	bpe_ids_free(&l->dirty);
 	bpe_ids_free(&l->next);

@@ -136,7 +136,7 @@ int32_t bpe_add_unit(struct bpe *v, int kind, const char *s, size_t len,
 	int added;
 	int32_t id;
 
-	slot = bpe_map_put(&v->by_bytes, s, len, &added);
+	slot = strmap_put(&v->by_bytes, s, len, &added);
 	if (!slot)
 		return -1;
 	if (!added) {
@@ -151,7 +151,7 @@ int32_t bpe_add_unit(struct bpe *v, int kind, const char *s, size_t len,
 		v->ascii[(unsigned char)s[0]] = id;
 	if (kind == BPE_KIND_MERGE) {
 		key = bpe_pair_key(left, right);
-		if (!(m = bpe_map_put(&v->merge, &key, sizeof(key), NULL)))
+		if (!(m = strmap_put(&v->merge, &key, sizeof(key), NULL)))
 			return -1;
 		*m = id;
 		v->nmerges++;
@@ -166,9 +166,9 @@ void bpe_free(struct bpe *v)
 	free(v->unit);
 	bpe_text_free(&v->bytes);
 	bpe_text_free(&v->line);
-	bpe_map_free(&v->by_bytes);
-	bpe_map_free(&v->merge);
-	bpe_map_free(&v->cache);
+	strmap_free(&v->by_bytes);
+	strmap_free(&v->merge);
+	strmap_free(&v->cache);
 	bpe_ids_free(&v->cache_ids);
 	bpe_ids_free(&v->sym);
 	bpe_ids_free(&v->prev);
@@ -255,7 +255,7 @@ static int32_t find_shown(const struct bpe *v, const char *s, size_t n,
 
 	if (unshow(s, n, tmp) < 0)
 		return -1;
-	id = bpe_map_find(&v->by_bytes, tmp->s, tmp->n);
+	id = strmap_find(&v->by_bytes, tmp->s, tmp->n);
 	return id ? (int32_t)*id : -1;
 }
 

@@ -95,15 +95,15 @@ int spm_bpe_init(struct spm *m)
 	unsigned c;
 
 	for (c = 0; c < 128; c++) {
-		v = bpe_map_find(&m->pieces, &(char){ (char)c }, 1);
+		v = strmap_find(&m->pieces, &(char){ (char)c }, 1);
 		m->ascii_id[c] = v ? (int32_t)*v : -1;
 	}
 	for (i = 0; i < m->pieces.n; i++) {
 		s = m->pieces.keys.s + m->pieces.ent[i].off;
 		len = m->pieces.ent[i].len;
 		for (k = 1; k < len; k++)
-			if ((l = bpe_map_find(&m->pieces, s, k)) &&
-			    (r = bpe_map_find(&m->pieces, s + k, len - k)) &&
+			if ((l = strmap_find(&m->pieces, s, k)) &&
+			    (r = strmap_find(&m->pieces, s + k, len - k)) &&
 			    pair_put(m, ((uint64_t)*l << 32 | (uint32_t)*r) + 1,
 				     (int32_t)m->pieces.ent[i].val) < 0)
 				return -1;
@@ -177,7 +177,7 @@ static int maybe_push(struct spm *m, struct sym *y, int32_t l, int32_t r)
 	if (y[l].id >= 0 && y[r].id >= 0) {
 		id = pair_find(m, y[l].id, y[r].id);
 	} else {
-		found = bpe_map_find(&m->pieces, m->line.s + y[l].off, p.len);
+		found = strmap_find(&m->pieces, m->line.s + y[l].off, p.len);
 		id = found ? (int32_t)*found : -1;
 	}
 	if (id < 0)
@@ -191,7 +191,7 @@ static int maybe_push(struct spm *m, struct sym *y, int32_t l, int32_t r)
 	if (m->piece[id].type == SPM_UNUSED) {
 		/* what it was made from (the last pair pushed that made
 		 * it, as SentencePiece keeps): the left part's length */
-		if (!(rv = bpe_map_put(&m->revmerge, m->line.s + y[l].off,
+		if (!(rv = strmap_put(&m->revmerge, m->line.s + y[l].off,
 				       p.len, &added)))
 			return -1;
 		*rv = y[l].len;
@@ -207,7 +207,7 @@ static int resegment(struct spm *m, uint32_t off, uint32_t len, int depth)
 	const int64_t *left;
 
 	if (m->piece[id].type != SPM_UNUSED || depth > 1000 ||
-	    !(left = bpe_map_find(&m->revmerge, s, len)))
+	    !(left = strmap_find(&m->revmerge, s, len)))
 		return spm_tok_push(m, id, off, len);
 	if (resegment(m, off, (uint32_t)*left, depth + 1) < 0)
 		return -1;
@@ -222,7 +222,7 @@ static int32_t sym_id(const struct spm *m, const char *s, size_t len)
 
 	if (len == 1 && !(*s & 0x80))
 		return m->ascii_id[(unsigned char)*s];
-	v = bpe_map_find(&m->pieces, s, len);
+	v = strmap_find(&m->pieces, s, len);
 	return v ? (int32_t)*v : -1;
 }
 
@@ -260,7 +260,7 @@ int spm_bpe(struct spm *m)
 	}
 	m->nheap = 0;
 	if (m->revmerge.n)
-		bpe_map_clear(&m->revmerge);
+		strmap_clear(&m->revmerge);
 	for (i = 1; i < n; i++)
 		if (maybe_push(m, y, i - 1, i) < 0)
 			return -1;

@@ -7,7 +7,7 @@
 #define ATTN_SPM_IMPL_H
 
 #include "spm.h"
-#include "bpe_impl.h"   /* struct bpe_map, struct bpe_heap */
+#include "bpe_impl.h"   /* struct strmap, struct bpe_heap */
 
 /* ---- the protobuf wire format (spm_proto.c) ----------------------------- */
 
@@ -202,8 +202,8 @@ struct spm {
 	float min_score, max_score;     /* of normal pieces */
 	struct bpe_text unk_surface;
 	struct spm_norm norm, denorm;
-	struct bpe_map pieces;          /* normal, user-defined, unused */
-	struct bpe_map reserved;        /* unknown, control, byte */
+	struct strmap pieces;          /* normal, user-defined, unused */
+	struct strmap reserved;        /* unknown, control, byte */
 	struct spm_trie trie;           /* unigram: the pieces but unused */
 	double *node_score;             /* unigram: per trie node, its piece's */
 	struct spm_trie user;           /* the user-defined pieces */
@@ -220,7 +220,7 @@ struct spm {
 	size_t workcap;
 	struct spm_merge *heap;         /* BPE: the pairs to merge */
 	size_t nheap, heapcap;
-	struct bpe_map revmerge;        /* BPE: unused piece -> left length */
+	struct strmap revmerge;        /* BPE: unused piece -> left length */
 };
 
 static inline const char *spm_piece_bytes(const struct spm *m, int32_t id)

@@ -300,7 +300,7 @@ static int add_pieces(struct spm *m, const struct parse *ps)
 		m->piece[i].type = p->type;
 		if (bpe_text_add(&m->bytes, p->s, p->len) < 0)
 			return -1;
-		if (!(v = bpe_map_put(normal ? &m->pieces : &m->reserved, p->s,
+		if (!(v = strmap_put(normal ? &m->pieces : &m->reserved, p->s,
 				      p->len, &added)))
 			goto oom;
 		if (!added) {
@@ -440,8 +440,8 @@ void spm_free(struct spm *m)
 	free(m->piece);
 	bpe_text_free(&m->bytes);
 	bpe_text_free(&m->unk_surface);
-	bpe_map_free(&m->pieces);
-	bpe_map_free(&m->reserved);
+	strmap_free(&m->pieces);
+	strmap_free(&m->reserved);
 	spm_trie_free(&m->trie);
 	free(m->node_score);
 	spm_trie_free(&m->user);
@@ -450,15 +450,15 @@ void spm_free(struct spm *m)
 	free(m->work);
 	free(m->heap);
 	free(m->pairs);
-	bpe_map_free(&m->revmerge);
+	strmap_free(&m->revmerge);
 	free(m);
 }
 
 int32_t spm_piece_to_id(const struct spm *m, const char *s, size_t len)
 {
-	const int64_t *v = bpe_map_find(&m->reserved, s, len);
+	const int64_t *v = strmap_find(&m->reserved, s, len);
 
-	if (v || (v = bpe_map_find(&m->pieces, s, len)))
+	if (v || (v = strmap_find(&m->pieces, s, len)))
 		return (int32_t)*v;
 	return m->unk_id;
 }
@@ -484,9 +484,9 @@ int spm_piece_show(const struct spm *m, int32_t id, struct bpe_text *out)
 
 int32_t spm_piece_find(const struct spm *m, const char *s, size_t len)
 {
-	const int64_t *v = bpe_map_find(&m->reserved, s, len);
+	const int64_t *v = strmap_find(&m->reserved, s, len);
 
-	if (v || (v = bpe_map_find(&m->pieces, s, len)))
+	if (v || (v = strmap_find(&m->pieces, s, len)))
 		return (int32_t)*v;
 	return -1;
 }

@@ -1,11 +1,11 @@
 /*
- * bpe_map.c: an open-addressing hash map from byte strings to int64, for
+ * strmap.c: the hash map of strmap.h, from byte strings to int64, for
  * the tokenizer's units, merges, pair counts and piece cache.  Entries stay
  * in the order they were added, which makes iteration deterministic.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "bpe_impl.h"
+#include "strmap.h"
 #include "base/errmsg.h"
 
 static uint64_t hash_bytes(const unsigned char *p, size_t len)
@@ -27,18 +27,18 @@ static uint64_t hash_bytes(const unsigned char *p, size_t len)
 	return h ^ h >> 32;
 }
 
-static int key_eq(const struct bpe_map *m, const struct bpe_map_ent *e,
+static int key_eq(const struct strmap *m, const struct strmap_ent *e,
 		  uint64_t h, const void *key, size_t len)
 {
 	return e->hash == h && e->len == len &&
 	       (!len || memcmp(m->keys.s + e->off, key, len) == 0);
 }
 
-int64_t *bpe_map_find(const struct bpe_map *m, const void *key, size_t len)
+int64_t *strmap_find(const struct strmap *m, const void *key, size_t len)
 {
 	uint64_t h;
 	size_t i;
-	struct bpe_map_ent *e;
+	struct strmap_ent *e;
 
 	if (!m->slot)
 		return NULL;
@@ -52,7 +52,7 @@ int64_t *bpe_map_find(const struct bpe_map *m, const void *key, size_t len)
 }
 
 /* Doubles the slot table (keeping it at most half full). */
-static int grow_slots(struct bpe_map *m)
+static int grow_slots(struct strmap *m)
 {
 	size_t size = m->slot ? 2 * (m->mask + 1) : 64, i, j;
 	uint32_t *slot = calloc(size, sizeof(*slot));
@@ -74,12 +74,12 @@ static int grow_slots(struct bpe_map *m)
 	return 0;
 }
 
-int64_t *bpe_map_put(struct bpe_map *m, const void *key, size_t len,
+int64_t *strmap_put(struct strmap *m, const void *key, size_t len,
 		     int *added)
 {
 	uint64_t h = hash_bytes(key, len);
 	size_t i, cap;
-	struct bpe_map_ent *e;
+	struct strmap_ent *e;
 
 	if (added)
 		*added = 0;
@@ -117,7 +117,7 @@ int64_t *bpe_map_put(struct bpe_map *m, const void *key, size_t len,
 	return &e->val;
 }
 
-void bpe_map_clear(struct bpe_map *m)
+void strmap_clear(struct strmap *m)
 {
 	if (m->slot)
 		memset(m->slot, 0, (m->mask + 1) * sizeof(*m->slot));
@@ -125,7 +125,7 @@ void bpe_map_clear(struct bpe_map *m)
 	m->keys.n = 0;
 }
 
-void bpe_map_free(struct bpe_map *m)
+void strmap_free(struct strmap *m)
 {
 	free(m->slot);
 	free(m->ent);
