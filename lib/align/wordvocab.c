@@ -105,31 +105,6 @@ void wa_vocab_free(struct wa_vocab *v)
 	memset(v, 0, sizeof *v);
 }
 
-/* Appends code point c to out as UTF-8; returns its length. */
-static size_t put_utf8(uint32_t c, char *out)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xc0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xe0 | c >> 12);
-		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | c >> 18);
-	out[1] = (char)(0x80 | (c >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (c >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
 size_t wa_vocab_key(const char *w, size_t len, int fold, char *out)
 {
 	const unsigned char *s = (const unsigned char *)w;
@@ -157,7 +132,7 @@ size_t wa_vocab_key(const char *w, size_t len, int fold, char *out)
 			out[n++] = w[i];
 			k = 1;
 		} else {
-			n += put_utf8(ucat_lower(c), out + n);
+			n += (size_t)utf8_encode(out + n, ucat_lower(c));
 		}
 	}
 	return n;

@@ -17,6 +17,12 @@
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /*
+ * Writes code point c (at most U+10FFFF, not a surrogate) to out as UTF-8;
+ * returns its length, 1 to 4.
+ */
+int utf8_encode(char *out, uint32_t c);
+
+/*
  * Copies n bytes from s to out (room for 3 n bytes), each byte that does
  * not start a valid sequence replaced by U+FFFD, so that printed text is
  * always valid UTF-8.  Returns the number of bytes written.

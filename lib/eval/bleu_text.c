@@ -137,25 +137,8 @@ int bleu_utf8_encode(const uint32_t *c, size_t n, struct bleu_bytes *out)
 	if (bleu_bytes_reserve(out, 4 * n) < 0)
 		return -1;
 	o = (unsigned char *)out->s + out->n;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t x = c[i];
-
-		if (x < 0x80) {
-			*o++ = x;
-		} else if (x < 0x800) {
-			*o++ = 0xc0 | x >> 6;
-			*o++ = 0x80 | (x & 0x3f);
-		} else if (x < 0x10000) {
-			*o++ = 0xe0 | x >> 12;
-			*o++ = 0x80 | (x >> 6 & 0x3f);
-			*o++ = 0x80 | (x & 0x3f);
-		} else {
-			*o++ = 0xf0 | x >> 18;
-			*o++ = 0x80 | (x >> 12 & 0x3f);
-			*o++ = 0x80 | (x >> 6 & 0x3f);
-			*o++ = 0x80 | (x & 0x3f);
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		o += utf8_encode((char *)o, c[i]);
 	out->n = (char *)o - out->s;
 	return 0;
 }
