@@ -526,7 +526,8 @@ START_TEST(yaml_refuses)
 {
 	yaml_refused("a: 1\nb:\n  c: 2\n", "f.yml:3: ");
 	yaml_refused("a: 1\nb:\n  c: 2\n", "nested mapping");
-	yaml_refused("a: 1\na: 2\n", "f.yml:2: key a is repeated");
+	yaml_refused("a: 1\na: 2\n", "f.yml:2: key a is repeated (first on "
+		     "line 1)");
 	yaml_refused("- x\n", "list item without its key");
 	yaml_refused("a: 1\n- x\n", "list item without its key");
 	yaml_refused("a:\n\t- x\n", "tab in the indentation");
@@ -540,13 +541,119 @@ START_TEST(yaml_refuses)
 	yaml_refused("a: &x 1\n", "anchor");
 	yaml_refused("a: b: c\n", "nested mapping");
 	yaml_refused("just text\n", "not a \"key: value\" line");
-	yaml_refused("a: \"\\q\"\n", "escape \\q");
+	yaml_refused("a: \"\\q\"\n", "escape \\q is not YAML's");
+	yaml_refused("\"\\x4\": 1\n", "\\x needs 2 hex digits");
+	yaml_refused("\"\\xZZ\": 1\n", "\\x needs 2 hex digits");
+	yaml_refused("\"\\u00\": 1\n", "\\u needs 4 hex digits");
+	yaml_refused("\"\\u0000\": 1\n", "\\u needs 4 hex digits");
+	yaml_refused("\"\\ud800\": 1\n", "not a surrogate");
+	yaml_refused("\"\\U00110000\": 1\n", "\\U needs 8 hex digits");
+	yaml_refused("\"\\0\": 1\n", "a NUL");
+	yaml_refused("a: \"x\\\n", "a \\ at the end of the line");
+	yaml_refused("? x: 1\n", "f.yml:1: not a plain key");
+	yaml_refused("-: 1\n", "f.yml:1: not a plain key");
+	yaml_refused("a: 1\n: b\n", "f.yml:2: not a plain key");
+	yaml_refused("a: 1\n,x: 2\n", "f.yml:2: not a plain key");
 	{
 		struct yaml y;
 
 		ck_assert(yaml_parse(&y, "a: 1\0b: 2\n", 10, "f") < 0);
 		ck_assert(strstr(err_msg(), "NUL") != NULL);
 	}
+}
+END_TEST
+
+/* Every key form of the vocab.yml files that OPUS-MT publishes (yaml-cpp
+ * quotes a piece that would read as something else), each with the piece
+ * it names, written out by hand. */
+static const char *const vocab_forms[][2] = {
+	{ "\"</s>\": 0", "</s>" },
+	{ "\"<unk>\": 1", "<unk>" },
+	{ "\xe2\x96\x81" "de: 2", "\xe2\x96\x81" "de" },
+	{ "\"\xe2\x96\x81\\\"\": 3", "\xe2\x96\x81\"" },
+	{ "\"\\\\\": 4", "\\" },
+	{ "\"yes\": 5", "yes" },
+	{ "\"no\": 6", "no" },
+	{ "\"null\": 7", "null" },
+	{ "\"#\": 8", "#" },
+	{ "\":\": 9", ":" },
+	{ "\"&\": 10", "&" },
+	{ "\"*\": 11", "*" },
+	{ "\" lead\": 12", " lead" },
+	{ "\xc3\xb3: 13", "\xc3\xb3" },
+	{ "\"\\xe9\": 14", "\xc3\xa9" },
+	{ "\"\\u2581x\": 15", "\xe2\x96\x81x" },
+	{ "\"\\U0001F600\": 16", "\xf0\x9f\x98\x80" },
+	{ "-ing: 17", "-ing" },
+	{ "\"-\": 18", "-" },
+	{ "'it''s': 19", "it's" },
+	{ "\"\\t\": 20", "\t" },
+	{ "a:b: 21", "a:b" },
+	{ "\"\\N\\_\\L\\P\": 22",
+	  "\xc2\x85\xc2\xa0\xe2\x80\xa8\xe2\x80\xa9" },
+	{ "\"\\e\\a\\b\\v\\f\\r\\/\\ \": 23", "\033\a\b\v\f\r/ " },
+	{ "\"a#b\" : 24", "a#b" },
+	{ "?x: 25", "?x" },
+	{ "\"[\": 26", "[" },
+	{ "\"%\": 27", "%" },
+};
+
+START_TEST(yaml_reads_every_vocab_key_form)
+{
+	int n = (int)(sizeof vocab_forms / sizeof vocab_forms[0]), i;
+	char text[4096];
+	size_t len = 0;
+	struct yaml y;
+
+	/* a byte-order mark first, CRLF line ends */
+	len += (size_t)sprintf(text, "\xef\xbb\xbf");
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "%s\r\n", vocab_forms[i][0]);
+	ck_assert_msg(yaml_parse(&y, text, len, "v.yml") == 0, "%s",
+		      err_msg());
+	ck_assert_int_eq(y.n, n);
+	for (i = 0; i < n; i++) {
+		const struct yaml_entry *e = yaml_get(&y, vocab_forms[i][1]);
+		char id[16];
+
+		ck_assert_msg(e != NULL, "%s: no key \"%s\"",
+			      vocab_forms[i][0], vocab_forms[i][1]);
+		sprintf(id, "%d", i);
+		ck_assert_str_eq(e->v[0], id);
+		ck_assert_int_eq(e->line, i + 1);
+	}
+	yaml_free(&y);
+}
+END_TEST
+
+/* More keys than any published vocabulary (OPUS-MT's reach 65,000), each
+ * found by its name; the same text with a key repeated at its end is
+ * refused naming both lines. */
+START_TEST(yaml_takes_any_number_of_keys)
+{
+	enum { N = 150000 };
+	char *text = malloc((size_t)N * 24 + 64), key[16];
+	size_t len = 0;
+	struct yaml y;
+	int i;
+
+	ck_assert(text != NULL);
+	for (i = 0; i < N; i++)
+		len += (size_t)sprintf(text + len, "\"p%d\": %d\n", i, i);
+	ck_assert_msg(yaml_parse(&y, text, len, "big.yml") == 0, "%s",
+		      err_msg());
+	ck_assert_int_eq(y.n, N);
+	for (i = 0; i < N; i += 997) {
+		sprintf(key, "p%d", i);
+		ck_assert_int_eq(atoi(yaml_str(&y, key)), i);
+	}
+	ck_assert(yaml_get(&y, "p150000") == NULL);
+	yaml_free(&y);
+	len += (size_t)sprintf(text + len, "p1234: 7\n");
+	ck_assert(yaml_parse(&y, text, len, "big.yml") < 0);
+	ck_assert_str_eq(err_msg(), "big.yml:150001: key p1234 is repeated "
+			 "(first on line 1235)");
+	free(text);
 }
 END_TEST
 
@@ -755,6 +862,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, npy_refuses);
 	tcase_add_test(tc, yaml_reads_marians_subset);
 	tcase_add_test(tc, yaml_refuses);
+	tcase_add_test(tc, yaml_reads_every_vocab_key_form);
+	tcase_add_test(tc, yaml_takes_any_number_of_keys);
 	tcase_add_test(tc, bin_reads_marians_layout);
 	tcase_add_test(tc, npz_items_are_named_without_npy);
 	tcase_add_test(tc, import_takes_ssru_students_alone);
