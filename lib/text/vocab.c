@@ -14,23 +14,23 @@ static void map_free(struct vocab_map *m)
 	for (int i = 0; m->piece && i < m->n; i++)
 		free(m->piece[i]);
 	free(m->piece);
-	free(m->to_spm);
 	free(m->from_spm);
+	strmap_free(&m->ids);
+	bpe_text_free(&m->units);
 	memset(m, 0, sizeof *m);
 }
 
 /* The table's id of the piece named s, or -1. */
 static int32_t map_find(const struct vocab_map *m, const char *s, size_t len)
 {
-	for (int i = 0; i < m->n; i++)
-		if (strlen(m->piece[i]) == len && !memcmp(m->piece[i], s, len))
-			return i;
-	return -1;
+	const int64_t *id = strmap_find(&m->ids, s, len);
+
+	return id ? (int32_t)*id : -1;
 }
 
 /*
  * A vocabulary of the third kind from its bytes (vocab.h): the model,
- * then the pieces; each piece's id in the model (to_spm) and back
+ * then the pieces; the table's id of each of the model's pieces
  * (from_spm), and the specials by their pieces' names.
  */
 static int map_load(struct vocab *v, const char *data, size_t len)
@@ -60,9 +60,8 @@ static int map_load(struct vocab *v, const char *data, size_t len)
 	p += b;
 	m->n = (int)n;
 	m->piece = calloc(n, sizeof *m->piece);
-	m->to_spm = malloc(n * sizeof *m->to_spm);
 	m->from_spm = malloc(spm_size(v->spm) * sizeof *m->from_spm);
-	if (!m->piece || !m->to_spm || !m->from_spm) {
+	if (!m->piece || !m->from_spm) {
 		err_set("out of memory");
 		return -1;
 	}
@@ -70,6 +69,9 @@ static int map_load(struct vocab *v, const char *data, size_t len)
 		m->from_spm[k] = -1;
 	for (k = 0; k < m->n; k++) {
 		const char *nl = memchr(p, '\n', end - p);
+		int64_t *id;
+		int32_t sid;
+		int added;
 
 		if (!nl || nl == p || memchr(p, 0, nl - p)) {
 			err_set("a mapped SentencePiece vocabulary: piece %d "
@@ -77,13 +79,20 @@ static int map_load(struct vocab *v, const char *data, size_t len)
 				"missing");
 			return -1;
 		}
-		if (!(m->piece[k] = strndup(p, nl - p))) {
+		if (!(m->piece[k] = strndup(p, nl - p)) ||
+		    !(id = strmap_put(&m->ids, p, nl - p, &added))) {
 			err_set("out of memory");
 			return -1;
 		}
-		m->to_spm[k] = spm_piece_find(v->spm, p, nl - p);
-		if (m->to_spm[k] >= 0 && m->from_spm[m->to_spm[k]] < 0)
-			m->from_spm[m->to_spm[k]] = k;
+		if (!added) {
+			err_set("a mapped SentencePiece vocabulary: piece %d "
+				"is piece %d's again", k, (int)*id);
+			return -1;
+		}
+		*id = k;
+		sid = spm_piece_find(v->spm, p, nl - p);
+		if (sid >= 0 && m->from_spm[sid] < 0)
+			m->from_spm[sid] = k;
 		p = nl + 1;
 	}
 	if (p != end) {
@@ -121,29 +130,6 @@ int vocab_map_make(const void *spm, size_t spm_len, const char *const *piece,
 		    bpe_text_add(out, "\n", 1) < 0)
 			return -1;
 	return 0;
-}
-
-/* ids [n] of the table as the model's into *out (malloc'ed): an id the
- * model lacks as its <unk>. */
-static int32_t *to_spm(const struct vocab *v, const int32_t *ids, size_t n)
-{
-	int32_t *s = malloc((n ? n : 1) * sizeof *s);
-
-	if (!s) {
-		err_set("out of memory");
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (ids[i] < 0 || ids[i] >= v->map.n) {
-			err_set("id %d is outside the vocabulary of %d",
-				(int)ids[i], v->map.n);
-			free(s);
-			return NULL;
-		}
-		s[i] = v->map.to_spm[ids[i]] >= 0 ? v->map.to_spm[ids[i]] :
-			spm_special(v->spm, SPM_UNK);
-	}
-	return s;
 }
 
 struct vocab *vocab_load(const void *data, size_t len)
@@ -210,20 +196,61 @@ int vocab_size(const struct vocab *v)
 		spm_size(v->spm);
 }
 
+/*
+ * vocab_encode for the third kind: the model's pieces, each to the
+ * table's id of its text.  A known piece's is from_spm's; a piece the
+ * model does not know (its unk id) is looked up by the text spm_encode
+ * prints for it, as OPUS-MT's pipeline (spm_encode, then vocab.yml)
+ * does: a character the target's model lacks may be in the joint table.
+ */
+static int map_encode(struct vocab *v, const char *text, size_t len,
+		      struct bpe_ids *ids, struct bpe_text *units)
+{
+	struct vocab_map *m = &v->map;
+	int32_t unk = spm_special(v->spm, SPM_UNK);
+	size_t first = ids->n, i, u0 = units ? units->n : 0;
+	struct bpe_text *t = units ? units : &m->units;
+	const char *p, *end;
+	size_t gaps = 0;
+	int in_step;
+
+	if (!units)
+		m->units.n = 0;
+	if (spm_encode(v->spm, text, len, ids, t) < 0)
+		return -1;
+	/* the pieces as printed, one space between, in step with the ids
+	 * unless a piece holds a space (a model that does not escape
+	 * whitespace): then an unknown piece stays <unk> */
+	p = t->s + u0;
+	end = t->s + t->n;
+	for (const char *q = p; q < end; q++)
+		gaps += *q == ' ';
+	in_step = ids->n == first || gaps == ids->n - first - 1;
+	for (i = first; i < ids->n; i++) {
+		const char *sp = p < end ? memchr(p, ' ', (size_t)(end - p)) :
+			NULL;
+		const char *pe = sp ? sp : end;
+
+		if (ids->v[i] == unk && in_step)
+			ids->v[i] = map_find(m, p, (size_t)(pe - p));
+		else
+			ids->v[i] = m->from_spm[ids->v[i]];
+		if (ids->v[i] < 0)
+			ids->v[i] = v->special[VOCAB_UNK];
+		p = pe + 1;
+	}
+	return 0;
+}
+
 int vocab_encode(struct vocab *v, const char *text, size_t len,
 		 struct bpe_ids *ids, struct bpe_text *units)
 {
 	size_t first = ids->n, i;
 
-	if (v->spm && spm_encode(v->spm, text, len, ids, units) < 0)
-		return -1;
-	if (v->spm) {	/* the table's ids of the model's pieces */
-		for (i = first; v->map.n && i < ids->n; i++)
-			ids->v[i] = v->map.from_spm[ids->v[i]] >= 0 ?
-				v->map.from_spm[ids->v[i]] :
-				v->special[VOCAB_UNK];
-		return 0;
-	}
+	if (v->map.n)
+		return map_encode(v, text, len, ids, units);
+	if (v->spm)
+		return spm_encode(v->spm, text, len, ids, units);
 	if (bpe_encode(v->bpe, text, len, ids) < 0)
 		return -1;
 	for (i = first; units && i < ids->n; i++)
@@ -244,30 +271,67 @@ int vocab_encode_dropout(struct vocab *v, const char *text, size_t len,
 	return bpe_encode_dropout(v->bpe, text, len, ids, p, r);
 }
 
-/* dec (spm_decode or spm_decode_units) of ids: through the table, for a
- * vocabulary of the third kind. */
-static int spm_side(const struct vocab *v, const int32_t *ids, size_t n,
-		    struct bpe_text *out,
-		    int (*dec)(const struct spm *, const int32_t *, size_t,
-			       struct bpe_text *))
+/*
+ * Appends the text of the table's piece id as OPUS-MT's postprocessing
+ * writes it: its spaces dropped, each ▁ a space.  -1 on an id outside
+ * the table.
+ */
+static int map_piece_text(const struct vocab_map *m, int32_t id,
+			  struct bpe_text *out)
 {
-	int32_t *s;
-	int rc;
+	static const char bar[] = "\xe2\x96\x81";	/* ▁ */
+	const char *p;
 
-	if (!v->map.n)
-		return dec(v->spm, ids, n, out);
-	if (!(s = to_spm(v, ids, n)))
+	if (id < 0 || id >= m->n) {
+		err_set("id %d is outside the vocabulary of %d", (int)id,
+			m->n);
 		return -1;
-	rc = dec(v->spm, s, n, out);
-	free(s);
-	return rc;
+	}
+	for (p = m->piece[id]; *p;) {
+		if (!strncmp(p, bar, 3)) {
+			if (bpe_text_add(out, " ", 1) < 0)
+				return -1;
+			p += 3;
+		} else if (*p != ' ' && bpe_text_add(out, p, 1) < 0) {
+			return -1;
+		} else {
+			p++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The third kind's text of ids: Marian prints the pieces (</s> none)
+ * with a space between them, and OPUS-MT's postprocessing (sed 's/ //g;
+ * s/▁/ /g', then the line's spaces trimmed at both ends) drops those
+ * spaces and makes each ▁ a space.
+ */
+static int map_decode(const struct vocab *v, const int32_t *ids, size_t n,
+		      struct bpe_text *out)
+{
+	size_t start = out->n, b = start, e;
+
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] != v->special[VOCAB_EOS] &&
+		    map_piece_text(&v->map, ids[i], out) < 0)
+			return -1;
+	while (b < out->n && out->s[b] == ' ')
+		b++;
+	for (e = out->n; e > b && out->s[e - 1] == ' '; e--)
+		;
+	memmove(out->s + start, out->s + b, e - b);
+	out->n = start + (e - b);
+	return 0;
 }
 
 int vocab_decode(const struct vocab *v, const int32_t *ids, size_t n,
 		 struct bpe_text *out)
 {
+	if (v->map.n)
+		return map_decode(v, ids, n, out);
 	return v->bpe ? bpe_decode(v->bpe, ids, n, out) :
-			spm_side(v, ids, n, out, spm_decode);
+			spm_decode(v->spm, ids, n, out);
 }
 
 int vocab_decode_line(const struct vocab *v, const int32_t *ids, size_t n,
@@ -288,8 +352,15 @@ int vocab_decode_line(const struct vocab *v, const int32_t *ids, size_t n,
 int vocab_decode_units(const struct vocab *v, const int32_t *ids, size_t n,
 		       struct bpe_text *out)
 {
+	if (v->map.n) {		/* each piece's text, nothing trimmed */
+		for (size_t i = 0; i < n; i++)
+			if (ids[i] != v->special[VOCAB_EOS] &&
+			    map_piece_text(&v->map, ids[i], out) < 0)
+				return -1;
+		return 0;
+	}
 	return v->bpe ? bpe_decode_units(v->bpe, ids, n, out) :
-			spm_side(v, ids, n, out, spm_decode_units);
+			spm_decode_units(v->spm, ids, n, out);
 }
 
 int vocab_unit_show(const struct vocab *v, int32_t id, struct bpe_text *out)

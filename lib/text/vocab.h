@@ -6,8 +6,14 @@
  *
  * A third kind is a SentencePiece model with ids of its own (Marian's
  * vocab.yml, as OPUS-MT's models have: pieces to ids of a joint
- * vocabulary, not the model's): the model cuts the text into pieces and
- * the table gives their ids; a piece the table lacks is <unk>.  Its
+ * vocabulary, not the model's), used as OPUS-MT's pipeline uses it: the
+ * model cuts the text into pieces as spm_encode prints them, and the
+ * table gives each piece's id by its text, a piece the model does not
+ * know (spm_encode prints its text) included; a piece the table lacks is
+ * <unk>.  Back to text, the table's pieces are joined as Marian prints
+ * them and OPUS-MT's postprocessing reads them (sed 's/ //g;s/▁/ /g',
+ * then spaces trimmed at both ends): no spm_decode, so a piece of the
+ * joint table that the target's model lacks is written as it is.  Its
  * bytes (vocab_map_make) are "attn-spm-map 1 B N\n", the B bytes of the
  * model, then the N pieces, id 0 first, each ended by a newline.
  *
@@ -25,6 +31,7 @@
 #include <stdint.h>
 #include "base/rng.h"
 #include "bpe.h"
+#include "strmap.h"
 
 enum vocab_kind { VOCAB_BPE, VOCAB_SPM };
 enum vocab_special { VOCAB_PAD, VOCAB_BOS, VOCAB_EOS, VOCAB_UNK };
@@ -41,7 +48,8 @@ struct vocab {
 	struct vocab_map {
 		int n;                  /* ids 0 .. n-1 */
 		char **piece;           /* [n] */
-		int32_t *to_spm;        /* [n] the model's id, -1: none */
+		struct strmap ids;      /* piece -> its id */
+		struct bpe_text units;  /* scratch: a line's pieces */
 		int32_t *from_spm;      /* [spm_size] the table's, -1 */
 	} map;
 };
