@@ -23,7 +23,9 @@
 #include "kernels/kernels.h"
 #include "common/prog.h"
 #include "common/vocab.h"
+#include "import/marian_export.h"
 #include "import/marian_import.h"
+#include "import/marian_shortlist.h"
 #include "import/spm_ids.h"
 #include "models/shortlist.h"
 #include "run/lexicon.h"
@@ -32,7 +34,7 @@
 enum {	/* long options without a letter */
 	OPT_DTYPE = 256, OPT_IMPORT, OPT_DECODER_CONFIG, OPT_MATMUL, OPT_LOG_TIME, OPT_DEV_LINES, OPT_PATIENCE,
 	OPT_BATCH_TOKENS, OPT_CPU_TIME, OPT_SHORTLIST, OPT_FREQUENT,
-	OPT_TRANSLATIONS,
+	OPT_TRANSLATIONS, OPT_LEX, OPT_EXPORT_MARIAN,
 };
 
 /* --shortlist's sizes, chosen on the Bible's dev set (doc/decoding.md) */
@@ -55,6 +57,7 @@ static void usage(void)
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16|int8]\n"
 	       "       %s --import marian -m MODEL [--decoder-config FILE] "
 	       "[--force]\n"
+	       "          [--lex LEX[,FIRST,BEST,THRESHOLD]]\n"
 	       "          MARIAN.npz|MARIAN.bin SRC.spm [TGT.spm]\n"
 	       "       %s --shortlist -m MODEL [--frequent N] "
 	       "[--translations K] [PAIRS]\n"
@@ -107,6 +110,9 @@ static void usage(void)
 	       "state\n"
 	       "      --dtype=TYPE       f16 (default), bf16 or int8, with "
 	       "--export\n"
+	       "      --export-marian=DIR  write MODEL as a Marian model: "
+	       "DIR/model.npz, its\n"
+	       "                         vocabularies and decoder.yml\n"
 	       "      --import=marian    make MODEL from a Marian Transformer "
 	       "(its .npz or\n"
 	       "                         .bin, and its vocabularies: .spm or "
@@ -116,6 +122,11 @@ static void usage(void)
 	       "                         beam-size, normalize and "
 	       "max-length-factor the\n"
 	       "                         model keeps\n"
+	       "      --lex=LEX[,FIRST,BEST,THRESHOLD]  with --import: "
+	       "Marian's lexical\n"
+	       "                         shortlist (lex.s2t[.gz], or "
+	       "marian-conv's .bin),\n"
+	       "                         which decode and beam then use\n"
 	       "      --shortlist        learn the vocabulary shortlist "
 	       "from PAIRS into MODEL\n"
 	       "      --frequent=N       its most frequent target units "
@@ -333,6 +344,20 @@ static void export(const char *model, const char *out, const char *dtype)
 	model_free(m);
 }
 
+/* --export-marian: model as native Marian loads it, into directory dir
+ * (import/marian_export.h). */
+static void export_marian(const char *model, const char *dir)
+{
+	struct model *m;
+
+	if (!model)
+		usage_error("--export-marian needs -m MODEL");
+	m = model_load(model, MODEL_LOAD_COPY, NULL);
+	if (!m || marian_export(m, dir) < 0)
+		die_err();
+	model_free(m);
+}
+
 /* The bytes of file path, malloc'ed, or exit 1 naming it. */
 static char *read_all(const char *path, size_t *len)
 {
@@ -355,19 +380,46 @@ static char *read_all(const char *path, size_t *len)
 	return p;
 }
 
+/* --lex LEX[,NUMBERS]: Marian's shortlist as m's table, its records
+ * in lex_rec (marian_shortlist.h; the table lives to the exit). */
+static struct tensor lex_rec[3];
+static int lex_n;
+
+static void marian_lex(struct model *m, const char *arg)
+{
+	const char *base = strrchr(arg, '/');
+	const char *comma = strchr(base ? base : arg, ',');
+	char *path = strndup(arg, comma ? (size_t)(comma - arg) : strlen(arg));
+	struct marian_lex_opts o;
+	struct sl_table *t;
+	size_t len;
+	char *data;
+
+	if (!path || marian_lex_opts_parse(&o, comma ? comma + 1 : NULL) < 0)
+		usage_error("--lex: %s", path ? err_msg() : "out of memory");
+	data = read_all(path, &len);
+	if (!(t = marian_shortlist_import(m, data, len, &o))) {
+		err_prefix("%s", path);
+		die_err();
+	}
+	lex_n = shortlist_table_records(t, lex_rec);
+	free(data);
+	free(path);
+}
+
 /*
  * --import marian: the Marian Transformer of files f (the model, the
  * source vocabulary, the target's if not the same) as model out,
  * written atomically (model_save); an existing out only with force.
  */
 static void import_marian(const char *out, char **f, int nf,
-			  const char *decoder_cfg, int force)
+			  const char *decoder_cfg, int force, const char *lex)
 {
 	struct marian_import_in in = { 0 };
 	char *mb, *file[4] = { NULL }, *dc = NULL;
 	size_t len[4] = { 0 };
 	int yml[4], ny = 0, ns = 0, size, eos, unk, i;
-	const char *v[2] = { NULL }, *sg[2] = { NULL };
+	const char *v[2] = { NULL }, *sg[2] = { NULL }, *vn[2] = { NULL };
 	size_t vl[2] = { 0 }, sl[2] = { 0 };
 	struct model *m;
 	struct stat st;
@@ -400,6 +452,7 @@ static void import_marian(const char *out, char **f, int nf,
 				usage_error("--import: at most two "
 					    "vocabularies");
 			vl[v[0] ? 1 : 0] = len[i];
+			vn[v[0] ? 1 : 0] = f[i + 1];
 			v[v[0] ? 1 : 0] = file[i];
 		}
 	}
@@ -407,6 +460,9 @@ static void import_marian(const char *out, char **f, int nf,
 	in.vsrc_len = vl[0];
 	in.vtgt = v[1] ? v[1] : v[0];
 	in.vtgt_len = v[1] ? vl[1] : vl[0];
+	in.vsrc_name = vn[0];
+	in.vtgt_name = v[1] ? vn[1] : vn[0];
+	in.decoder_name = decoder_cfg;
 	in.ssrc = sg[0];
 	in.ssrc_len = sl[0];
 	in.stgt = sg[1];
@@ -419,7 +475,9 @@ static void import_marian(const char *out, char **f, int nf,
 		err_prefix("%s", f[0]);
 		die_err();
 	}
-	if (model_save(m, out, NULL, 0) < 0)
+	if (lex)	/* Marian's shortlist: the table's records */
+		marian_lex(m, lex);
+	if (model_save(m, out, lex_rec, lex_n) < 0)
 		die_err();
 	model_free(m);
 	free(mb);
@@ -573,6 +631,7 @@ int main(int argc, char **argv)
 		{ "average", required_argument, NULL, 'A' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "export", required_argument, NULL, 'x' },
+		{ "export-marian", required_argument, NULL, OPT_EXPORT_MARIAN },
 		{ "dtype", required_argument, NULL, OPT_DTYPE },
 		{ "import", required_argument, NULL, OPT_IMPORT },
 		{ "decoder-config", required_argument, NULL,
@@ -580,6 +639,7 @@ int main(int argc, char **argv)
 		{ "shortlist", no_argument, NULL, OPT_SHORTLIST },
 		{ "frequent", required_argument, NULL, OPT_FREQUENT },
 		{ "translations", required_argument, NULL, OPT_TRANSLATIONS },
+		{ "lex", required_argument, NULL, OPT_LEX },
 		{ "matmul", required_argument, NULL, OPT_MATMUL },
 		{ "log-time", required_argument, NULL, OPT_LOG_TIME },
 		{ "dev-lines", required_argument, NULL, OPT_DEV_LINES },
@@ -599,7 +659,8 @@ int main(int argc, char **argv)
 	const char *model = NULL, *arch = NULL, *sv = NULL, *tv = NULL;
 	const char *dev_path = NULL, *out = NULL, *pairs = "-";
 	const char *export_path = NULL, *dtype = NULL, *matmul = NULL;
-	const char *import = NULL, *decoder_cfg = NULL;
+	const char *import = NULL, *decoder_cfg = NULL, *lex = NULL;
+	const char *marian_dir = NULL;
 	char **set = NULL;
 	int nset = 0, do_init = 0, force = 0, avg = 0, quiet = 0;
 	int dev_lines_given = 0, do_sl = 0, nfreq = -1, ntrans = -1;
@@ -643,7 +704,9 @@ int main(int argc, char **argv)
 		case 'x': export_path = optarg; break;
 		case OPT_DTYPE: dtype = optarg; break;
 		case OPT_IMPORT: import = optarg; break;
+		case OPT_EXPORT_MARIAN: marian_dir = optarg; break;
 		case OPT_DECODER_CONFIG: decoder_cfg = optarg; break;
+		case OPT_LEX: lex = optarg; break;
 		case OPT_SHORTLIST: do_sl = 1; break;
 		case OPT_FREQUENT:
 			nfreq = opt_int(optarg, "--frequent", 0, 1 << 20);
@@ -680,6 +743,17 @@ int main(int argc, char **argv)
 		usage_error("--dtype goes with --export");
 	if (decoder_cfg && !import)
 		usage_error("--decoder-config goes with --import");
+	if (lex && !import)
+		usage_error("--lex goes with --import");
+	if (marian_dir) {
+		if (export_path || import || avg || do_init || nset || matmul ||
+		    arch || sv || tv || force || dev_path || train_only ||
+		    do_sl || optind < argc)
+			usage_error("--export-marian takes only -m MODEL");
+		free(set);
+		export_marian(model, marian_dir);
+		return 0;
+	}
 	if (import) {
 		if (export_path || avg || do_init || nset || matmul || arch ||
 		    sv || tv || dev_path || train_only || do_sl)
@@ -696,7 +770,7 @@ int main(int argc, char **argv)
 				    "it)");
 		free(set);
 		import_marian(model, argv + optind, argc - optind, decoder_cfg,
-			      force);
+			      force, lex);
 		return 0;
 	}
 	if ((nfreq >= 0 || ntrans >= 0) && !do_sl)

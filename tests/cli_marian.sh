@@ -19,6 +19,7 @@
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
 F=$root/tests/fixtures/marian
+stages() { embed -m "$1" | encode -m "$1" | attend -m "$1"; }
 
 # src.ids frames from lines of ids
 awk 'BEGIN { print "tsr-text 1" }
@@ -110,7 +111,46 @@ train-step --import marian -m yonly.tsr "$F/post.npz" "$F/vocab.yml" ||
 sed 's/: 3$/: 2/' "$F/vocab.yml" > dup.yml
 exits 1 train-step --import marian -m x.tsr "$F/post.npz" dup.yml \
 	"$F/vocab.spm"
-err_has "has no id of its own"
+err_has "dup.yml:4: id 2 is given twice: to 'una' (line 3) and to 'e'"
+sed '1s/: 0$/: x/' "$F/vocab.yml" > bad.yml
+exits 1 train-step --import marian -m x.tsr "$F/post.npz" bad.yml
+err_has "bad.yml:1: piece '</s>': its id x is not from 0 to"
+head -20 "$F/vocab.yml" > short.yml
+exits 1 train-step --import marian -m x.tsr "$F/post.npz" short.yml \
+	"$F/vocab.spm"
+err_has "the vocabularies have 20 and 20 pieces, the model's dim-vocabs"
+[ ! -e x.tsr ] || fail "a refused import left x.tsr"
+
+# Imported without a decoder.yml, a model decodes as Marian does with no
+# option at all: beam 12, normalize 0, max-length-factor 3, no <unk>, no
+# minimum length, an empty or blank line translated to nothing.  The
+# reference is native Marian's output (tools/marian-ref/make_defaults.sh)
+# for each fixture, greedy (-b 1) and beam; attn runs with no flag.
+D=$F/defaults
+for m in post pre ssru ssru-pre; do
+	train-step --import marian -m d$m.tsr "$F/$m.npz" "$F/vocab.spm"
+	tokenize -m d$m.tsr "$D/input.txt" | stages d$m.tsr > dmem
+	beam -m d$m.tsr < dmem > d.beam
+	decode -m d$m.tsr < dmem > d.greedy
+	for s in beam greedy; do
+		cmp -s d.$s "$D/$m.$s" ||
+			fail "$m $s: not Marian's: $(diff d.$s "$D/$m.$s")"
+	done
+done
+# a decoder.yml's word-penalty (and normalize, beam-size) as Marian
+# takes them: the score of a finished hypothesis less the penalty times
+# its length, over its length to the power normalize
+train-step --import marian -m wp.tsr --decoder-config "$D/decoder-wp.yml" \
+	"$F/post.npz" "$F/vocab.spm"
+tokenize -m wp.tsr "$D/input.txt" | stages wp.tsr | beam -m wp.tsr > d.wp
+cmp -s d.wp "$D/post.wp" || fail "word-penalty: $(diff d.wp "$D/post.wp")"
+cmp -s d.wp "$D/post.beam" && fail "the fixture's word penalty changes nothing"
+# with attn's own defaults (the user's flags win) the empty lines say
+# words: the defaults above are what made them empty
+tokenize -m dpost.tsr "$D/input.txt" | stages dpost.tsr |
+	beam -m dpost.tsr -k 5 --min-len 1 > d.k5
+[ "$(sed -n 2p d.k5)" != "" ] || [ "$(sed -n 5p d.k5)" != "" ] ||
+	fail "--min-len 1 changed nothing"
 
 # the config: Marian's settings as attn's keys
 tensordump -t -n model.config post.tsr > cfg
@@ -123,7 +163,12 @@ tensordump -t -n model.config pre.tsr > cfg
 for kv in tie=tgt norm=pre pre_kv=input ffn_act=relu; do
 	grep -qF "\"$kv\\n\"" cfg || fail "pre.tsr's config lacks $kv"
 done
-grep -q dec_beam_size cfg && fail "pre.tsr has decoder settings it was not given"
+# without a decoder.yml, Marian's own defaults
+for kv in dec_beam_size=12 dec_normalize=0 dec_word_penalty=0 \
+    dec_max_length_factor=3 dec_allow_unk=0 dec_min_len=0 \
+    dec_empty_source=1; do
+	grep -qF "\"$kv\\n\"" cfg || fail "pre.tsr's config lacks $kv"
+done
 # the vocabulary is the .spm file's bytes
 tensordump -n vocab.tgt -H pre.tsr | awk '{ print $5 }' > n
 [ "$(cat n)" -eq "$(wc -c < "$F/vocab.spm")" ] || fail "vocab.tgt is not vocab.spm"

@@ -823,7 +823,8 @@ static void import_refused(const char *extra, const char *want)
 	memset(&in, 0, sizeof(in));
 	in.model = z.b;
 	in.model_len = z.n;
-	in.vsrc = in.vtgt = "</s>: 0\n<unk>: 1\n";
+	in.vsrc = in.vtgt = "</s>: 0\n<unk>: 1\na: 2\nb: 3\nc: 4\nd: 5\n"
+			    "e: 6\nf: 7\n";	/* dim-vocabs' 8 */
 	in.vsrc_len = in.vtgt_len = strlen(in.vsrc);
 	ck_assert_ptr_null(marian_import(&in));
 	if (!want)

@@ -265,7 +265,8 @@ static int run(const struct translate_opts *o, int scoring)
 	struct filter fl = { o->batch, process, emit, flush, &c };
 	struct tsr_reader *r = NULL;
 	struct model *m;
-	int W = filter_window(o->batch), rc = -1, i, kv_f16;
+	int W = filter_window(o->batch), rc = -1, i, kv_f16, sl;
+	const char *dsl;
 
 	c.o = o;
 	c.scoring = scoring;
@@ -298,11 +299,16 @@ static int run(const struct translate_opts *o, int scoring)
 			o->model, m->arch->name);
 		goto out;
 	}
-	if (o->shortlist && shortlist_table_load(m, &c.shortlist) < 0) {
+	/* the model's own default (dec_shortlist=1: an imported Marian
+	 * model with its lexical shortlist), unless --no-shortlist */
+	dsl = config_get(&m->cfg, "dec_shortlist");
+	sl = o->shortlist > 0 || (!o->shortlist && !scoring && dsl &&
+				  !strcmp(dsl, "1"));
+	if (sl && shortlist_table_load(m, &c.shortlist) < 0) {
 		err_prefix("%s: --shortlist", o->model);
 		goto out;
 	}
-	if (o->shortlist && !c.shortlist) {
+	if (sl && !c.shortlist) {
 		err_set("%s: --shortlist: the model has no shortlist; make "
 			"one from its training pairs (tokenize -p) with "
 			"'train-step --shortlist -m %s PAIRS'", o->model,
@@ -465,6 +471,7 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 		case OPT_MIN_LEN:
 			o->search.min_len = opt_int(optarg, "--min-len", 0,
 						    SEARCH_MIN_LEN_MAX);
+			o->given |= SEARCH_GIVEN_MIN_LEN;
 			break;
 		case OPT_MATMUL:
 			o->bf16 = opt_half(optarg, "--matmul", "bf16");
@@ -475,6 +482,9 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			break;
 		case OPT_SHORTLIST:
 			o->shortlist = 1;
+			break;
+		case OPT_NO_SHORTLIST:
+			o->shortlist = -1;
 			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");

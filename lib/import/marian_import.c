@@ -29,7 +29,9 @@
 #include "base/errmsg.h"
 #include "base/f16.h"
 #include "marian_import.h"
+#include "marian_int8.h"
 #include "marian_items.h"
+#include "marian_names.h"
 #include "spm_ids.h"
 #include "text/vocab.h"
 #include "yaml.h"
@@ -242,24 +244,90 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 	return 0;
 }
 
-/* The special ids of a vocabulary: a SentencePiece model's, or a Marian
- * vocab.yml's (piece: id). */
-static int vocab_ids(const void *v, size_t n, int *size, int *eos, int *unk,
-		     const char *side)
+/* A vocabulary's name in messages: its file's, else its side's. */
+static const char *vname(const char *name, const char *side, char buf[32])
 {
+	if (name)
+		return name;
+	snprintf(buf, 32, "the %s vocab.yml", side);
+	return buf;
+}
+
+/*
+ * A Marian vocab.yml (piece: id) into y, and its pieces by id into
+ * *piece [y->n] (pointing into y): every id an integer from 0 to n-1,
+ * given once.  -1 with err_msg() when the text is no YAML mapping, -2
+ * naming the file (label), the line and the piece when an id is wrong.
+ */
+static int yml_pieces(const void *v, size_t n, const char *label,
+		      struct yaml *y, const char ***piece)
+{
+	int *line = NULL, rc = -1;
+
+	*piece = NULL;
+	if (yaml_parse(y, v, n, label) < 0)
+		return -1;
+	if (!(*piece = calloc(y->n ? y->n : 1, sizeof **piece)) ||
+	    !(line = calloc(y->n ? y->n : 1, sizeof *line))) {
+		err_set("%s: out of memory", label);
+		goto bad;
+	}
+	for (int i = 0; i < y->n; i++) {
+		const struct yaml_entry *e = &y->e[i];
+		char *end = NULL;
+		long id = e->list || e->n != 1 ? -1 : strtol(e->v[0], &end, 10);
+
+		rc = -2;
+		if (id < 0 || id >= y->n || !end || end == e->v[0] || *end) {
+			err_set("%s:%d: piece '%s': its id %s is not from 0 to "
+				"%d (a Marian vocabulary gives each piece "
+				"one)", label, e->line, e->key,
+				e->list ? "(a list)" : e->v[0], y->n - 1);
+			goto bad;
+		}
+		if ((*piece)[id]) {
+			err_set("%s:%d: id %ld is given twice: to '%s' (line %d) "
+				"and to '%s'", label, e->line, id, (*piece)[id],
+				line[id], e->key);
+			goto bad;
+		}
+		(*piece)[id] = e->key;
+		line[id] = e->line;
+	}
+	free(line);
+	return 0;
+bad:
+	free(line);
+	free(*piece);
+	*piece = NULL;
+	yaml_free(y);
+	return rc;
+}
+
+/* The special ids of a vocabulary: a SentencePiece model's, or a Marian
+ * vocab.yml's (piece: id); name for messages. */
+static int vocab_ids(const void *v, size_t n, const char *name,
+		     const char *side, int *size, int *eos, int *unk)
+{
+	const struct yaml_entry *e;
+	const char **piece;
 	struct yaml y;
-	const char *s;
+	char buf[32];
+	int rc;
 
 	if (spm_special_ids(v, n, size, eos, unk) == 0 && *size > 0)
 		return 0;
-	if (yaml_parse(&y, v, n, "vocab.yml") < 0) {
-		err_set("the %s vocabulary is neither a SentencePiece model "
-			"nor a Marian vocab.yml", side);
+	if ((rc = yml_pieces(v, n, vname(name, side, buf), &y, &piece)) < 0) {
+		if (rc == -1)
+			err_prefix("the %s vocabulary is neither a "
+				   "SentencePiece model nor a Marian "
+				   "vocab.yml", side);
 		return -1;
 	}
 	*size = y.n;
-	*eos = (s = yaml_str(&y, "</s>")) ? atoi(s) : -1;
-	*unk = (s = yaml_str(&y, "<unk>")) ? atoi(s) : -1;
+	*eos = (e = yaml_get(&y, "</s>")) ? atoi(e->v[0]) : -1;
+	*unk = (e = yaml_get(&y, "<unk>")) ? atoi(e->v[0]) : -1;
+	free(piece);
 	yaml_free(&y);
 	return 0;
 }
@@ -267,15 +335,16 @@ static int vocab_ids(const void *v, size_t n, int *size, int *eos, int *unk,
 /*
  * A side's vocabulary as the model keeps it, into out: an .spm as it is;
  * a vocab.yml with the .spm that segments it (spm not NULL) as a table
- * of ids over it (text/vocab.h), its ids 0 .. n-1 each a piece once; a
- * vocab.yml alone as it is (ids only).
+ * of ids over it (text/vocab.h); a vocab.yml alone as it is (ids only).
  */
-static int side_vocab(const void *v, size_t n, const void *spm,
-		      size_t spm_len, struct bpe_text *out, const char *side)
+static int side_vocab(const void *v, size_t n, const char *name,
+		      const void *spm, size_t spm_len, struct bpe_text *out,
+		      const char *side)
 {
-	int size, eos, unk, rc = -1;
-	const char **piece = NULL;
+	int size, eos, unk, rc;
+	const char **piece;
 	struct yaml y;
+	char buf[32];
 
 	if (spm_special_ids(v, n, &size, &eos, &unk) == 0 && size > 0)
 		return bpe_text_add(out, v, n);
@@ -286,94 +355,14 @@ static int side_vocab(const void *v, size_t n, const void *spm,
 		err_prefix("the %s segmenter is not a SentencePiece model", side);
 		return -1;
 	}
-	if (yaml_parse(&y, v, n, "vocab.yml") < 0)
+	if (yml_pieces(v, n, vname(name, side, buf), &y, &piece) < 0)
 		return -1;
-	if (!(piece = calloc(y.n ? y.n : 1, sizeof *piece))) {
-		err_set("out of memory");
-		goto out;
-	}
-	for (int i = 0; i < y.n; i++) {
-		const struct yaml_entry *e = &y.e[i];
-		char *end;
-		long id = e->list || e->n != 1 ? -1 :
-			strtol(e->v[0], &end, 10);
-
-		if (id < 0 || id >= y.n || *end || piece[id]) {
-			err_set("the %s vocab.yml: line %d: '%s' has no id of "
-				"its own from 0 to %d", side, e->line, e->key,
-				y.n - 1);
-			goto out;
-		}
-		piece[id] = e->key;
-	}
 	rc = vocab_map_make(spm, spm_len, piece, y.n, out);
 	if (rc < 0)
-		err_prefix("the %s vocab.yml", side);
-out:
+		err_prefix("%s", vname(name, side, buf));
 	free(piece);
 	yaml_free(&y);
 	return rc;
-}
-
-/* attn's parameter name a as Marian's, into mn; *tr 1 for a matrix to
- * transpose.  -1 for a name this does not know (a bug). */
-static int marian_name(const struct imp *im, const char *a, char *mn,
-		       size_t sz, int *tr)
-{
-	static const char *const ln_suffix[2] = { "", "_pre" };
-	char side[4], part[16], x[4], y[4];
-	const char *pfx, *sub;
-	int l, k;
-
-	*tr = 0;
-	if (!strcmp(a, "src.emb"))
-		return snprintf(mn, sz, "encoder_Wemb") < 0;
-	if (!strcmp(a, "tgt.emb"))
-		return snprintf(mn, sz, "%s", strcmp(im->tie_s, "all") &&
-				strcmp(im->tie_s, "src") ? "decoder_Wemb" :
-				"Wemb") < 0;
-	if (!strcmp(a, "out.W")) {
-		*tr = 1;
-		return snprintf(mn, sz, "decoder_ff_logit_out_W") < 0;
-	}
-	if (!strcmp(a, "out.b"))
-		return snprintf(mn, sz, "decoder_ff_logit_out_b") < 0;
-	if (sscanf(a, "%3[a-z].ln.%1[gb]%n", side, x, &k) == 2 && !a[k])
-		return snprintf(mn, sz, "%s_top_ln_%s", *side == 'e' ?
-				"encoder" : "decoder", *x == 'g' ? "scale" :
-				"bias") < 0;
-	if (sscanf(a, "%3[a-z].%d.%15[a-z0-9].%3[a-zA-Z0-9]%n", side, &l, part,
-		   x, &k) < 4)
-		return -1;
-	pfx = *side == 'e' ? "encoder" : "decoder";
-	l++;
-	if (!a[k] && im->ssru && *side == 'd' && !strcmp(part, "ln1"))
-		return snprintf(mn, sz, "%s_l%d_rnn%s_ln_%s%s", pfx, l,
-				im->pre ? "" : "_ffn",
-				*x == 'g' ? "scale" : "bias",
-				ln_suffix[im->pre]) < 0;
-	if (!a[k] && !strcmp(part, "ssru")) {
-		*tr = x[0] == 'W';
-		return snprintf(mn, sz, "%s_l%d_rnn_%s", pfx, l, x) < 0;
-	}
-	if (!a[k] && (!strcmp(part, "ln1") || !strcmp(part, "ln2") ||
-		      !strcmp(part, "ln3"))) {
-		sub = part[2] == '1' ? "self_Wo" : part[2] == '3' ||
-			*side == 'e' ? "ffn_ffn" : "context_Wo";
-		return snprintf(mn, sz, "%s_l%d_%s_ln_%s%s", pfx, l, sub,
-				*x == 'g' ? "scale" : "bias",
-				ln_suffix[im->pre]) < 0;
-	}
-	if (!a[k] && !strcmp(part, "ffn")) {
-		*tr = x[0] == 'W';
-		return snprintf(mn, sz, "%s_l%d_ffn_%s", pfx, l, x) < 0;
-	}
-	/* self.q.W: part self, x q, then .W */
-	if (a[k] != '.' || sscanf(a + k + 1, "%1[Wb]", y) != 1 || a[k + 2])
-		return -1;
-	*tr = *y == 'W';
-	return snprintf(mn, sz, "%s_l%d_%s_%c%s", pfx, l,
-			!strcmp(part, "cross") ? "context" : "self", *y, x) < 0;
 }
 
 /* Item it into parameter p (transposed with tr). */
@@ -425,11 +414,15 @@ static int fill_params(struct model *m, const struct imp *im,
 		err_set("out of memory");
 		return -1;
 	}
+	if (marian_i8_begin(m, mi) < 0)
+		goto bad;
 	for (i = 0; i < m->nparam; i++) {
 		struct param *p = &m->param[i];
 		const struct marian_item *it;
+		float qa;
 
-		if (marian_name(im, p->name, mn, sizeof(mn), &tr) < 0) {
+		if (marian_name(p->name, im->pre, im->ssru, im->tie_s, mn,
+				sizeof(mn), &tr) < 0) {
 			err_set("import: no Marian name for %s", p->name);
 			goto bad;
 		}
@@ -438,10 +431,16 @@ static int fill_params(struct model *m, const struct imp *im,
 				p->name);
 			goto bad;
 		}
-		if (copy_param(p, it, tr) < 0)
+		/* an intgemm8 item: marian_int8.h */
+		if (marian_i8_alpha(mi, mn, used, &qa) < 0 ||
+		    (it->dtype == MARIAN_INTGEMM8 ?
+		     marian_i8_param(m, p, it, tr, qa) :
+		     copy_param(p, it, tr)) < 0)
 			goto bad;
 		used[it - mi->it] = 1;
 	}
+	if (marian_i8_end(m, mi, used) < 0)
+		goto bad;
 	for (i = 0; i < mi->n; i++)
 		if (!used[i] && strncmp(mi->it[i].name, "special:", 8)) {
 			err_set("the Marian model's %s has no place in attn's "
@@ -456,46 +455,77 @@ bad:
 	return -1;
 }
 
-/* decoder.yml's defaults for beam and decode, as config keys. */
-static int decoder_defaults(struct model *m, const char *t, size_t n)
+/*
+ * How Marian decodes the model, as the config keys that decode and beam
+ * take their defaults from (run/search.h search_opts_model): what the
+ * decoder.yml (or Bergamot's config) at t [n] gives, t NULL for none, and
+ * Marian's own defaults for the rest (src/common/config_parser.cpp,
+ * addOptionsTranslation: beam-size 12, normalize 0, word-penalty 0,
+ * max-length-factor 3, allow-unk false); and two rules of Marian's
+ * search that attn's own models do not follow: no minimum length, and
+ * an empty line (a source of </s> alone) translated to nothing
+ * (src/translator/beam_search.cpp forces it to </s>).  A value outside
+ * the range decode and beam take is refused here, naming the key and
+ * the file (label), not left for the programs to trip on.
+ */
+static int decoder_defaults(struct model *m, const char *t, size_t n,
+			    const char *label)
 {
-	static const char *const key[][2] = {
-		{ "beam-size", "dec_beam_size" },
-		{ "normalize", "dec_normalize" },
-		{ "max-length-factor", "dec_max_length_factor" },
+	static const struct {
+		const char *yml, *key, *def;
+		double lo, hi;
+		int integer;
+	} key[] = {
+		{ "beam-size", "dec_beam_size", "12", 1, 1000, 1 },
+		{ "normalize", "dec_normalize", "0", 0, 100, 0 },
+		{ "word-penalty", "dec_word_penalty", "0", -1e6, 1e6, 0 },
+		{ "max-length-factor", "dec_max_length_factor", "3", 1e-3,
+		  1000, 0 },
 	};
-	struct yaml y;
+	struct yaml y = { 0 };
 	int i, allow;
 
-	if (yaml_parse(&y, t, n, "decoder.yml") < 0)
+	if (t && yaml_parse(&y, t, n, label) < 0)
 		return -1;
-	if (yaml_bool(&y, "allow-unk", 0, &allow) < 0 ||
-	    config_set(&m->cfg, "dec_allow_unk", allow ? "1" : "0") < 0) {
-		err_prefix("decoder.yml");
-		yaml_free(&y);
-		return -1;
+	if (yaml_bool(&y, "allow-unk", 0, &allow) < 0) {
+		err_prefix("%s", label);
+		goto bad;
 	}
-	for (i = 0; i < 3; i++) {
-		const char *v = yaml_str(&y, key[i][0]);
+	if (config_set(&m->cfg, "dec_allow_unk", allow ? "1" : "0") < 0 ||
+	    config_set(&m->cfg, "dec_min_len", "0") < 0 ||
+	    config_set(&m->cfg, "dec_empty_source", "1") < 0)
+		goto bad;
+	for (i = 0; i < (int)(sizeof key / sizeof key[0]); i++) {
+		const char *v = yaml_str(&y, key[i].yml);
+		const struct yaml_entry *e = yaml_get(&y, key[i].yml);
 		char *end;
 		double x;
 
+		if (e && !v) {
+			err_set("%s:%d: %s is a list, not a number", label,
+				e->line, key[i].yml);
+			goto bad;
+		}
 		if (!v)
-			continue;
+			v = key[i].def;
 		x = strtod(v, &end);
-		if (end == v || *end || !(x >= 0 && x <= 1e6)) {
-			err_set("decoder.yml: %s: %s is not a number",
-				key[i][0], v);
-			yaml_free(&y);
-			return -1;
+		if (end == v || *end || !(x >= key[i].lo && x <= key[i].hi) ||
+		    (key[i].integer && x != (double)(long)x)) {
+			err_set("%s:%d: %s: %s is not %s from %g to %g (as "
+				"decode and beam take it)", label,
+				e ? e->line : 0,
+				key[i].yml, v, key[i].integer ? "an integer" :
+				"a number", key[i].lo, key[i].hi);
+			goto bad;
 		}
-		if (config_set(&m->cfg, key[i][1], v) < 0) {
-			yaml_free(&y);
-			return -1;
-		}
+		if (config_set(&m->cfg, key[i].key, v) < 0)
+			goto bad;
 	}
 	yaml_free(&y);
 	return 0;
+bad:
+	yaml_free(&y);
+	return -1;
 }
 
 struct model *marian_import(const struct marian_import_in *in)
@@ -522,8 +552,10 @@ struct model *marian_import(const struct marian_import_in *in)
 		       "special:model.yml") < 0 ||
 	    read_config(&im, set, &nset) < 0)
 		goto out;
-	if (vocab_ids(in->vsrc, in->vsrc_len, &vs, &es, &us, "source") < 0 ||
-	    vocab_ids(in->vtgt, in->vtgt_len, &vt, &et, &ut, "target") < 0)
+	if (vocab_ids(in->vsrc, in->vsrc_len, in->vsrc_name, "source", &vs,
+		      &es, &us) < 0 ||
+	    vocab_ids(in->vtgt, in->vtgt_len, in->vtgt_name, "target", &vt,
+		      &et, &ut) < 0)
 		goto out;
 	if (es < 0 || es != et || us < 0 || us != ut) {
 		err_set("the vocabularies' </s> (%d, %d) and unknown piece "
@@ -540,24 +572,24 @@ struct model *marian_import(const struct marian_import_in *in)
 		err_prefix("import");
 		goto out;
 	}
-	if (vs > m->src_vocab || vt > m->tgt_vocab) {
-		err_set("the vocabularies have %d and %d pieces, more than "
-			"the model's dim-vocabs %d and %d", vs, vt,
-			m->src_vocab, m->tgt_vocab);
+	if (vs != m->src_vocab || vt != m->tgt_vocab) {
+		err_set("the vocabularies have %d and %d pieces, the model's "
+			"dim-vocabs %d and %d: not this model's vocabularies",
+			vs, vt, m->src_vocab, m->tgt_vocab);
 		goto bad;
 	}
-	/* Marian's search never says <unk> unless allow-unk (decoder.yml) */
-	if (config_set(&m->cfg, "dec_allow_unk", "0") < 0 ||
-	    fill_params(m, &im, &mi) < 0 ||
-	    side_vocab(in->vsrc, in->vsrc_len, in->ssrc, in->ssrc_len,
-		       &vb[0], "source") < 0 ||
-	    side_vocab(in->vtgt, in->vtgt_len, in->stgt ? in->stgt : in->ssrc,
+	if (fill_params(m, &im, &mi) < 0 ||
+	    side_vocab(in->vsrc, in->vsrc_len, in->vsrc_name, in->ssrc,
+		       in->ssrc_len, &vb[0], "source") < 0 ||
+	    side_vocab(in->vtgt, in->vtgt_len, in->vtgt_name,
+		       in->stgt ? in->stgt : in->ssrc,
 		       in->stgt ? in->stgt_len : in->ssrc_len, &vb[1],
 		       "target") < 0 ||
 	    model_set_vocab(m, 0, vb[0].s, vb[0].n) < 0 ||
 	    model_set_vocab(m, 1, vb[1].s, vb[1].n) < 0 ||
-	    (in->decoder &&
-	     decoder_defaults(m, in->decoder, in->decoder_len) < 0))
+	    decoder_defaults(m, in->decoder, in->decoder_len,
+			     in->decoder_name ? in->decoder_name :
+			     "decoder.yml") < 0)
 		goto bad;
 	goto out;
 bad:

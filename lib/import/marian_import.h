@@ -21,6 +21,8 @@ struct marian_import_in {
 	size_t ssrc_len, stgt_len;
 	const char *decoder;		/* decoder.yml's text, or NULL */
 	size_t decoder_len;
+	/* the files' names, for messages (NULL: a side's name) */
+	const char *vsrc_name, *vtgt_name, *decoder_name;
 };
 
 /*

@@ -68,15 +68,30 @@ static int model_number(const struct model *m, const char *key, double lo,
 int search_opts_model(struct search_opts *o, const struct model *m,
 		      unsigned given, int beam)
 {
-	double k, norm, factor, allow;
-	int rk, rn, rf, ru;
+	double k, norm, factor, allow, wp, minl, empty;
+	int rk, rn, rf, ru, rw, rm, re;
 
 	if ((rk = model_number(m, "dec_beam_size", 1, 1000, &k)) < 0 ||
 	    (rn = model_number(m, "dec_normalize", 0, 100, &norm)) < 0 ||
 	    (rf = model_number(m, "dec_max_length_factor", 0, 1000,
 			       &factor)) < 0 ||
-	    (ru = model_number(m, "dec_allow_unk", 0, 1, &allow)) < 0)
+	    (ru = model_number(m, "dec_allow_unk", 0, 1, &allow)) < 0 ||
+	    (rw = model_number(m, "dec_word_penalty", -1e6, 1e6, &wp)) < 0 ||
+	    (rm = model_number(m, "dec_min_len", 0, SEARCH_MIN_LEN_MAX,
+			       &minl)) < 0 ||
+	    (re = model_number(m, "dec_empty_source", 0, 1, &empty)) < 0)
 		return -1;
+	if ((rm && minl != floor(minl)) || (re && empty != floor(empty))) {
+		err_set("model.config: dec_min_len=%g, dec_empty_source=%g: "
+			"integers", minl, empty);
+		return -1;
+	}
+	if (rm && !(given & SEARCH_GIVEN_MIN_LEN))
+		o->min_len = (int)minl;
+	if (re)
+		o->empty_source = empty == 1;
+	if (beam && rw && !(given & SEARCH_GIVEN_ALPHA))
+		o->word_penalty = wp;
 	if (ru && allow == 0 && m->unk_id >= 0)
 		o->no_unk = 1;
 	if (rk && k != floor(k)) {
@@ -207,7 +222,7 @@ static void finish(struct beam *b, int s, int t, int e, double score)
 	f->t = t;
 	f->e = e;
 	f->score = score;
-	f->norm = score / length_penalty(b->o, t);
+	f->norm = (score - b->o->word_penalty * t) / length_penalty(b->o, t);
 }
 
 /* The largest of lp [n] that is not NaN (-inf when none). */
@@ -427,6 +442,28 @@ static void no_early_end(struct beam *b, int nh)
 	}
 }
 
+/*
+ * The option empty_source, at the first step: every row of a sentence
+ * whose source is </s> alone gets </s> with log-probability 0 and
+ * nothing else, as Marian's beam search forces an empty line's entry to
+ * </s> (src/translator/beam_search.cpp, emptyBatchEntries).
+ */
+static void empty_source(struct beam *b, int nh)
+{
+	const int32_t *ids;
+	int r, s, p, n, y;
+
+	for (r = 0; r < nh; r++) {
+		s = b->cur.sent[r];
+		if (b->slen[s] != 1 || (p = place(b->sl, s, b->m->eos_id)) < 0)
+			continue;
+		n = row_units(b, r, &ids);
+		for (y = 0; y < n; y++)
+			b->logp[(size_t)r * b->V + y] = -INFINITY;
+		b->logp[(size_t)r * b->V + p] = 0;
+	}
+}
+
 /* The option no_unk: the model's unk_id gets log-probability -inf in
  * every row (Marian's suppressWord, unless allow-unk). */
 static void no_unk(struct beam *b, int nh)
@@ -467,6 +504,8 @@ static int beam_select(struct beam *b, int t, int nh)
 		block_repeats(b, t, nh);
 	if (t <= b->o->min_len)
 		no_early_end(b, nh);
+	if (t == 1 && b->o->empty_source)
+		empty_source(b, nh);
 	if (b->o->no_unk)
 		no_unk(b, nh);
 	while (r < nh) {

@@ -39,6 +39,12 @@ struct search_opts {
 				   more than </s> alone does not end (</s>)
 				   before N other target ids (the maximum
 				   length still ends it) */
+	double word_penalty;	/* a finished hypothesis' score less this
+				   times its length, before the length
+				   penalty (Marian's --word-penalty) */
+	int empty_source;	/* a source of </s> alone (an empty line)
+				   translates to </s> at once, score 0
+				   (Marian's rule) */
 	struct dec_opts dec;	/* how the decoder computes (arch.h) */
 };
 
@@ -102,16 +108,19 @@ int search_max_len(const struct search_opts *o, int S);
 
 /*
  * The decoding settings that a model file names, as an import from
- * Marian keeps its decoder.yml (doc/MODELS.md: dec_beam_size,
- * dec_normalize, dec_max_length_factor), into o: the beam size (when
- * beam), the length penalty len^normalize (when beam), and at most
+ * Marian keeps how Marian would decode it (doc/MODELS.md: dec_beam_size,
+ * dec_normalize, dec_word_penalty, dec_max_length_factor, dec_allow_unk,
+ * dec_min_len, dec_empty_source), into o: the beam size (when beam), the
+ * length penalty len^normalize and the word penalty (when beam), at most
  * factor * S target ids, rounded up as Marian does (its search stops
- * once the history holds factor * S steps); but none of those the user
- * gave (given: SEARCH_GIVEN_*).  dec_allow_unk=0 (an import from Marian
- * without allow-unk) sets no_unk: Marian's search never chooses <unk>.  A model without them leaves o as it is.  0, or -1
+ * once the history holds factor * S steps), the minimum length and the
+ * empty source's rule; but none of those the user gave (given:
+ * SEARCH_GIVEN_*).  dec_allow_unk=0 sets no_unk: Marian's search never
+ * chooses <unk>.  A model without them leaves o as it is.  0, or -1
  * with err_msg() naming a bad value.
  */
-enum { SEARCH_GIVEN_K = 1, SEARCH_GIVEN_ALPHA = 2, SEARCH_GIVEN_LEN = 4 };
+enum { SEARCH_GIVEN_K = 1, SEARCH_GIVEN_ALPHA = 2, SEARCH_GIVEN_LEN = 4,
+       SEARCH_GIVEN_MIN_LEN = 8 };
 int search_opts_model(struct search_opts *o, const struct model *m,
 		      unsigned given, int beam);
 

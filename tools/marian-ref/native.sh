@@ -1,0 +1,21 @@
+# native.sh: sourced by the scripts that run native Marian (reference
+# outputs and speed; never a dependency of attn).  Sets MARIAN_BIN to the
+# folder holding marian-decoder and marian-conv: $MARIAN_NATIVE if set,
+# else what ../shared/tools/marian-native/build.sh gives (its prebuilt
+# programs, or a build of about an hour), else says it is absent and
+# exits 1.
+marian_native() {
+	if [ -n "${MARIAN_NATIVE:-}" ]; then
+		MARIAN_BIN=$MARIAN_NATIVE
+	else
+		b=$(cd "$(dirname "$0")/../.." && pwd)/../shared/tools/marian-native/build.sh
+		[ -x "$b" ] && MARIAN_BIN=$("$b" 2>/dev/null) || MARIAN_BIN=
+	fi
+	if [ -z "$MARIAN_BIN" ] || ! "$MARIAN_BIN/marian-decoder" --version \
+	    > /dev/null 2>&1; then
+		echo "$(basename "$0"): no native Marian: set MARIAN_NATIVE to" \
+		     "the folder of marian-decoder and marian-conv (built by" \
+		     "shared/tools/marian-native/build.sh)" >&2
+		exit 1
+	fi
+}
