@@ -8,6 +8,8 @@
 #                        make bench-torch has measured them)
 #   make bench-torch     PyTorch's figures for the same (bench/torch)
 #   make fuzz            libFuzzer targets, one per parser (clang)
+#   make check-fullsize  imported models of published sizes against native
+#                        Marian (tools/marian-ref/fullsize.sh; not in check)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make demo            translate examples/sample.es with models/bible-es-en.tsr
 #
@@ -199,6 +201,12 @@ check:
 	@$(MAKE) --no-print-directory all $(TESTS)
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh $(TESTS)
 
+# Models of the sizes people download (an OPUS-MT Transformer-base, a
+# Firefox student) translated by attn and by native Marian: too large to
+# commit, made in build/fullsize (tools/marian-ref/fullsize.sh).
+check-fullsize: all
+	@sh tools/marian-ref/fullsize.sh
+
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCHES)
 
@@ -324,6 +332,6 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check check-layers bench bench-torch fuzz install clean demo FORCE
+.PHONY: all check check-layers check-fullsize bench bench-torch fuzz install clean demo FORCE
 FORCE:
 .SECONDARY:
