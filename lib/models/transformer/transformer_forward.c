@@ -47,7 +47,13 @@ void tf_encoder_forward(const struct tf_net *n, struct fwd *f,
 	f->E = (float *)final_ln(n, &f->enc_ln, &n->w.enc_ln, x, N);
 }
 
-/* The rows of f->Y that the output layer sees (f->nout of them). */
+/*
+ * The rows of f->Y that the output layer sees (f->nout of them): every
+ * row when decoding; when training, each pair's first tlen[b], its
+ * target's own positions.  Padding is told by the length, not by id 0,
+ * which is </s> in Marian's vocabularies (an imported model trained on
+ * must learn to stop).
+ */
 static const float *output_rows(const struct tf_net *n, struct fwd *f)
 {
 	int M = f->B * f->T, i, k = 0;
@@ -57,7 +63,7 @@ static const float *output_rows(const struct tf_net *n, struct fwd *f)
 		return f->Y;
 	}
 	for (i = 0; i < M; i++) {
-		if (f->tgt_ids[i] == 0)
+		if (i % f->T >= f->tlen[i / f->T])
 			continue;
 		f->out_row[k] = i;
 		f->out_tgt[k] = f->tgt_ids[i];
