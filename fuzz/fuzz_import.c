@@ -5,8 +5,10 @@
  * as Marian's YAML are read or refused without a crash, a leak or
  * undefined behaviour; what reads holds itself together: a member's
  * extracted length is its central size, an array's data lies inside
- * the input and fills its shape, every YAML entry has its items.
+ * the input and fills its shape (an intgemm8 item's with its
+ * multiplier, positive and finite), every YAML entry has its items.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +49,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < mi.n; i++) {
 			size_t es = mi.it[i].dtype == NPY_F32 ? 4 :
 				    mi.it[i].dtype == NPY_F16 ? 2 : 1;
+			/* intgemm8: the values, then their multiplier */
+			int i8 = mi.it[i].dtype == MARIAN_INTGEMM8;
 
-			inside(mi.it[i].data, mi.it[i].count * es, data, size);
+			inside(mi.it[i].data, mi.it[i].count * es + 4 * i8,
+			       data, size);
+			if (i8 && !(mi.it[i].intgemm_mult > 0 &&
+				    mi.it[i].intgemm_mult < INFINITY))
+				abort();
 		}
 		marian_items_free(&mi);
 	}

@@ -10,9 +10,11 @@
  * long (which may include padding after the elements).  Types are
  * Marian's Type enum: a class (0x100 signed, 0x200 unsigned, 0x400
  * float) plus the element's size; 0x404 float32, 0x402 float16, 0x101
- * int8 and 0x201 uint8 are read here, anything else (the intgemm
- * matrices of a quantised model, for one) is refused by name.
+ * int8 and 0x201 uint8 are read here, and 0x4101 intgemm8 (marian_items.h:
+ * int8 values and their multiplier after them); anything else (intgemm16,
+ * fbgemm's packed types) is refused by name.
  */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,23 @@ static uint64_t rd64(const uint8_t *p)
 	return v;
 }
 
+/* An intgemm8 item's multiplier, after its values: a positive finite
+ * float (the values are w * qm rounded: 0, NaN or infinity would make
+ * every product 0 or NaN). */
+static int intgemm_mult(struct marian_item *it)
+{
+	float qm;
+
+	memcpy(&qm, it->data + it->count, 4);
+	if (!(qm > 0 && qm <= FLT_MAX)) {
+		err_set("bin: item %s: its intgemm8 multiplier %g is not a "
+			"positive finite number", it->name, qm);
+		return -1;
+	}
+	it->intgemm_mult = qm;
+	return 0;
+}
+
 /* Caps that keep a crafted header's arithmetic far from overflow. */
 #define BIN_MAX_ITEMS	65536
 #define BIN_MAX_NAME	4096
@@ -160,12 +179,14 @@ int marian_items_read_bin(struct marian_items *mi, const void *data, size_t n)
 			it->dtype = NPY_F16;
 		} else if (type == 0x101 || type == 0x201) {
 			it->dtype = NPY_BYTES;
+		} else if (type == 0x4101) {
+			it->dtype = MARIAN_INTGEMM8;
 		} else {
 			err_set("bin: item %s has Marian type 0x%llx: only "
-				"float32, float16 and bytes are supported (a "
-				"quantised model's intgemm matrices are not: "
-				"import its float32 model)", it->name,
-				(unsigned long long)type);
+				"float32, float16, bytes and intgemm8 are "
+				"supported (intgemm16 and packed matrices are "
+				"not: import the float32 or intgemm8 model)",
+				it->name, (unsigned long long)type);
 			goto bad;
 		}
 		if (rank > NPY_MAX_RANK || rank * 4 > n - pos) {
@@ -210,17 +231,21 @@ int marian_items_read_bin(struct marian_items *mi, const void *data, size_t n)
 		uint64_t len = rd64(h + 32 * i + 24);
 		uint64_t es = it->dtype == NPY_F32 ? 4 : it->dtype == NPY_F16
 			      ? 2 : 1;
+		/* intgemm8: the values, then their float multiplier */
+		uint64_t extra = it->dtype == MARIAN_INTGEMM8 ? 4 : 0;
 
-		if (len > n - pos || len < it->count * es) {
+		if (len > n - pos || len < it->count * es + extra) {
 			err_set("bin: item %s's %llu bytes at offset %llu are "
 				"outside the file or fewer than its shape "
 				"needs (%llu)", it->name,
 				(unsigned long long)len,
 				(unsigned long long)pos,
-				(unsigned long long)(it->count * es));
+				(unsigned long long)(it->count * es + extra));
 			goto bad;
 		}
 		it->data = p + pos;
+		if (extra && intgemm_mult(it) < 0)
+			goto bad;
 		pos += len;
 	}
 	for (i = 0; i < (int)nh; i++)

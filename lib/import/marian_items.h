@@ -12,9 +12,25 @@
 #include <stdint.h>
 #include "npy.h"
 
+/*
+ * A .bin item of Marian's type intgemm8 (0x4101, src/common/types.h:
+ * signed_type + 1 + intgemm_type), as marian-conv -g intgemm8 writes it
+ * (src/tensors/cpu/expression_graph_packable.h packAndSave, l. 190-240):
+ * count int8 values, then the float32 multiplier qm (127 / max |w| of the
+ * whole matrix: w = q / qm), then padding to the item's data bytes.  The
+ * shape is the float matrix's, [in, out], but the values are of its
+ * transpose, [out, in] row by row (Transpose10 before quantising), except
+ * for an item whose name holds "Wemb", which is stored as it is; and
+ * binary.cpp loadItems (l. 70-78) turns a "Wemb" item back into floats,
+ * q * (1 / qm).  intgemm_mult is qm.
+ */
+#define MARIAN_INTGEMM8 16
+
 struct marian_item {
 	char *name;
-	int dtype;			/* NPY_F32, NPY_F16 or NPY_BYTES */
+	int dtype;			/* NPY_F32, NPY_F16, NPY_BYTES or
+					   MARIAN_INTGEMM8 (int8 values) */
+	float intgemm_mult;		/* MARIAN_INTGEMM8: qm, finite, > 0 */
 	int rank;
 	uint64_t shape[NPY_MAX_RANK];
 	uint64_t count;			/* elements */

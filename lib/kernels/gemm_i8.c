@@ -14,6 +14,7 @@
 #include "base/errmsg.h"
 #include "gemm_packed.h"
 #include "kern_impl.h"
+#include "marian_i8.h"
 
 /* As gemm_packed.c's: work below which a second thread does not pay. */
 #define THREAD_WORK (1L << 17)
@@ -166,6 +167,7 @@ static inline float out(int32_t acc, float sx, float ws, const float *b,
 struct call {
 	struct wpack_i8_job j;
 	const struct wpack *w;
+	const float *ws;	/* the columns' scales: w->ws, or ones */
 	const int8_t *xq;	/* the reference's x quantised, [M, K] */
 	float *y;
 };
@@ -200,11 +202,200 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 		j.cols = c->w->N - c0 < WPACK_NR ? c->w->N - c0 : WPACK_NR;
 		j.P = c->w->pq + (size_t)q * j.kq * WPACK_NR * 4;
 		j.qsum = c->w->qsum + c0;
-		j.ws = c->w->ws + c0;
+		j.ws = (c->ws ? c->ws : c->w->ws) + c0;
 		j.b = c->j.b ? c->j.b + c0 : NULL;
 		j.C = c->y + c0;
 		c->w->i8->panel(&j);
 	}
+}
+
+/* -O2's very cheap cost model leaves the loops of a Marian product's
+ * quantisation and outputs scalar, which made decoding 2.5x slower than
+ * the int8 of attn's own models; -O3's vectorises them (the same float
+ * operations, one by one: the same bits). */
+#define VECTORISE __attribute__((optimize("O3")))
+
+/* A Marian product's call (linear_marian), for the threads. */
+struct mcall {
+	float *y;
+	const float *x, *b;
+	const struct wpack *w;
+	void *xs;
+	int M, kq, rmax, form, shift, relu;
+	float qa, uq, ub;
+	int oom;		/* a thread's scratch failed */
+};
+
+/* Strips lo .. hi-1 of x's rows quantised as Marian does (qa,
+ * marian_quant) into the kernels' form (struct gemm_i8), zero past M
+ * and K: a row's values into q (kq quads, in loops the compiler
+ * vectorises), then its quads into their places. */
+VECTORISE static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
+{
+	struct mcall *c = ctx;
+	int K = c->w->K, kq = c->kq, rmax = c->rmax;
+	size_t strip = (size_t)kq * rmax;
+	int8_t *q = kern_scratch(2, (size_t)kq * 4);
+
+	if (!q) {
+		c->oom = 1;
+		return;
+	}
+	for (int64_t st = lo; st < hi; st++)
+		for (int r = 0; r < rmax; r++) {
+			int i = (int)st * rmax + r;
+			size_t at = (size_t)st * strip + r;
+			const float *xr = c->x + (size_t)i * K;
+
+			memset(q, 0, (size_t)kq * 4);
+			for (int k = 0; i < c->M && k < K; k++)
+				q[k] = marian_quant(xr[k] * c->qa);
+			for (int p = 0; p < kq; p++, at += rmax) {
+				const int8_t *v = q + 4 * p;
+				if (c->form == WPACK_XS_I16)
+					((uint64_t *)c->xs)[at] =
+						(uint64_t)(uint16_t)v[0] |
+						(uint64_t)(uint16_t)v[1] << 16 |
+						(uint64_t)(uint16_t)v[2] << 32 |
+						(uint64_t)(uint16_t)v[3] << 48;
+				else
+					((uint32_t *)c->xs)[at] =
+						((uint32_t)(uint8_t)v[0] |
+						 (uint32_t)(uint8_t)v[1] << 8 |
+						 (uint32_t)(uint8_t)v[2] << 16 |
+						 (uint32_t)(uint8_t)v[3] << 24) ^
+						0x80808080u;
+			}
+		}
+}
+
+/* Rows lo .. hi-1: the kernels' (float)acc into Marian's outputs
+ * (marian_i8_y, spelt out in loops the compiler vectorises). */
+VECTORISE static void marian_rows(void *ctx, int64_t lo, int64_t hi)
+{
+	const struct mcall *c = ctx;
+	const struct wpack *w = c->w;
+	const int32_t *col = w->mcol;
+	int K = w->K, N = w->N;
+
+	const float uq = c->uq, ub = c->ub, *b = c->b;
+
+	for (int64_t i = lo; i < hi; i++) {
+		float *yr = c->y + (size_t)i * N;
+		int big = 0, j = 0, bl[8] = { 0 };
+
+		for (; j + 8 <= N; j += 8)	/* 8 lanes, vectorised */
+			for (int l = 0; l < 8; l++)
+				bl[l] |= !(fabsf(yr[j + l]) < 16777216.0f);
+		for (; j < N; j++)		/* 2^24 */
+			big |= !(fabsf(yr[j]) < 16777216.0f);
+		for (int l = 0; l < 8; l++)
+			big |= bl[l];
+		if (big) {	/* a sum (float)acc may have rounded */
+			for (int j = 0; j < N; j++) {
+				const float *xr = c->x + (size_t)i * K;
+				const int8_t *wr = w->wq + (size_t)j * K;
+				int32_t acc = (int32_t)yr[j];
+				float v;
+
+				if (!(fabsf(yr[j]) < 16777216.0f)) {
+					acc = 0;
+					for (int k = 0; k < K; k++)
+						acc += marian_quant(xr[k] *
+								    c->qa) *
+						       wr[k];
+				}
+				v = marian_i8_y(acc, col[j], c->uq, c->ub,
+						c->b ? c->b + j : NULL,
+						c->shift);
+				yr[j] = c->relu && !(v > 0) ? 0 : v;
+			}
+			continue;
+		}
+		/* 8 lanes, which the compiler vectorises, then the rest */
+#define EACH(expr) do { int j = 0; \
+		for (; j + 8 <= N; j += 8) \
+			for (int l = 0; l < 8; l++) { \
+				int jl = j + l; \
+				yr[jl] = (expr); \
+			} \
+		for (int jl = j; jl < N; jl++) \
+			yr[jl] = (expr); } while (0)
+#define ACC(jl) ((int32_t)yr[jl])
+		if (c->shift && c->b)
+			EACH((float)(ACC(jl) + 127 * col[jl]) * uq +
+			     ((float)col[jl] * ub + b[jl]));
+		else if (c->shift)
+			EACH((float)(ACC(jl) + 127 * col[jl]) * uq +
+			     (float)col[jl] * ub);
+		else if (c->b)
+			EACH((float)ACC(jl) * uq + b[jl]);
+		else
+			EACH((float)ACC(jl) * uq);
+#undef ACC
+#undef EACH
+		for (int j = 0; c->relu && j < N; j++)
+			yr[j] = yr[j] > 0 ? yr[j] : 0;
+	}
+}
+
+/*
+ * Marian's product (marian_i8.h) on this CPU's int8 kernels: x quantised
+ * Marian's way into their form, their exact int32 sums out as floats
+ * (scales 1, no bias: (float)acc, exact below 2^24; an entry beyond is
+ * summed again here, exactly), then Marian's end of each entry.  The
+ * same bits as marian_i8_ref, which serves where there are no kernels.
+ */
+static int linear_marian(float *y, const float *x, int M,
+			 const struct wpack *w, const float *b, int relu)
+{
+	const struct gemm_i8 *u = w->pq ? w->i8 : NULL;
+	int K = w->K, N = w->N, kq = (K + 3) / 4;
+	int np = (N + WPACK_NR - 1) / WPACK_NR;
+	int shift = (w->marian & WPACK_MARIAN_SHIFT_ALL) ||
+		    ((w->marian & WPACK_MARIAN_SHIFT) && b);
+
+	if (!u)
+		return marian_i8_ref(y, x, M, w->wq, w->mcol, N, K, w->mqa,
+				     w->mqb, b, shift, relu);
+	float qa = w->mqa > 0 ? w->mqa :
+		   127.0f / marian_max_abs(x, (size_t)M * K);
+	int rmax = u->rmax;
+	size_t mr = (size_t)(M + rmax - 1) / rmax * rmax;
+	size_t xb = mr * kq * 4 * (u->xs_form == WPACK_XS_I16 ? 2 : 1);
+	size_t sxb = (sizeof(float) * mr + 63) / 64 * 64;
+	char *mem = kern_scratch(3, sxb + xb);
+	struct call c = { .w = w, .y = y, .ws = w->mone };
+	struct mcall mc = {
+		.y = y, .x = x, .b = b, .w = w, .M = M, .kq = kq,
+		.rmax = rmax, .form = u->xs_form, .shift = shift,
+		.relu = relu, .qa = qa, .uq = 1.0f / (qa * w->mqb),
+		.ub = (-1) * ((127.0f / qa) * (127.0f / w->mqb)) / 127.0f,
+	};
+
+	if (!mem) {
+		err_set("out of memory for %d rows of int8", M);
+		return -1;
+	}
+	for (int i = 0; i < M; i++)
+		((float *)mem)[i] = 1;
+	mc.xs = mem + sxb;
+	long per = (long)K * rmax;
+	kern_parallel_for((int64_t)(mr / rmax), (THREAD_WORK / 8 + per - 1) /
+			  per, marian_pack_x, &mc);
+	if (mc.oom) {
+		err_set("out of memory for %d rows of int8", M);
+		return -1;
+	}
+	c.j.sx = (float *)mem;
+	c.j.xs = mem + sxb;
+	c.j.M = M;
+	c.j.kq = kq;
+	c.j.ldc = N;
+	per = (long)M * K * WPACK_NR;
+	kern_parallel_for(np, (THREAD_WORK + per - 1) / per, panels, &c);
+	kern_parallel_for(M, (THREAD_WORK / 8 + N - 1) / N, marian_rows, &mc);
+	return 0;
 }
 
 int linear_i8(float *y, const float *x, int M, const struct wpack *w,
@@ -223,6 +414,8 @@ int linear_i8(float *y, const float *x, int M, const struct wpack *w,
 
 	if (M <= 0 || w->N <= 0)
 		return 0;
+	if (w->marian)	/* an imported Marian model's (marian_i8.h) */
+		return linear_marian(y, x, M, w, b, relu);
 	mem = kern_scratch(3, sxb + xb);
 	if (!mem) {	/* no other path gives these bits */
 		err_set("out of memory for %d rows of int8", M);

@@ -103,6 +103,9 @@ void wpack_free(struct wpack *w)
 	free(w->pq);
 	free(w->qsum);
 	free(w->own);
+	free(w->mcol);
+	w->mcol = NULL;
+	w->marian = 0;
 	w->p = NULL;
 	w->pb = NULL;
 	w->pq = NULL;

@@ -48,6 +48,13 @@ struct wpack {
 				   past N and K; NULL: the reference loops */
 	int32_t *qsum;		/* [panels * WPACK_NR]: 128 sum_k wq_jk */
 	const struct gemm_i8 *i8;	/* with pq: the kernels that made it */
+	/* With marian (WPACK_MARIAN_*, wpack_marian): the int8 products
+	 * are Marian's (marian_i8.h) on wq, A's multiplier mqa (0: per
+	 * call), B's mqb, the column sums mcol; ws is not used. */
+	int marian;
+	float mqa, mqb;
+	int32_t *mcol;		/* [N], then mone [N], ones */
+	float *mone;
 	int N, K;
 };
 
@@ -97,6 +104,15 @@ void quant_rows_i8(int8_t *q, float *s, const float *x, int rows, int K,
 		   long ld);
 int wpack_init_i8(struct wpack *w, const int8_t *wq, const float *ws, int N,
 		  int K);
+/*
+ * An int8 pack's products made Marian's (marian_i8.h): A's multiplier qa
+ * (its alpha; 0: 127 / max |x| per call), B's qb (the whole matrix:
+ * w = wq / qb), and which of them are unsigned: WPACK_MARIAN_SHIFT
+ * those with a bias (Marian's int8shift), with WPACK_MARIAN_SHIFT_ALL
+ * every one (int8shiftAll); neither: int8.  0, or -1 (err_msg()).
+ */
+enum { WPACK_MARIAN = 1, WPACK_MARIAN_SHIFT = 2, WPACK_MARIAN_SHIFT_ALL = 4 };
+int wpack_marian(struct wpack *w, float qa, float qb, int mode);
 
 /*
  * The kernels of one instruction set (gemm_packed_avx2.c, _avx512.c): C

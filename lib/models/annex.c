@@ -9,7 +9,8 @@
 #include "base/errmsg.h"
 #include "model_parts.h"
 
-const char *const model_annex_prefixes[] = { "shortlist.", NULL };
+/* marian.: an imported intgemm8 model's multipliers (import/marian_int8.h) */
+const char *const model_annex_prefixes[] = { "shortlist.", "marian.", NULL };
 
 int model_is_annex(const char *name)
 {

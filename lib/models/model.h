@@ -26,8 +26,9 @@ struct param {
 	size_t n;		/* elements */
 	float *w;		/* into model.w, or a mapped file (read-only) */
 	float *g;		/* into model.g, NULL when not training */
-	/* From an int8 export: the matrix as int8 and its row scales
-	 * (into model.qbuf), w_jk = q_jk qs_j, as w holds it; else NULL. */
+	/* From an int8 export (or Marian's intgemm8 import): the matrix as
+	 * int8 and its row scales (into model.qbuf), w_jk = q_jk qs_j, as
+	 * w holds it; else NULL. */
 	const int8_t *q;
 	const float *qs;
 };
@@ -157,14 +158,18 @@ enum {
 	MODEL_LOAD_MAPPED,
 };
 /* Writes config, vocabularies and parameters (and the extra records, e.g.
- * the optimiser's state) atomically: write, fsync, rename. */
+ * the optimiser's state, or an import's shortlist) atomically: write,
+ * fsync, rename.  An int8 model (m->int8: one imported from Marian's
+ * intgemm8) is written as model_export's DT_I8 writes it, its int8
+ * matrices as they are, with the extra records. */
 int model_save(const struct model *m, const char *path,
 	       const struct tensor *extra, int nextra);
 /* The same for translation only: parameters as dtype (DT_F16 or DT_BF16),
  * without the optimiser's or the generator's state.  model_load() reads it;
  * training refuses it.  DT_I8: the matrices of products (model_param_int8)
  * quantised per row (gemm_packed.h's quant_rows_i8) as NAME, i8 [out, in],
- * and NAME.scale, f32 [out]; the other parameters f32. */
+ * and NAME.scale, f32 [out] (an int8 model's own, p->q and p->qs, as they
+ * are); the other parameters f32. */
 int model_export(const struct model *m, const char *path, int dtype);
 /*
  * The names of the annexes a model file may hold: those that begin with

@@ -199,7 +199,8 @@ static int load_int8(struct model *m, const struct tensor **rec,
 		if (!p->q)
 			continue;
 		if (wpack_init_i8(&m->i8packs[i], p->q, p->qs, p->dim[0],
-				  p->dim[1]) < 0)
+				  p->dim[1]) < 0 ||
+		    model_marian_pack(m, p, &m->i8packs[i]) < 0)
 			return -1;
 		if (linear_int8_add(p->w, &m->i8packs[i]) < 0)
 			return -1;
@@ -358,8 +359,9 @@ struct model *model_load(const char *path, int mode, struct tsr_map **mapp)
 		err_prefix("%s", path);
 		goto fail;
 	}
-	if (load_params(m, map, mode, path) < 0 ||
-	    load_annexes(m, map) < 0 ||
+	/* the annexes first: an import's int8 packs read theirs */
+	if (load_annexes(m, map) < 0 ||
+	    load_params(m, map, mode, path) < 0 ||
 	    load_rng(m, map, path) < 0)
 		goto fail;
 	/* the caller reads the rest (the optimiser's state) */

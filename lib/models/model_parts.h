@@ -30,5 +30,14 @@ int model_is_annex(const char *name);
 /* Keeps a copy of record t among m's annexes.  0, or -1 (err_msg()). */
 int model_annex_add(struct model *m, const struct tensor *t);
 void model_annex_free(struct model *m);
+/*
+ * For a model imported from Marian's intgemm8 (config marian_int8,
+ * annex marian.NAME: import/marian_int8.h), p's int8 pack w made to
+ * compute Marian's product (kernels/marian_i8.h); nothing for any other
+ * model or parameter.  0, or -1 (err_msg()).
+ */
+struct wpack;
+int model_marian_pack(const struct model *m, const struct param *p,
+		      struct wpack *w);
 
 #endif

@@ -94,8 +94,12 @@ static int param_int8(struct tensor *t, struct tensor *ts,
 		return -1;
 	}
 	*buf = q;
-	quant_rows_i8(q, (float *)(q + qb), p->w, p->dim[0], p->dim[1],
-		      p->dim[1]);
+	if (p->q) {	/* an int8 model's own (an import's: Marian's) */
+		memcpy(q, p->q, p->n);
+		memcpy(q + qb, p->qs, sizeof(float) * p->dim[0]);
+	} else
+		quant_rows_i8(q, (float *)(q + qb), p->w, p->dim[0],
+			      p->dim[1], p->dim[1]);
 	memset(t, 0, sizeof *t);
 	strcpy(t->name, p->name);
 	t->dtype = DT_I8;
@@ -116,8 +120,8 @@ static int param_int8(struct tensor *t, struct tensor *ts,
 
 /*
  * Writes config, vocabularies and parameters (as dtype dt; with DT_I8,
- * the int8 ones so and the rest f32) atomically; with f32, also the
- * generator's state and the extra records.
+ * the int8 ones so and the rest f32) atomically, then the extra
+ * records; with f32, also the generator's state.
  */
 static int write_model(const struct model *m, const char *path, int dt,
 		       const struct tensor *extra, int nextra)
@@ -129,7 +133,7 @@ static int write_model(const struct model *m, const char *path, int dt,
 	char *cfg;
 	size_t len;
 	int training = dt == DT_F32;
-	int i, n = 0, total = 3 + m->nparam + (training ? 1 + nextra : 0);
+	int i, n = 0, total = 3 + m->nparam + (training ? 1 : 0) + nextra;
 
 	for (i = 0; dt == DT_I8 && i < m->nparam; i++)
 		total += model_param_int8(&m->param[i]);	/* scales */
@@ -175,9 +179,9 @@ static int write_model(const struct model *m, const char *path, int dt,
 		t.data = (void *)m->rng.s;
 		t.nbytes = sizeof m->rng.s;
 		PUT(&t);
-		for (i = 0; i < nextra; i++)
-			PUT(&extra[i]);
 	}
+	for (i = 0; i < nextra; i++)
+		PUT(&extra[i]);
 #undef PUT
 	free(cfg);
 	free(buf);
@@ -195,6 +199,10 @@ fail:
 int model_save(const struct model *m, const char *path,
 	       const struct tensor *extra, int nextra)
 {
+	/* an int8 model (one imported from Marian's intgemm8) is saved as
+	 * the int8 export it is: its matrices as they are */
+	if (m->int8)
+		return write_model(m, path, DT_I8, extra, nextra);
 	return write_model(m, path, DT_F32, extra, nextra);
 }
 

@@ -3,11 +3,13 @@
  * architecture, found by hashed name, and placed in one allocation (or
  * where they lie in a mapped file); see model.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
 #include "kernels/kernels.h"
+#include "kernels/marian_i8.h"
 #include "model_parts.h"
 
 /* Parameters start on 64-byte boundaries, for the vector kernels. */
@@ -103,13 +105,97 @@ int model_param_int8(const struct param *p)
 	return p->rank == 2 && !(n >= 4 && strcmp(p->name + n - 4, ".emb") == 0);
 }
 
+/* Marian's --gemm-precision, the config's marian_int8, as WPACK_MARIAN_*
+ * flags (and *alpha 1 for an Alpha one); -1 when there is none. */
+static int marian_mode(const struct model *m, int *alpha)
+{
+	const char *g = config_get(&m->cfg, "marian_int8");
+
+	if (!g)
+		return -1;
+	*alpha = strstr(g, "Alpha") != NULL;
+	return (strstr(g, "shift") ? WPACK_MARIAN_SHIFT : 0) |
+	       (strstr(g, "All") ? WPACK_MARIAN_SHIFT_ALL : 0);
+}
+
+int model_marian_pack(const struct model *m, const struct param *p,
+		      struct wpack *w)
+{
+	char name[PARAM_NAME_MAX + 8];
+	const struct tensor *t;
+	const float *v;
+	int alpha, mode = marian_mode(m, &alpha);
+
+	snprintf(name, sizeof name, "marian.%s", p->name);
+	if (mode < 0 || !(t = model_annex(m, name)))
+		return 0;
+	if (t->dtype != DT_F32 || t->rank != 1 || t->dim[0] != 2) {
+		err_set("record '%s' is not f32 [2]", name);
+		return -1;
+	}
+	v = t->data;
+	/* qa 0 (no alpha in the file): 127 / max |x| per call */
+	return wpack_marian(w, alpha ? v[1] : 0, v[0], mode);
+}
+
+/* The tied output layer of a Marian intgemm8 model (annex marian.NAME
+ * with qb 0): Marian quantises the float embedding W [N, K] with one
+ * multiplier, 127 / max |w| (intgemm_interface.h PrepareBNodeOp),
+ * rounded as A's (marian_quant). */
+static int marian_float_pack(const struct model *m, const struct param *p,
+			     struct wpack *w, const float *W, int N, int K)
+{
+	size_t n = (size_t)N * K, qb = (n + 3) / 4 * 4;
+	int8_t *own = malloc(qb + sizeof(float) * (N ? N : 1));
+	float qm = 127.0f / marian_max_abs(W, n);
+	char name[PARAM_NAME_MAX + 8];
+	const float *v;
+	int alpha, mode = marian_mode(m, &alpha);
+
+	snprintf(name, sizeof name, "marian.%s", p->name);
+	v = model_annex(m, name)->data;
+	if (!own) {
+		err_set("out of memory for an int8 [%d, %d] matrix", N, K);
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++)
+		own[k] = marian_quant(W[k] * qm);
+	for (int j = 0; j < N; j++)
+		((float *)(own + qb))[j] = 1 / qm;
+	if (wpack_init_i8(w, own, (float *)(own + qb), N, K) < 0) {
+		free(own);
+		return -1;
+	}
+	w->own = own;
+	if (wpack_marian(w, alpha ? v[1] : 0, qm, mode) < 0) {
+		wpack_free(w);
+		return -1;
+	}
+	return 0;
+}
+
 int model_wpack(const struct model *m, struct wpack *w, const float *W,
 		int N, int K, int pack)
 {
+	char name[PARAM_NAME_MAX + 8];
+
 	for (int i = 0; pack == WPACK_I8 && i < m->nparam; i++) {
 		const struct param *p = &m->param[i];
-		if (p->w == W && p->q && p->dim[0] == N && p->dim[1] == K)
-			return wpack_init_i8(w, p->q, p->qs, N, K);
+		if (p->w != W || p->dim[0] != N || p->dim[1] != K)
+			continue;
+		if (p->q) {
+			if (wpack_init_i8(w, p->q, p->qs, N, K) < 0)
+				return -1;
+			if (model_marian_pack(m, p, w) < 0) {
+				wpack_free(w);
+				return -1;
+			}
+			return 0;
+		}
+		snprintf(name, sizeof name, "marian.%s", p->name);
+		if (config_get(&m->cfg, "marian_int8") &&
+		    model_annex(m, name))
+			return marian_float_pack(m, p, w, W, N, K);
 	}
 	return wpack_init(w, W, N, K, pack);
 }

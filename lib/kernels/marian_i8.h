@@ -1,0 +1,82 @@
+/*
+ * marian_i8.h: Marian's int8 product (intgemm, as browsermt/marian-dev
+ * 2781d735 computes it on a CPU with AVX512_VNNI), a plain scalar
+ * reference, for models imported from Marian's intgemm8 files
+ * (doc/MODELS.md, "Marian's int8").  The file's numbers and the
+ * references are in marian_i8.c.
+ *
+ * y [M, N] = x [M, K] W^T + b, W [N, K] held as int8 wq with one
+ * multiplier qb for the whole matrix (w = wq / qb):
+ *
+ *   qa     = alpha (the model's NAME_QuantMultA), or when there is none
+ *            127 / max |x| over the whole call (all M rows)
+ *   xq_ik  = marian_quant(x_ik qa)                     in [-127, 127]
+ *   acc_ij = sum_k xq_ik wq_jk                         (exact, int32)
+ *   unsigned (shifted): acc'_ij = acc_ij + 127 c_j, c_j = sum_k wq_jk,
+ *            u  = 1 / (qa qb),  ub = -((127 / qa) (127 / qb)) / 127,
+ *            y_ij = (float)acc'_ij u + ((float)c_j ub + b_j)
+ *            (without a bias: + (float)c_j ub)
+ *   signed:  y_ij = (float)acc_ij u + b_j   (without a bias: the product)
+ *
+ * every operation in float32, in that order, each rounded (no FMA).
+ */
+#ifndef ATTN_MARIAN_I8_H
+#define ATTN_MARIAN_I8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Marian's quantisation of one value v = x * multiplier (intgemm's
+ * QuantizeTile8: cvtps_epi32, round to nearest even; a value out of
+ * int32's range or NaN gives INT32_MIN; then saturated to int8 and
+ * -128 raised to -127). */
+static inline int8_t marian_quant(float v)
+{
+	float r;
+
+	/* cvtps_epi32: NaN and |v| >= 2^31 give INT32_MIN, which the
+	 * saturating packs make -128 and the max -127 */
+	if (!(v > -2147483648.0f && v < 2147483648.0f))
+		return -127;
+	v = v > 200 ? 200 : v < -200 ? -200 : v;
+	/* to nearest, ties to even: adding 1.5 2^23 leaves no fraction
+	 * bits (the default rounding mode, float arithmetic) */
+	r = (v + 0x1.8p23f) - 0x1.8p23f;
+	return (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+}
+/*
+ * The end of an entry: the exact sum acc (signed: sum_k xq_ik wq_jk),
+ * column sum c, u = 1 / (qa qb), ub = -((127 / qa) (127 / qb)) / 127,
+ * bias b (NULL: none), the unsigned form or not; as above.
+ */
+static inline float marian_i8_y(int32_t acc, int32_t c, float u, float ub,
+				const float *b, int shift)
+{
+	float bias;
+
+	if (!shift)
+		return b ? (float)acc * u + *b : (float)acc * u;
+	bias = (float)c * ub;
+	if (b)
+		bias += *b;
+	return (float)(acc + 127 * c) * u + bias;
+}
+
+/* max |x_k| over n values (intgemm::MaxAbsolute). */
+float marian_max_abs(const float *x, size_t n);
+/* c_j = sum_k wq_jk for the N rows of wq [N, K]. */
+void marian_col_sums(int32_t *c, const int8_t *wq, int N, int K);
+
+/*
+ * The product above.  qa > 0: the fixed multiplier (alpha); qa == 0:
+ * 127 / max |x|.  shift: the unsigned form (Marian's int8shift*: every
+ * product with a bias, and with int8shiftAll those without too), with
+ * c the column sums (marian_col_sums); else the signed one (c unused,
+ * may be NULL).  b may be NULL.  relu: max(y, 0) after.  0, or -1
+ * (err_msg()) when out of memory for a row.
+ */
+int marian_i8_ref(float *y, const float *x, int M, const int8_t *wq,
+		   const int32_t *c, int N, int K, float qa, float qb,
+		   const float *b, int shift, int relu);
+
+#endif

@@ -1,0 +1,86 @@
+#!/bin/sh
+# train-step --import marian of Marian's int8 models (intgemm8 .bin, as
+# Firefox Translations ships its Bergamot students; doc/MODELS.md,
+# "Marian's int8"): tools/marian-ref/make_int8.sh's small SSRU student as
+# marian-conv -g intgemm8 made it, without and with the activations'
+# multipliers (alphas), imports as an int8 model whose matrices are
+# Marian's int8 values bit for bit, and translates as native Marian does
+# with --gemm-precision int8shiftAlphaAll (the alphas file) and
+# int8shiftAll (the other, whose multipliers Marian takes per call of a
+# batch: --mini-batch 1, so attn's stages run with -b 1).  Greedy and
+# beam 4 give Marian's words on at least 98 of the 100 lines (all 100
+# measured on AVX-512; attn's float steps around the products may round
+# another way elsewhere, and a rounding that moves an activation across
+# a quantisation step moves the rest), the greedy log-probabilities
+# within 0.02 where the words agree (measured: 0.005 with the alphas,
+# 0.014 without, whose multipliers follow every activation's maximum).
+# A file whose multiplier is not finite, or which is cut short, is
+# refused: one message, exit 1, no model.
+set -eu
+. "$(dirname "$0")/lib/cli.sh"
+F=$root/tests/fixtures/marian/int8
+n=$(wc -l < "$F/input.txt")
+
+for k in alphas noalphas; do
+	case $k in
+	alphas) bin=$F/student.intgemm8.alphas.bin g=int8shiftAlphaAll
+		b= ;;
+	*) bin=$F/student.intgemm8.bin g=int8shiftAll b="-b 1" ;;
+	esac
+	train-step --import marian -m $k.tsr "$bin" "$F/vocab.spm" ||
+		fail "$k: import"
+	tensordump -t -n model.config $k.tsr | grep -qF "\"marian_int8=$g\\n\"" ||
+		fail "$k: not marked marian_int8=$g"
+	tensordump -H -n enc.0.self.q.W $k.tsr | grep -q ' i8 ' ||
+		fail "$k: enc.0.self.q.W is not i8"
+	tokenize -m $k.tsr "$F/input.txt" | embed -m $k.tsr $b |
+		encode -m $k.tsr $b | attend -m $k.tsr $b > mem
+	for mode in greedy beam; do
+		case $mode in
+		greedy) decode -m $k.tsr --min-len 0 $b < mem ;;
+		*) beam -m $k.tsr --min-len 0 -k 4 $b < mem ;;
+		esac > got
+		[ "$(wc -l < got)" -eq "$n" ] ||
+			fail "$k $mode: $(wc -l < got) translations for $n"
+		same=$(paste -d '\t' got "$F/$k.$mode" |
+			awk -F '\t' '$1 == $2' | wc -l)
+		echo "$name: $k $mode: $same of $n lines as Marian's" >&2
+		[ "$same" -ge $((n * 98 / 100)) ] ||
+			fail "$k $mode: $same of $n lines as Marian's"
+	done
+	decode -m $k.tsr --min-len 0 -t $b < mem |
+		tensordump -H -n hyp.score --values=all |
+		awk 'NR % 2 == 0 { print $1 }' > scores
+	decode -m $k.tsr --min-len 0 $b < mem > got
+	paste got "$F/$k.greedy" scores "$F/$k.scores" | awk -F '\t' '
+		$1 == $2 { d = $3 - $4; if (d < 0) d = -d
+			   if (d > 0.02) { print "line " NR ": " $3 ", " $4; bad = 1 } }
+		END { exit bad }' >&2 || fail "$k: scores off Marian's"
+done
+
+# the int8 values bit for bit: Marian's encoder_l1_self_Wq (at byte
+# 109824 of the file, [out, in] as attn keeps it) is enc.0.self.q.W
+od -An -v -t d1 -j 109824 -N 4096 "$F/student.intgemm8.alphas.bin" |
+	tr -s ' \n' '\n\n' | grep . > want
+tensordump -H -n enc.0.self.q.W --values=all alphas.tsr | sed 1d |
+	tr -s ' \n' '\n\n' | grep . > got
+cmp -s got want || fail "enc.0.self.q.W is not Marian's int8 values"
+
+# refusals: Wemb's multiplier (after its 48 x 64 values at byte 5632)
+# made NaN; the file cut short
+cp "$F/student.intgemm8.alphas.bin" nan.bin
+printf '\377\377\377\177' | dd of=nan.bin bs=1 seek=8704 conv=notrunc \
+	2> /dev/null
+head -c 60000 "$F/student.intgemm8.alphas.bin" > cut.bin
+for f in nan cut; do
+	if train-step --import marian -m $f.tsr $f.bin "$F/vocab.spm" \
+		2> err; then
+		fail "$f: imported"
+	fi
+	[ "$(wc -l < err)" -eq 1 ] || fail "$f: $(cat err)"
+	[ ! -e $f.tsr ] || fail "$f: a model was written"
+done
+train-step --import marian -m x.tsr nan.bin "$F/vocab.spm" 2>&1 |
+	grep -q 'nan.bin: bin: item Wemb: its intgemm8 multiplier' ||
+	fail "nan: not named"
+exit 0
