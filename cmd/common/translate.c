@@ -291,9 +291,11 @@ static int run(const struct translate_opts *o, int scoring)
 	}
 	/* An int8 export's decoder keeps f16 keys and values unless told:
 	 * on the Bible dev set its BLEU moved by 0.03 (greedy up, beam
-	 * down), and its steps ran 1.07-1.21x faster (doc/results.md). */
+	 * down), and its steps ran 1.07-1.21x faster (doc/results.md).
+	 * Not one imported from Marian's int8, which keeps f32 ones. */
 	kv_f16 = o->kv_given ? o->kv_f16 :
-		 !scoring && m->int8 && (m->arch->dec_caps & DEC_KV_F16);
+		 !scoring && m->int8 && (m->arch->dec_caps & DEC_KV_F16) &&
+		 !config_get(&m->cfg, "marian_int8");
 	if (kv_f16 && !(m->arch->dec_caps & DEC_KV_F16)) {
 		err_set("%s: --kv f16: the %s decoder keeps f32 states only",
 			o->model, m->arch->name);

@@ -37,13 +37,14 @@ struct translate_opts {
 				   which the model's settings leave */
 	int shortlist;		/* decode, beam: the output layer over
 				   each sentence's shortlist
-				   (shortlist.h) */
+				   (shortlist.h); 0: as the model's
+				   dec_shortlist says, -1: never */
 };
 
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
 enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
-       OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN };
+       OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN, OPT_NO_SHORTLIST };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
        OPT_NULL, OPT_SHIFT, OPT_COVER };
@@ -72,6 +73,7 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	{ "block-repeats", required_argument, NULL, OPT_BLOCK_REPEATS }, \
 	{ "min-len", required_argument, NULL, OPT_MIN_LEN }, \
 	{ "shortlist", no_argument, NULL, OPT_SHORTLIST }, \
+	{ "no-shortlist", no_argument, NULL, OPT_NO_SHORTLIST }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }, \
 	TRANSLATE_LONGOPTS
@@ -105,7 +107,11 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	"                       export, f32 otherwise)\n" \
 	"      --shortlist      score only each sentence's shortlist " \
 	"of target units\n" \
-	"                       (train-step --shortlist makes it)\n" \
+	"                       (train-step --shortlist makes it; " \
+	"a Marian model\n" \
+	"                       imported with its own: by default)\n" \
+	"      --no-shortlist   the full vocabulary, whatever the " \
+	"model says\n" \
 	FILTER_HELP \
 	"  -h, --help           this help\n" \
 	"  -V, --version        the version\n"

@@ -81,6 +81,7 @@ int shortlist_table_load(const struct model *m, struct sl_table **t)
 {
 	const struct tensor *f = model_annex(m, "shortlist.frequent");
 	const struct tensor *tr = model_annex(m, "shortlist.translations");
+	const struct tensor *pad = model_annex(m, "shortlist.pad");
 
 	*t = NULL;
 	if (!f && !tr)
@@ -97,6 +98,20 @@ int shortlist_table_load(const struct model *m, struct sl_table **t)
 	}
 	*t = shortlist_table_new(m, f->data, (int)f->dim[0], tr->data,
 				 (int)tr->dim[1]);
+	if (*t && pad) {
+		const int32_t *p = pad->data;
+
+		if (pad->dtype != DT_I32 || pad->rank != 1 ||
+		    pad->dim[0] != 2 || p[0] < 2 || p[0] > 64 || p[1] < 0 ||
+		    p[1] > m->tgt_vocab) {
+			shortlist_table_free(*t);
+			*t = NULL;
+			err_set("shortlist.pad is not i32 [2]: a multiple from "
+				"2 to 64 and an id from 0 to %d", m->tgt_vocab);
+			return -1;
+		}
+		memcpy((*t)->pad, p, sizeof (*t)->pad);
+	}
 	return *t ? 0 : -1;
 }
 
@@ -114,14 +129,23 @@ static void ids_tensor(struct tensor *t, const char *name,
 	t->nbytes = sizeof(int32_t) * d0 * (d1 ? (size_t)d1 : 1);
 }
 
-int shortlist_table_save(const struct sl_table *t, const char *path)
+int shortlist_table_records(const struct sl_table *t, struct tensor rec[3])
 {
-	struct tensor rec[2];
-
 	ids_tensor(&rec[0], "shortlist.frequent", t->freq, t->nfreq, 0);
 	ids_tensor(&rec[1], "shortlist.translations", t->trans, t->src_vocab,
 		   t->k);
-	return model_file_set_annexes(path, "shortlist.", rec, 2);
+	if (!t->pad[0])
+		return 2;
+	ids_tensor(&rec[2], "shortlist.pad", t->pad, 2, 0);
+	return 3;
+}
+
+int shortlist_table_save(const struct sl_table *t, const char *path)
+{
+	struct tensor rec[3];
+	int n = shortlist_table_records(t, rec);
+
+	return model_file_set_annexes(path, "shortlist.", rec, n);
 }
 
 void shortlist_table_free(struct sl_table *t)
@@ -173,6 +197,9 @@ static int mark_sentence(const struct sl_table *t, const int32_t *src,
 				break;
 			MARK(y);
 		}
+	for (j = t->pad[1]; t->pad[0] && n % t->pad[0] && j < t->tgt_vocab;
+	     j++)
+		MARK(j);
 #undef MARK
 	return n;
 }

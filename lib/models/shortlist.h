@@ -44,6 +44,13 @@ struct sl_table {
 	int nfreq, k;
 	int32_t *freq;		/* [nfreq] frequent units */
 	int32_t *trans;		/* [src_vocab, k], -1 past the last */
+	/* Marian's rule (0 0: none; annex shortlist.pad, i32 [2]): each
+	 * sentence's units filled up to a multiple of pad[0] with the
+	 * smallest ids from pad[1] on that it lacks, while there are some
+	 * (marian-dev src/data/shortlist.cpp:292-299, for intgemm's
+	 * multiples of 8); they change the softmax's units, so a table
+	 * imported from Marian keeps them to give Marian's scores. */
+	int32_t pad[2];
 };
 
 /*
@@ -74,6 +81,9 @@ int shortlist_table_load(const struct model *m, struct sl_table **t);
  * atomically (model_file_set_annexes).  0, or -1 (err_msg()).
  */
 int shortlist_table_save(const struct sl_table *t, const char *path);
+/* t's annex records into rec (not copied: t's arrays), as a model file
+ * holds them; returns how many (2, or 3 with pad). */
+int shortlist_table_records(const struct sl_table *t, struct tensor rec[3]);
 void shortlist_table_free(struct sl_table *t);
 
 /* A decoder's shortlists. */
