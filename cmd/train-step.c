@@ -380,31 +380,38 @@ static char *read_all(const char *path, size_t *len)
 	return p;
 }
 
-/* --lex LEX[,NUMBERS]: Marian's shortlist as m's table, its records
- * in lex_rec (marian_shortlist.h; the table lives to the exit). */
+/* --lex LEX[,NUMBERS]: Marian's shortlist (marian_shortlist.h), read
+ * before the model is made; then m's table (lex_t), its records in
+ * lex_rec for model_save. */
 static struct tensor lex_rec[3];
 static int lex_n;
+static struct sl_table *lex_t;
+static struct marian_lex_opts lex_o;
+static char *lex_path, *lex_data;
+static size_t lex_len;
 
-static void marian_lex(struct model *m, const char *arg)
+static void lex_read(const char *arg)
 {
 	const char *base = strrchr(arg, '/');
 	const char *comma = strchr(base ? base : arg, ',');
-	char *path = strndup(arg, comma ? (size_t)(comma - arg) : strlen(arg));
-	struct marian_lex_opts o;
-	struct sl_table *t;
-	size_t len;
-	char *data;
 
-	if (!path || marian_lex_opts_parse(&o, comma ? comma + 1 : NULL) < 0)
-		usage_error("--lex: %s", path ? err_msg() : "out of memory");
-	data = read_all(path, &len);
-	if (!(t = marian_shortlist_import(m, data, len, &o))) {
-		err_prefix("%s", path);
+	lex_path = strndup(arg, comma ? (size_t)(comma - arg) : strlen(arg));
+	if (!lex_path ||
+	    marian_lex_opts_parse(&lex_o, comma ? comma + 1 : NULL) < 0)
+		usage_error("--lex: %s", lex_path ? err_msg() : "out of memory");
+	lex_data = read_all(lex_path, &lex_len);
+}
+
+static void lex_table(struct model *m)
+{
+	if (!(lex_t = marian_shortlist_import(m, lex_data, lex_len, &lex_o))) {
+		err_prefix("%s", lex_path);
+		model_free(m);
 		die_err();
 	}
-	lex_n = shortlist_table_records(t, lex_rec);
-	free(data);
-	free(path);
+	lex_n = shortlist_table_records(lex_t, lex_rec);
+	free(lex_data);
+	free(lex_path);
 }
 
 /*
@@ -431,6 +438,8 @@ static void import_marian(const char *out, char **f, int nf,
 		if (train_lock(out) < 0)	/* held until exit */
 			die_err();
 	}
+	if (lex)
+		lex_read(lex);
 	mb = read_all(f[0], &in.model_len);
 	/* the vocabularies: .spm files, or vocab.yml files (their ids)
 	 * and then the .spm files that segment them, source first */
@@ -475,10 +484,11 @@ static void import_marian(const char *out, char **f, int nf,
 		err_prefix("%s", f[0]);
 		die_err();
 	}
-	if (lex)	/* Marian's shortlist: the table's records */
-		marian_lex(m, lex);
+	if (lex)
+		lex_table(m);
 	if (model_save(m, out, lex_rec, lex_n) < 0)
 		die_err();
+	shortlist_table_free(lex_t);
 	model_free(m);
 	free(mb);
 	for (i = 0; i < 4; i++)
