@@ -104,6 +104,25 @@ tokenize -m y.tsr -f units t.txt | head -1 > units
 tokenize -m y.tsr t.txt | embed -m y.tsr | encode -m y.tsr |
 	attend -m y.tsr | beam -m y.tsr > y.out
 [ "$(wc -l < y.out)" -eq 3 ] || fail "$(wc -l < y.out) lines for 3"
+# OPUS-MT's kind at a size of its kind (tools/marian-ref/
+# make_bigvocab.sh): a joint vocab.yml of 5,138 entries, keys YAML must
+# quote among them, separate source.spm and target.spm; text in and out as
+# OPUS-MT's pipeline makes it, against native Marian's, beam and greedy.
+# "ø" is no piece of source.spm (spm_encode prints it whole) but the
+# vocab.yml's id 3: OPUS-MT's pipeline gives 3, not <unk>.
+B=$F/bigvocab
+train-step --import marian -m bv.tsr --decoder-config "$B/decoder.yml" \
+	"$B/model.npz" "$B/vocab.yml" "$B/source.spm" "$B/target.spm"
+tokenize -m bv.tsr "$B/input.txt" | stages bv.tsr > bvmem
+beam -m bv.tsr < bvmem > bv.beam
+decode -m bv.tsr < bvmem > bv.greedy
+for s in beam greedy; do
+	cmp -s bv.$s "$B/marian.$s" ||
+		fail "5,138 pieces, $s: $(diff bv.$s "$B/marian.$s" | head -5)"
+done
+[ "$(tokenize -m bv.tsr -f ids "$B/input.txt" | sed -n 4p |
+     awk '{ print $NF }')" = 3 ] || fail "ø is not the vocab.yml's 3"
+
 # a vocab.yml alone imports (its models take ids), and one whose ids
 # are not each piece's own is refused
 train-step --import marian -m yonly.tsr "$F/post.npz" "$F/vocab.yml" ||

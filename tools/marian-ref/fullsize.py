@@ -8,6 +8,10 @@ weights, for tools/marian-ref/fullsize.sh (not committed: hundreds of MB).
   fullsize.py student DIR V     a Firefox Translations student (d 256, 6
                                 encoder layers, 2 SSRU decoder layers, ffn
                                 1536, relu, tied-all, post-norm), DIR/model.npz
+  fullsize.py tiny DIR V        the same construction at d 32 (2 heads,
+                                ffn 32, 1+1 layers; values float16 holds,
+                                also as DIR/model.f16.npz, deflated): the
+                                committed fixture of a 5,000-entry vocab.yml
   fullsize.py vocab YML COUNTS  a joint vocab.yml as marian-vocab writes it
                                 (</s> 0, <unk> 1, then the pieces of COUNTS,
                                 "count piece" lines, most frequent first),
@@ -15,9 +19,9 @@ weights, for tools/marian-ref/fullsize.sh (not committed: hundreds of MB).
 
 Random weights of the usual scales give a model that says one token again
 and again, which makes "the same output as Marian" too easy.  These are
-random but shaped to copy the source: the embeddings leave the 32
-fastest sine and cosine dimensions of Marian's position encoding to the
-position alone; every cross-attention head's queries and keys are those
+random but shaped to copy the source: the embeddings leave the fastest
+sine and cosine dimensions of Marian's position encoding (as many as a
+head has) to the position alone; every cross-attention head's queries and keys are those
 dimensions, scaled, so that q_t . k_j is a sum of cos(w (t - j)), which
 peaks sharply at j = t; its values and output are a multiple of the
 identity; every other sub-layer is small and random.  Step t of the
@@ -41,13 +45,12 @@ def layer_norm(P, name, d):
     P[name + "_bias"] = np.zeros((1, d), np.float32)
 
 
-# the position dimensions the copy reads: the 32 fastest sines (dims 0-31
-# of Marian's [sin, cos] encoding) and their cosines (d/2 .. d/2+31)
-NPOS = 32
-
-
-def pos_dims(d):
-    return list(range(NPOS)) + list(range(d // 2, d // 2 + NPOS))
+# the position dimensions the copy reads, as many as a head has: the
+# dk/2 fastest sines (dims 0 .. dk/2-1 of Marian's [sin, cos] encoding)
+# and their cosines (d/2 .. d/2+dk/2-1)
+def pos_dims(d, h):
+    n = d // h // 2
+    return list(range(n)) + list(range(d // 2, d // 2 + n))
 
 
 def attention(rng, P, pfx, d, h, copy):
@@ -58,7 +61,7 @@ def attention(rng, P, pfx, d, h, copy):
     if copy:
         M = np.zeros((d, d), np.float32)
         for head in range(h):
-            for k, p in enumerate(pos_dims(d)[:dk]):
+            for k, p in enumerate(pos_dims(d, h)):
                 M[p, head * dk + k] = 8.0
         for m in "qk":
             P[pfx + "_W" + m] = M
@@ -113,10 +116,17 @@ def model(kind, out, V, seed=1):
     rng = np.random.default_rng(seed)
     if kind == "opus":
         d, h, f, enc, dec, act, ssru = 512, 8, 2048, 6, 6, "swish", False
+    elif kind == "tiny":
+        d, h, f, enc, dec, act, ssru = 32, 2, 32, 1, 1, "swish", False
     else:
         d, h, f, enc, dec, act, ssru = 256, 8, 1536, 6, 2, "relu", True
-    E = mat(rng, (V, d), 0.1)
-    E[:, pos_dims(d)] = 0
+    # rows of one norm: the layer norms then scale every position alike,
+    # and the attention's choice is the position's, not the token's
+    E = mat(rng, (V, d), 1.0)
+    E[:, pos_dims(d, h)] = 0
+    m = d - len(pos_dims(d, h))
+    E *= (0.1 if d >= 256 else 0.5) * np.sqrt(m) / \
+        np.linalg.norm(E, axis=1, keepdims=True)
     P = {"Wemb": E,
          "decoder_ff_logit_out_b": np.zeros((1, V), np.float32)}
     for l in range(1, enc + 1):
@@ -133,10 +143,18 @@ def model(kind, out, V, seed=1):
             attention(rng, P, p + "_self", d, h, False)
         attention(rng, P, p + "_context", d, h, True)
         ffn(rng, P, p + "_ffn", d, f)
+    if kind == "tiny":
+        # values float16 holds exactly, so that the committed copy can be
+        # float16 (attn widens it back; Marian reads float32 only)
+        P = {k: v.astype(np.float16).astype(np.float32) for k, v in P.items()}
     P["special:model.yml"] = np.frombuffer(
         model_yml(d, h, f, enc, dec, V, act, ssru).encode() + b"\0",
         dtype=np.int8)
     np.savez(out + "/model.npz", **P)
+    if kind == "tiny":
+        np.savez_compressed(out + "/model.f16.npz", **{
+            k: v.astype(np.float16) if v.dtype == np.float32 else v
+            for k, v in P.items()})
 
 
 # a piece yaml-cpp would write unquoted: no indicator first, nothing that
@@ -179,7 +197,7 @@ def vocab(path, counts):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] in ("opus", "student"):
+    if len(sys.argv) == 4 and sys.argv[1] in ("opus", "student", "tiny"):
         model(sys.argv[1], sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "vocab":
         vocab(sys.argv[2], sys.argv[3])
