@@ -11,33 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
+#include "bytes_vocab.h"
 #include "run_suite.h"
 #include "text/align.h"
 
-/* A vocabulary of the specials and the 256 byte units alone: the ids of
- * a text are its bytes + BPE_BYTE0, so a space is a unit of its own. */
-static struct vocab *bytes_vocab(void)
-{
-	static const char specials[] = "0\t<pad>\tspecial\n1\t<s>\tspecial\n"
-		"2\t</s>\tspecial\n3\t<unk>\tspecial\n";
-	struct bpe_text t = { 0 };
-	struct vocab *v;
-	char line[32];
-	int b, n;
-
-	n = snprintf(line, sizeof line, "attn-bpe 1 %d\n", BPE_FIRST_UNIT);
-	bpe_text_add(&t, line, n);
-	bpe_text_add(&t, specials, sizeof specials - 1);
-	for (b = 0; b < 256; b++) {
-		n = snprintf(line, sizeof line, "%d\t<0x%02X>\tbyte\n",
-			     BPE_BYTE0 + b, b);
-		bpe_text_add(&t, line, n);
-	}
-	v = vocab_load(t.s, t.n);
-	ck_assert_msg(v != NULL, "%s", err_msg());
-	bpe_text_free(&t);
-	return v;
-}
 
 /* The ids of s in bytes_vocab, then </s>; their count. */
 static int byte_ids(const char *s, int32_t *ids)
