@@ -848,6 +848,20 @@ START_TEST(import_takes_ssru_students_alone)
 	import_refused("dec-cell: ssru\ntransformer-rnn-projection: true\n",
 		       "transformer-rnn-projection: true is not supported");
 	import_refused("dec-cell: [ssru]\n", "dec-cell is a list");
+	/* Marian's rates, for fine-tuning: train-step's range, not stored
+	 * and refused later */
+	import_refused("dec-cell: ssru\ntransformer-dropout: 0.1\n"
+		       "label-smoothing: 0\n", NULL);
+	import_refused("dec-cell: ssru\ntransformer-dropout: nan\n",
+		       "model.yml:16: transformer-dropout: nan is not a rate");
+	import_refused("dec-cell: ssru\ntransformer-dropout: -0.1\n",
+		       "transformer-dropout: -0.1 is not a rate");
+	import_refused("dec-cell: ssru\nlabel-smoothing: 1\n",
+		       "label-smoothing: 1 is not a rate from 0 to 1");
+	import_refused("dec-cell: ssru\nlabel-smoothing: abc\n",
+		       "label-smoothing: abc is not a rate");
+	import_refused("dec-cell: ssru\nlabel-smoothing: "
+		       "0.1000000000000000000000000000000000000000001\n", NULL);
 }
 END_TEST
 

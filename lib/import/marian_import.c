@@ -121,6 +121,33 @@ static int read_rnn(struct imp *im)
 	return 0;
 }
 
+/*
+ * model.yml's rate key (a dropout, the label smoothing) as attn's key=value
+ * into kv [64]: 1, 0 when absent; -1 with err_msg() when it is not a
+ * number from 0 to 1 (1 excluded), as train-step takes it.
+ */
+static int rate(const struct yaml *y, const char *key, const char *attn,
+		char kv[64])
+{
+	const struct yaml_entry *e = yaml_get(y, key);
+	char *end;
+	double x;
+
+	if (!e)
+		return 0;
+	x = e->list ? -1 : strtod(e->v[0], &end);
+	if (e->list || end == e->v[0] || *end || !(x >= 0 && x < 1)) {
+		err_set("model.yml:%d: %s: %s is not a rate from 0 to 1 (1 "
+			"excluded)", e->line, key, e->list ? "a list" : e->v[0]);
+		return -1;
+	}
+	/* the shortest of 15 and 17 digits that reads back as x */
+	snprintf(kv, 64, "%s=%.15g", attn, x);
+	if (strtod(strchr(kv, '=') + 1, NULL) != x)
+		snprintf(kv, 64, "%s=%.17g", attn, x);
+	return 1;
+}
+
 /* The settings of the attn model from model.yml, checked. */
 static int read_config(struct imp *im, char set[][64], int *nset)
 {
@@ -128,7 +155,7 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 	const char *type, *ar, *act, *pre, *post, *top, *emb;
 	const struct yaml_entry *e;
 	long d, h, f, el, dl;
-	int bad = 0, ta, ts, tt, n = 0;
+	int bad = 0, ta, ts, tt, n = 0, r;
 
 	type = ystr(y, "type", NULL, &bad);
 	ar = ystr(y, "transformer-decoder-autoreg", "self-attention", &bad);
@@ -235,11 +262,14 @@ static int read_config(struct imp *im, char set[][64], int *nset)
 	snprintf(set[n++], 64, "bos_id=-1");
 	if (im->ssru)
 		snprintf(set[n++], 64, "dec_self=ssru");
-	/* fine-tuning: Marian's own rates, where the model says */
-	if ((emb = yaml_str(y, "transformer-dropout")) && strlen(emb) < 40)
-		snprintf(set[n++], 64, "dropout=%s", emb);
-	if ((emb = yaml_str(y, "label-smoothing")) && strlen(emb) < 40)
-		snprintf(set[n++], 64, "label_smoothing=%s", emb);
+	/* fine-tuning: Marian's own rates, where the model says, in the
+	 * range train-step takes them ([0, 1)) */
+	if ((r = rate(y, "transformer-dropout", "dropout", set[n])) < 0)
+		return -1;
+	n += r;
+	if ((r = rate(y, "label-smoothing", "label_smoothing", set[n])) < 0)
+		return -1;
+	n += r;
 	*nset = n;
 	return 0;
 }
