@@ -49,7 +49,7 @@ static void usage(void)
 	       FILTER_HELP
 	       "  -h, --help         this help\n"
 	       "  -V, --version      the version\n", progname, progname);
-	exit(0);
+	prog_help_exit();
 }
 
 /*
@@ -113,7 +113,7 @@ static int general_frame(struct frame *f, const struct weighting *wt,
 
 static void general(const struct weighting *wt, int want_weights)
 {
-	struct tsr_reader *r = filter_reader("-", 1);
+	struct tsr_reader *r = filter_reader("-");
 	struct tsr_writer *w = r ? filter_writer() : NULL;
 	struct frame f = { 0 };
 	int rc;

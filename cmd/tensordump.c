@@ -84,7 +84,7 @@ static void usage(void)
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname, progname,
 	       progname);
-	exit(0);
+	prog_help_exit();
 }
 
 static void parse_frames(char *s)
@@ -264,6 +264,10 @@ static int dump(const char *path)
 		return -1;
 	}
 	tsr_reader_set_limit(r, opt.limit);
+	/* -c needs no values: each record is checked a piece at a time,
+	 * within its stored size in memory, not its declared one */
+	if (opt.mode == CHECK)
+		tsr_reader_set_raw(r, TSR_RAW_CHECKED);
 	while ((rc = tsr_read(r, &t, &end)) == 1) {
 		tsr_read_info(r, &in);
 		/* A frame starts after an end flag or where the number

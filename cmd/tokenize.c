@@ -22,7 +22,10 @@
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
-enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS };	/* past filter.h's and prog.h's */
+enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE };	/* past filter.h's and prog.h's */
+
+/* --max-line's default: the longest line read (its newline aside) */
+#define MAX_LINE_DEFAULT (1 << 20)
 
 static struct {
 	int learn;              /* vocabulary size; 0: not learning */
@@ -34,7 +37,8 @@ static struct {
 	double dropout;         /* BPE-dropout's rate; 0: none */
 	long long seed;
 	const char *links;      /* --links: word alignments beside pairs */
-} opt = { .coverage = 0.9999, .seed = 1 };
+	uint64_t max_line;      /* --max-line: the longest line read */
+} opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT };
 
 static struct rng dropout_rng;
 
@@ -83,13 +87,17 @@ static void usage(void)
 	       "are bytes\n"
 	       "      --limit=BYTES     with -d: the largest record accepted "
 	       "(default 4G)\n"
+	       "      --max-line=BYTES  refuse a longer line of text (default "
+	       "1M): memory is\n"
+	       "                        about 40 bytes a byte of the longest "
+	       "line\n"
 	       "      --force           write a stream even to a terminal\n"
 	       "      --threads=N       threads of the kernels (no effect "
 	       "here)\n"
 	       "  -h, --help            this help\n"
 	       "  -V, --version         the version\n",
 	       progname, progname, progname, BPE_FIRST_UNIT);
-	exit(0);
+	prog_help_exit();
 }
 
 /* ---- input -------------------------------------------------------------- */
@@ -119,20 +127,49 @@ static void input_open(struct input *in, const char *path)
 	in->interactive = fstat(fileno(in->f), &st) < 0 || !S_ISREG(st.st_mode);
 }
 
-/* The next line without its newline, or NULL at the end. */
+/*
+ * The next line without its newline, or NULL at the end.  A line longer
+ * than --max-line is refused before more of it is read, and every error
+ * (of reading, of memory) names the line: never taken for the end.
+ */
 static char *input_line(struct input *in, size_t *len)
 {
-	ssize_t n;
+	size_t n = 0;
+	char *p;
+	int c;
 
-	errno = 0;
-	n = getline(&in->line, &in->cap, in->f);
-	if (n < 0) {
-		if (ferror(in->f))
-			die("%s: %s", in->label, strerror(errno));
+	flockfile(in->f);
+	while ((c = getc_unlocked(in->f)) != EOF) {
+		if (n + 1 >= in->cap) {	/* room for c and a NUL */
+			size_t cap = in->cap ? 2 * in->cap : 256;
+
+			if (cap > opt.max_line + 2)
+				cap = opt.max_line + 2;
+			if (!(p = realloc(in->line, cap)))
+				die("%s:%lu: out of memory for a line of more "
+				    "than %zu bytes", in->label,
+				    in->lineno + 1, n);
+			in->line = p;
+			in->cap = cap;
+		}
+		in->line[n++] = (char)c;
+		if (c == '\n')
+			break;
+		if (n > opt.max_line)
+			die("%s:%lu: a line longer than %llu bytes "
+			    "(--max-line)", in->label, in->lineno + 1,
+			    (unsigned long long)opt.max_line);
+	}
+	funlockfile(in->f);
+	if (c == EOF && ferror(in->f))
+		die("%s:%lu: %s", in->label, in->lineno + 1,
+		    strerror(errno ? errno : EIO));
+	if (c == EOF && n == 0) {
 		if (in->f != stdin)
 			fclose(in->f);
 		return NULL;
 	}
+	in->line[n] = 0;
 	/* a stream's magic and version: not text (tokenize -d reads it) */
 	if (in->lineno++ == 0 && n >= 5 && memcmp(in->line, "TNSR\1", 5) == 0)
 		die("%s: a tensor stream, not text", in->label);
@@ -527,7 +564,7 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 	int i, rc;
 
 	for (i = 0; i < nfiles; i++) {
-		if (!(r = filter_reader(files[i], 0)))
+		if (!(r = filter_reader(files[i])))
 			die_err();
 		while ((rc = tsr_read_frame(r, &f)) > 0) {
 			if (model_id_frame(&f, vocab_id()) < 0 ||
@@ -597,6 +634,7 @@ int main(int argc, char **argv)
 		{ "dropout", required_argument, NULL, OPT_DROPOUT },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "links", required_argument, NULL, OPT_LINKS },
+		{ "max-line", required_argument, NULL, OPT_MAX_LINE },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -648,6 +686,9 @@ int main(int argc, char **argv)
 					    "least 0 and below 1", optarg);
 			break;
 		case OPT_LINKS: opt.links = optarg; break;
+		case OPT_MAX_LINE:
+			opt.max_line = opt_bytes(optarg, "--max-line");
+			break;
 		case OPT_SEED:
 			opt.seed = opt_int(optarg, "--seed", 0, INT64_MAX);
 			break;

@@ -144,7 +144,7 @@ static void usage(void)
 	       "  -V, --version          the version\n",
 	       progname, progname, progname, progname, progname, progname,
 	       FREQUENT_DEFAULT, TRANSLATIONS_DEFAULT);
-	exit(0);
+	prog_help_exit();
 }
 
 /* A frame of pairs made with the vocabularies of id (modelid.h). */
@@ -161,7 +161,7 @@ static int same_vocab(struct frame *f, void *id)
 static void pairs_read(struct corpus *c, const char *path,
 		       const struct model *m, const struct model_id *id)
 {
-	struct tsr_reader *r = filter_reader(path, 0);
+	struct tsr_reader *r = filter_reader(path);
 
 	if (!r || corpus_read(c, r, m, id ? same_vocab : NULL,
 			      (void *)id) < 0)

@@ -249,14 +249,13 @@ static int stage_flush(void *arg)
 	return tsr_flush(c->w);
 }
 
-struct tsr_reader *filter_reader(const char *path, int passes_on)
+struct tsr_reader *filter_reader(const char *path)
 {
 	struct tsr_reader *r = tsr_reader_path(path);
 
 	if (r) {
 		tsr_reader_set_limit(r, filter_lim.limit);
-		tsr_reader_set_raw(r, passes_on ? TSR_RAW_LAZY :
-				   TSR_RAW_CHECKED);
+		tsr_reader_set_raw(r, TSR_RAW_CHECKED);
 	}
 	return r;
 }
@@ -284,7 +283,7 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 		return -1;
 	c.m = m;
 	model_id_model(&c.id, m, model_path);
-	r = filter_reader("-", 1);
+	r = filter_reader("-");
 	c.w = r ? filter_writer() : NULL;
 	if (r && c.w)
 		rc = filter_run(&fl, r);
@@ -363,7 +362,7 @@ static void stage_usage(void)
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname,
 	       stage_records[main_stage].out, stage_records[main_stage].in);
-	exit(0);
+	prog_help_exit();
 }
 
 int filter_stage_main(int argc, char **argv, enum stage s)

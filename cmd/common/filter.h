@@ -94,13 +94,13 @@ int filter_window(int batch);
 
 /*
  * The reader of path ("-": stdin) with filter_lim's limit, compressed
- * records kept as stored (tsr_reader_set_raw) so that those a program
- * does not use are never inflated in memory; NULL with err_msg().  A
- * program that passes such records on (passes_on) leaves them unchecked
- * too (TSR_RAW_LAZY), to the reader that uses them; one that drops them
- * checks them as it reads (TSR_RAW_CHECKED), since no one else will.
+ * records kept as stored and checked as they are read, a piece at a
+ * time (TSR_RAW_CHECKED): a record a program only passes on is never
+ * inflated in memory, and a damaged one is refused by the first stage
+ * that reads it, naming the record and its frame, whether the stage
+ * uses it or not.  NULL with err_msg().
  */
-struct tsr_reader *filter_reader(const char *path, int passes_on);
+struct tsr_reader *filter_reader(const char *path);
 /* The writer of a stream on stdout, refusing a terminal unless forced. */
 struct tsr_writer *filter_writer(void);
 

@@ -349,7 +349,7 @@ static int run(const struct translate_opts *o, int scoring)
 		err_set("out of memory for a window of %d frames", W);
 		goto out;
 	}
-	r = filter_reader("-", o->tensors);
+	r = filter_reader("-");
 	if (r && o->tensors)
 		c.w = filter_writer();
 	if (!r || (o->tensors && !c.w))
