@@ -53,6 +53,12 @@ void prog_init(int argc, char **argv)
 void prog_version(void)
 {
 	printf("%s (attn) %s\n", progname, ATTN_VERSION);
+	prog_help_exit();
+}
+
+void prog_help_exit(void)
+{
+	check_write(prog_flush_stdout());
 	exit(0);
 }
 

@@ -17,8 +17,11 @@ extern const char *progname;
  * the program) to a message and exit 1, and glibc to keep freed memory
  * for the next batch (heap.h). */
 void prog_init(int argc, char **argv);
-/* "NAME (attn) VERSION" on stdout, then exit 0. */
-void prog_version(void);
+/* "NAME (attn) VERSION" on stdout, then prog_help_exit(). */
+void prog_version(void) __attribute__((noreturn));
+/* The end of --help or --version: stdout flushed, exit 0; a failed
+ * write (a full disk) dies naming the cause, exit 1. */
+void prog_help_exit(void) __attribute__((noreturn));
 /* "NAME: message\n" on stderr; die() then exits 1. */
 void warnx_(const char *fmt, ...) ATTN_PRINTF(1, 2);
 void die(const char *fmt, ...) ATTN_PRINTF(1, 2) __attribute__((noreturn));
