@@ -17,6 +17,7 @@
 #include "align/em.h"
 #include "align/symmetrize.h"
 #include "align/wamodel.h"
+#include "base/outfile.h"
 #include "common/opt.h"
 #include "common/prog.h"
 
@@ -93,7 +94,7 @@ static void usage(void)
 	       "  -h, --help            this help\n"
 	       "  -V, --version         the version\n",
 	       progname, progname);
-	exit(0);
+	prog_help_exit();
 }
 
 enum { OPT_FIXED = 0x4400, OPT_NO_DIAG, OPT_NO_FOLD, OPT_THRESHOLD };
@@ -145,8 +146,11 @@ static ssize_t get_line(struct input *in, int k)
 
 	errno = 0;
 	n = getline(&in->line[k], &in->cap[k], in->f[k]);
-	if (n < 0 && ferror(in->f[k]))
-		die("%s: %s", in->name[k], strerror(errno ? errno : EIO));
+	/* the end only when feof says so: getline also fails with ENOMEM
+	 * on a line too long for memory, error flag unset */
+	if (n < 0 && (ferror(in->f[k]) || !feof(in->f[k])))
+		die("%s: line %lld: %s", in->name[k], in->lineno + 1,
+		    strerror(errno ? errno : EIO));
 	if (n > 0 && in->line[k][n - 1] == '\n')
 		in->line[k][--n] = 0;
 	return n;
@@ -176,13 +180,15 @@ static int next_pair(struct input *in, const char *s[2], size_t len[2])
 	n[1] = get_line(in, 1);
 	if ((n[0] < 0) != (n[1] < 0)) {
 		int k = n[0] < 0;	/* the longer file */
-		long long more = 1;
+		long long shorter = in->lineno;
 
-		while (get_line(in, k) >= 0)
-			more++;
+		/* lineno counts the longer file's lines now (get_line's
+		 * errors name them) */
+		for (in->lineno++; get_line(in, k) >= 0; in->lineno++)
+			;
 		die("%s has %lld lines but %s has %lld: the files must pair "
-		    "line for line", in->name[k], in->lineno + more,
-		    in->name[!k], in->lineno);
+		    "line for line", in->name[k], in->lineno,
+		    in->name[!k], shorter);
 	}
 	if (n[0] < 0)
 		return 0;
@@ -370,6 +376,9 @@ static void parse_args(int argc, char **argv)
 			    "-s posterior");
 	if (opt.train_only && !opt.save)
 		usage_error("--train-only without --save keeps nothing");
+	/* refused before the training, not after it (outfile.h) */
+	if (opt.save && outfile_check(opt.save) < 0)
+		die_err();
 }
 
 int main(int argc, char **argv)

@@ -34,7 +34,7 @@ static void usage(void)
 	       "most 65536;\n"
 	       "                       results do not depend on it)\n"
 	       SEARCH_HELP, progname);
-	exit(0);
+	prog_help_exit();
 }
 
 int main(int argc, char **argv)

@@ -55,7 +55,7 @@ static void usage(void)
 	       "  -h, --help                    this help\n"
 	       "  -V, --version                 the version\n",
 	       progname, progname);
-	exit(0);
+	prog_help_exit();
 }
 
 enum {

@@ -54,7 +54,7 @@ static void usage(void)
 	       FILTER_HELP
 	       "  -h, --help           this help\n"
 	       "  -V, --version        the version\n", progname);
-	exit(0);
+	prog_help_exit();
 }
 
 int main(int argc, char **argv)

@@ -89,8 +89,8 @@ static void usage(void)
 	       "(default 4G)\n"
 	       "      --max-line=BYTES  refuse a longer line of text (default "
 	       "1M): memory is\n"
-	       "                        about 40 bytes a byte of the longest "
-	       "line\n"
+	       "                        up to about 50 bytes a byte of the "
+	       "longest line\n"
 	       "      --force           write a stream even to a terminal\n"
 	       "      --threads=N       threads of the kernels (no effect "
 	       "here)\n"
@@ -294,6 +294,9 @@ static void put_record(struct tsr_writer *w, const char *name, int dtype,
  * SentencePiece model's is spm_encode's, without it.  The ids stay in
  * ids until the next call.
  */
+/* --links: each side's units' bytes in its text (vocab_encode_spans) */
+static struct bpe_ids spans[2];
+
 static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 		     int target, const char *text, size_t len, uint64_t frame,
 		     int end, const struct input *in, struct bpe_ids *keep)
@@ -306,7 +309,11 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 	size_t i;
 
 	ids->n = 0;
-	if ((opt.dropout > 0 ?
+	spans[target].n = 0;
+	if (opt.links ?
+	    vocab_encode_spans(v, text, len, ids, &spans[target],
+			       opt.dropout, &dropout_rng) < 0 :
+	    (opt.dropout > 0 ?
 	     vocab_encode_dropout(v, text, len, ids, opt.dropout,
 				  &dropout_rng) :
 	     vocab_encode(v, text, len, ids,
@@ -314,6 +321,9 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
 		die("%s:%lu: %s", in->label, in->lineno, err_msg());
 	if (!spm_text && bpe_ids_push(ids, eos) < 0)
 		die_err();
+	if (opt.links && (bpe_ids_push(&spans[target], (int32_t)len) < 0 ||
+			  bpe_ids_push(&spans[target], (int32_t)len) < 0))
+		die_err();              /* </s> stands for no bytes */
 	if (opt.format == STREAM) {
 		put_record(w, target ? "tgt.ids" : "src.ids", DT_I32, ids->v,
 			   ids->n, frame, 0);
@@ -350,7 +360,8 @@ static void put_side(struct tsr_writer *w, struct bpe_text *shown,
  */
 static void put_links(struct tsr_writer *w, struct input *al,
 		      const struct bpe_ids *src, const struct bpe_ids *tgt,
-		      uint64_t frame, const struct input *in)
+		      const char *stext, size_t slen, const char *ttext,
+		      size_t tlen, uint64_t frame, const struct input *in)
 {
 	static int32_t *v;
 	static size_t cap;
@@ -361,8 +372,9 @@ static void put_links(struct tsr_writer *w, struct input *al,
 	if (!line)
 		die("%s: %lu lines, and %s has more pairs", al->label,
 		    al->lineno, in->label);
-	if (align_unit_links(vocab(0), src->v, (int)src->n, vocab(1), tgt->v,
-			     (int)tgt->n, line, len, &v, &cap, &n) < 0)
+	if (align_unit_links(stext, slen, spans[0].v, (int)src->n, ttext,
+			     tlen, spans[1].v, (int)tgt->n, line, len, &v,
+			     &cap, &n) < 0)
 		die("%s:%lu: %s", al->label, al->lineno, err_msg());
 	memset(&t, 0, sizeof(t));
 	strcpy(t.name, "align.links");
@@ -439,8 +451,10 @@ static void tokenize(char **files, int nfiles)
 					 len - (tab + 1 - line), frame,
 					 !opt.links, &in, opt.links ? &tgt : NULL);
 				if (opt.links)
-					put_links(w, &al, &src, &tgt, frame,
-						  &in);
+					put_links(w, &al, &src, &tgt, line,
+						  tab - line, tab + 1,
+						  len - (tab + 1 - line),
+						  frame, &in);
 				free(tgt.v);
 			}
 			frame++;
@@ -464,6 +478,8 @@ static void tokenize(char **files, int nfiles)
 	free(in.line);
 	free(al.line);
 	free(src.v);
+	bpe_ids_free(&spans[0]);
+	bpe_ids_free(&spans[1]);
 }
 
 /* ---- detokenizing ------------------------------------------------------- */

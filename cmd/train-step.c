@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include "text/vocab.h"
 #include "base/errmsg.h"
+#include "base/outfile.h"
 #include "common/filter.h"
 #include "common/modelid.h"
 #include "common/opt.h"
@@ -253,7 +254,8 @@ static void init(const char *model, const char *arch, const char *sv,
 		if (!force)
 			die("%s exists: --init replaces a model only with "
 			    "--force", model);
-		if (train_lock(model) < 0)	/* held until exit */
+		if (outfile_check(model) < 0 ||	/* not a link, a device */
+		    train_lock(model) < 0)	/* held until exit */
 			die_err();
 	}
 	/* allocated after the refusals, which exit: nothing to leak */
@@ -435,7 +437,8 @@ static void import_marian(const char *out, char **f, int nf,
 		if (!force)
 			die("%s exists: --import replaces a model only with "
 			    "--force", out);
-		if (train_lock(out) < 0)	/* held until exit */
+		if (outfile_check(out) < 0 ||	/* not a link, a device */
+		    train_lock(out) < 0)	/* held until exit */
 			die_err();
 	}
 	if (lex)

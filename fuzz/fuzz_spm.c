@@ -40,7 +40,7 @@ static void as_vocab(const uint8_t *data, size_t size)
 
 static void encode(struct spm *m, const char *s, size_t n)
 {
-	struct bpe_ids a = { 0 }, b = { 0 };
+	struct bpe_ids a = { 0 }, b = { 0 }, c = { 0 }, sp = { 0 };
 	struct bpe_text p = { 0 }, t = { 0 };
 	size_t i;
 	int rc = spm_encode(m, s, n, &a, &p);
@@ -53,6 +53,15 @@ static void encode(struct spm *m, const char *s, size_t n)
 		goto out;
 	if (a.n != b.n || (a.n && memcmp(a.v, b.v, a.n * sizeof(*a.v))))
 		abort();
+	/* with spans: the same ids, each its bytes of s, in order */
+	if (spm_encode_spans(m, s, n, &c, NULL, &sp) < 0 || c.n != a.n ||
+	    (a.n && memcmp(a.v, c.v, a.n * sizeof(*a.v))) || sp.n != 2 * a.n)
+		abort();
+	for (i = 0; i < a.n; i++)
+		if (sp.v[2 * i] < 0 || sp.v[2 * i] > sp.v[2 * i + 1] ||
+		    (size_t)sp.v[2 * i + 1] > n ||
+		    (i && sp.v[2 * i] < sp.v[2 * i - 2]))
+			abort();
 	for (i = 0; i < a.n; i++)
 		if (a.v[i] < 0 || a.v[i] >= spm_size(m) ||
 		    m->piece[a.v[i]].type == SPM_CONTROL)
@@ -65,6 +74,8 @@ static void encode(struct spm *m, const char *s, size_t n)
 out:
 	bpe_ids_free(&a);
 	bpe_ids_free(&b);
+	bpe_ids_free(&c);
+	bpe_ids_free(&sp);
 	bpe_text_free(&p);
 	bpe_text_free(&t);
 }

@@ -34,4 +34,10 @@ full tokenize -m m.tsr -f ids in.txt
 tokenize -m m.tsr in.txt > ids.tsr
 full tokenize -d -m m.tsr ids.tsr
 full tokenize -l 270 in.txt
+# --help and --version too (train-step's exited 0: issue 45, item 11)
+for p in align attend beam bleu decode embed encode score tensordump \
+	tokenize train-step; do
+	full $p --help
+	full $p --version
+done
 exit $((errors > 0))

@@ -321,6 +321,48 @@ START_TEST(refused)
 }
 END_TEST
 
+/* Guided alignment's links (align_unit_links) by the units' spans in
+ * the input's words: the reproducer of issue 45 by hand, where an <unk>
+ * (decoded " ⁇ ", which split "cat" in two) is unit 4 of "cat". */
+START_TEST(unit_links_by_spans)
+{
+	/* t h e ▁ <unk> a t ▁ s a t </s> of "the cat sat": the ▁ pieces
+	 * stand for the spaces, </s> for nothing */
+	static const char src[] = "the cat sat", tgt[] = "el gato\r";
+	static const int32_t ss[] = { 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+				      6, 7, 7, 8, 8, 9, 9, 10, 10, 11,
+				      11, 11 };
+	/* ▁el (the dummy prefix and e l) ▁ga to, the CR, </s> */
+	static const int32_t ts[] = { 0, 2, 2, 5, 5, 7, 7, 8, 8, 8 };
+	/* 1-1: cat's 4 5 6 to ga to (1 2); the rest to 11, the </s> */
+	static const int32_t want[] = { 11, 0, 4, 1, 5, 1, 6, 1, 4, 2, 5, 2,
+					6, 2, 11, 3, 11, 4 };
+	int32_t *out = NULL;
+	size_t cap = 0, n;
+	const char *line = "1-1\r";
+
+	ck_assert_int_eq(align_unit_links(src, 11, ss, 12, tgt, 8, ts, 5,
+					  line, strlen(line), &out, &cap,
+					  &n), 0);
+	ck_assert_uint_eq(n, 9);
+	for (size_t k = 0; k < 2 * n; k++)
+		ck_assert_msg(out[k] == want[k], "value %zu: %d, not %d", k,
+			      out[k], want[k]);
+	/* three source words, two target words: 3-0 and 0-2 are past them */
+	ck_assert_int_eq(align_unit_links(src, 11, ss, 12, tgt, 8, ts, 5,
+					  "3-0", 3, &out, &cap, &n), -1);
+	ck_assert_str_eq(err_msg(), "link 3-0: the pair has 3 source and 2 "
+			 "target words");
+	ck_assert_int_eq(align_unit_links(src, 11, ss, 12, tgt, 8, ts, 5,
+					  "0-2", 3, &out, &cap, &n), -1);
+	/* a span past the text */
+	ck_assert_int_eq(align_unit_links(src, 10, ss, 12, tgt, 8, ts, 5,
+					  "0-0", 3, &out, &cap, &n), -1);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "outside the text"));
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("align");
@@ -333,6 +375,7 @@ int main(void)
 	tcase_add_test(tc, no_words);
 	tcase_add_test(tc, unlinked_words);
 	tcase_add_test(tc, refused);
+	tcase_add_test(tc, unit_links_by_spans);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -313,11 +313,24 @@ START_TEST(charsmap_trie)
 }
 END_TEST
 
+/* The normalised s; its bytes' origins (spm_normalize's from) each in
+ * s and in order, kept in norm_from. */
+static struct bpe_ids norm_from;
+
 static const char *norm(const struct spm_norm *nm, const char *s)
 {
 	static struct bpe_text t;
+	int32_t len = (int32_t)strlen(s);
 
-	ck_assert_int_eq(spm_normalize(nm, NULL, s, strlen(s), &t), 0);
+	ck_assert_int_eq(spm_normalize(nm, NULL, s, strlen(s), &t, NULL), 0);
+	ck_assert_int_eq(spm_normalize(nm, NULL, s, strlen(s), &t,
+				       &norm_from), 0);
+	ck_assert_uint_eq(norm_from.n, 2 * t.n);
+	for (size_t k = 0; k < t.n; k++) {
+		ck_assert_int_le(norm_from.v[2 * k], norm_from.v[2 * k + 1]);
+		ck_assert_int_le(norm_from.v[2 * k + 1], len);
+		ck_assert(!k || norm_from.v[2 * k] >= norm_from.v[2 * k - 2]);
+	}
 	bpe_text_add(&t, "", 1);
 	return t.s;
 }
@@ -330,6 +343,19 @@ START_TEST(normaliser)
 	uint8_t blob[600];
 
 	ck_assert_str_eq(norm(&nm, "  a  b \t "), "▁a▁b▁\t");
+	{
+		/* the dummy prefix none (2, 2), the spaces before b the first
+		 * of them, \t itself; each ▁ three bytes of one origin */
+		static const int32_t want[] = { 2, 2, 2, 3, 3, 4, 5, 6, 6, 7,
+						7, 8 };
+		static const int at[] = { 0, 3, 4, 7, 8, 11 };
+
+		for (int k = 0; k < 6; k++) {
+			ck_assert_int_eq(norm_from.v[2 * at[k]], want[2 * k]);
+			ck_assert_int_eq(norm_from.v[2 * at[k] + 1],
+					 want[2 * k + 1]);
+		}
+	}
 	ck_assert_str_eq(norm(&nm, "   "), "");
 	ck_assert_str_eq(norm(&nm, ""), "");
 	ck_assert_str_eq(norm(&nm, "a\xff" "b\xc3"), "▁a\xef\xbf\xbd" "b\xef\xbf\xbd");
@@ -348,6 +374,14 @@ START_TEST(normaliser)
 			 0);
 	nm.escape_whitespaces = 1;
 	ck_assert_str_eq(norm(&nm, "ab aab b"), "▁yz▁xyz▁b");
+	/* y and z both of "ab" (0..2), x of the second a, yz of ab (4..6) */
+	ck_assert_int_eq(norm_from.v[2 * 3], 0);
+	ck_assert_int_eq(norm_from.v[2 * 4 + 1], 2);
+	ck_assert_int_eq(norm_from.v[2 * 8], 3);
+	ck_assert_int_eq(norm_from.v[2 * 8 + 1], 4);
+	ck_assert_int_eq(norm_from.v[2 * 10], 4);
+	ck_assert_int_eq(norm_from.v[2 * 10 + 1], 6);
+	bpe_ids_free(&norm_from);
 }
 END_TEST
 
@@ -612,6 +646,22 @@ START_TEST(table_of_ids)
 	ck_assert_int_eq(ids.v[0], 4);
 	ck_assert_int_eq(ids.v[1], 2);
 	ck_assert_int_eq(ids.v[2], 1);
+	/* each id's bytes in the text (▁a: a; ▁b: the space before b and
+	 * b; c, an <unk> here, its space and c), spaces in a row one ▁ */
+	{
+		struct bpe_ids sp = { 0 };
+		static const int32_t want[] = { 0, 1, 1, 4, 4, 6 };
+
+		ids.n = 0;
+		ck_assert_int_eq(vocab_encode_spans(v, "a  b c", 6, &ids, &sp,
+						    0, NULL), 0);
+		ck_assert_uint_eq(ids.n, 3);
+		ck_assert_int_eq(ids.v[2], 1);
+		ck_assert_uint_eq(sp.n, 6);
+		for (size_t k = 0; k < 6; k++)
+			ck_assert_int_eq(sp.v[k], want[k]);
+		bpe_ids_free(&sp);
+	}
 	ck_assert_int_eq(vocab_decode_line(v, (int32_t[]){ 2, 4, 0, 4 }, 4,
 					   &out), 0);
 	ck_assert_uint_eq(out.n, 3);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "prog.h"
 #include "stream/stream.h"
@@ -13,18 +14,32 @@ struct vocab *vocab_file(const char *path, char **bytes, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	size_t cap = 1 << 16, n = 0, k;
-	char *buf = NULL;
+	char *buf = NULL, *p;
+	struct stat st;
 	struct vocab *v;
 
 	if (!f)
 		die("%s: %s", path, strerror(errno));
+	/* at most VOCAB_FILE_MAX bytes, and one more to see the end: a
+	 * file too large is refused before it is read, a pipe or a device
+	 * (/dev/zero) when it passes the bound */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > VOCAB_FILE_MAX)
+		die("%s: %lld bytes: a vocabulary is at most %d MiB",
+		    path, (long long)st.st_size, VOCAB_FILE_MAX >> 20);
 	do {
-		if (!(buf = realloc(buf, (cap *= 2) + 1)))
-			die("out of memory");
+		cap = cap * 2 > VOCAB_FILE_MAX + 1 ? VOCAB_FILE_MAX + 1
+						   : cap * 2;
+		if (!(p = realloc(buf, cap + 1)))
+			die("%s: out of memory", path);
+		buf = p;
 		n += k = fread(buf + n, 1, cap - n, f);
-	} while (k && n == cap);
+	} while (k && n == cap && n <= VOCAB_FILE_MAX);
 	if (ferror(f))
-		die("%s: %s", path, strerror(errno));
+		die("%s: %s", path, strerror(errno ? errno : EIO));
+	if (n > VOCAB_FILE_MAX)
+		die("%s: more than %d MiB: a vocabulary is at most %d MiB",
+		    path, VOCAB_FILE_MAX >> 20, VOCAB_FILE_MAX >> 20);
 	fclose(f);
 	if (!(v = vocab_load(buf, n)))
 		die("%s: %s", path, err_msg());

@@ -13,8 +13,15 @@
 struct vocab;
 struct tensor;
 
-/* The vocabulary in the file at path; with bytes, the file's bytes too
- * (*len of them; the caller frees them). */
+/* The largest vocabulary file read (64 MiB: a SentencePiece model of
+ * a million pieces is about 20 MB, attn-bpe text of a million units
+ * less); a larger file, or a pipe or device that gives more, is refused,
+ * so that -v /dev/zero does not read until memory runs out. */
+#define VOCAB_FILE_MAX (64 << 20)
+
+/* The vocabulary in the file at path (at most VOCAB_FILE_MAX bytes);
+ * with bytes, the file's bytes too (*len of them; the caller frees
+ * them). */
 struct vocab *vocab_file(const char *path, char **bytes, size_t *len);
 
 /*

@@ -5,6 +5,7 @@
  * file, line and byte rather than a crash.  They stay UTF-8, in the one
  * buffer the file was read into.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,7 +66,7 @@ static int read_all(FILE *f, const char *name, struct bleu_bytes *b)
 		b->n += got;
 	} while (got > 0);
 	if (ferror(f)) {
-		err_set("%s: read error", name);
+		err_set("%s: read error: %s", name, strerror(errno ? errno : EIO));
 		return -1;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/errmsg.h"
+#include "base/outfile.h"
 #include "file_set.h"
 
 void file_set_init(struct file_set *s)
@@ -20,7 +21,6 @@ void file_set_init(struct file_set *s)
 int file_set_open(struct file_set *s, const char *path)
 {
 	struct file_set_file *f = &s->f[s->n];
-	struct stat st;
 	mode_t mask;
 
 	if (s->n == FILE_SET_MAX) {
@@ -28,11 +28,8 @@ int file_set_open(struct file_set *s, const char *path)
 			FILE_SET_MAX);
 		return -1;
 	}
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		err_set("%s exists and is not a regular file (a link, a "
-			"directory or a device): not replaced", path);
+	if (outfile_check(path) < 0)
 		return -1;
-	}
 	if (asprintf(&f->tmp, "%s.tmpXXXXXX", path) < 0) {
 		f->tmp = NULL;
 		err_set("%s: out of memory", path);
@@ -151,8 +148,13 @@ int file_set_commit(struct file_set *s)
 		file_set_abort(s);
 		return -1;
 	}
-	/* every file is whole on disk: now the renames, which do not fail
-	 * but for a vanished directory or a path made a directory since */
+	/* every file is whole on disk; what is at each path now, then the
+	 * renames, which do not fail but for a vanished directory */
+	for (i = 0; i < s->n; i++)
+		if (outfile_check(s->f[i].path) < 0) {
+			file_set_abort(s);
+			return -1;
+		}
 	for (i = 0; i < s->n; i++)
 		if (rename(s->f[i].tmp, s->f[i].path) < 0) {
 			err_set("cannot rename %s to %s: %s", s->f[i].tmp,

@@ -4,9 +4,9 @@
  * when every one is written are they fsync'ed and renamed into place and
  * their directory fsync'ed.  A failure before then leaves no file, new
  * or temporary, and the old ones as they were.  A path that exists and
- * is not a regular file (a symbolic link, a device, a directory) is
- * refused when opened: a rename would replace the link itself, not what
- * it points to, which the caller would not expect.
+ * is not a regular file (a symbolic link, a device, a FIFO, a directory)
+ * is refused when opened and again before the renames: the rule of
+ * every file written whole, base/outfile.h.
  */
 #ifndef ATTN_FILE_SET_H
 #define ATTN_FILE_SET_H

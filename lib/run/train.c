@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/errmsg.h"
+#include "base/outfile.h"
 #include "optim.h"
 #include "search.h"
 #include "train.h"
@@ -258,6 +259,8 @@ static int save(struct model *m, const char *path, const struct optim *o,
 		char ck[4096];
 
 		snprintf(ck, sizeof ck, "%s.ckpt.%ld", path, o->step);
+		if (outfile_check(ck) < 0)	/* a link, a device: kept */
+			return -1;
 		unlink(ck);
 		if (link(path, ck) < 0) {
 			err_set("%s: %s", ck, strerror(errno));
@@ -407,6 +410,8 @@ static int check_writable(const char *path)
 	char tmp[4096];
 	int fd;
 
+	if (outfile_check(path) < 0)	/* a link, a device: refused now */
+		return -1;
 	if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >=
 	    (int)sizeof tmp) {
 		err_set("%s: name too long", path);
@@ -593,6 +598,13 @@ int train_run(const char *path, const struct corpus *train,
 		return -1;
 	if (check_writable(path) < 0 || run_open(&r, path, &batch_tokens) < 0)
 		goto out;
+	if (dev) {		/* PATH.best, saved on the way: checked now */
+		char best[4096];
+
+		snprintf(best, sizeof best, "%s.best", path);
+		if (outfile_check(best) < 0)
+			goto out;
+	}
 	start_step = r.o.step;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;

@@ -134,7 +134,10 @@ struct tsr_writer;
 /* zlib_level 0 writes plain payloads; 1..9 compresses every non-empty one. */
 struct tsr_writer *tsr_writer_fd(int fd, const char *label, int zlib_level);
 /* Writes to a temporary file beside path; tsr_writer_commit() fsyncs it and
- * renames it over path, so a crash leaves the old file intact. */
+ * renames it over path, so a crash leaves the old file intact.  A path
+ * that exists and is not a regular file (a symbolic link, followed or
+ * not, a device, a FIFO, a directory) is refused, by both, and left as
+ * it is. */
 struct tsr_writer *tsr_writer_atomic(const char *path, int zlib_level);
 int tsr_writer_commit(struct tsr_writer *w);       /* and frees w */
 void tsr_writer_abort(struct tsr_writer *w);       /* removes the temp file */

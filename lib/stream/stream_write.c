@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "base/outfile.h"
 #include "stream.h"
 #include "tsr_record.h"
 
@@ -65,6 +66,8 @@ struct tsr_writer *tsr_writer_atomic(const char *path, int zlib_level)
 	mode_t mask;
 	int fd;
 
+	if (outfile_check(path) < 0)
+		return NULL;
 	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
 		err_set("%s: out of memory", path);
 		return NULL;
@@ -330,6 +333,9 @@ int tsr_writer_commit(struct tsr_writer *w)
 		rc = -1;
 	}
 	w->own_fd = 0;
+	/* what is there now, not only what was there at the start */
+	if (rc == 0 && outfile_check(w->path) < 0)
+		rc = -1;
 	if (rc == 0 && rename(w->tmp, w->path) < 0) {
 		err_set("cannot rename %s to %s: %s", w->tmp, w->path,
 			strerror(errno));

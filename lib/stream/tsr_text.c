@@ -257,8 +257,14 @@ static int next_line(struct tsr_text_reader *r)
 	errno = 0;
 	n = getline(&r->line, &r->cap, r->in);
 	if (n < 0) {
-		if (errno && ferror(r->in))
-			return fail(r, NULL, "read error: %s", strerror(errno));
+		/* the end only when feof says so: getline also fails with
+		 * ENOMEM on a line too long for memory, error flag unset */
+		if (ferror(r->in) || !feof(r->in)) {
+			int e = errno ? errno : EIO;
+
+			r->lineno++;
+			return fail(r, NULL, "read error: %s", strerror(e));
+		}
 		return 0;
 	}
 	r->lineno++;

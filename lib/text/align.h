@@ -72,21 +72,28 @@ int align_words(const struct vocab *sv, const int32_t *src, int S,
 
 /*
  * Guided alignment's reference (tokenize --links): the links of the
- * target ids tgt [T] to the source ids src [S] that the word links of a
+ * target units [T] to the source units [S] that the word links of a
  * Pharaoh line (len bytes: "i-j" pairs, source word i, target word j,
- * from 0, as align writes them) make.  Words are units as above.  A link
- * i-j links every unit of source word i to every unit of target word j;
- * a target unit that no link reaches (one of a word the line leaves
+ * from 0, as align writes them; spaces, tabs and a CR between them) make.
+ * Words here are the input's own: the runs of the pair's text src
+ * [src_len] (tgt [tgt_len]) between spaces, tabs, CRs and newlines, as
+ * align(1) reads them, not the units' decoded text (where <unk>'s
+ * " ⁇ " would split a word).  sspan [2 S] (tspan [2 T]) gives each
+ * unit's bytes in the text, start and end (vocab_encode_spans); a unit
+ * belongs to the word of its first byte that is not a space, and one
+ * of none (</s>, a span of spaces or empty) to no word.  A link i-j
+ * links every unit of source word i to every unit of target word j; a
+ * target unit that no link reaches (one of a word the line leaves
  * unlinked, and </s>) is linked to the source's last unit (its </s>),
  * which the guided head so learns as "no link" (align_opts.null).  *out
- * (realloc'd; *cap its pairs) gets the (source unit, target unit) pairs,
- * sorted by target unit then source unit, *n of them.  -1 (err_msg()):
- * a line that is not such pairs, a word past the pair's words, no
- * memory.
+ * (realloc'd; *cap its pairs) gets the (source unit, target unit)
+ * pairs, sorted by target unit then source unit, *n of them.  -1
+ * (err_msg()): a line that is not such pairs, a word past the pair's
+ * words (naming the link), a span outside its text, no memory.
  */
-int align_unit_links(const struct vocab *sv, const int32_t *src, int S,
-		     const struct vocab *tv, const int32_t *tgt, int T,
-		     const char *line, size_t len, int32_t **out,
-		     size_t *cap, size_t *n);
+int align_unit_links(const char *src, size_t src_len, const int32_t *sspan,
+		     int S, const char *tgt, size_t tgt_len,
+		     const int32_t *tspan, int T, const char *line, size_t len,
+		     int32_t **out, size_t *cap, size_t *n);
 
 #endif

@@ -67,6 +67,15 @@ int32_t spm_piece_find(const struct spm *m, const char *s, size_t len);
  */
 int spm_encode(struct spm *m, const char *text, size_t len,
 	       struct bpe_ids *ids, struct bpe_text *pieces);
+/*
+ * spm_encode, and for each id appended, two values appended to spans
+ * (when not NULL): the start and end (byte offsets in text) of the bytes
+ * it stands for, through the normaliser (the dummy prefix stands for
+ * none; a run of spaces made one ▁, for the run).
+ */
+int spm_encode_spans(struct spm *m, const char *text, size_t len,
+		     struct bpe_ids *ids, struct bpe_text *pieces,
+		     struct bpe_ids *spans);
 
 /*
  * Appends the text of n ids as spm_decode --input_format=id prints it:

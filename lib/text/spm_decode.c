@@ -124,7 +124,7 @@ static int finish(const struct spm *m, struct state *st,
 		return -1;
 	if (m->denorm.present && m->denorm.map.nunits && out->n > st->start) {
 		if (spm_normalize(&m->denorm, NULL, out->s + st->start,
-				  out->n - st->start, &st->run) < 0)
+				  out->n - st->start, &st->run, NULL) < 0)
 			return -1;
 		out->n = st->start;
 		if (bpe_text_add(out, st->run.s, st->run.n) < 0)

@@ -90,16 +90,38 @@ static int chars(struct spm *m)
 	return 0;
 }
 
-int spm_encode(struct spm *m, const char *text, size_t len,
-	       struct bpe_ids *ids, struct bpe_text *pieces)
+/* The bytes of text that normalised bytes off .. off + len - 1 come from,
+ * appended to spans. */
+static int span(const struct spm *m, size_t off, size_t len,
+		struct bpe_ids *spans)
+{
+	if (!len) {             /* none; not seen, but not out of bounds */
+		int32_t at = off < m->line.n ? m->from.v[2 * off] :
+			     m->line.n ? m->from.v[2 * m->line.n - 1] : 0;
+
+		return bpe_ids_push(spans, at) < 0 ||
+		       bpe_ids_push(spans, at) < 0 ? -1 : 0;
+	}
+	return bpe_ids_push(spans, m->from.v[2 * off]) < 0 ||
+	       bpe_ids_push(spans, m->from.v[2 * (off + len - 1) + 1]) < 0 ?
+	       -1 : 0;
+}
+
+static int encode(struct spm *m, const char *text, size_t len,
+		  struct bpe_ids *ids, struct bpe_text *pieces,
+		  struct bpe_ids *spans)
 {
 	size_t i, k, first = 1;
 	int prev_unk = 0;
 	char name[8];
 	int rc;
 
+	if (spans && len > INT32_MAX) {
+		err_set("line of %zu bytes: too long", len);
+		return -1;
+	}
 	if (spm_normalize(&m->norm, m->has_user ? &m->user : NULL, text, len,
-			  &m->line) < 0)
+			  &m->line, spans ? &m->from : NULL) < 0)
 		return -1;
 	if (m->line.n > INT32_MAX) {
 		err_set("line of %zu bytes: too long", len);
@@ -134,7 +156,8 @@ int spm_encode(struct spm *m, const char *text, size_t len,
 			for (k = 0; k < t->len; k++) {
 				unsigned char b = (unsigned char)s[k];
 
-				if (bpe_ids_push(ids, m->byte_id[b]) < 0)
+				if (bpe_ids_push(ids, m->byte_id[b]) < 0 ||
+				    (spans && span(m, t->off + k, 1, spans) < 0))
 					return -1;
 				if (!pieces)
 					continue;
@@ -151,10 +174,14 @@ int spm_encode(struct spm *m, const char *text, size_t len,
 		if (t->id == m->unk_id && prev_unk) {
 			if (pieces && bpe_text_add(pieces, s, t->len) < 0)
 				return -1;
+			if (spans)      /* the run's span grows */
+				spans->v[spans->n - 1] =
+					m->from.v[2 * (t->off + t->len - 1) + 1];
 			continue;
 		}
 		prev_unk = t->id == m->unk_id;
-		if (bpe_ids_push(ids, t->id) < 0)
+		if (bpe_ids_push(ids, t->id) < 0 ||
+		    (spans && span(m, t->off, t->len, spans) < 0))
 			return -1;
 		if (pieces && ((!first && bpe_text_add(pieces, " ", 1) < 0) ||
 			       bpe_text_add(pieces, s, t->len) < 0))
@@ -162,4 +189,17 @@ int spm_encode(struct spm *m, const char *text, size_t len,
 		first = 0;
 	}
 	return 0;
+}
+
+int spm_encode(struct spm *m, const char *text, size_t len,
+	       struct bpe_ids *ids, struct bpe_text *pieces)
+{
+	return encode(m, text, len, ids, pieces, NULL);
+}
+
+int spm_encode_spans(struct spm *m, const char *text, size_t len,
+		     struct bpe_ids *ids, struct bpe_text *pieces,
+		     struct bpe_ids *spans)
+{
+	return encode(m, text, len, ids, pieces, spans);
 }

@@ -152,9 +152,13 @@ struct spm_norm {
 /*
  * Appends the normalised text of s [n] to out (after out->n = 0); user,
  * when not NULL, holds the user-defined symbols, kept as they are.
+ * from, when not NULL, gets (after from->n = 0) two values for each byte
+ * of out: the start and the end of the bytes of s it comes from (a space
+ * the normaliser adds, an empty span where it stands).
  */
 int spm_normalize(const struct spm_norm *nm, const struct spm_trie *user,
-		  const char *s, size_t n, struct bpe_text *out);
+		  const char *s, size_t n, struct bpe_text *out,
+		  struct bpe_ids *from);
 
 /* The byte length of the UTF-8 character that starts with byte c, as
  * SentencePiece counts it (by the lead byte alone). */
@@ -214,6 +218,7 @@ struct spm {
 
 	/* scratch of spm_encode */
 	struct bpe_text line;           /* the normalised line */
+	struct bpe_ids from;            /* spm_encode_spans: its origins */
 	struct spm_tok *tok;
 	size_t ntok, tokcap;
 	void *work;                     /* the model type's own */

@@ -446,6 +446,7 @@ void spm_free(struct spm *m)
 	free(m->node_score);
 	spm_trie_free(&m->user);
 	bpe_text_free(&m->line);
+	bpe_ids_free(&m->from);
 	free(m->tok);
 	free(m->work);
 	free(m->heap);

@@ -55,14 +55,27 @@ static int add_space(const struct spm_norm *nm, struct bpe_text *out)
 				      : bpe_text_add(out, " ", 1);
 }
 
-int spm_normalize(const struct spm_norm *nm, const struct spm_trie *user,
-		  const char *s, size_t n, struct bpe_text *out)
+/* from [2 k], [2 k + 1] = a, b for each byte k of out up to upto. */
+static int origin(struct bpe_ids *from, size_t upto, size_t a, size_t b)
 {
-	const char *sp;
-	size_t used, splen, k, run;
+	while (from && from->n < 2 * upto)
+		if (bpe_ids_push(from, (int32_t)a) < 0 ||
+		    bpe_ids_push(from, (int32_t)b) < 0)
+			return -1;
+	return 0;
+}
+
+int spm_normalize(const struct spm_norm *nm, const struct spm_trie *user,
+		  const char *s, size_t n, struct bpe_text *out,
+		  struct bpe_ids *from)
+{
+	const char *sp, *s0 = s;
+	size_t used, splen, k, run, n0 = n;
 	int prev_space;
 
 	out->n = 0;
+	if (from)
+		from->n = 0;
 	if (nm->remove_extra_whitespaces) {
 		while (n) {
 			used = prefix(nm, user, s, n, &sp, &splen);
@@ -76,6 +89,8 @@ int spm_normalize(const struct spm_norm *nm, const struct spm_trie *user,
 		return 0;
 	prev_space = nm->remove_extra_whitespaces;
 	if (!nm->suffix && nm->add_dummy_prefix && add_space(nm, out) < 0)
+		return -1;
+	if (origin(from, out->n, s - s0, s - s0) < 0)
 		return -1;
 	while (n) {
 		used = prefix(nm, user, s, n, &sp, &splen);
@@ -99,6 +114,8 @@ int spm_normalize(const struct spm_norm *nm, const struct spm_trie *user,
 					return -1;
 			}
 			prev_space = sp[splen - 1] == ' ';
+			if (origin(from, out->n, s - s0, s - s0 + used) < 0)
+				return -1;
 		}
 		s += used;
 		n -= used;
@@ -112,8 +129,10 @@ int spm_normalize(const struct spm_norm *nm, const struct spm_trie *user,
 		while (out->n >= symlen &&
 		       !memcmp(out->s + out->n - symlen, sym, symlen))
 			out->n -= symlen;
+		if (from)
+			from->n = 2 * out->n;
 	}
 	if (nm->suffix && nm->add_dummy_prefix && add_space(nm, out) < 0)
 		return -1;
-	return 0;
+	return origin(from, out->n, n0, n0);
 }

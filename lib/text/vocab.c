@@ -204,7 +204,8 @@ int vocab_size(const struct vocab *v)
  * does: a character the target's model lacks may be in the joint table.
  */
 static int map_encode(struct vocab *v, const char *text, size_t len,
-		      struct bpe_ids *ids, struct bpe_text *units)
+		      struct bpe_ids *ids, struct bpe_text *units,
+		      struct bpe_ids *spans)
 {
 	struct vocab_map *m = &v->map;
 	int32_t unk = spm_special(v->spm, SPM_UNK);
@@ -216,7 +217,7 @@ static int map_encode(struct vocab *v, const char *text, size_t len,
 
 	if (!units)
 		m->units.n = 0;
-	if (spm_encode(v->spm, text, len, ids, t) < 0)
+	if (spm_encode_spans(v->spm, text, len, ids, t, spans) < 0)
 		return -1;
 	/* the pieces as printed, one space between, in step with the ids
 	 * unless a piece holds a space (a model that does not escape
@@ -248,7 +249,7 @@ int vocab_encode(struct vocab *v, const char *text, size_t len,
 	size_t first = ids->n, i;
 
 	if (v->map.n)
-		return map_encode(v, text, len, ids, units);
+		return map_encode(v, text, len, ids, units, NULL);
 	if (v->spm)
 		return spm_encode(v->spm, text, len, ids, units);
 	if (bpe_encode(v->bpe, text, len, ids) < 0)
@@ -269,6 +270,53 @@ int vocab_encode_dropout(struct vocab *v, const char *text, size_t len,
 		return -1;
 	}
 	return bpe_encode_dropout(v->bpe, text, len, ids, p, r);
+}
+
+/* The spans of an attn-bpe vocabulary's units ids [n], the encoding of
+ * len bytes: each unit is its bytes, a space put first (attn-bpe's
+ * prefix) the only byte not of the text. */
+static int bpe_spans(const struct vocab *v, size_t len, const int32_t *ids,
+		     size_t n, struct bpe_ids *spans)
+{
+	struct bpe_text u = { 0 };
+	size_t first = spans->n, c = 0, shift, i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		u.n = 0;
+		rc = vocab_decode_units(v, &ids[i], 1, &u) < 0 ||
+		     bpe_ids_push(spans, (int32_t)c) < 0 ||
+		     bpe_ids_push(spans, (int32_t)(c + u.n)) < 0 ? -1 : 0;
+		c += u.n;
+	}
+	bpe_text_free(&u);
+	shift = c > len ? c - len : 0;
+	for (i = first; rc == 0 && i < spans->n; i++) {
+		size_t x = (size_t)spans->v[i];
+
+		x = x > shift ? x - shift : 0;
+		spans->v[i] = (int32_t)(x < len ? x : len);
+	}
+	return rc;
+}
+
+int vocab_encode_spans(struct vocab *v, const char *text, size_t len,
+		       struct bpe_ids *ids, struct bpe_ids *spans, double p,
+		       struct rng *r)
+{
+	size_t first = ids->n;
+
+	if (len > INT32_MAX) {
+		err_set("line of %zu bytes: too long", len);
+		return -1;
+	}
+	if (v->spm && p <= 0)
+		return v->map.n ? map_encode(v, text, len, ids, NULL, spans) :
+		       spm_encode_spans(v->spm, text, len, ids, NULL, spans);
+	if ((p > 0 ? vocab_encode_dropout(v, text, len, ids, p, r) :
+	     bpe_encode(v->bpe, text, len, ids)) < 0)
+		return -1;
+	return bpe_spans(v, len, ids->v + first, ids->n - first, spans);
 }
 
 /*
@@ -320,7 +368,8 @@ static int map_decode(const struct vocab *v, const int32_t *ids, size_t n,
 		b++;
 	for (e = out->n; e > b && out->s[e - 1] == ' '; e--)
 		;
-	memmove(out->s + start, out->s + b, e - b);
+	if (e > b)	/* out->s is NULL when nothing was written */
+		memmove(out->s + start, out->s + b, e - b);
 	out->n = start + (e - b);
 	return 0;
 }

@@ -89,6 +89,18 @@ int vocab_encode(struct vocab *v, const char *text, size_t len,
 /* vocab_encode with BPE-dropout (bpe.h); attn-bpe only: -1 otherwise. */
 int vocab_encode_dropout(struct vocab *v, const char *text, size_t len,
 			 struct bpe_ids *ids, double p, struct rng *r);
+/*
+ * vocab_encode (p 0) or vocab_encode_dropout (p > 0, draws from r), and
+ * for each id appended, two values appended to spans: the start and the
+ * end (byte offsets in text) of the bytes it stands for: attn-bpe's
+ * unit its bytes; a SentencePiece piece the bytes its normalised text
+ * comes from (<unk> too, whatever its surface; a space the normaliser
+ * adds stands for none).  What guided alignment maps the input's words
+ * by (align_unit_links).
+ */
+int vocab_encode_spans(struct vocab *v, const char *text, size_t len,
+		       struct bpe_ids *ids, struct bpe_ids *spans, double p,
+		       struct rng *r);
 
 /*
  * Appends the text of n ids, as the vocabulary's own decoder writes it:
