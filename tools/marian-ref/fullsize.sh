@@ -1,8 +1,8 @@
 #!/bin/sh
-# fullsize.sh [opus]: attn against native Marian on models of the shapes
-# people download (make check-fullsize).  Too large to commit: everything
-# is made here, in $FULLSIZE_DIR (default build/fullsize), and kept there
-# for the next run.
+# fullsize.sh [opus|student]: attn against native Marian on models of the
+# shapes people download (make check-fullsize: both).  Too large to
+# commit: everything is made here, in $FULLSIZE_DIR (default
+# build/fullsize), and kept there for the next run.
 #
 #   opus  An OPUS-MT directory as the Helsinki-NLP release zips unpack:
 #         opus.spm32k-spm32k.transformer-align.model1.npz.best-
@@ -18,9 +18,12 @@
 #         examples/marian-import.sh on the directory, with no flag.  Beam
 #         (the decoder.yml's) and greedy (-b 1; attn's decode).
 #
-# Prints, per search, the lines of identical text and of identical ids, and
-# each differing line; exits 1 unless every line is identical.  Needs
-# native Marian (native.sh), Debian's sentencepiece and python3-numpy.
+#   student  A Firefox Translations directory (below, at student()).
+#
+# Prints, per search, the lines of identical text and each differing line;
+# exits 1 unless every line of a float model is identical and at least 98%
+# of an int8 one's.  Needs native Marian (native.sh), Debian's
+# sentencepiece and python3-numpy.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tools/marian-ref/native.sh"
@@ -133,7 +136,213 @@ opus() {
 	return $bad
 }
 
-case ${1:-opus} in
+# student: a Firefox Translations directory as Firefox publishes one
+# (gzipped; no config, no decoder.yml): vocab.ende.spm.gz (ONE joint
+# 32,000-piece model trained on train.en + train.de),
+# model.ende.intgemm.alphas.bin.gz (fullsize.py's float student, its
+# alphas as Firefox's pipeline makes them: marian-decoder --dump-quantmult
+# on a sample, then extract_stats.py's NAME_QuantMultA = 127 / (mean +
+# 1.1 std), then marian-conv -g intgemm8) and lex.50.50.ende.s2t.bin.gz
+# (the lexical table t(target | source) of attn's align, IBM Model 2 on
+# the pieces, written as Marian's text lex.s2t, "target source prob",
+# and made binary by marian-conv --shortlist lex.s2t 50 50 0).  Marian
+# runs with Firefox's translator-worker settings (beam 1, normalize 1,
+# word-penalty 0, max-length-factor 2, int8shiftAlphaAll, skip-cost,
+# the shortlist) and --mini-batch 1 (Marian's length limit follows its
+# batch's widest source); attn runs examples/marian-import.sh on the
+# directory.  Greedy (Firefox's beam 1) and beam 4; then the float
+# student (marian-decoder --gemm-precision float32, no shortlist) against
+# attn's import of the .npz.
+student() {
+	S=$W/student			# the plain files: what is made, and runs
+	F=$W/firefox-en-de		# the directory as Firefox publishes it
+	Z=$S/model.ende.intgemm.alphas.bin
+	L=$S/lex.50.50.ende.s2t.bin
+	v=$S/vocab.ende.spm
+	mkdir -p "$S" "$F"
+	if [ ! -s "$v" ]; then
+		log "training the joint vocab.ende.spm on train.en + train.de"
+		spm_train --input="$DATA/train.en,$DATA/train.de" \
+			--model_prefix="$S/joint" --vocab_size=32000 \
+			--model_type=unigram --bos_id=-1 --eos_id=0 \
+			--unk_id=1 --pad_id=-1 --input_sentence_size=400000 \
+			--shuffle_input_sentence=true \
+			--num_threads="$(nproc)" --minloglevel=2 \
+			> /dev/null 2>&1
+		mv "$S/joint.model" "$v"
+	fi
+	if [ ! -s "$S/lex.s2t" ]; then
+		log "the lexical table: align on the pieces"
+		for l in en de; do
+			spm_encode --model="$v" < "$DATA/train.$l" \
+				> "$S/train.$l.pieces"
+		done
+		align --no-fold -q -t -o "$S/align.tsr" \
+			"$S/train.en.pieces" "$S/train.de.pieces"
+		tensordump -t "$S/align.tsr" > "$S/align.txt"
+		/usr/bin/python3 - "$S/align.txt" "$S/joint.vocab" \
+			"$S/lex.s2t" <<-'PY'
+		"""align's forward table, t(target | source) (its saved model,
+		tensordump's text form), as Marian's lex.s2t: "target source
+		prob", pieces of the vocabulary only."""
+		import re, sys
+		import numpy as np
+		rec, name = {}, None
+		for line in open(sys.argv[1], encoding="utf-8"):
+		    if line.startswith("record "):
+		        name = line.split()[1]
+		        rec[name] = []
+		    elif name:
+		        rec[name].append(line)
+		def words(n):	# its strings: UTF-8, and \xNN, \n escapes
+		    b = bytearray()
+		    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', "".join(rec[n])):
+		        for e in re.finditer(r'\\x([0-9a-fA-F]{2})|\\(.)|([^\\]+)',
+		                             m.group(1)):
+		            if e.group(1):
+		                b.append(int(e.group(1), 16))
+		            elif e.group(2):
+		                b += {"n": b"\n", "t": b"\t", "r": b"\r"}.get(
+		                    e.group(2), e.group(2).encode())
+		            else:
+		                b += e.group(3).encode("utf-8")
+		    return b.decode("utf-8", "replace").split("\n")[:-1]
+		def nums(n, t):
+		    return np.array(" ".join(rec[n]).split(), dtype=t)
+		src, tgt = words("align.src.words"), words("align.tgt.words")
+		rows = nums("align.fwd.rows", np.int64)
+		cols = nums("align.fwd.cols", np.int64)
+		probs = nums("align.fwd.probs", np.float64)
+		vocab = set(l.split("\t")[0]
+		            for l in open(sys.argv[2], encoding="utf-8"))
+		with open(sys.argv[3], "w", encoding="utf-8") as f:
+		    for i, s in enumerate(src):	# row 0: the NULL word
+		        if s not in vocab:
+		            continue
+		        for k in range(rows[i + 1], rows[i + 2]):
+		            t = tgt[cols[k] - 1]
+		            if t in vocab:
+		                f.write("%s %s %.8g\n" % (t, s, probs[k]))
+		PY
+	fi
+	if [ ! -s "$L" ]; then
+		log "marian-conv --shortlist"
+		"$MARIAN_BIN/marian-conv" --shortlist "$S/lex.s2t" 50 50 0 \
+			-V "$v" "$v" -d "$L" > "$S/conv.log" 2>&1
+	fi
+	if [ ! -s "$S/student.npz" ]; then
+		log "a random Firefox student of 32000 ids"
+		/usr/bin/python3 "$root/tools/marian-ref/fullsize.py" student \
+			"$S" 32000
+		mv "$S/model.npz" "$S/student.npz"
+	fi
+	if [ ! -s "$Z" ]; then
+		# Firefox's pipeline (pipeline/quantize/quantize.sh): the
+		# float model on a sample with the shortlist, its activations'
+		# maxima, extract_stats.py, marian-conv (one thread: the
+		# dump's lines are written apart)
+		log "the alphas: --dump-quantmult on dev.en 1001-1500"
+		sed -n 1001,1500p "$DATA/dev.en" > "$S/sample.en"
+		"$MARIAN_BIN/marian-decoder" -m "$S/student.npz" -v "$v" "$v" \
+			--shortlist "$L" false -b 1 --cpu-threads 1 \
+			--quiet --dump-quantmult < "$S/sample.en" \
+			> /dev/null 2> "$S/quantmults"
+		/usr/bin/python3 - "$S/quantmults" "$S/student.npz" \
+			"$S/alphas.npz" <<-'PY'
+		"""scripts/alphas/extract_stats.py (marian-dev) as is."""
+		import sys
+		import numpy as np
+		maxabs = {}
+		for line in open(sys.argv[1]):
+		    f = line.split()
+		    if len(f) != 12 or f[0] != "Name:":
+		        continue
+		    maxabs.setdefault(f[1].split("::")[-1], []).append(float(f[11]))
+		d = dict(np.load(sys.argv[2]))
+		for n, v in maxabs.items():
+		    if "QuantMultA" in n:
+		        r = np.array((1,), dtype=np.float32)
+		        r[0] = 127 / (np.mean(v) + 1.1 * np.std(v))
+		        d[n] = r
+		if "Wemb_QuantMultA" in d:
+		    d["none_QuantMultA"] = d["Wemb_QuantMultA"]
+		elif "none_QuantMultA" in d:
+		    d["Wemb_QuantMultA"] = d["none_QuantMultA"]
+		np.savez(sys.argv[3], **d)
+		PY
+		"$MARIAN_BIN/marian-conv" -f "$S/alphas.npz" -t "$Z" \
+			-g intgemm8 > "$S/conv.log" 2>&1
+	fi
+	for f in "$v" "$Z" "$L"; do
+		[ -s "$F/$(basename "$f").gz" ] ||
+			gzip -9nc "$f" > "$F/$(basename "$f").gz"
+	done
+	head -n "$N" "$DATA/dev.en" > "$W/in.en"
+	fx="-v $v $v --normalize 1.0 --word-penalty 0
+	    --max-length-factor 2.0 --mini-batch 1 --maxi-batch 1
+	    --cpu-threads $(nproc) --quiet"
+	for s in greedy beam float; do
+		log "native Marian, student $s"
+		case $s in
+		greedy) set -- -m "$Z" --gemm-precision int8shiftAlphaAll \
+			--skip-cost --shortlist "$L" false --beam-size 1 ;;
+		# beam 4 without --skip-cost: with it, Marian's beam adds
+		# the raw logits (models::usage::raw, no log-softmax), which
+		# attn does not do (Firefox's beam is 1, where it is the same)
+		beam) set -- -m "$Z" --gemm-precision int8shiftAlphaAll \
+			--shortlist "$L" false --beam-size 4 ;;
+		float) set -- -m "$S/student.npz" --gemm-precision float32 \
+			--beam-size 1 ;;
+		esac
+		# shellcheck disable=SC2086
+		"$MARIAN_BIN/marian-decoder" $fx "$@" < "$W/in.en" \
+			> "$W/marian.student.$s"
+	done
+	log "attn: examples/marian-import.sh"
+	rm -f "$W/student.tsr" "$W/student-float.tsr"
+	sh "$root/examples/marian-import.sh" "$F" "$W/student.tsr" \
+		< "$W/in.en" > "$W/attn.student.greedy"
+	tokenize -m "$W/student.tsr" "$W/in.en" | embed -m "$W/student.tsr" |
+		encode -m "$W/student.tsr" | attend -m "$W/student.tsr" |
+		beam -k 4 -m "$W/student.tsr" > "$W/attn.student.beam"
+	# the float student with the same settings (its length limit)
+	printf '%s\n' 'beam-size: 1' 'normalize: 1.0' 'word-penalty: 0' \
+		'max-length-factor: 2.0' > "$S/float.yml"
+	train-step --import marian -m "$W/student-float.tsr" \
+		--decoder-config "$S/float.yml" "$S/student.npz" "$v"
+	tokenize -m "$W/student-float.tsr" "$W/in.en" |
+		embed -m "$W/student-float.tsr" |
+		encode -m "$W/student-float.tsr" |
+		attend -m "$W/student-float.tsr" |
+		decode -m "$W/student-float.tsr" > "$W/attn.student.float"
+	bad=0
+	for s in greedy beam float; do
+		same=$(paste -d '\n' "$W/marian.student.$s" \
+			"$W/attn.student.$s" | awk 'NR % 2 { a = $0; next }
+			$0 == a { n++ } END { print n + 0 }')
+		words=$(tr ' ' '\n' < "$W/attn.student.$s" | sort -u | wc -l)
+		echo "student $s: $same of $N lines identical ($words" \
+		     "distinct words in attn's output)"
+		[ "$same" -eq "$N" ] && continue
+		# int8: 98% is the goal (rounding at the margins)
+		[ $s != float ] && [ $((same * 100)) -ge $((N * 98)) ] ||
+			bad=1
+		paste "$W/marian.student.$s" "$W/attn.student.$s" |
+			awk -F '\t' -v s=$s '$1 != $2 {
+				print s " line " NR ": marian: " $1
+				print s " line " NR ": attn:   " $2 }' | head -20
+	done
+	return $bad
+}
+
+case ${1:-all} in
 opus) opus ;;
-*) echo "usage: fullsize.sh [opus]" >&2; exit 2 ;;
+student) student ;;
+all)	# each in a subshell of its own, where set -e still holds (not
+	# in an || list, which would suspend it)
+	set +e
+	(set -e; opus); a=$?
+	(set -e; student); b=$?
+	exit $((a | b)) ;;
+*) echo "usage: fullsize.sh [opus|student]" >&2; exit 2 ;;
 esac
