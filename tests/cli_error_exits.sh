@@ -32,4 +32,20 @@ st=$?
 grep -q "no layer 99" err || { fail "tensordump --layer=99:"; cat err >&2; }
 no_leak "tensordump -g - --layer=99"
 
+# every frame lacks what a stage needs: the error names the first frame
+# of the input (batches go by length; before, decode named frame 2 and
+# score a later one), and the stage writes nothing
+awk 'BEGIN { for (i = 1; i <= 40; i++) { s = "ab"
+	for (j = 0; j < i % 9; j++) s = s " cd"; print s } }' > var.txt
+tokenize -m tf.tsr var.txt | embed -m tf.tsr > emb.tsr
+decode -m tf.tsr < emb.tsr > out.txt 2>err
+grep -q 'decode: frame 0 has no record "att.0.k"' err ||
+	{ fail "decode without attend:"; cat err >&2; }
+[ -s out.txt ] && fail "decode wrote lines it could not translate"
+tokenize -m tf.tsr var.txt | stages tf.tsr > mem.tsr
+score -m tf.tsr < mem.tsr > out.txt 2>err
+grep -q 'score: frame 0 has no record "tgt.ids"' err ||
+	{ fail "score without pairs:"; cat err >&2; }
+no_leak "score without pairs"
+
 exit $((errors > 0))

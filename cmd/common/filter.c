@@ -117,6 +117,32 @@ static int keyed_cmp(const void *pa, const void *pb)
  * padding included; then the frames given back in input order.  start
  * has room for n + 1 entries, fp and slot for n.
  */
+/*
+ * After the window's batches failed: the batches go by length, so the
+ * frame whose error was given may come after others that fail too
+ * ("frame 84 has no record ..." where every frame lacks it).  Each frame
+ * is tried alone, in input order, and the first to fail gives the
+ * message; if none fails alone, the batches' own message stands.  -1.
+ */
+static int first_failure(const struct filter *fl, struct frame *win, int n,
+			 struct frame **fp, int *slot, int *start)
+{
+	char msg[512];
+	int i;
+
+	snprintf(msg, sizeof msg, "%s", err_msg());
+	start[0] = 0;
+	start[1] = 1;
+	for (i = 0; i < n; i++) {
+		fp[0] = &win[i];
+		slot[0] = i;
+		if (fl->process(fl->ctx, fp, slot, start, 1) < 0)
+			return -1;
+	}
+	err_set("%s", msg);
+	return -1;
+}
+
 static int run_window(const struct filter *fl, struct frame *win, int n,
 		      struct keyed *key, int *start, struct frame **fp,
 		      int *slot)
@@ -142,7 +168,7 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 		fp[i] = &win[slot[i]];
 	}
 	if (fl->process(fl->ctx, fp, slot, start, nb) < 0)
-		return -1;
+		return first_failure(fl, win, n, fp, slot, start);
 	for (i = 0; i < n; i++) {
 		if ((rc = fl->emit(fl->ctx, &win[i], i)) < 0)
 			return rc;
