@@ -148,6 +148,25 @@ static void usage(void)
 	prog_help_exit();
 }
 
+/* The model this run locked (train_lock), unlocked and its .lock file
+ * removed at exit, whatever the exit. */
+static const char *locked_path;
+static int locked_fd = -1;
+
+static void unlock_at_exit(void)
+{
+	train_unlock(locked_path, locked_fd);
+}
+
+/* Locks path for this run, until exit; dies if another holds it. */
+static void lock(const char *path)
+{
+	if ((locked_fd = train_lock(path)) < 0)
+		die_err();
+	locked_path = path;
+	atexit(unlock_at_exit);
+}
+
 /* A frame of pairs made with the vocabularies of id (modelid.h). */
 static int same_vocab(struct frame *f, void *id)
 {
@@ -254,9 +273,9 @@ static void init(const char *model, const char *arch, const char *sv,
 		if (!force)
 			die("%s exists: --init replaces a model only with "
 			    "--force", model);
-		if (outfile_check(model) < 0 ||	/* not a link, a device */
-		    train_lock(model) < 0)	/* held until exit */
+		if (outfile_check(model) < 0)	/* not a link, a device */
 			die_err();
+		lock(model);
 	}
 	/* allocated after the refusals, which exit: nothing to leak */
 	if (!(all = calloc(nset + 7, sizeof *all)))
@@ -437,9 +456,9 @@ static void import_marian(const char *out, char **f, int nf,
 		if (!force)
 			die("%s exists: --import replaces a model only with "
 			    "--force", out);
-		if (outfile_check(out) < 0 ||	/* not a link, a device */
-		    train_lock(out) < 0)	/* held until exit */
+		if (outfile_check(out) < 0)	/* not a link, a device */
 			die_err();
+		lock(out);
 	}
 	if (lex)
 		lex_read(lex);
@@ -514,8 +533,7 @@ static void shortlist(const char *model, const char *pairs, int nfreq,
 	struct sl_table *t;
 	int found, s, j, nsrc = 0, nspecial;
 
-	if (train_lock(model) < 0)	/* held until exit */
-		die_err();
+	lock(model);
 	if (!(m = model_load(model, MODEL_LOAD_MAPPED, NULL)))
 		die_err();
 	if (nfreq > m->tgt_vocab || k > m->tgt_vocab)

@@ -50,6 +50,9 @@ train-step -q -m m.tsr -n 2 pairs.tsr || fail "after the first: exit $?"
 cmp old.tsr old.copy || fail "the model was rewritten in place"
 cmp -s m.tsr old.tsr && fail "the model was not replaced"
 [ "$(ls -i m.tsr | awk '{ print $1 }')" != "$ino" ] || fail "same inode"
+# and a clean exit leaves no m.tsr.lock behind (nor does the first's,
+# stopped by TERM; before, both left it holding a pid)
+[ -e m.tsr.lock ] && fail "a clean exit left m.tsr.lock"
 
 # a directory that cannot be written: refused before training, the model
 # as it was (as nobody where the test runs as root, who may write anyway)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "base/errmsg.h"
@@ -367,12 +368,14 @@ int train_lock(const char *path)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char lock[4096], pid[32];
+	struct stat a, b;
 	int fd, n;
 
 	if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock) {
 		err_set("%s: name too long", path);
 		return -1;
 	}
+again:
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		err_set("%s: %s", lock, strerror(errno));
@@ -391,6 +394,13 @@ int train_lock(const char *path)
 		close(fd);
 		return -1;
 	}
+	/* a holder that unlocked has removed the file (train_unlock): one
+	 * opened before that is no lock of the name's any more */
+	if (fstat(fd, &a) < 0 || stat(lock, &b) < 0 || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev) {
+		close(fd);
+		goto again;
+	}
 	/* the holder's pid, for people (fcntl's F_GETLK is the authority) */
 	n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, n, 0) != n) {
@@ -399,6 +409,18 @@ int train_lock(const char *path)
 		return -1;
 	}
 	return fd;
+}
+
+void train_unlock(const char *path, int fd)
+{
+	char lock[4096];
+
+	if (fd < 0)
+		return;
+	/* removed while still held, so that no one locks it meanwhile */
+	if (snprintf(lock, sizeof lock, "%s.lock", path) < (int)sizeof lock)
+		unlink(lock);
+	close(fd);
 }
 
 /*
@@ -676,6 +698,6 @@ out:
 	epoch_plan_free(&r.plan);
 	optim_free(&r.o);
 	model_free(r.m);
-	close(lock);
+	train_unlock(path, lock);
 	return rc;
 }

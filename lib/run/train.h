@@ -151,11 +151,15 @@ int train_run(const char *path, const struct corpus *train,
 
 /*
  * Locks the model at path for one writer: an fcntl lock on path.lock
- * (made if need be, left in place; it holds the holder's pid).  Returns
- * the descriptor to close to unlock, or -1 with a message naming the
- * process that holds it.  train_run takes it for the whole run.
+ * (made if need be; it holds the holder's pid).  Returns the descriptor
+ * for train_unlock, or -1 with a message naming the process that holds
+ * it.  train_run takes it for the whole run.  A file left by a holder
+ * that was killed is taken over.
  */
 int train_lock(const char *path);
+/* Unlocks what train_lock(path) gave (fd; -1: nothing) and removes
+ * path.lock, so that a clean exit leaves nothing behind. */
+void train_unlock(const char *path, int fd);
 
 /*
  * The mean loss per target token of dev under m (no dropout): *nll the
