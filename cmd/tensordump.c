@@ -589,6 +589,14 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's': opt.stats = 1; break;
 		case 'v':
+			/* -v all, -v 20: an optional argument must be
+			 * attached (-vall), which reads "all" as a file;
+			 * the next word is taken when it is one */
+			if (!optarg && optind < argc &&
+			    (!strcmp(argv[optind], "all") ||
+			     (argv[optind][0] && strspn(argv[optind],
+				"0123456789") == strlen(argv[optind]))))
+				optarg = argv[optind++];
 			opt.values = !optarg ? 8 : strcmp(optarg, "all") == 0
 				   ? SIZE_MAX : (size_t)opt_int(optarg,
 						"--values", 0, LLONG_MAX);

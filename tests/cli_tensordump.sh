@@ -144,4 +144,16 @@ tensordump --limit 0 "$T/a.tsr" >/dev/null 2>&1
 awk 'BEGIN { for (i = 0; i < 20000; i++) printf "record x f32 [64] frame %d end\n0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63\n", i }' >"$T/big.txt"
 { tensordump -r "$T/big.txt" 2>"$T/err"; echo $? >"$T/st"; } | head -c 100 >/dev/null
 [ "$(cat "$T/st")" = 0 ] && [ ! -s "$T/err" ] || fail "early stop: status $(cat "$T/st") $(cat "$T/err")"
+# -v's count may be the next word (before, "-v all" read "all" as a file)
+printf 'tsr-text 1\nrecord x i32 [12] frame 0 end\n1 2 3 4 5 6 7 8 9 10 11 12\n' |
+	tensordump -r > "$T/v.tsr"
+for o in "-v all" "-vall" "--values all" "--values=all"; do
+	# shellcheck disable=SC2086
+	[ "$(tensordump $o "$T/v.tsr" | tail -1 | awk '{ print NF }')" = 12 ] ||
+		fail "tensordump $o: $(tensordump $o "$T/v.tsr" 2>&1 | tail -1)"
+done
+[ "$(tensordump -v 3 "$T/v.tsr" | tail -1)" = "        1 2 3 ... (9 more)" ] ||
+	fail "tensordump -v 3: $(tensordump -v 3 "$T/v.tsr" 2>&1 | tail -1)"
+[ "$(tensordump -v "$T/v.tsr" | tail -1 | awk '{ print $NF }')" = "more)" ] ||
+	fail "tensordump -v FILE"
 [ $errors -eq 0 ]
