@@ -21,7 +21,8 @@
 #
 # Settings (environment): TIME (seconds of training, default 2100),
 # STEPS (instead of TIME, stop after this many updates),
-# VOCAB (subword units, 8000), THREADS (1), MATMUL (bf16 where the CPU has
+# VOCAB (subword units: 8000, or for fewer than 20,000 pairs 8000 in
+# proportion, at least 500), THREADS (1), MATMUL (bf16 where the CPU has
 # AVX512_BF16, else f32: train-step --matmul), BATCH (target tokens a
 # batch, 2000), SAVE (updates between saves and dev losses, 100), AVG
 # (checkpoints averaged, 5), K (beam size, 4), DEV_EVAL (dev pairs
@@ -38,6 +39,7 @@ set -eu
 }
 command -v train-step >/dev/null ||
 	PATH=$(cd "$(dirname "$0")/.." && pwd)/build/bin:$PATH
+VOCAB_GIVEN=${VOCAB:+1}
 TIME=${TIME:-2100} VOCAB=${VOCAB:-8000} THREADS=${THREADS:-1}
 BATCH=${BATCH:-2000} SAVE=${SAVE:-100} AVG=${AVG:-5} K=${K:-4}
 DEV_LINES=${DEV_LINES:-500} DEV_EVAL=${DEV_EVAL:-500}
@@ -87,6 +89,16 @@ if [ ! -e train.src ]; then
 	head -n $((n - hold)) "$src" | tr '\t' ' ' > train.src
 fi
 if [ ! -e model.tsr ]; then
+	# 8,000 units suit 20,000 pairs and more (the Bible's 28,000); a
+	# smaller corpus would learn units seen once or twice, which it
+	# cannot train: it gets a size in proportion, unless VOCAB says
+	n=$(lines train.src)
+	if [ -z "$VOCAB_GIVEN" ] && [ "$n" -lt 20000 ]; then
+		VOCAB=$((n * 8000 / 20000))
+		[ "$VOCAB" -ge 500 ] || VOCAB=500
+		say "$n training pairs: a vocabulary of $VOCAB units, not" \
+		    "8000 (set VOCAB to choose)"
+	fi
 	say "learning a vocabulary of $VOCAB units"
 	tokenize -l "$VOCAB" train.src train.tgt > vocab
 	# shellcheck disable=SC2046

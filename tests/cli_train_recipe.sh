@@ -73,4 +73,11 @@ grep -q 'differ in their number of lines' err || fail "$(cat err)"
 rc=0
 DEV_SRC=dsrc sh "$recipe" src.txt tgt.txt run3 2> err || rc=$?
 [ "$rc" -eq 2 ] || fail "DEV_SRC alone: exit $rc"
+# without VOCAB, a corpus this small gets a vocabulary in proportion
+# (270 pairs: 500 units, the least), and says so (before: 8,000 units
+# asked of 300 lines, without a word)
+(unset VOCAB; STEPS=2 sh "$recipe" src.txt tgt.txt run5 > log 2>&1) ||
+	{ cat log; fail "exit $? (run5)"; }
+grep -q "train.sh: 270 training pairs: a vocabulary of 500 units, not 8000" \
+	log || fail "no word of the vocabulary's size: $(head -3 log)"
 exit 0
