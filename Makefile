@@ -1,8 +1,10 @@
 # attn: neural machine translation with attention, as small Unix filters.
 #
 #   make                 programs (build/bin), libtensor.a and libtensor.so
-#   make check           check-layers, unit tests (Check), command-line tests
+#   make check           check-layers, check-lines, unit tests (Check),
+#                        command-line tests
 #   make check-layers    the includes against the table of layers
+#   make check-lines     no C file under lib/ or cmd/ over 800 lines
 #   make SAN=1 check     the same, built with ASan and UBSan (in build-san/)
 #   make bench           benchmarks (as ratios to PyTorch's where
 #                        make bench-torch has measured them)
@@ -193,11 +195,18 @@ $(filter $(PROGS) $(TESTS) $(BENCHES) $(EXAMPLES),$(NODEP)): FORCE
 check-layers:
 	@sh tools/check-layers.sh
 
+# No .c or .h under lib/ and cmd/ over 800 lines (generated ones exempt:
+# tools/check-lines.sh names them); make check runs it with the layers.
+check-lines:
+	@sh tools/check-lines.sh
+
 # First what the tests need (tools/need.sh names any missing package and
-# the apt-get line), then the layers, then the build and the tests.
+# the apt-get line), then the layers and the files' lengths, then the build
+# and the tests.
 check:
 	@CC='$(CC)' sh tools/need.sh check
 	@sh tools/check-layers.sh
+	@sh tools/check-lines.sh
 	@$(MAKE) --no-print-directory all $(TESTS)
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run.sh $(TESTS)
 
@@ -332,6 +341,6 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check check-layers check-fullsize bench bench-torch fuzz install clean demo FORCE
+.PHONY: all check check-layers check-lines check-fullsize bench bench-torch fuzz install clean demo FORCE
 FORCE:
 .SECONDARY:

@@ -18,7 +18,7 @@
 #include "common/opt.h"
 #include "common/prog.h"
 #include "common/vocab.h"
-#include "text/align.h"
+#include "text/attn_align.h"
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };

@@ -1,6 +1,6 @@
 #!/bin/sh
-# score -A's choices (align.h works the computation out by hand in
-# tests/test_align.c): on a Transformer of three decoder layers of two
+# score -A's choices (attn_align.h works the computation out by hand in
+# tests/test_attn_align.c): on a Transformer of three decoder layers of two
 # heads, the default averages every layer ("all", every number; 1,2
 # differs), one link per target word unless --min-share adds more,
 # --unlinked words get none, and the refusals: a layer or head

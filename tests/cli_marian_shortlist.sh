@@ -11,7 +11,7 @@
 # table itself (FIRST 2, BEST 1, THRESHOLD 0.3, on the lines Marian's
 # text reader does not crash on): the same text, greedy and beam,
 # and log p within float32's error of Marian's 6 printed digits (but
-# for the empty line, whose forced </s> is search.c's); --no-shortlist
+# for the empty line, whose forced </s> is search_rules.c's); --no-shortlist
 # gives the full softmax (other text: the shortlist matters), as an
 # import without --lex does.  Refused: --lex without
 # --import, numbers with a binary, bad numbers, a corrupt or truncated
@@ -75,7 +75,7 @@ agree() {
 		sed 's/ ||| [^|]*$//' "$3.$mode" > want.txt
 		cmp -s got.txt want.txt ||
 			fail "$1 $mode: not Marian's: $(diff got.txt want.txt | head -5)"
-		# (not the empty line's: Marian's forced </s>, search.c's)
+		# (not the empty line's: Marian's forced </s>, search_rules.c's)
 		paste -d '\t' got "$3.$mode" "$2" |
 		awk -F '\t' -v m="$1 $mode" '$3 != "" {
 			a = $1; sub(/.* [|][|][|] /, "", a)

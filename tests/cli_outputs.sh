@@ -104,4 +104,12 @@ for arch in rnnsearch transformer; do
 	[ $? -eq 2 ] && grep -q -- '-k 5' err ||
 		fail "$arch: -n 6 not refused by the default beam: $(cat err)"
 done
+# --progress: the lines done on stderr at the end (and nothing without
+# it when stderr is no terminal)
+beam -m m.tsr --progress < mem.tsr > /dev/null 2> err ||
+	fail "beam --progress: $(cat err)"
+grep -q "^beam: 3 lines, [0-9.]* a second$" err ||
+	fail "beam --progress: $(cat err)"
+decode -m m.tsr < mem.tsr > /dev/null 2> err
+[ -s err ] && fail "decode without --progress: $(cat err)"
 [ $errors -eq 0 ]

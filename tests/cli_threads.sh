@@ -4,13 +4,13 @@
 # window attention), on 1 to 4 threads, and with -b 1 (every sentence
 # alone) on 2; score and score -A (forced decoding) on 1 and 3.  A batch
 # of several sentences is dealt out to the threads, a search each
-# (search.c); a batch of one splits each step's work instead.  The sizes
+# (search_deal.c); a batch of one splits each step's work instead.  The sizes
 # put each parallel part of a step above its grain, so that its work is
 # split: the products (an output layer of [48 rows, 128] x [128, 1000]: a
 # thread's share is over sgemm's and linear_packed's 2^17 multiply-adds),
 # the attention (48 rows of 128 values over 6 and more keys: over
 # attn_step's 2^16), and the search's selection (beams of 4 over 1000
-# units: over search.c's 2^15 scores a chunk).  Each sentence's result
+# units: over search_beam.c's 2^15 scores a chunk).  Each sentence's result
 # must not depend on which thread computes it, nor on the sentences
 # beside it.
 set -eu

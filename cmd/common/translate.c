@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "text/align.h"
+#include <time.h>
+#include <unistd.h>
+#include "text/attn_align.h"
 #include "text/vocab.h"
 #include "base/errmsg.h"
 #include "filter.h"
@@ -28,6 +30,8 @@ struct tctx {
 	struct search_result *tmp;	/* [window] */
 	struct hyp *tmph;		/* [window] */
 	unsigned long long line;	/* sentences written */
+	double t0, shown;		/* the start, the last progress shown */
+	int show, tty;			/* progress shown; on one line, redrawn */
 	struct align_opts al;		/* o's, or the guided head's */
 	struct bpe_text text;
 	/* a decoder kept for the whole run, so that what an architecture
@@ -39,7 +43,7 @@ struct tctx {
 /*
  * A model trained with guided alignment (guided_weight > 0): -A reads
  * its guided head alone (guided_layer, guided_head), whose mass on the
- * source's </s> means no link (align.h's null).
+ * source's </s> means no link (attn_align.h's null).
  */
 static int guided_head(const struct model *m, struct align_opts *al)
 {
@@ -250,10 +254,34 @@ static int emit(void *arg, struct frame *f, int slot)
 }
 
 /* The window's lines or frames on their way. */
+/* Seconds on the monotonic clock. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Lines done and their rate on stderr (--progress): every 10 s, or every
+ * second on one line of a terminal; at the end (last) always. */
+static void progress(struct tctx *c, int last)
+{
+	double t = now();
+
+	if (!c->show || (!last && t - c->shown < (c->tty ? 1 : 10)))
+		return;
+	c->shown = t;
+	fprintf(stderr, "%s%s: %llu lines, %.1f a second%s", c->tty ? "\r" : "",
+		progname, c->line, t > c->t0 ? c->line / (t - c->t0) : 0.0,
+		c->tty && !last ? "" : "\n");
+}
+
 static int flush(void *arg)
 {
 	struct tctx *c = arg;
 
+	progress(c, 0);
 	if (c->w)
 		return tsr_flush(c->w);
 	return prog_flush_stdout();
@@ -354,7 +382,12 @@ static int run(const struct translate_opts *o, int scoring)
 		c.w = filter_writer();
 	if (!r || (o->tensors && !c.w))
 		goto out;
+	c.tty = isatty(2);
+	c.show = o->progress || c.tty;
+	c.t0 = c.shown = now();
 	rc = filter_run(&fl, r);
+	if (rc == 0)
+		progress(&c, 1);
 out:
 	if (c.keep)
 		c.m->arch->dec_free(c.keep);
@@ -487,6 +520,9 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			break;
 		case OPT_NO_SHORTLIST:
 			o->shortlist = -1;
+			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
 			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");

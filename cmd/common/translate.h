@@ -10,7 +10,7 @@
 #include <getopt.h>
 #include "common/filter.h"
 #include "run/search.h"
-#include "text/align.h"
+#include "text/attn_align.h"
 
 struct translate_opts {
 	const char *model;
@@ -21,7 +21,7 @@ struct translate_opts {
 	int scores;		/* decode, beam: ||| the score on each line */
 	int normalize;		/* scores per target id, not their sum */
 	int align;		/* Pharaoh word alignment */
-	struct align_opts al;	/* what -A averages and links (align.h) */
+	struct align_opts al;	/* what -A averages and links (attn_align.h) */
 	int al_given;		/* any of --layers, --heads, --min-share,
 				   --unlinked, --null, --shift, --cover */
 	int planes_given;	/* --layers or --heads */
@@ -39,12 +39,14 @@ struct translate_opts {
 				   each sentence's shortlist
 				   (shortlist.h); 0: as the model's
 				   dec_shortlist says, -1: never */
+	int progress;		/* --progress: lines done on stderr (as
+				   when stderr is a terminal) */
 };
 
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
 enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
-       OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN, OPT_NO_SHORTLIST };
+       OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN, OPT_NO_SHORTLIST, OPT_PROGRESS };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
        OPT_NULL, OPT_SHIFT, OPT_COVER };
@@ -74,6 +76,7 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	{ "min-len", required_argument, NULL, OPT_MIN_LEN }, \
 	{ "shortlist", no_argument, NULL, OPT_SHORTLIST }, \
 	{ "no-shortlist", no_argument, NULL, OPT_NO_SHORTLIST }, \
+	{ "progress", no_argument, NULL, OPT_PROGRESS }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }, \
 	TRANSLATE_LONGOPTS
@@ -112,6 +115,10 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	"                       imported with its own: by default)\n" \
 	"      --no-shortlist   the full vocabulary, whatever the " \
 	"model says\n" \
+	"      --progress       lines done and their rate on standard " \
+	"error, every\n" \
+	"                       10 s (every second, on one line, when it " \
+	"is a terminal)\n" \
 	FILTER_HELP \
 	"  -h, --help           this help\n" \
 	"  -V, --version        the version\n"

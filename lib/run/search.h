@@ -7,7 +7,7 @@
  * Sentences are decoded together (all their beams in one dec_step) and the
  * result of each depends only on its own frame, never on the others; with
  * more than one kernel thread, search deals the sentences out to them, a
- * search each, and search_batches deals out whole batches (search.c).
+ * search each, and search_batches deals out whole batches (search_deal.c).
  */
 #ifndef ATTN_SEARCH_H
 #define ATTN_SEARCH_H

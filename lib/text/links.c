@@ -1,10 +1,10 @@
 /*
  * links.c: guided alignment's unit links from word links (Pharaoh);
- * see align.h.
+ * see attn_align.h.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "align.h"
+#include "attn_align.h"
 #include "base/errmsg.h"
 
 /* A number of decimal digits at *p (before end), or -1. */

@@ -10,7 +10,10 @@
  *   transformer_forward.c   the encoder and decoder over a batch
  *   transformer_backward.c  their backward pass
  *   transformer_stages.c    the pipeline's stages: embed, encode, attend
- *   transformer_dec.c       the step-by-step decoder
+ *   transformer_dec.c       the step-by-step decoder: its state
+ *                           (transformer_dec.h), dec_select
+ *   transformer_dec_step.c  a step of it
+ *   transformer_dec_pack.c  its packed weight matrices
  *
  * The layers it shares with other models are nn/'s.  Positions (config
  * key pos; doc/MODELS.md, Transformer: the positions): sinusoidal

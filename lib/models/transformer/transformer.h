@@ -164,7 +164,7 @@ static inline int tf_gather_rows(const struct tf_net *n, struct frame **fr,
 	return frames_gather(fr, nf, name, n->d, stage, x, len);
 }
 
-/* ---- the step-by-step decoder (transformer_dec.c) ---------------------- */
+/* ---- the step-by-step decoder (transformer_dec*.c) --------------------- */
 
 struct decoder *tf_dec_new(const struct model *m, const struct dec_opts *o,
 			struct frame **f, int n, int width);

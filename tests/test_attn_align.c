@@ -1,6 +1,6 @@
 /*
- * test_align.c: word alignments from attention (align.h) on hand-made
- * weights: units joined to words (merged units that carry the space,
+ * test_attn_align.c: word alignments from attention (attn_align.h) on
+ * hand-made weights: units joined to words (merged units that carry the space,
  * byte units, a lone space, </s>), the mass of a word's units summed,
  * the choice of layers and heads, ties, words that put no mass on any
  * source word, more links by share, and the refusals.  The expected
@@ -13,7 +13,7 @@
 #include "base/errmsg.h"
 #include "bytes_vocab.h"
 #include "run_suite.h"
-#include "text/align.h"
+#include "text/attn_align.h"
 
 
 /* The ids of s in bytes_vocab, then </s>; their count. */

@@ -1,10 +1,10 @@
-/* align.c: word alignments from attention; see align.h. */
+/* attn_align.c: word alignments from attention; see attn_align.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <ctype.h>
-#include "align.h"
+#include "attn_align.h"
 #include "base/errmsg.h"
 
 /* align_unit_words; with text, the units' text is appended to it. */

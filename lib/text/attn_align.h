@@ -1,7 +1,10 @@
 /*
- * align.h: hard word alignments from attention weights, in the Pharaoh
+ * attn_align.h: hard word alignments from attention weights, in the Pharaoh
  * format: "i-j" pairs of source and target word positions, from 0,
- * separated by spaces, sorted by i then j, each once.
+ * separated by spaces, sorted by i then j, each once (attn_align.c); and
+ * the other way, guided alignment's unit links from such word links
+ * (links.c).  The word aligner of align(1), which reads no model, is
+ * lib/align/.
  *
  * Words are the text's space-separated words, not subword units: a unit
  * belongs to the word of its first non-space byte (a unit that starts
@@ -37,8 +40,8 @@
  * source word that the attention reaches keeps a place in the target,
  * which projecting markup needs (examples/translate-markup.sh).
  */
-#ifndef ATTN_ALIGN_H
-#define ATTN_ALIGN_H
+#ifndef ATTN_ATTN_ALIGN_H
+#define ATTN_ATTN_ALIGN_H
 
 #include <stdint.h>
 #include "bpe.h"
