@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <zlib.h>
 #include "base/errmsg.h"
 #include "import/marian_import.h"
@@ -865,6 +866,425 @@ START_TEST(import_takes_ssru_students_alone)
 }
 END_TEST
 
+/* ---- checks before anything large is read or allocated ---------------- */
+
+/* The model.yml of import_refused (with extra) as an .npy into a. */
+static size_t student_npy(uint8_t *a, const char *extra)
+{
+	char yml[2048], h[128];
+	size_t n;
+
+	n = (size_t)snprintf(yml, sizeof yml, "%s%s", student_yml, extra) + 1;
+	snprintf(h, sizeof h, "{'descr': '|i1', 'fortran_order': False, "
+		 "'shape': (%zu,), }", n);
+	return npy_make(a, 1, h, yml, n);
+}
+
+/* marian_import of the archive z, with the student's vocabularies: NULL
+ * and a message holding want. */
+static void npz_refused(const struct zb *z, const char *want)
+{
+	struct marian_import_in in;
+
+	memset(&in, 0, sizeof(in));
+	in.model = z->b;
+	in.model_len = z->n;
+	in.vsrc = in.vtgt = "</s>: 0\n<unk>: 1\na: 2\nb: 3\nc: 4\nd: 5\n"
+			    "e: 6\nf: 7\n";
+	in.vsrc_len = in.vtgt_len = strlen(in.vsrc);
+	ck_assert_ptr_null(marian_import(&in));
+	ck_assert_msg(strstr(err_msg(), want), "\"%s\", not \"%s\"",
+		      err_msg(), want);
+}
+
+/*
+ * Every member's shape, from its .npy header, and every parameter's
+ * member, are checked against model.yml before any member is inflated
+ * whole: here every member but model.yml has a wrong CRC-32 (which only
+ * the whole member's bytes show), yet the refusal names the shape, or
+ * the member that is missing.  (Before, every member was inflated
+ * first, and this said "CRC-32 mismatch".)  A member read whole is
+ * still checked: the same CRC-32 refused by marian_items_read.
+ */
+START_TEST(import_checks_shapes_before_inflating)
+{
+	static struct zb z;
+	static uint8_t a[4096], w[4096];
+	static float zero[8 * 9];
+	struct marian_items mi;
+	size_t na, nw;
+	int i;
+
+	na = student_npy(a, "dec-cell: ssru\n");
+	/* tgt.emb is [8, 8]: Wemb [8, 9] is no Wemb of this model */
+	nw = npy_make(w, 1, "{'descr': '<f4', 'fortran_order': False, "
+		      "'shape': (8, 9), }", zero, sizeof(zero));
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "special:model.yml.npy", a, na, 8, 1);
+	zb_add(&z, "Wemb.npy", w, nw, 8, 1);
+	zb_add(&z, "extra.npy", w, nw, 8, 1);
+	zb_finish(&z, 1);
+	for (i = 1; i < 3; i++)
+		z.b[central(&z, i) + 16] ^= 1;	/* the CRC-32s */
+	npz_refused(&z, "Wemb: shape [8, 8] expected for tgt.emb (rank 2, "
+		    "72 elements given)");
+	ck_assert(marian_items_read(&mi, z.b, z.n) < 0);
+	ck_assert_msg(strstr(err_msg(), "Wemb.npy): CRC-32 mismatch"), "%s",
+		      err_msg());
+
+	/* Wemb right (stored, read in place), the next parameter missing */
+	nw = npy_make(w, 1, "{'descr': '<f4', 'fortran_order': False, "
+		      "'shape': (8, 8), }", zero, 8 * 8 * 4);
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "special:model.yml.npy", a, na, 0, 0);
+	zb_add(&z, "Wemb.npy", w, nw, 0, 0);
+	zb_add(&z, "extra.npy", w, nw, 8, 0);
+	zb_finish(&z, 0);
+	for (i = 1; i < 3; i++)
+		z.b[central(&z, i) + 16] ^= 1;
+	npz_refused(&z, "the Marian model has no encoder_l1_self_Wq (for "
+		    "enc.0.");
+	ck_assert(marian_items_read(&mi, z.b, z.n) < 0);
+	ck_assert_msg(strstr(err_msg(), "Wemb.npy): CRC-32 mismatch"), "%s",
+		      err_msg());
+}
+END_TEST
+
+/*
+ * A member's header is read from its first bytes: here the header is a
+ * deflate block of its own (Z_FULL_FLUSH) and the data after it is
+ * corrupt; marian_items_open reads the shape, marian_item_load refuses
+ * the data, naming the member.
+ */
+START_TEST(npz_headers_read_without_the_data)
+{
+	static struct zb z;
+	static uint8_t a[512], c[1024];
+	float f[16] = { 1, 2, 3 };
+	struct marian_items mi;
+	const struct marian_item *it;
+	size_t na, hl;
+	z_stream s;
+
+	na = npy_make(a, 1, "{'descr': '<f4', 'fortran_order': False, "
+		      "'shape': (4, 4), }", f, sizeof(f));
+	hl = na - sizeof(f);
+	memset(&s, 0, sizeof(s));
+	ck_assert(deflateInit2(&s, 9, Z_DEFLATED, -MAX_WBITS, 8,
+			       Z_DEFAULT_STRATEGY) == Z_OK);
+	s.next_in = a;
+	s.avail_in = (uInt)hl;
+	s.next_out = c;
+	s.avail_out = sizeof(c);
+	ck_assert(deflate(&s, Z_FULL_FLUSH) == Z_OK);
+	s.avail_in = (uInt)(na - hl);
+	ck_assert(deflate(&s, Z_FINISH) == Z_STREAM_END);
+	deflateEnd(&s);
+	/* as zb_add would, with these deflated bytes */
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "W.npy", a, na, 0, 0);
+	z.m[0].method = 8;
+	z.m[0].csize = (uint32_t)s.total_out;
+	z.n = 30 + 5;
+	memcpy(z.b + z.n, c, s.total_out);
+	z.b[8] = 8;				/* the local method */
+	z.n += s.total_out;
+	z.b[z.n - 3] ^= 0xff;			/* the data's last bytes */
+	z.b[z.n - 2] ^= 0xff;
+	zb_finish(&z, 0);
+	ck_assert_msg(marian_items_open(&mi, z.b, z.n) == 0, "%s", err_msg());
+	it = marian_item(&mi, "W");
+	ck_assert(it && it->dtype == NPY_F32 && it->rank == 2 &&
+		  it->shape[0] == 4 && it->shape[1] == 4 && !it->data);
+	ck_assert(marian_item_load(&mi, it) < 0);
+	ck_assert_msg(strstr(err_msg(), "W.npy"), "%s", err_msg());
+	marian_items_free(&mi);
+	/* uncorrupted, it loads; let go and loaded again */
+	z.b[30 + 5 + s.total_out - 3] ^= 0xff;
+	z.b[30 + 5 + s.total_out - 2] ^= 0xff;
+	ck_assert_msg(marian_items_open(&mi, z.b, z.n) == 0, "%s", err_msg());
+	it = marian_item(&mi, "W");
+	ck_assert_msg(marian_item_load(&mi, it) == 0, "%s", err_msg());
+	ck_assert(memcmp(it->data, f, sizeof(f)) == 0);
+	marian_item_unload(&mi, it);
+	ck_assert(it->data == NULL);
+	ck_assert(marian_item_load(&mi, it) == 0 && it->data[4] == 0);
+	marian_items_free(&mi);
+}
+END_TEST
+
+static long max_rss_kb(void)
+{
+	struct rusage r;
+
+	ck_assert(getrusage(RUSAGE_SELF, &r) == 0);
+	return r.ru_maxrss;
+}
+
+/*
+ * An .npz of model.yml alone (875 bytes in issue 45) whose settings
+ * declare 240 M parameters: refused, the first parameter missing, before
+ * their room (1 GB) is allocated.  (Before, it was allocated and
+ * initialised first, and the peak grew by that much.)
+ */
+START_TEST(import_refuses_a_config_alone_in_little_memory)
+{
+	static struct zb z;
+	static uint8_t a[4096];
+	static const char yml[] =
+		"type: transformer\ndim-emb: 1024\ndim-vocabs: [65536, 65536]"
+		"\nenc-depth: 6\ndec-depth: 6\ntransformer-heads: 16\n"
+		"transformer-dim-ffn: 4096\ntied-embeddings-all: true\n";
+	char h[128], *v = malloc(65536 * 16);
+	struct marian_import_in in;
+	size_t na, vn = 0;
+	long before;
+	int i;
+
+	ck_assert(v != NULL);
+	vn += (size_t)sprintf(v, "</s>: 0\n<unk>: 1\n");
+	for (i = 2; i < 65536; i++)
+		vn += (size_t)sprintf(v + vn, "p%d: %d\n", i, i);
+	snprintf(h, sizeof h, "{'descr': '|i1', 'fortran_order': False, "
+		 "'shape': (%zu,), }", sizeof(yml));
+	na = npy_make(a, 1, h, yml, sizeof(yml));
+	memset(&z, 0, sizeof(z));
+	zb_add(&z, "special:model.yml.npy", a, na, 8, 1);
+	zb_finish(&z, 1);
+	memset(&in, 0, sizeof(in));
+	in.model = z.b;
+	in.model_len = z.n;
+	in.vsrc = in.vtgt = v;
+	in.vsrc_len = in.vtgt_len = vn;
+	before = max_rss_kb();
+	ck_assert_ptr_null(marian_import(&in));
+	ck_assert_msg(strstr(err_msg(), "the Marian model has no Wemb (for "
+			     "tgt.emb)"), "%s", err_msg());
+	/* the vocabularies' YAML, a few MB; not 1 GB */
+	ck_assert_msg(max_rss_kb() - before < 200 * 1024, "the peak grew by "
+		      "%ld KB", max_rss_kb() - before);
+	free(v);
+}
+END_TEST
+
+/* A growing buffer for the large archives below. */
+struct big {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void big_put(struct big *g, const void *p, size_t n)
+{
+	if (g->n + n > g->cap) {
+		g->cap = 2 * (g->n + n);
+		g->b = realloc(g->b, g->cap);
+		ck_assert(g->b != NULL);
+	}
+	memcpy(g->b + g->n, p, n);
+	g->n += n;
+}
+
+static void big_le(struct big *g, uint64_t v, int bytes)
+{
+	uint8_t b[8];
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		b[i] = (uint8_t)(v >> 8 * i);
+	big_put(g, b, (size_t)bytes);
+}
+
+/* An .npz of n stored members p00000.npy ..., each a float32 [1] of its
+ * number; the last one named as member dup when dup >= 0. */
+static void big_npz(struct big *g, int n, int dup)
+{
+	uint64_t *local = malloc(sizeof(uint64_t) * (size_t)n);
+	uint8_t a[256];
+	char name[16];
+	size_t na, cd, cdn;
+	int i;
+
+	ck_assert(local != NULL);
+	memset(g, 0, sizeof(*g));
+	for (i = 0; i < n; i++) {
+		float f = (float)i;
+
+		snprintf(name, sizeof name, "p%05d.npy",
+			 i == n - 1 && dup >= 0 ? dup : i);
+		na = npy_make(a, 1, "{'descr': '<f4', 'fortran_order': "
+			      "False, 'shape': (1,), }", &f, 4);
+		local[i] = g->n;
+		big_le(g, 0x04034b50, 4);
+		big_le(g, 20, 2);
+		big_le(g, 0, 2);
+		big_le(g, 0, 2);
+		big_le(g, 0, 4);
+		big_le(g, (uint32_t)crc32(0, a, (uInt)na), 4);
+		big_le(g, na, 4);
+		big_le(g, na, 4);
+		big_le(g, 10, 2);
+		big_le(g, 0, 2);
+		big_put(g, name, 10);
+		big_put(g, a, na);
+	}
+	cd = g->n;
+	for (i = 0; i < n; i++) {
+		uint8_t l[40];	/* (a copy: big_put may move g->b) */
+
+		memcpy(l, g->b + local[i], 40);
+		big_le(g, 0x02014b50, 4);
+		big_le(g, 20, 2);
+		big_put(g, l + 4, 26);		/* the local header's fields */
+		big_le(g, 0, 2);		/* comment */
+		big_le(g, 0, 2);		/* disk */
+		big_le(g, 0, 2);
+		big_le(g, 0, 4);
+		big_le(g, local[i], 4);
+		big_put(g, l + 30, 10);
+	}
+	cdn = g->n - cd;
+	big_le(g, 0x06054b50, 4);
+	big_le(g, 0, 4);
+	big_le(g, (uint64_t)n, 2);
+	big_le(g, (uint64_t)n, 2);
+	big_le(g, cdn, 4);
+	big_le(g, cd, 4);
+	big_le(g, 0, 2);
+	free(local);
+}
+
+/*
+ * 60,000 members (issue 45's took 10-36 s: each name compared with every
+ * other), each found by its name, in time linear in their number; a name
+ * given twice is refused naming it.
+ */
+START_TEST(npz_of_60000_members)
+{
+	struct marian_items mi;
+	const struct marian_item *it;
+	struct big g;
+	float f;
+	int i;
+
+	big_npz(&g, 60000, -1);
+	ck_assert_msg(marian_items_read(&mi, g.b, g.n) == 0, "%s", err_msg());
+	ck_assert_int_eq(mi.n, 60000);
+	for (i = 0; i < 60000; i += 7) {
+		char name[16];
+
+		snprintf(name, sizeof name, "p%05d", i);
+		ck_assert(it = marian_item(&mi, name));
+		memcpy(&f, it->data, 4);
+		ck_assert(f == (float)i && it->count == 1);
+	}
+	ck_assert(marian_item(&mi, "p60000") == NULL);
+	marian_items_free(&mi);
+	free(g.b);
+	big_npz(&g, 60000, 12345);
+	ck_assert(marian_items_read(&mi, g.b, g.n) < 0);
+	ck_assert_str_eq(err_msg(), "npz: p12345.npy is there twice");
+	free(g.b);
+}
+END_TEST
+
+/* A .bin of n items p00000 ..., each a float32 [1] of its number; the
+ * last one named dup when dup >= 0. */
+static void big_bin(struct big *g, int n, int dup)
+{
+	char name[16];
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	big_le(g, 1, 8);
+	big_le(g, (uint64_t)n, 8);
+	for (i = 0; i < n; i++) {
+		big_le(g, 7, 8);
+		big_le(g, 0x404, 8);
+		big_le(g, 1, 8);
+		big_le(g, 4, 8);
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "p%05d",
+			 i == n - 1 && dup >= 0 ? dup : i);
+		big_put(g, name, 7);
+	}
+	for (i = 0; i < n; i++)
+		big_le(g, 1, 4);
+	big_le(g, 0, 8);
+	for (i = 0; i < n; i++) {
+		float f = (float)i;
+
+		big_put(g, &f, 4);
+	}
+}
+
+/* 65,000 items of a .bin (issue 45's took 9.5 s), each found by name;
+ * a name given twice refused. */
+START_TEST(bin_of_65000_items)
+{
+	struct marian_items mi;
+	const struct marian_item *it;
+	struct big g;
+	float f;
+	int i;
+
+	big_bin(&g, 65000, -1);
+	ck_assert_msg(marian_items_read(&mi, g.b, g.n) == 0, "%s", err_msg());
+	ck_assert_int_eq(mi.n, 65000);
+	for (i = 0; i < 65000; i += 7) {
+		char name[16];
+
+		snprintf(name, sizeof name, "p%05d", i);
+		ck_assert(it = marian_item(&mi, name));
+		memcpy(&f, it->data, 4);
+		ck_assert(f == (float)i);
+	}
+	marian_items_free(&mi);
+	free(g.b);
+	big_bin(&g, 65000, 4321);
+	ck_assert(marian_items_read(&mi, g.b, g.n) < 0);
+	ck_assert_str_eq(err_msg(), "bin: item p04321 is there twice");
+	free(g.b);
+}
+END_TEST
+
+/* A list of a million items, in block and in flow style (issue 45: 120 s
+ * under ASan, one reallocation per item), every one kept in order. */
+START_TEST(yaml_list_of_a_million_items)
+{
+	enum { N = 1000000 };
+	char *t = malloc((size_t)N * 20 + 64);
+	const struct yaml_entry *e;
+	size_t len = 0;
+	struct yaml y;
+	int i, style;
+
+	ck_assert(t != NULL);
+	for (style = 0; style < 2; style++) {
+		len = (size_t)sprintf(t, style ? "a: 1\nbig: [" :
+				      "a: 1\nbig:\n");
+		for (i = 0; i < N; i++)
+			if (style)
+				len += (size_t)sprintf(t + len, "%s%d",
+						       i ? ", " : "", i);
+			else
+				len += (size_t)sprintf(t + len, "  - %d\n",
+						       i);
+		if (style)
+			len += (size_t)sprintf(t + len, "]\n");
+		ck_assert_msg(yaml_parse(&y, t, len, "l.yml") == 0, "%s",
+			      err_msg());
+		e = yaml_get(&y, "big");
+		ck_assert(e && e->list && e->n == N);
+		for (i = 0; i < N; i += 999)
+			ck_assert_int_eq(atoi(e->v[i]), i);
+		ck_assert_int_eq(atoi(e->v[N - 1]), N - 1);
+		yaml_free(&y);
+	}
+	free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("import");
@@ -882,6 +1302,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, bin_reads_marians_layout);
 	tcase_add_test(tc, npz_items_are_named_without_npy);
 	tcase_add_test(tc, import_takes_ssru_students_alone);
+	tcase_add_test(tc, import_checks_shapes_before_inflating);
+	tcase_add_test(tc, npz_headers_read_without_the_data);
+	tcase_add_test(tc, import_refuses_a_config_alone_in_little_memory);
+	tcase_add_test(tc, npz_of_60000_members);
+	tcase_add_test(tc, bin_of_65000_items);
+	tcase_add_test(tc, yaml_list_of_a_million_items);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -136,7 +136,7 @@ START_TEST(alphas_are_read_and_refused)
 	struct marian_item it = { .name = "W_QuantMultA", .dtype = NPY_F32,
 				  .rank = 1, .shape = { 1 }, .count = 1,
 				  .data = (const uint8_t *)&a };
-	struct marian_items mi = { 1, &it };
+	struct marian_items mi = { .n = 1, .it = &it };
 	char used[1] = { 0 };
 
 	ck_assert(marian_i8_alpha(&mi, "W", used, &q) == 0);

@@ -36,6 +36,9 @@
 #include "text/vocab.h"
 #include "yaml.h"
 
+/* Bytes of a special:model.yml, at most (Marian's have some 3,000). */
+#define MODEL_YML_MAX (1 << 20)
+
 struct imp {
 	struct yaml y;			/* special:model.yml */
 	int pre;			/* norm=pre */
@@ -395,14 +398,18 @@ static int side_vocab(const void *v, size_t n, const char *name,
 	return rc;
 }
 
-/* Item it into parameter p (transposed with tr). */
-static int copy_param(struct param *p, const struct marian_item *it, int tr)
+/* 0 when item it has the type and shape of parameter p (transposed
+ * with tr): by its header alone. */
+static int param_fits(const struct param *p, const struct marian_item *it,
+		      int tr)
 {
 	uint64_t r = p->rank == 2 ? (uint64_t)p->dim[0] : 1;
 	uint64_t c = p->rank == 2 ? (uint64_t)p->dim[1] : (uint64_t)p->dim[0];
-	uint64_t i0 = tr ? c : r, i1 = tr ? r : c, i, j;
+	uint64_t i0 = tr ? c : r, i1 = tr ? r : c;
 	int shape_ok;
 
+	if (it->dtype == MARIAN_INTGEMM8)
+		return marian_i8_fits(p, it, tr);
 	/* a vector may be [n] or Marian's [1, n] */
 	if (it->rank == 2)
 		shape_ok = it->shape[0] == i0 && it->shape[1] == i1;
@@ -415,6 +422,18 @@ static int copy_param(struct param *p, const struct marian_item *it, int tr)
 			it->rank, (unsigned long long)it->count);
 		return -1;
 	}
+	return 0;
+}
+
+/* Item it (loaded) into parameter p (transposed with tr). */
+static int copy_param(struct param *p, const struct marian_item *it, int tr)
+{
+	uint64_t r = p->rank == 2 ? (uint64_t)p->dim[0] : 1;
+	uint64_t c = p->rank == 2 ? (uint64_t)p->dim[1] : (uint64_t)p->dim[0];
+	uint64_t i0 = tr ? c : r, i1 = tr ? r : c, i, j;
+
+	if (param_fits(p, it, tr) < 0)
+		return -1;
 	for (i = 0; i < i0; i++)
 		for (j = 0; j < i1; j++) {
 			uint64_t s = i * i1 + j;
@@ -433,8 +452,15 @@ static int copy_param(struct param *p, const struct marian_item *it, int tr)
 	return 0;
 }
 
+/*
+ * With check, m only declared: every parameter's item there with its
+ * type and shape, and every item used (one left over is refused), by
+ * the items' headers alone, before the parameters' room is allocated or
+ * a member inflated.  Without: each item loaded in turn, copied into its
+ * parameter and let go (memory: the model and one member).
+ */
 static int fill_params(struct model *m, const struct imp *im,
-		       const struct marian_items *mi)
+		       struct marian_items *mi, int check)
 {
 	char *used = calloc((size_t)mi->n + 1, 1);
 	char mn[128];
@@ -444,7 +470,7 @@ static int fill_params(struct model *m, const struct imp *im,
 		err_set("out of memory");
 		return -1;
 	}
-	if (marian_i8_begin(m, mi) < 0)
+	if (!check && marian_i8_begin(m, mi) < 0)
 		goto bad;
 	for (i = 0; i < m->nparam; i++) {
 		struct param *p = &m->param[i];
@@ -462,11 +488,19 @@ static int fill_params(struct model *m, const struct imp *im,
 			goto bad;
 		}
 		/* an intgemm8 item: marian_int8.h */
-		if (marian_i8_alpha(mi, mn, used, &qa) < 0 ||
-		    (it->dtype == MARIAN_INTGEMM8 ?
-		     marian_i8_param(m, p, it, tr, qa) :
-		     copy_param(p, it, tr)) < 0)
-			goto bad;
+		if (check) {
+			if (param_fits(p, it, tr) < 0 ||
+			    marian_i8_alpha(mi, mn, used, NULL) < 0)
+				goto bad;
+		} else {
+			if (marian_item_load(mi, it) < 0 ||
+			    marian_i8_alpha(mi, mn, used, &qa) < 0 ||
+			    (it->dtype == MARIAN_INTGEMM8 ?
+			     marian_i8_param(m, p, it, tr, qa) :
+			     copy_param(p, it, tr)) < 0)
+				goto bad;
+			marian_item_unload(mi, it);
+		}
 		used[it - mi->it] = 1;
 	}
 	if (marian_i8_end(m, mi, used) < 0)
@@ -570,7 +604,9 @@ struct model *marian_import(const struct marian_import_in *in)
 	struct bpe_text vb[2] = { { 0 }, { 0 } };
 
 	memset(&im, 0, sizeof(im));
-	if (marian_items_read(&mi, in->model, in->model_len) < 0)
+	/* the items' names and shapes; their data when they are known to
+	 * be the model's (fill_params) */
+	if (marian_items_open(&mi, in->model, in->model_len) < 0)
 		return NULL;
 	if (!(cfg = marian_item(&mi, "special:model.yml")) ||
 	    cfg->dtype != NPY_BYTES) {
@@ -578,10 +614,18 @@ struct model *marian_import(const struct marian_import_in *in)
 			"configuration)");
 		goto out;
 	}
-	if (yaml_parse(&im.y, (const char *)cfg->data, (size_t)cfg->count,
+	if (cfg->count > MODEL_YML_MAX) {
+		err_set("the Marian model's special:model.yml has %llu bytes, "
+			"more than a configuration (at most %d)",
+			(unsigned long long)cfg->count, MODEL_YML_MAX);
+		goto out;
+	}
+	if (marian_item_load(&mi, cfg) < 0 ||
+	    yaml_parse(&im.y, (const char *)cfg->data, (size_t)cfg->count,
 		       "special:model.yml") < 0 ||
 	    read_config(&im, set, &nset) < 0)
 		goto out;
+	marian_item_unload(&mi, cfg);
 	if (vocab_ids(in->vsrc, in->vsrc_len, in->vsrc_name, "source", &vs,
 		      &es, &us) < 0 ||
 	    vocab_ids(in->vtgt, in->vtgt_len, in->vtgt_name, "target", &vt,
@@ -598,7 +642,8 @@ struct model *marian_import(const struct marian_import_in *in)
 	snprintf(set[nset++], 64, "pad_id=%d", es);
 	for (i = 0; i < nset; i++)
 		sp[i] = set[i];
-	if (!(m = model_create("transformer", sp, nset, "", ""))) {
+	/* every parameter's item checked before their room is taken */
+	if (!(m = model_declared("transformer", sp, nset, "", ""))) {
 		err_prefix("import");
 		goto out;
 	}
@@ -608,7 +653,13 @@ struct model *marian_import(const struct marian_import_in *in)
 			vs, vt, m->src_vocab, m->tgt_vocab);
 		goto bad;
 	}
-	if (fill_params(m, &im, &mi) < 0 ||
+	if (fill_params(m, &im, &mi, 1) < 0)
+		goto bad;
+	if (model_realize(m) < 0) {
+		err_prefix("import");
+		goto bad;
+	}
+	if (fill_params(m, &im, &mi, 0) < 0 ||
 	    side_vocab(in->vsrc, in->vsrc_len, in->vsrc_name, in->ssrc,
 		       in->ssrc_len, &vb[0], "source") < 0 ||
 	    side_vocab(in->vtgt, in->vtgt_len, in->vtgt_name,

@@ -54,13 +54,14 @@ static float dequant(const struct marian_item *it, uint64_t k)
 	return (float)(int8_t)it->data[k] * (1 / it->intgemm_mult);
 }
 
-int marian_i8_alpha(const struct marian_items *mi, const char *mn,
+int marian_i8_alpha(struct marian_items *mi, const char *mn,
 		    char *used, float *qa)
 {
 	char name[160];
 	const struct marian_item *it;
 
-	*qa = 0;
+	if (qa)
+		*qa = 0;
 	snprintf(name, sizeof name, "%s_QuantMultA", mn);
 	if (!(it = marian_item(mi, name)))
 		return 0;
@@ -70,6 +71,12 @@ int marian_i8_alpha(const struct marian_items *mi, const char *mn,
 			"expected", name);
 		return -1;
 	}
+	if (!qa) {		/* its header alone */
+		used[it - mi->it] = 1;
+		return 0;
+	}
+	if (marian_item_load(mi, it) < 0)
+		return -1;
 	if (it->dtype == NPY_F32)
 		memcpy(qa, it->data, 4);
 	else
@@ -99,13 +106,13 @@ static int put_mults(struct model *m, const char *name, float qb, float qa)
 	return model_annex_add(m, &t);
 }
 
-int marian_i8_param(struct model *m, struct param *p,
-		    const struct marian_item *it, int tr, float qa)
+int marian_i8_fits(const struct param *p, const struct marian_item *it,
+		   int tr)
 {
 	int i8 = model_param_int8(p) && tr;
-	uint64_t r = (uint64_t)p->dim[0], c = (uint64_t)p->dim[1], k;
+	uint64_t r = (uint64_t)p->dim[0], c = (uint64_t)p->dim[1];
 
-	if (!m->qbuf || p->rank != 2 || it->rank != 2 ||
+	if (p->rank != 2 || it->rank != 2 ||
 	    (!i8 && (tr || !strstr(it->name, "Wemb")))) {
 		err_set("%s: an intgemm8 item for %s, which attn keeps as "
 			"floats", it->name, p->name);
@@ -115,6 +122,22 @@ int marian_i8_param(struct model *m, struct param *p,
 		err_set("%s: shape [%llu, %llu] expected for %s", it->name,
 			(unsigned long long)(tr ? c : r),
 			(unsigned long long)(tr ? r : c), p->name);
+		return -1;
+	}
+	return 0;
+}
+
+int marian_i8_param(struct model *m, struct param *p,
+		    const struct marian_item *it, int tr, float qa)
+{
+	int i8 = model_param_int8(p) && tr;
+	uint64_t r = (uint64_t)p->dim[0], k;
+
+	if (marian_i8_fits(p, it, tr) < 0)
+		return -1;
+	if (!m->qbuf) {
+		err_set("%s: an intgemm8 item, and no room for int8 "
+			"parameters (marian_i8_begin)", it->name);
 		return -1;
 	}
 	if (!i8) {	/* an embedding: Marian's floats; a tied output's

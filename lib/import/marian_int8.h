@@ -27,12 +27,19 @@ int marian_i8_begin(struct model *m, const struct marian_items *mi);
 /*
  * The alpha of the product by Marian's matrix mn: item mn_QuantMultA
  * (float32 [1] or [1, 1], or intgemm8 [1, 1] as marian-conv makes
- * Wemb_QuantMultA), marked in used, into *qa; 0 when absent.
+ * Wemb_QuantMultA), marked in used, loaded (marian_item_load) and read
+ * into *qa; 0 when absent.  With qa NULL, its type and shape alone are
+ * checked, and it is marked.
  */
-int marian_i8_alpha(const struct marian_items *mi, const char *mn,
+int marian_i8_alpha(struct marian_items *mi, const char *mn,
 		    char *used, float *qa);
-/* The intgemm8 item it into p (tr: Marian's [in, out] matrix), with
- * its alpha qa. */
+/* 0 when the intgemm8 item it has the type and shape that parameter p
+ * takes (tr: Marian's [in, out] matrix), -1 with err_msg() otherwise:
+ * by its header, before anything is allocated. */
+int marian_i8_fits(const struct param *p, const struct marian_item *it,
+		   int tr);
+/* The intgemm8 item it (loaded) into p (tr: Marian's [in, out] matrix),
+ * with its alpha qa. */
 int marian_i8_param(struct model *m, struct param *p,
 		    const struct marian_item *it, int tr, float qa);
 /* After every parameter: the config key; none_QuantMultA (the output's

@@ -31,37 +31,99 @@ void marian_items_free(struct marian_items *mi)
 		free(mi->it[i].own);
 	}
 	free(mi->it);
+	zip_close(&mi->z);
+	strmap_free(&mi->index);
 	memset(mi, 0, sizeof(*mi));
 }
 
 const struct marian_item *marian_item(const struct marian_items *mi,
 				      const char *name)
 {
+	const int64_t *v;
 	int i;
 
+	if (mi->index.slot) {
+		v = strmap_find(&mi->index, name, strlen(name));
+		return v ? &mi->it[*v] : NULL;
+	}
 	for (i = 0; i < mi->n; i++)
 		if (!strcmp(mi->it[i].name, name))
 			return &mi->it[i];
 	return NULL;
 }
 
-int marian_items_read_npz(struct marian_items *mi, const void *p, size_t n)
+/* Item i's name into the index: -1 (err_msg() set) when it is there
+ * already, or out of memory. */
+static int index_add(struct marian_items *mi, int i, const char *what)
 {
-	struct zip z;
+	const char *name = mi->it[i].name;
+	int64_t *v;
+	int added;
+
+	if (!(v = strmap_put(&mi->index, name, strlen(name), &added))) {
+		err_set("%s: out of memory", what);
+		return -1;
+	}
+	if (!added) {
+		err_set(!strcmp(what, "npz") ? "npz: %s.npy is there twice" :
+			"bin: item %s is there twice", name);
+		return -1;
+	}
+	*v = i;
+	return 0;
+}
+
+/* Member i's .npy header into it: read from its first bytes alone. */
+static int npz_header(const struct zip *z, int i, struct marian_item *it)
+{
+	uint8_t buf[12 + NPY_MAX_HEADER], *b = buf;
+	size_t want = 12, got, off;
+	const void *h;
+	struct npy a;
+	int rc;
+
+	for (;;) {
+		if (!(h = zip_peek(z, i, b, want, &got)))
+			return -1;
+		rc = npy_parse_header(&a, h, got, z->m[i].usize, &off);
+		if (rc <= 0)
+			break;
+		if (off <= got) {	/* (cannot be: more is asked each time) */
+			err_set("npz: %s: its .npy header cannot be read",
+				z->m[i].name);
+			return -1;
+		}
+		want = off;	/* the header's length, now known */
+	}
+	if (rc < 0) {
+		err_prefix("npz: %s", z->m[i].name);
+		return -1;
+	}
+	it->dtype = a.dtype;
+	it->rank = a.rank;
+	memcpy(it->shape, a.shape, sizeof(a.shape));
+	it->count = a.count;
+	it->member = i;
+	it->off = off;
+	return 0;
+}
+
+static int npz_open(struct marian_items *mi, const void *p, size_t n)
+{
+	struct zip *z = &mi->z;
 	int i;
 
 	memset(mi, 0, sizeof(*mi));
-	if (zip_open(&z, p, n) < 0)
+	if (zip_open(z, p, n) < 0)
 		return -1;
-	if (z.count && !(mi->it = calloc((size_t)z.count, sizeof(*mi->it)))) {
+	if (z->count && !(mi->it = calloc((size_t)z->count, sizeof(*mi->it)))) {
 		err_set("npz: out of memory");
 		goto bad;
 	}
-	for (i = 0; i < z.count; i++) {
+	for (i = 0; i < z->count; i++) {
 		struct marian_item *it = &mi->it[mi->n];
-		const char *nm = z.m[i].name;
-		size_t l = strlen(nm), len;
-		struct npy a;
+		const char *nm = z->m[i].name;
+		size_t l = strlen(nm);
 
 		if (l <= 4 || strcmp(nm + l - 4, ".npy")) {
 			err_set("npz: member %s is not a .npy array", nm);
@@ -72,28 +134,58 @@ int marian_items_read_npz(struct marian_items *mi, const void *p, size_t n)
 			err_set("npz: out of memory");
 			goto bad;
 		}
-		if (!(it->own = zip_extract(&z, i, &len)))
+		if (index_add(mi, i, "npz") < 0 || npz_header(z, i, it) < 0)
 			goto bad;
-		if (npy_parse(&a, it->own, len) < 0) {
-			err_prefix("npz: %s", nm);
-			goto bad;
-		}
-		if (marian_item(mi, it->name) != it) {
-			err_set("npz: %s is there twice", nm);
-			goto bad;
-		}
-		it->dtype = a.dtype;
-		it->rank = a.rank;
-		memcpy(it->shape, a.shape, sizeof(a.shape));
-		it->count = a.count;
-		it->data = a.data;
 	}
-	zip_close(&z);
 	return 0;
 bad:
-	zip_close(&z);
 	marian_items_free(mi);
 	return -1;
+}
+
+int marian_item_load(struct marian_items *mi, const struct marian_item *it)
+{
+	struct marian_item *w = &mi->it[it - mi->it];
+	const uint8_t *d;
+	size_t len;
+
+	if (w->data)
+		return 0;
+	if (!(d = zip_data(&mi->z, w->member, &w->own, &len)))
+		return -1;
+	/* the header read before is the one inflated now: the same
+	 * bytes, whose CRC-32 is checked with the rest */
+	w->data = d + w->off;
+	return 0;
+}
+
+void marian_item_unload(struct marian_items *mi, const struct marian_item *it)
+{
+	struct marian_item *w = &mi->it[it - mi->it];
+
+	if (!mi->z.count || !w->own)	/* a .bin's, or stored */
+		return;
+	free(w->own);
+	w->own = NULL;
+	w->data = NULL;
+}
+
+/* Every item's data. */
+static int load_all(struct marian_items *mi)
+{
+	int i;
+
+	for (i = 0; i < mi->n; i++)
+		if (marian_item_load(mi, &mi->it[i]) < 0) {
+			marian_items_free(mi);
+			return -1;
+		}
+	return 0;
+}
+
+int marian_items_read_npz(struct marian_items *mi, const void *p, size_t n)
+{
+	return npz_open(mi, p, n) < 0 ? -1 : load_all(mi);
 }
 
 static uint64_t rd64(const uint8_t *p)
@@ -249,21 +341,24 @@ int marian_items_read_bin(struct marian_items *mi, const void *data, size_t n)
 		pos += len;
 	}
 	for (i = 0; i < (int)nh; i++)
-		if (marian_item(mi, mi->it[i].name) != &mi->it[i]) {
-			err_set("bin: item %s is there twice", mi->it[i].name);
+		if (index_add(mi, i, "bin") < 0)
 			goto bad;
-		}
 	return 0;
 bad:
 	marian_items_free(mi);
 	return -1;
 }
 
-int marian_items_read(struct marian_items *mi, const void *p, size_t n)
+int marian_items_open(struct marian_items *mi, const void *p, size_t n)
 {
 	if (n >= 4 && !memcmp(p, "PK\3\4", 4))
-		return marian_items_read_npz(mi, p, n);
+		return npz_open(mi, p, n);
 	if (n >= 4 && !memcmp(p, "PK\5\6", 4))	/* an empty archive */
-		return marian_items_read_npz(mi, p, n);
+		return npz_open(mi, p, n);
 	return marian_items_read_bin(mi, p, n);
+}
+
+int marian_items_read(struct marian_items *mi, const void *p, size_t n)
+{
+	return marian_items_open(mi, p, n) < 0 ? -1 : load_all(mi);
 }

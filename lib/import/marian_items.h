@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "npy.h"
+#include "text/strmap.h"
+#include "zip.h"
 
 /*
  * A .bin item of Marian's type intgemm8 (0x4101, src/common/types.h:
@@ -34,25 +36,50 @@ struct marian_item {
 	int rank;
 	uint64_t shape[NPY_MAX_RANK];
 	uint64_t count;			/* elements */
-	const uint8_t *data;		/* count elements, little-endian */
+	const uint8_t *data;		/* count elements, little-endian;
+					   NULL until loaded (an .npz's) */
 	void *own;			/* what data points into, if owned */
+	int member;			/* an .npz's: its member, */
+	size_t off;			/* where its data begins in it */
 };
 
 struct marian_items {
 	int n;
 	struct marian_item *it;
+	struct zip z;			/* an .npz's directory */
+	struct strmap index;		/* name -> item; without it (items
+					   made by hand) they are scanned */
 };
 
 /*
- * The arrays of an .npz archive (the n bytes at p; the items are copies)
- * or of a .bin file (the items point into p, which must outlive them):
- * 0, or -1 with err_msg() naming what is wrong and where.  The two are
- * told apart by their first bytes: a zip archive begins with a local
- * header ("PK\3\4"); a .bin file with its version, 1, as 8 bytes.
+ * The arrays of an .npz archive (the n bytes at p) or of a .bin file,
+ * every one's data read: 0, or -1 with err_msg() naming what is wrong
+ * and where.  The two are told apart by their first bytes: a zip archive
+ * begins with a local header ("PK\3\4"); a .bin file with its version,
+ * 1, as 8 bytes.  The items point into p, which must outlive them (an
+ * .npz's stored members; its deflated ones are inflated copies).  An
+ * item's name is there once (a hash: time linear in the items).
  */
 int marian_items_read(struct marian_items *mi, const void *p, size_t n);
 int marian_items_read_npz(struct marian_items *mi, const void *p, size_t n);
 int marian_items_read_bin(struct marian_items *mi, const void *p, size_t n);
+/*
+ * The same with the items' names, types and shapes alone, from a .bin's
+ * headers or each .npz member's .npy header (a deflated member's first
+ * bytes inflated, not the rest): its data, each item's, is read by
+ * marian_item_load, when the shapes are known to be the ones wanted.
+ * Every size is checked against the file's: an .npz's items hold at most
+ * 1032 times its bytes (deflate's bound), a .bin's its bytes.
+ */
+int marian_items_open(struct marian_items *mi, const void *p, size_t n);
+/*
+ * Item it's data (it->data): a member of an .npz inflated (a stored one
+ * read where it is), its CRC-32 checked; nothing to do for a .bin's or
+ * an item already loaded.  0, or -1 with err_msg() naming the member.
+ */
+int marian_item_load(struct marian_items *mi, const struct marian_item *it);
+/* Lets it's data go (an .npz's, inflated), until loaded again. */
+void marian_item_unload(struct marian_items *mi, const struct marian_item *it);
 /* The item called name, or NULL. */
 const struct marian_item *marian_item(const struct marian_items *mi,
 				      const char *name);

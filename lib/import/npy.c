@@ -94,7 +94,8 @@ static int bad(const char *what)
 	return -1;
 }
 
-int npy_parse(struct npy *a, const void *data, size_t n)
+int npy_parse_header(struct npy *a, const void *data, size_t n,
+		     uint64_t total, size_t *data_off)
 {
 	const uint8_t *p = data;
 	struct cur c;
@@ -103,6 +104,13 @@ int npy_parse(struct npy *a, const void *data, size_t n)
 	char descr[16] = "";
 
 	memset(a, 0, sizeof(*a));
+	if (n > total)
+		n = (size_t)total;
+	/* the fixed part: the magic, the version, the header's length */
+	if (n < 12 && n < total) {
+		*data_off = total < 12 ? (size_t)total : 12;
+		return 1;
+	}
 	if (n < 10 || memcmp(p, "\x93NUMPY", 6))
 		return bad("no .npy magic (\\x93NUMPY)");
 	if (p[6] < 1 || p[6] > 3)
@@ -117,8 +125,17 @@ int npy_parse(struct npy *a, const void *data, size_t n)
 		     (size_t)p[11] << 24;
 		off = 12;
 	}
-	if (hl > n - off)
+	if (hl > total - off)
 		return bad("the header runs past the end of the data");
+	if (hl > NPY_MAX_HEADER) {
+		err_set("npy: the header's %zu bytes are more than an array's "
+			"(at most %d are read)", hl, NPY_MAX_HEADER);
+		return -1;
+	}
+	if (hl > n - off) {
+		*data_off = off + hl;
+		return 1;
+	}
 	c.s = (const char *)p + off;
 	c.e = c.s + hl;
 	if (!eat(&c, '{'))
@@ -188,13 +205,27 @@ int npy_parse(struct npy *a, const void *data, size_t n)
 		a->count *= a->shape[i];
 	}
 	off += hl;
-	if (a->count > (n - off) / esize || a->count * esize != n - off) {
+	if (a->count > (total - off) / esize ||
+	    a->count * esize != total - off) {
 		err_set("npy: the shape holds %llu elements of %zu bytes but "
-			"the data has %zu bytes", (unsigned long long)a->count,
-			esize, n - off);
+			"the data has %llu bytes", (unsigned long long)a->count,
+			esize, (unsigned long long)(total - off));
 		return -1;
 	}
-	a->data = p + off;
-	a->nbytes = n - off;
+	a->nbytes = (size_t)(total - off);
+	*data_off = off;
+	return 0;
+}
+
+int npy_parse(struct npy *a, const void *data, size_t n)
+{
+	size_t off;
+	int rc = npy_parse_header(a, data, n, n, &off);
+
+	if (rc > 0)	/* (n bytes hold every header that fits them) */
+		return bad("the header runs past the end of the data");
+	if (rc < 0)
+		return -1;
+	a->data = (const uint8_t *)data + off;
 	return 0;
 }

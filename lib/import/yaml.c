@@ -9,6 +9,7 @@
  * pieces parses in time linear in its size.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,20 +93,29 @@ int yaml_bool(const struct yaml *y, const char *key, int def, int *out)
 	return -1;
 }
 
-/* Appends the n bytes at s, as a new string, to entry e's items. */
+/* Appends the n bytes at s, as a new string, to entry e's items.  e->v
+ * grows geometrically: its capacity is e->n rounded up to a power of two
+ * (a list of a million items takes 20 reallocations, not a million). */
 static int add_item(struct parser *ps, struct yaml_entry *e, const char *s,
 		    size_t n)
 {
 	char **v, *t;
 
-	if (!(t = malloc(n + 1)) ||
-	    !(v = realloc(e->v, sizeof(*v) * (size_t)(e->n + 1)))) {
-		free(t);
+	if (e->n == INT_MAX)
+		return fail(ps, "a list of more than INT_MAX items");
+	if (!(t = malloc(n + 1)))
 		return fail(ps, "out of memory");
+	if (!(e->n & (e->n - 1))) {	/* 0, 1, 2, 4 ...: full */
+		size_t cap = e->n ? 2 * (size_t)e->n : 1;
+
+		if (!(v = realloc(e->v, sizeof(*v) * cap))) {
+			free(t);
+			return fail(ps, "out of memory");
+		}
+		e->v = v;
 	}
 	memcpy(t, s, n);
 	t[n] = 0;
-	e->v = v;
 	e->v[e->n++] = t;
 	return 0;
 }

@@ -397,40 +397,126 @@ static int inflate_raw(const uint8_t *c, uint64_t cn, uint8_t *u, uint64_t un,
 	return 0;
 }
 
-void *zip_extract(const struct zip *z, int i, size_t *len)
+/* Where member i's stored or deflated bytes are, in *data, after its
+ * local header, every one inside the archive; its sizes checked. */
+static int member_data(const struct zip *z, int i, uint64_t *data)
 {
 	const struct zip_member *m;
-	uint64_t data;
-	uint8_t *u;
 	const uint8_t *l;
 
 	if (i < 0 || i >= z->count) {
 		err_set("zip: no member %d", i);
-		return NULL;
+		return -1;
 	}
 	m = &z->m[i];
 	if (m->local > z->n || z->n - m->local < 30 ||
 	    rd32(z->p + m->local) != SIG_LOCAL) {
 		err_set("zip: member %d (%s): no local header at offset %llu",
 			i, m->name, (unsigned long long)m->local);
-		return NULL;
+		return -1;
 	}
 	l = z->p + m->local;
-	data = m->local + 30 + rd16(l + 26) + rd16(l + 28);
-	if (data > z->n || m->csize > z->n - data) {
+	*data = m->local + 30 + rd16(l + 26) + rd16(l + 28);
+	if (*data > z->n || m->csize > z->n - *data) {
 		err_set("zip: member %d (%s): its %llu bytes at offset %llu "
 			"run past the archive's %zu", i, m->name,
 			(unsigned long long)m->csize,
-			(unsigned long long)data, z->n);
-		return NULL;
+			(unsigned long long)*data, z->n);
+		return -1;
 	}
 	/* deflate expands at most 1032 times: more is no real member */
 	if (m->method == 8 && m->usize / 1032 > m->csize + 1) {
 		err_set("zip: member %d (%s): %llu bytes cannot inflate to "
 			"%llu", i, m->name, (unsigned long long)m->csize,
 			(unsigned long long)m->usize);
+		return -1;
+	}
+	return 0;
+}
+
+/* The first want bytes that cn bytes of raw deflate at c inflate to,
+ * into u: a stream that ends before them or is corrupt is refused. */
+static int inflate_head(const uint8_t *c, uint64_t cn, uint8_t *u,
+			size_t want, const char *name)
+{
+	uint64_t in = 0;
+	z_stream s;
+	int rc = Z_OK;
+
+	memset(&s, 0, sizeof(s));
+	if (inflateInit2(&s, -MAX_WBITS) != Z_OK) {
+		err_set("zip: %s: zlib's inflateInit2 failed", name);
+		return -1;
+	}
+	s.next_out = u;
+	s.avail_out = (uInt)want;
+	while (s.avail_out && rc == Z_OK) {
+		if (!s.avail_in && in < cn) {
+			uint64_t k = cn - in > 1u << 30 ? 1u << 30 : cn - in;
+
+			s.next_in = (Bytef *)(c + in);
+			s.avail_in = (uInt)k;
+			in += k;
+		}
+		rc = inflate(&s, Z_NO_FLUSH);
+	}
+	inflateEnd(&s);
+	if (s.avail_out) {
+		err_set("zip: %s: the deflated data is corrupt or ends before "
+			"its first %zu bytes", name, want);
+		return -1;
+	}
+	return 0;
+}
+
+const void *zip_peek(const struct zip *z, int i, void *buf, size_t want,
+		     size_t *got)
+{
+	const struct zip_member *m;
+	uint64_t data;
+
+	if (member_data(z, i, &data) < 0)
+		return NULL;
+	m = &z->m[i];
+	if (want > m->usize)
+		want = (size_t)m->usize;
+	*got = want;
+	if (m->method == 0)
+		return z->p + data;
+	if (inflate_head(z->p + data, m->csize, buf, want, m->name) < 0)
+		return NULL;
+	return buf;
+}
+
+const void *zip_data(const struct zip *z, int i, void **own, size_t *len)
+{
+	const struct zip_member *m;
+	uint64_t data;
+
+	*own = NULL;
+	if (member_data(z, i, &data) < 0)
+		return NULL;
+	m = &z->m[i];
+	if (m->method != 0)
+		return *own = zip_extract(z, i, len);
+	if (crc32_fast(0, z->p + data, (size_t)m->usize) != m->crc) {
+		err_set("zip: member %d (%s): CRC-32 mismatch (the data is "
+			"corrupt)", i, m->name);
 		return NULL;
 	}
+	*len = (size_t)m->usize;
+	return z->p + data;
+}
+
+void *zip_extract(const struct zip *z, int i, size_t *len)
+{
+	const struct zip_member *m;
+	uint64_t data;
+	uint8_t *u;
+
+	if (member_data(z, i, &data) < 0)
+		return NULL;
+	m = &z->m[i];
 	if (m->usize >= SIZE_MAX || !(u = malloc((size_t)m->usize + 1))) {
 		err_set("zip: member %d (%s): out of memory for %llu bytes",
 			i, m->name, (unsigned long long)m->usize);

@@ -23,14 +23,13 @@ static char *textdup(const char *s, size_t *len)
 	return d;
 }
 
-struct model *model_create(const char *arch, const char *const *settings,
-			   int nsettings, const char *vocab_src,
-			   const char *vocab_tgt)
+struct model *model_declared(const char *arch, const char *const *settings,
+			     int nsettings, const char *vocab_src,
+			     const char *vocab_tgt)
 {
 	const struct arch *a = arch_find(arch);
 	struct model *m;
 	const char *name;
-	long seed;
 	int i;
 
 	if (!a)
@@ -57,15 +56,38 @@ struct model *model_create(const char *arch, const char *const *settings,
 	m->vocab_tgt = textdup(vocab_tgt, &m->vocab_tgt_len);
 	if (!m->vocab_src || !m->vocab_tgt)
 		goto fail;
-	if (model_declare(m) < 0 || model_place(m, 0, NULL) < 0 ||
-	    config_int(&m->cfg, "seed", &seed) < 0)
+	if (model_declare(m) < 0)
 		goto fail;
-	rng_seed(&m->rng, (uint64_t)seed);
-	a->init(m);
 	return m;
 fail:
 	model_free(m);
 	return NULL;
+}
+
+int model_realize(struct model *m)
+{
+	long seed;
+
+	if (model_place(m, 0, NULL) < 0 ||
+	    config_int(&m->cfg, "seed", &seed) < 0)
+		return -1;
+	rng_seed(&m->rng, (uint64_t)seed);
+	m->arch->init(m);
+	return 0;
+}
+
+struct model *model_create(const char *arch, const char *const *settings,
+			   int nsettings, const char *vocab_src,
+			   const char *vocab_tgt)
+{
+	struct model *m = model_declared(arch, settings, nsettings, vocab_src,
+					 vocab_tgt);
+
+	if (m && model_realize(m) < 0) {
+		model_free(m);
+		return NULL;
+	}
+	return m;
 }
 
 int model_check_ids(const struct frame *f, const char *name, int vocab,

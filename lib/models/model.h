@@ -134,6 +134,17 @@ struct model *model_create(const char *arch, const char *const *settings,
 			   int nsettings, const char *vocab_src,
 			   const char *vocab_tgt);
 /*
+ * model_create in two steps, for a caller that checks what it will put
+ * into the parameters (m->param's names and shapes) before their room is
+ * allocated: model_declared, the parameters declared (p->w NULL); then
+ * model_realize, allocated and initialised as model_create's (-1 with
+ * err_msg(): the caller frees m).
+ */
+struct model *model_declared(const char *arch, const char *const *settings,
+			     int nsettings, const char *vocab_src,
+			     const char *vocab_tgt);
+int model_realize(struct model *m);
+/*
  * Loads a model file (mapped; f16/bf16 parameters converted to f32, int8
  * ones kept in p->q and p->qs and dequantised into p->w, and all refused
  * when training); every
