@@ -39,7 +39,7 @@ awk 'BEGIN { for (i = 1; i <= 40; i++) { s = "ab"
 	for (j = 0; j < i % 9; j++) s = s " cd"; print s } }' > var.txt
 tokenize -m tf.tsr var.txt | embed -m tf.tsr > emb.tsr
 decode -m tf.tsr < emb.tsr > out.txt 2>err
-grep -q 'decode: frame 0 has no record "att.0.k"' err ||
+grep -q 'decode: frame 0 has no record "att.0.k" (written by attend), nor has any of the 40 frames read$' err ||
 	{ fail "decode without attend:"; cat err >&2; }
 [ -s out.txt ] && fail "decode wrote lines it could not translate"
 tokenize -m tf.tsr var.txt | stages tf.tsr > mem.tsr
@@ -47,5 +47,11 @@ score -m tf.tsr < mem.tsr > out.txt 2>err
 grep -q 'score: frame 0 has no record "tgt.ids"' err ||
 	{ fail "score without pairs:"; cat err >&2; }
 no_leak "score without pairs"
+# one frame without it among others that have it: that frame is named
+{ head -3 var.txt | tokenize -m tf.tsr | stages tf.tsr
+  printf 'ab\n' | tokenize -m tf.tsr | embed -m tf.tsr; } > mix.tsr
+decode -m tf.tsr < mix.tsr > out.txt 2>err
+grep -q "has no record \"att.0.k\"" err && ! grep -q "nor has any" err ||
+	{ fail "decode, one frame without: $(cat err)"; }
 
 exit $((errors > 0))

@@ -122,24 +122,33 @@ static int keyed_cmp(const void *pa, const void *pb)
  * frame whose error was given may come after others that fail too
  * ("frame 84 has no record ..." where every frame lacks it).  Each frame
  * is tried alone, in input order, and the first to fail gives the
- * message; if none fails alone, the batches' own message stands.  -1.
+ * message; when every frame of the window fails, the message says so.
+ * If none fails alone, the batches' own message stands.  -1.
  */
 static int first_failure(const struct filter *fl, struct frame *win, int n,
 			 struct frame **fp, int *slot, int *start)
 {
 	char msg[512];
-	int i;
+	int i, first = -1, failed = 0;
 
 	snprintf(msg, sizeof msg, "%s", err_msg());
 	start[0] = 0;
 	start[1] = 1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && (first < 0 || failed == i); i++) {
 		fp[0] = &win[i];
 		slot[0] = i;
-		if (fl->process(fl->ctx, fp, slot, start, 1) < 0)
-			return -1;
+		if (fl->process(fl->ctx, fp, slot, start, 1) < 0) {
+			if (first < 0) {
+				first = i;
+				snprintf(msg, sizeof msg, "%s", err_msg());
+			}
+			failed++;
+		}
 	}
-	err_set("%s", msg);
+	if (first == 0 && failed == n && n > 1)
+		err_set("%s, nor has any of the %d frames read", msg, n);
+	else
+		err_set("%s", msg);
 	return -1;
 }
 
