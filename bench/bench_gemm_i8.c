@@ -6,8 +6,9 @@
  * attention's [d, d], the FFN's [4d, d] and [d, 4d], a vocabulary of
  * 8000).  The int8 time includes quantising and packing x, as a step
  * pays it.  Every int8 kernel this CPU can run (kern_i8_all) beside the
- * f32 kernel of its table: AVX2's vpmaddwd and AVX-VNNI's vpdpbusd with
- * the AVX2 f32, AVX512_VNNI's with the AVX-512 f32.  Printed: f32
+ * f32 kernel of its table: AVX2's vpmaddwd, its 7-bit vpmaddubsw and
+ * AVX-VNNI's vpdpbusd with the AVX2 f32, AVX512_VNNI's and AVX-512BW's
+ * 7-bit one with the AVX-512 f32.  Printed: f32
  * GFLOP/s and int8 GOP/s, each also as a fraction of its peak measured
  * in the same run (peak.h: the FMA's, the int8 instruction's), and their
  * ratio, the best

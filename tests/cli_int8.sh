@@ -58,6 +58,24 @@ paste s.f32 s.q | awk '{ d = $1 - $2; if (d < 0) d = -d;
 	fail "int8 scores far from f32: $(paste s.f32 s.q | head -3)"
 cmp -s s.f32 s.q && fail "int8 scores are f32's to the digit: not int8?"
 
+# the int8 of a core without VNNI (7-bit activations, doc/kernels.md),
+# where this one has AVX2: the same checks
+if grep -q '^flags.* avx2' /proc/cpuinfo 2>/dev/null; then
+	(export ATTN_KERNELS=avx2-novnni
+	 score_of q.tsr -b64 > s.u7 && score_of q.tsr -b1 > s.u71)
+	[ "$(wc -l < s.u7)" -eq 200 ] || fail "7-bit: $(wc -l < s.u7) lines"
+	cmp -s s.u7 s.u71 || fail "7-bit: -b 1 scores otherwise than -b 64"
+	paste s.f32 s.u7 | awk '{ d = $1 - $2; if (d < 0) d = -d;
+		if (d > 0.05 * ($1 < 0 ? -$1 : $1) + 0.05) bad++ }
+		END { exit bad > 0 }' ||
+		fail "7-bit scores far from f32: $(paste s.f32 s.u7 | head -3)"
+	# (where the default is 8-bit too)
+	case ${ATTN_KERNELS:-} in *novnni) ;; *)
+		grep -qE '^flags.* (avx_vnni|avx512_vnni)' /proc/cpuinfo &&
+		cmp -s s.q s.u7 && fail "7-bit scores are 8-bit's to the digit"
+	esac
+fi
+
 # training refuses it
 if train-step -q -m q.tsr -n 1 pairs.tsr 2> err; then
 	fail "trained an int8 export"

@@ -5,7 +5,8 @@
  * splits the panels over the threads, as the f32 and bf16 packs do; with
  * the reference (no packed panels) it runs plain loops on wq.  Every path
  * computes each entry's exact int32 sum and then the same float
- * operations, so all of them give the same bits.
+ * operations, so all of them give the same bits; the 7-bit form of CPUs
+ * without VNNI (quant_rows_u7) gives its own, by the same rule.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -67,6 +68,58 @@ void quant_rows_i8(int8_t *q, float *s, const float *x, int rows, int K,
 			q[k] = (int8_t)(v < -127 ? -127 : v);
 		}
 		s[i] = amax / 127.0f;
+	}
+}
+
+/* min(0, min_k x_k) and max(0, max_k x_k) of a row into *mn, *mx; -1
+ * when it holds a NaN or an infinity.  In 8 lanes, as row_max. */
+static int row_range(const float *x, int K, float *mn, float *mx)
+{
+	float lo[8] = { 0 }, hi[8] = { 0 }, z[8] = { 0 }, a = 0, b = 0, n = 0;
+	int k = 0;
+
+	for (; k + 8 <= K; k += 8)
+		for (int l = 0; l < 8; l++) {
+			float v = x[k + l];
+			lo[l] = v < lo[l] ? v : lo[l];
+			hi[l] = v > hi[l] ? v : hi[l];
+			z[l] += v * 0.0f;
+		}
+	for (; k < K; k++) {
+		a = x[k] < a ? x[k] : a;
+		b = x[k] > b ? x[k] : b;
+		n += x[k] * 0.0f;
+	}
+	for (int l = 0; l < 8; l++) {
+		a = lo[l] < a ? lo[l] : a;
+		b = hi[l] > b ? hi[l] : b;
+		n += z[l];
+	}
+	*mn = a;
+	*mx = b;
+	return n == 0 ? 0 : -1;
+}
+
+void quant_rows_u7(uint8_t *u, float *s, int32_t *zp, const float *x,
+		   int rows, int K, long ld)
+{
+	for (int i = 0; i < rows; i++, x += ld, u += K) {
+		float mn, mx, inv;
+		int nan = row_range(x, K, &mn, &mx) < 0;
+
+		memset(u, 0, K > 0 ? (size_t)K : 0);
+		if (nan || !u7_row(mn, mx, &s[i], &inv, &zp[i])) {
+			s[i] = nan ? NAN : 0;
+			zp[i] = 0;
+			continue;
+		}
+		float z = (float)zp[i];
+		for (int k = 0; k < K; k++) {
+			float v = (x[k] * inv + ROUND_MAGIC) - ROUND_MAGIC;
+			v += z;
+			v = v > 127 ? 127 : v;
+			u[k] = (uint8_t)(v < 0 ? 0 : v);
+		}
 	}
 }
 
@@ -168,6 +221,8 @@ struct call {
 	struct wpack_i8_job j;
 	const struct wpack *w;
 	const float *ws;	/* the columns' scales: w->ws, or ones */
+	const struct gemm_i8 *k;	/* the kernels (w->i8, or its exact
+					   set for Marian's products) */
 	const int8_t *xq;	/* the reference's x quantised, [M, K] */
 	float *y;
 };
@@ -205,7 +260,7 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 		j.ws = (c->ws ? c->ws : c->w->ws) + c0;
 		j.b = c->j.b ? c->j.b + c0 : NULL;
 		j.C = c->y + c0;
-		c->w->i8->panel(&j);
+		c->k->panel(&j);
 	}
 }
 
@@ -352,6 +407,8 @@ static int linear_marian(float *y, const float *x, int M,
 	const struct gemm_i8 *u = w->pq ? w->i8 : NULL;
 	int K = w->K, N = w->N, kq = (K + 3) / 4;
 	int np = (N + WPACK_NR - 1) / WPACK_NR;
+	if (u && u->xs_form == WPACK_XS_U7)	/* Marian's x is 8-bit */
+		u = u->exact;
 	int shift = (w->marian & WPACK_MARIAN_SHIFT_ALL) ||
 		    ((w->marian & WPACK_MARIAN_SHIFT) && b);
 
@@ -365,7 +422,7 @@ static int linear_marian(float *y, const float *x, int M,
 	size_t xb = mr * kq * 4 * (u->xs_form == WPACK_XS_I16 ? 2 : 1);
 	size_t sxb = (sizeof(float) * mr + 63) / 64 * 64;
 	char *mem = kern_scratch(3, sxb + xb);
-	struct call c = { .w = w, .y = y, .ws = w->mone };
+	struct call c = { .w = w, .y = y, .ws = w->mone, .k = u };
 	struct mcall mc = {
 		.y = y, .x = x, .b = b, .w = w, .M = M, .kq = kq,
 		.rmax = rmax, .form = u->xs_form, .shift = shift,
@@ -409,14 +466,17 @@ int linear_i8(float *y, const float *x, int M, const struct wpack *w,
 	size_t xb = u ? mr * kq * 4 * (u->xs_form == WPACK_XS_I16 ? 2 : 1)
 		      : (size_t)M * K;
 	size_t sxb = (sizeof(float) * M + 63) / 64 * 64;
+	/* the 7-bit form's zero points after the scales */
+	int u7 = u && u->xs_form == WPACK_XS_U7;
+	size_t zxb = u7 ? (sizeof(int32_t) * M + 63) / 64 * 64 : 0;
 	char *mem;
-	struct call c = { .w = w, .y = y };
+	struct call c = { .w = w, .y = y, .k = u };
 
 	if (M <= 0 || w->N <= 0)
 		return 0;
 	if (w->marian)	/* an imported Marian model's (marian_i8.h) */
 		return linear_marian(y, x, M, w, b, relu);
-	mem = kern_scratch(3, sxb + xb);
+	mem = kern_scratch(3, sxb + zxb + xb);
 	if (!mem) {	/* no other path gives these bits */
 		err_set("out of memory for %d rows of int8", M);
 		return -1;
@@ -432,8 +492,14 @@ int linear_i8(float *y, const float *x, int M, const struct wpack *w,
 				  &c);
 		return 0;
 	}
-	u->quant(mem + sxb, (float *)c.j.sx, x, M, K, kq, rmax, u->xs_form);
-	c.j.xs = mem + sxb;
+	if (u7) {
+		c.j.zx = (int32_t *)(mem + sxb);
+		u->quant_u7(mem + sxb + zxb, (float *)c.j.sx,
+			    (int32_t *)c.j.zx, x, M, K, kq, rmax);
+	} else
+		u->quant(mem + sxb, (float *)c.j.sx, x, M, K, kq, rmax,
+			 u->xs_form);
+	c.j.xs = mem + sxb + zxb;
 	c.j.M = M;
 	c.j.kq = kq;
 	c.j.ldc = w->N;

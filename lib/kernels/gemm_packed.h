@@ -91,10 +91,11 @@ int linear_packed(float *y, const float *x, int M, const struct wpack *w,
  * model's).  linear_packed on it quantises each row of x as above and
  * computes, for every entry, the exact int32 sum acc = sum_k qx_ik wq_jk,
  * then y_ij = fma((float)acc, sx_i ws_j, b_j) (without b: the product),
- * max(., 0) with relu.  Every kernel (the reference loops, AVX2, VNNI)
- * gives these bits: the sums are exact and the rest is one sequence, so
- * a row's output is the same whatever the batch, the threads and the
- * instruction set.  Against the f32 product of x and the dequantised W,
+ * max(., 0) with relu.  Every kernel of this 8-bit form (the reference
+ * loops, AVX2's vpmaddwd, VNNI; CPUs without VNNI take the 7-bit form
+ * below) gives these bits: the sums are exact and the rest is one
+ * sequence, so a row's output is the same whatever the batch, the
+ * threads and the instruction set.  Against the f32 product of x and the dequantised W,
  * |y_ij - sum_k x_ik w_jk| <= sx_i / 2 sum_k |w_jk| (x's rounding) plus
  * float's few roundings.  K is at most WPACK_I8_KMAX, so that no int32 sum
  * can overflow (VNNI's sums of (q + 128) wq reach K 255 127).
@@ -102,6 +103,26 @@ int linear_packed(float *y, const float *x, int M, const struct wpack *w,
 #define WPACK_I8_KMAX 65536
 void quant_rows_i8(int8_t *q, float *s, const float *x, int rows, int K,
 		   long ld);
+/*
+ * The 7-bit form, for CPUs without VNNI (kern_i8 says which), whose
+ * vpmaddubsw adds pairs of unsigned by signed byte products into int16
+ * with saturation: x's row as u in [0, 127] with a zero point zp, so
+ * that a pair, |u w + u' w'| <= 2 127 128 = 32512, cannot saturate
+ * whatever the int8 weights.  mn = min(0, min_k x_k), mx = max(0, max_k
+ * x_k), s = (mx - mn) / 127, inv = 127 / (mx - mn) (kern_impl.h's u7_row:
+ * each rounded once), zp = nearbyint(-mn inv) in [0, 127], u_k =
+ * min(max(nearbyint(x_k inv) + zp, 0), 127), so that x_k = s (u_k - zp)
+ * within s (1/2 + 2^-14); a row of zeros (or of range below 2^-100) has
+ * s = 0, u = 0, zp = 0; one holding a NaN or an infinity s = NaN, u = 0,
+ * zp = 0.  A row of one sign keeps 127 steps over its range (8-bit's
+ * step), a row of both about 63.5 over its larger side.  An entry is
+ * acc = sum_k (u_ik - zp_i) wq_jk, exact in int32 (the kernel's sum of
+ * u wq less zp_i times the column's sum of wq), then as above:
+ * fma((float)acc, sx_i ws_j, b_j), relu.  quant_rows_u7 does it for x
+ * [rows, K] (row stride ld) into u [rows, K], s and zp [rows].
+ */
+void quant_rows_u7(uint8_t *u, float *s, int32_t *zp, const float *x,
+		   int rows, int K, long ld);
 int wpack_init_i8(struct wpack *w, const int8_t *wq, const float *ws, int N,
 		  int K);
 /*
@@ -163,6 +184,7 @@ struct wpack_i8_job {
 	int M, kq, cols, relu;
 	const void *xs;
 	const float *sx;
+	const int32_t *zx;	/* WPACK_XS_U7: x's zero points [M] */
 	const int8_t *P;
 	const int32_t *qsum;
 	const float *ws, *b;

@@ -21,6 +21,9 @@
 static struct kern_ops tables[3];
 static _Atomic(const struct kern_ops *) current;
 static int current_isa;
+/* ATTN_KERNELS=avx2-novnni or avx512-novnni: the int8 kernels as on a
+ * CPU without VNNI of either width (kern_i8) */
+static int no_vnni;
 /* sgemm's bf16 kernels when its precision is bf16, else NULL */
 static _Atomic(const struct gemm_bf16 *) matmul_bf16;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -89,8 +92,11 @@ static void init(void)
 	int isa = kern_cpu_isa();
 	if (env && strcmp(env, "reference") == 0)
 		isa = ISA_REFERENCE;
-	else if (env && strcmp(env, "avx2") == 0 && isa > ISA_AVX2)
+	else if (env && (strcmp(env, "avx2") == 0 ||
+			 strcmp(env, "avx2-novnni") == 0) && isa > ISA_AVX2)
 		isa = ISA_AVX2;
+	no_vnni = env && (strcmp(env, "avx2-novnni") == 0 ||
+			  strcmp(env, "avx512-novnni") == 0);
 	current_isa = isa;
 	atomic_store(&current, &tables[isa]);
 }
@@ -164,16 +170,25 @@ static int cpu_avxvnni(void)
 }
 #endif
 
+/*
+ * Without VNNI, the 7-bit form on vpmaddubsw (AVX-512BW's, else AVX2's):
+ * on Zen 5, 1.3-2.0x the rate of the exact vpmaddwd kernel at every
+ * shape of bench_gemm_i8, 1 to 64 rows (doc/kernels.md), so it is taken
+ * for every call; gemm_i8_avx2 stays for Marian's products.
+ */
 const struct gemm_i8 *kern_i8(void)
 {
 	kern_init();
 #ifndef ATTN_NO_SIMD
-	if (current_isa == ISA_AVX512 && __builtin_cpu_supports("avx512vnni"))
+	if (current_isa == ISA_AVX512 && !no_vnni &&
+	    __builtin_cpu_supports("avx512vnni"))
 		return &gemm_i8_avx512vnni;
-	if (current_isa >= ISA_AVX2 && cpu_avxvnni())
+	if (current_isa >= ISA_AVX2 && !no_vnni && cpu_avxvnni())
 		return &gemm_i8_avxvnni;
+	if (current_isa == ISA_AVX512)
+		return &gemm_i8_u7_avx512;
 	if (current_isa >= ISA_AVX2)
-		return &gemm_i8_avx2;
+		return &gemm_i8_u7_avx2;
 #endif
 	return NULL;
 }
@@ -188,6 +203,8 @@ int kern_i8_all(const struct gemm_i8 *k[KERN_I8_MAX],
 	if (isa >= ISA_AVX2) {
 		k[n] = &gemm_i8_avx2;
 		name[n++] = "avx2 vpmaddwd";
+		k[n] = &gemm_i8_u7_avx2;
+		name[n++] = "avx2 vpmaddubsw u7";
 	}
 	if (isa >= ISA_AVX2 && cpu_avxvnni()) {
 		k[n] = &gemm_i8_avxvnni;
@@ -196,6 +213,10 @@ int kern_i8_all(const struct gemm_i8 *k[KERN_I8_MAX],
 	if (isa == ISA_AVX512 && __builtin_cpu_supports("avx512vnni")) {
 		k[n] = &gemm_i8_avx512vnni;
 		name[n++] = "avx512-vnni vpdpbusd";
+	}
+	if (isa == ISA_AVX512) {
+		k[n] = &gemm_i8_u7_avx512;
+		name[n++] = "avx512bw vpmaddubsw u7";
 	}
 #endif
 	return n;

@@ -121,11 +121,14 @@ int gemm_bf16_blocked(const struct gemm_bf16 *u, int ta, int tb, int M,
  * values of k) of x's quantised rows and its panel kernel.  WPACK_XS_I16:
  * four int16, sign-extended (AVX2's vpmaddwd); WPACK_XS_U8: four bytes
  * q + 128 (VNNI's vpdpbusd multiplies unsigned by signed bytes; the
- * kernel subtracts 128 sum_k wq_jk, qsum, to undo the shift).
+ * kernel subtracts 128 sum_k wq_jk, qsum, to undo the shift);
+ * WPACK_XS_U7: four bytes u in [0, 127], x quantised by quant_rows_u7
+ * (gemm_packed.h) with a zero point per row (vpmaddubsw without VNNI;
+ * the kernel subtracts zx_i sum_k wq_jk, qsum / 128).
  */
 struct wpack;
 struct wpack_i8_job;
-enum { WPACK_XS_I16, WPACK_XS_U8 };
+enum { WPACK_XS_I16, WPACK_XS_U8, WPACK_XS_U7 };
 struct gemm_i8 {
 	int rmax;		/* rows of x per strip */
 	int xs_form;		/* WPACK_XS_* */
@@ -135,15 +138,53 @@ struct gemm_i8 {
 	 * past M and K (the strips of struct wpack_i8_job). */
 	void (*quant)(void *xs, float *sx, const float *x, int M, int K,
 		      int kq, int rmax, int form);
+	/* WPACK_XS_U7 (quant NULL): x quantised as quant_rows_u7 (the same
+	 * bits), scales into sx, zero points into zx, u into xs, zero past
+	 * M (past K any u: the panels' weights there are zero). */
+	void (*quant_u7)(void *xs, float *sx, int32_t *zx, const float *x,
+			 int M, int K, int kq, int rmax);
+	/* WPACK_XS_U7: a set of the exact 8-bit sums on the same panels,
+	 * which Marian's products (x quantised their own way) run on. */
+	const struct gemm_i8 *exact;
 };
+
+/*
+ * quant_rows_u7's scale s, 1 / s as inv and zero point of a row whose
+ * least and greatest values, 0 included, are mn <= 0 <= mx (mx > mn),
+ * in one place for every version: the range in double (no overflow),
+ * s = range / 127 and inv = 127 / range each rounded once to float,
+ * zp = -mn inv rounded to nearest even (adding 1.5 2^23), in [0, 127].
+ * A range below 2^-100 counts as zeros (0 of the return; its inv would
+ * overflow): s = 0.
+ */
+static inline int u7_row(float mn, float mx, float *s, float *inv,
+			 int32_t *zp)
+{
+	double d = (double)mx - (double)mn;
+	float z;
+
+	if (!(d >= 0x1p-100)) {
+		*s = 0;
+		*inv = 0;
+		*zp = 0;
+		return 0;
+	}
+	*s = (float)(d / 127);
+	*inv = (float)(127 / d);
+	z = (-mn * *inv + 0x1.8p23f) - 0x1.8p23f;
+	*zp = z < 0 ? 0 : z > 127 ? 127 : (int32_t)z;
+	return 1;
+}
 /* The int8 kernels of the table in force and the CPU (AVX-512 with
- * AVX512_VNNI; else AVX2, with AVX-VNNI where the CPU has it), NULL with
+ * AVX512_VNNI; else AVX2 with AVX-VNNI; without VNNI the 7-bit form on
+ * AVX-512BW or AVX2: ATTN_KERNELS=avx2-novnni and avx512-novnni choose
+ * as if there were none), NULL with
  * the reference (its loops on wq).  Every set reads the one panel layout
  * (gemm_packed.h), so a pack serves any of them; kern_i8_all gives each
  * set this CPU can run, with its name, for tests and benchmarks (at
  * most KERN_I8_MAX; returns how many). */
 const struct gemm_i8 *kern_i8(void);
-#define KERN_I8_MAX 3
+#define KERN_I8_MAX 5
 int kern_i8_all(const struct gemm_i8 *k[KERN_I8_MAX],
 		const char *name[KERN_I8_MAX]);
 /* wpack_init's WPACK_I8: W quantised into w->own, then wpack_init_i8. */
@@ -292,6 +333,11 @@ extern const struct gemm_ukr gemm_ukr_avx2, gemm_ukr_avx512;
 /* int8 (gemm_i8_avx2.c, gemm_i8_avx512vnni.c). */
 extern const struct gemm_i8 gemm_i8_avx2, gemm_i8_avx512vnni,
 			    gemm_i8_avxvnni;
+/* 7-bit x on vpmaddubsw, for CPUs without VNNI (gemm_i8_u7_avx2.c,
+ * gemm_i8_u7_avx512.c: AVX-512BW). */
+extern const struct gemm_i8 gemm_i8_u7_avx2, gemm_i8_u7_avx512;
+void gemm_i8_quant_u7_avx2(void *xs, float *sx, int32_t *zx, const float *x,
+			   int M, int K, int kq, int rmax);
 void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
 			int kq, int rmax, int form);
 /* With AVX512_BF16 (gemm_bf16_avx512bf16.c). */
