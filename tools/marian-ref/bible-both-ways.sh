@@ -231,30 +231,8 @@ log "int8: marian-conv, the alphas"
 sed -n "$((N + 1)),$((N + NA))p" "$DATA/dev.es" > "$W/sample.es"
 "$M/marian-decoder" -m "$E/model.npz" -v "$V" "$V" -b 1 --cpu-threads 1 \
 	--quiet --dump-quantmult < "$W/sample.es" > /dev/null 2> "$W/quantmults"
-/usr/bin/python3 - "$W/quantmults" "$E/model.npz" "$W/alphas.npz" <<'PY'
-"""marian-dev's scripts/alphas/extract_stats.py, as Firefox's pipeline
-runs it: NAME_QuantMultA = 127 / (mean + 1.1 std) of each activation's
-MaxAbs, added to the model."""
-import sys
-import numpy as np
-maxabs = {}
-for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) != 12 or f[0] != "Name:":
-        continue
-    maxabs.setdefault(f[1].split("::")[-1], []).append(float(f[11]))
-d = dict(np.load(sys.argv[2]))
-for n, v in maxabs.items():
-    if "QuantMultA" in n:
-        r = np.array((1,), dtype=np.float32)
-        r[0] = 127 / (np.mean(v) + 1.1 * np.std(v))
-        d[n] = r
-if "Wemb_QuantMultA" in d:
-    d["none_QuantMultA"] = d["Wemb_QuantMultA"]
-elif "none_QuantMultA" in d:
-    d["Wemb_QuantMultA"] = d["none_QuantMultA"]
-np.savez(sys.argv[3], **d)
-PY
+/usr/bin/python3 "$root/tools/marian-ref/fullsize.py" alphas "$W/quantmults" \
+	"$E/model.npz" "$W/alphas.npz"
 "$M/marian-conv" -f "$W/alphas.npz" -t "$W/model.intgemm8.alphas.bin" \
 	-g intgemm8 >> "$W/conv.log" 2>&1
 if [ ! -s "$W/lex.s2t" ]; then
@@ -265,45 +243,8 @@ if [ ! -s "$W/lex.s2t" ]; then
 	done
 	align --no-fold -q -t -o "$W/align.tsr" "$W/train.es.pieces" "$W/train.en.pieces"
 	tensordump -t -n 'align.*' "$W/align.tsr" > "$W/align.txt"
-	/usr/bin/python3 - "$W/align.txt" "$W/pieces" "$W/lex.s2t" <<'PY'
-"""align's forward table t(target | source) (tensordump's text form) as
-Marian's lex.s2t, "target source prob", pieces of the vocabulary only."""
-import re, sys
-rec, name = {}, None
-for line in open(sys.argv[1], encoding="utf-8"):
-    if line.startswith("record "):
-        name = line.split()[1]
-        rec[name] = []
-    elif name:
-        rec[name].append(line)
-def words(n):   # its strings: UTF-8, and \xNN, \n escapes
-    b = bytearray()
-    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', "".join(rec[n])):
-        for e in re.finditer(r'\\x([0-9a-fA-F]{2})|\\(.)|([^\\]+)', m.group(1)):
-            if e.group(1):
-                b.append(int(e.group(1), 16))
-            elif e.group(2):
-                b += {"n": b"\n", "t": b"\t", "r": b"\r"}.get(
-                    e.group(2), e.group(2).encode())
-            else:
-                b += e.group(3).encode("utf-8")
-    return b.decode("utf-8", "replace").split("\n")[:-1]
-def nums(n):
-    return " ".join(rec[n]).split()
-src, tgt = words("align.src.words"), words("align.tgt.words")
-rows = [int(x) for x in nums("align.fwd.rows")]
-cols = [int(x) for x in nums("align.fwd.cols")]
-probs = nums("align.fwd.probs")
-vocab = set(l.rstrip("\n") for l in open(sys.argv[2], encoding="utf-8"))
-with open(sys.argv[3], "w", encoding="utf-8") as f:
-    for i, s in enumerate(src):     # row 0: the NULL word
-        if s not in vocab:
-            continue
-        for k in range(rows[i + 1], rows[i + 2]):
-            t = tgt[cols[k] - 1]
-            if t in vocab:
-                f.write("%s %s %s\n" % (t, s, probs[k]))
-PY
+	/usr/bin/python3 "$root/tools/marian-ref/fullsize.py" lex "$W/align.txt" \
+	"$W/pieces" "$W/lex.s2t"
 fi
 "$M/marian-conv" --shortlist "$W/lex.s2t" 100 100 0 -V "$V" "$V" \
 	-d "$W/lex.bin" > "$W/conv-lex.log" 2>&1

@@ -12,6 +12,17 @@ weights, for tools/marian-ref/fullsize.sh (not committed: hundreds of MB).
                                 ffn 32, 1+1 layers; values float16 holds,
                                 also as DIR/model.f16.npz, deflated): the
                                 committed fixture of a 5,000-entry vocab.yml
+  fullsize.py alphas DUMP IN OUT  IN.npz with the activation multipliers
+                                Firefox's pipeline adds (marian-dev's
+                                scripts/alphas/extract_stats.py: each
+                                NAME_QuantMultA = 127 / (mean + 1.1 std)
+                                of the MaxAbs lines of marian-decoder
+                                --dump-quantmult's DUMP), as OUT.npz
+  fullsize.py lex ALIGN VOCAB OUT  align's forward table t(target | source)
+                                (its model, as tensordump -t prints it) as
+                                Marian's lex.s2t, "target source prob",
+                                pieces of VOCAB (a piece first on each
+                                line) only
   fullsize.py vocab YML COUNTS  a joint vocab.yml as marian-vocab writes it
                                 (</s> 0, <unk> 1, then the pieces of COUNTS,
                                 "count piece" lines, most frequent first),
@@ -196,9 +207,75 @@ def vocab(path, counts):
     print(len(pieces))
 
 
+def lex(align, vocab, out):
+    rec, name = {}, None
+    for line in open(align, encoding="utf-8"):
+        if line.startswith("record "):
+            name = line.split()[1]
+            rec[name] = []
+        elif name:
+            rec[name].append(line)
+
+    def words(n):   # its strings: UTF-8, and \xNN, \n escapes
+        b = bytearray()
+        for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', "".join(rec[n])):
+            for e in re.finditer(r'\\x([0-9a-fA-F]{2})|\\(.)|([^\\]+)',
+                                 m.group(1)):
+                if e.group(1):
+                    b.append(int(e.group(1), 16))
+                elif e.group(2):
+                    b += {"n": b"\n", "t": b"\t", "r": b"\r"}.get(
+                        e.group(2), e.group(2).encode())
+                else:
+                    b += e.group(3).encode("utf-8")
+        return b.decode("utf-8", "replace").split("\n")[:-1]
+
+    def nums(n):
+        return " ".join(rec[n]).split()
+    src, tgt = words("align.src.words"), words("align.tgt.words")
+    rows = [int(x) for x in nums("align.fwd.rows")]
+    cols = [int(x) for x in nums("align.fwd.cols")]
+    probs = nums("align.fwd.probs")
+    known = set(l.rstrip("\n").split("\t")[0]
+                for l in open(vocab, encoding="utf-8"))
+    with open(out, "w", encoding="utf-8") as f:
+        for i, s in enumerate(src):     # row 0: the NULL word
+            if s not in known:
+                continue
+            for k in range(rows[i + 1], rows[i + 2]):
+                t = tgt[cols[k] - 1]
+                if t in known:
+                    f.write("%s %s %s\n" % (t, s, probs[k]))
+
+
+def alphas(dump, src, out):
+    maxabs = {}
+    for line in open(dump):
+        f = line.split()
+        if len(f) != 12 or f[0] != "Name:":
+            continue
+        maxabs.setdefault(f[1].split("::")[-1], []).append(float(f[11]))
+    d = dict(np.load(src))
+    for n, v in maxabs.items():
+        if "QuantMultA" in n:
+            r = np.array((1,), dtype=np.float32)
+            r[0] = 127 / (np.mean(v) + 1.1 * np.std(v))
+            d[n] = r
+    # the tied output layer's multiplier under both of Marian's names
+    if "Wemb_QuantMultA" in d:
+        d["none_QuantMultA"] = d["Wemb_QuantMultA"]
+    elif "none_QuantMultA" in d:
+        d["Wemb_QuantMultA"] = d["none_QuantMultA"]
+    np.savez(out, **d)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] in ("opus", "student", "tiny"):
         model(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "lex":
+        lex(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 5 and sys.argv[1] == "alphas":
+        alphas(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) == 4 and sys.argv[1] == "vocab":
         vocab(sys.argv[2], sys.argv[3])
     else:

@@ -180,50 +180,8 @@ student() {
 		align --no-fold -q -t -o "$S/align.tsr" \
 			"$S/train.en.pieces" "$S/train.de.pieces"
 		tensordump -t "$S/align.tsr" > "$S/align.txt"
-		/usr/bin/python3 - "$S/align.txt" "$S/joint.vocab" \
-			"$S/lex.s2t" <<-'PY'
-		"""align's forward table, t(target | source) (its saved model,
-		tensordump's text form), as Marian's lex.s2t: "target source
-		prob", pieces of the vocabulary only."""
-		import re, sys
-		import numpy as np
-		rec, name = {}, None
-		for line in open(sys.argv[1], encoding="utf-8"):
-		    if line.startswith("record "):
-		        name = line.split()[1]
-		        rec[name] = []
-		    elif name:
-		        rec[name].append(line)
-		def words(n):	# its strings: UTF-8, and \xNN, \n escapes
-		    b = bytearray()
-		    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', "".join(rec[n])):
-		        for e in re.finditer(r'\\x([0-9a-fA-F]{2})|\\(.)|([^\\]+)',
-		                             m.group(1)):
-		            if e.group(1):
-		                b.append(int(e.group(1), 16))
-		            elif e.group(2):
-		                b += {"n": b"\n", "t": b"\t", "r": b"\r"}.get(
-		                    e.group(2), e.group(2).encode())
-		            else:
-		                b += e.group(3).encode("utf-8")
-		    return b.decode("utf-8", "replace").split("\n")[:-1]
-		def nums(n, t):
-		    return np.array(" ".join(rec[n]).split(), dtype=t)
-		src, tgt = words("align.src.words"), words("align.tgt.words")
-		rows = nums("align.fwd.rows", np.int64)
-		cols = nums("align.fwd.cols", np.int64)
-		probs = nums("align.fwd.probs", np.float64)
-		vocab = set(l.split("\t")[0]
-		            for l in open(sys.argv[2], encoding="utf-8"))
-		with open(sys.argv[3], "w", encoding="utf-8") as f:
-		    for i, s in enumerate(src):	# row 0: the NULL word
-		        if s not in vocab:
-		            continue
-		        for k in range(rows[i + 1], rows[i + 2]):
-		            t = tgt[cols[k] - 1]
-		            if t in vocab:
-		                f.write("%s %s %.8g\n" % (t, s, probs[k]))
-		PY
+		/usr/bin/python3 "$root/tools/marian-ref/fullsize.py" lex \
+			"$S/align.txt" "$S/joint.vocab" "$S/lex.s2t"
 	fi
 	if [ ! -s "$L" ]; then
 		log "marian-conv --shortlist"
@@ -247,29 +205,8 @@ student() {
 			--shortlist "$L" false -b 1 --cpu-threads 1 \
 			--quiet --dump-quantmult < "$S/sample.en" \
 			> /dev/null 2> "$S/quantmults"
-		/usr/bin/python3 - "$S/quantmults" "$S/student.npz" \
-			"$S/alphas.npz" <<-'PY'
-		"""scripts/alphas/extract_stats.py (marian-dev) as is."""
-		import sys
-		import numpy as np
-		maxabs = {}
-		for line in open(sys.argv[1]):
-		    f = line.split()
-		    if len(f) != 12 or f[0] != "Name:":
-		        continue
-		    maxabs.setdefault(f[1].split("::")[-1], []).append(float(f[11]))
-		d = dict(np.load(sys.argv[2]))
-		for n, v in maxabs.items():
-		    if "QuantMultA" in n:
-		        r = np.array((1,), dtype=np.float32)
-		        r[0] = 127 / (np.mean(v) + 1.1 * np.std(v))
-		        d[n] = r
-		if "Wemb_QuantMultA" in d:
-		    d["none_QuantMultA"] = d["Wemb_QuantMultA"]
-		elif "none_QuantMultA" in d:
-		    d["Wemb_QuantMultA"] = d["none_QuantMultA"]
-		np.savez(sys.argv[3], **d)
-		PY
+		/usr/bin/python3 "$root/tools/marian-ref/fullsize.py" alphas \
+			"$S/quantmults" "$S/student.npz" "$S/alphas.npz"
 		"$MARIAN_BIN/marian-conv" -f "$S/alphas.npz" -t "$Z" \
 			-g intgemm8 > "$S/conv.log" 2>&1
 	fi
