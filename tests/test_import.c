@@ -1153,6 +1153,30 @@ static void big_npz(struct big *g, int n, int dup)
 	free(local);
 }
 
+/* g's n items, read: each p%05d a float32 [1] of its number, found by
+ * its name, and none past them; g's bytes freed. */
+static void items_are_numbered(struct big *g, int n)
+{
+	struct marian_items mi;
+	const struct marian_item *it;
+	char name[16];
+	float f;
+	int i;
+
+	ck_assert_msg(marian_items_read(&mi, g->b, g->n) == 0, "%s", err_msg());
+	ck_assert_int_eq(mi.n, n);
+	for (i = 0; i < n; i += 7) {
+		snprintf(name, sizeof name, "p%05d", i);
+		ck_assert(it = marian_item(&mi, name));
+		memcpy(&f, it->data, 4);
+		ck_assert(f == (float)i && it->count == 1);
+	}
+	snprintf(name, sizeof name, "p%05d", n);
+	ck_assert(marian_item(&mi, name) == NULL);
+	marian_items_free(&mi);
+	free(g->b);
+}
+
 /*
  * 60,000 members (issue 45's took 10-36 s: each name compared with every
  * other), each found by its name, in time linear in their number; a name
@@ -1161,25 +1185,10 @@ static void big_npz(struct big *g, int n, int dup)
 START_TEST(npz_of_60000_members)
 {
 	struct marian_items mi;
-	const struct marian_item *it;
 	struct big g;
-	float f;
-	int i;
 
 	big_npz(&g, 60000, -1);
-	ck_assert_msg(marian_items_read(&mi, g.b, g.n) == 0, "%s", err_msg());
-	ck_assert_int_eq(mi.n, 60000);
-	for (i = 0; i < 60000; i += 7) {
-		char name[16];
-
-		snprintf(name, sizeof name, "p%05d", i);
-		ck_assert(it = marian_item(&mi, name));
-		memcpy(&f, it->data, 4);
-		ck_assert(f == (float)i && it->count == 1);
-	}
-	ck_assert(marian_item(&mi, "p60000") == NULL);
-	marian_items_free(&mi);
-	free(g.b);
+	items_are_numbered(&g, 60000);
 	big_npz(&g, 60000, 12345);
 	ck_assert(marian_items_read(&mi, g.b, g.n) < 0);
 	ck_assert_str_eq(err_msg(), "npz: p12345.npy is there twice");
@@ -1223,24 +1232,10 @@ static void big_bin(struct big *g, int n, int dup)
 START_TEST(bin_of_65000_items)
 {
 	struct marian_items mi;
-	const struct marian_item *it;
 	struct big g;
-	float f;
-	int i;
 
 	big_bin(&g, 65000, -1);
-	ck_assert_msg(marian_items_read(&mi, g.b, g.n) == 0, "%s", err_msg());
-	ck_assert_int_eq(mi.n, 65000);
-	for (i = 0; i < 65000; i += 7) {
-		char name[16];
-
-		snprintf(name, sizeof name, "p%05d", i);
-		ck_assert(it = marian_item(&mi, name));
-		memcpy(&f, it->data, 4);
-		ck_assert(f == (float)i);
-	}
-	marian_items_free(&mi);
-	free(g.b);
+	items_are_numbered(&g, 65000);
 	big_bin(&g, 65000, 4321);
 	ck_assert(marian_items_read(&mi, g.b, g.n) < 0);
 	ck_assert_str_eq(err_msg(), "bin: item p04321 is there twice");
