@@ -14,6 +14,7 @@
 #include "text/spm.h"
 #include "text/vocab.h"
 #include "common/filter.h"
+#include "common/keepopt.h"
 #include "common/modelid.h"
 #include "common/opt.h"
 #include "common/prog.h"
@@ -22,7 +23,8 @@
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
-enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE };	/* past filter.h's and prog.h's */
+enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE, OPT_KEEP,
+       OPT_NO_KEEP, OPT_KEEP_AS };	/* past filter.h's and prog.h's */
 
 /* --max-line's default: the longest line read (its newline aside) */
 #define MAX_LINE_DEFAULT (1 << 20)
@@ -38,6 +40,8 @@ static struct {
 	long long seed;
 	const char *links;      /* --links: word alignments beside pairs */
 	uint64_t max_line;      /* --max-line: the longest line read */
+	int keep_given;         /* --keep, --keep-as or --no-keep=KINDS */
+	int no_keep;            /* --no-keep */
 } opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT };
 
 static struct rng dropout_rng;
@@ -87,6 +91,17 @@ static void usage(void)
 	       "are bytes\n"
 	       "      --limit=BYTES     with -d: the largest record accepted "
 	       "(default 4G)\n"
+	       "      --keep=REGEX      also keep as written what this "
+	       "POSIX extended regex\n"
+	       "                        matches (repeatable; see below)\n"
+	       "      --no-keep[=KINDS] translate everything, or KINDS "
+	       "too (commas: url,\n"
+	       "                        email,number,path,code,placeholder,"
+	       "regex); with -d,\n"
+	       "                        print the spans' placeholders\n"
+	       "      --keep-as=HOW     a span masked by a name the model "
+	       "copies (name,\n"
+	       "                        the default) or dropped (drop)\n"
 	       "      --max-line=BYTES  refuse a longer line of text (default "
 	       "1M): memory is\n"
 	       "                        up to about 50 bytes a byte of the "
@@ -95,7 +110,10 @@ static void usage(void)
 	       "      --threads=N       threads of the kernels (no effect "
 	       "here)\n"
 	       "  -h, --help            this help\n"
-	       "  -V, --version         the version\n",
+	       "  -V, --version         the version\n"
+	       "URLs, e-mail addresses, numbers, paths, `code` and "
+	       "placeholders (%%s, {name},\n$VAR) are masked and put back "
+	       "as written by decode, beam and -d (src.keep).\n",
 	       progname, progname, progname, BPE_FIRST_UNIT);
 	prog_help_exit();
 }
@@ -434,7 +452,13 @@ static void tokenize(char **files, int nfiles)
 				put_record(w, "model.id", DT_U8, idtext, idlen,
 					   frame, 0);
 			if (!opt.pairs) {
-				put_side(w, &shown, opt.target, line, len,
+				const char *t = line;
+				size_t tlen = len;
+
+				if (w && !opt.target)
+					t = keepopt_mask(w, line, len, &tlen,
+							 frame);
+				put_side(w, &shown, opt.target, t, tlen,
 					 frame, 1, &in, NULL);
 			} else if (!(tab = memchr(line, '\t', len))) {
 				die("%s:%lu: no tab between source and target",
@@ -574,6 +598,7 @@ static const struct tensor *ids_record(const struct frame *f)
 
 static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 {
+	struct bpe_text tmp = { 0 };
 	struct frame f = { 0 };
 	const struct tensor *t;
 	struct tsr_reader *r;
@@ -593,6 +618,9 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 				    tsr_reader_label(r),
 				    (unsigned long long)f.number, t->name,
 				    err_msg());
+			if (!opt.no_keep &&
+			    keepopt_restore(&f, out, &tmp, NULL, 0) < 0)
+				die("%s: %s", tsr_reader_label(r), err_msg());
 			if (bpe_text_add(out, "\n", 1) < 0)
 				die_err();
 			put_text(out, 1);
@@ -602,6 +630,7 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 		tsr_reader_free(r);
 	}
 	frame_free(&f);
+	bpe_text_free(&tmp);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -627,6 +656,11 @@ static void check_options(void)
 		usage_error("--name goes with --detok of a stream");
 	if (opt.dropout > 0 && opt.detok)
 		usage_error("--dropout goes with encoding, not --detok");
+	if ((opt.keep_given && (opt.detok || opt.pairs || opt.target ||
+				opt.format != STREAM)) ||
+	    (opt.no_keep && opt.format != STREAM))
+		usage_error("--keep, --no-keep=KINDS and --keep-as go with "
+			    "a source's stream; --no-keep with a stream");
 	rng_seed(&dropout_rng, (uint64_t)opt.seed);
 }
 
@@ -651,6 +685,9 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "links", required_argument, NULL, OPT_LINKS },
 		{ "max-line", required_argument, NULL, OPT_MAX_LINE },
+		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "no-keep", optional_argument, NULL, OPT_NO_KEEP },
+		{ "keep-as", required_argument, NULL, OPT_KEEP_AS },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -704,6 +741,19 @@ int main(int argc, char **argv)
 		case OPT_LINKS: opt.links = optarg; break;
 		case OPT_MAX_LINE:
 			opt.max_line = opt_bytes(optarg, "--max-line");
+			break;
+		case OPT_KEEP:
+			keepopt_regex(optarg);
+			opt.keep_given = 1;
+			break;
+		case OPT_NO_KEEP:
+			keepopt_off(optarg);
+			opt.no_keep = 1;
+			opt.keep_given |= optarg != NULL;
+			break;
+		case OPT_KEEP_AS:
+			keepopt_as(optarg);
+			opt.keep_given = 1;
 			break;
 		case OPT_SEED:
 			opt.seed = opt_int(optarg, "--seed", 0, INT64_MAX);

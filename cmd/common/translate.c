@@ -9,6 +9,7 @@
 #include "text/vocab.h"
 #include "base/errmsg.h"
 #include "filter.h"
+#include "keepopt.h"
 #include "opt.h"
 #include "kernels/gemm_packed.h"
 #include "models/shortlist.h"
@@ -34,6 +35,7 @@ struct tctx {
 	int show, tty;			/* progress shown; on one line, redrawn */
 	struct align_opts al;		/* o's, or the guided head's */
 	struct bpe_text text;
+	struct bpe_text links, room;	/* -A's; keepopt_restore's */
 	/* a decoder kept for the whole run, so that what an architecture
 	 * makes once for all the decoders of a model (the Transformer's
 	 * packed weights) lasts from batch to batch */
@@ -156,7 +158,7 @@ static int put_tensors(struct tctx *c, struct frame *f, const struct hyp *h,
 }
 
 static int emit_alignment(struct tctx *c, const struct frame *f,
-			  const struct hyp *h)
+			  const struct hyp *h, struct bpe_text *out)
 {
 	const struct tensor *src = frame_need(f, "src.ids", DT_I32, 1,
 					      "tokenize");
@@ -169,13 +171,29 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 			(unsigned long long)src->dim[0], h->S);
 		return -1;
 	}
-	c->text.n = 0;
+	out->n = 0;
 	if (align_words(c->sv, src->data, h->S, c->tv, h->ids, h->len,
-			h->attw, h->L, h->H, &c->al, &c->text) < 0) {
+			h->attw, h->L, h->H, &c->al, out) < 0) {
 		err_prefix("frame %llu", (unsigned long long)f->number);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The translation's text into c->text, with -A its word links into
+ * c->links, and the spans tokenize kept put back (keepopt_restore)
+ * through them, unless --no-keep.
+ */
+static int text_of(struct tctx *c, const struct frame *f, const struct hyp *h)
+{
+	if (detok(c, h) < 0 || (c->o->align &&
+				emit_alignment(c, f, h, &c->links) < 0))
+		return -1;
+	if (c->o->no_keep)
+		return 0;
+	return keepopt_restore(f, &c->text, &c->room, c->o->align ?
+			       c->links.s : NULL, c->links.n);
 }
 
 /* One line of text: the translation (or, when scoring, the alignment or
@@ -190,14 +208,12 @@ static int print_line(struct tctx *c, const struct frame *f,
 		printf("%.6f\n", line_score(o, h));
 		return 0;
 	}
-	if (c->scoring ? emit_alignment(c, f, h) < 0 : detok(c, h) < 0)
+	if (c->scoring ? emit_alignment(c, f, h, &c->text) < 0 :
+	    text_of(c, f, h) < 0)
 		return -1;
 	printf("%.*s", (int)c->text.n, c->text.s);
-	if (o->align && !c->scoring) {
-		if (emit_alignment(c, f, h) < 0)
-			return -1;
-		printf(" ||| %.*s", (int)c->text.n, c->text.s);
-	}
+	if (o->align && !c->scoring)
+		printf(" ||| %.*s", (int)c->links.n, c->links.s);
 	if (o->scores)
 		printf(" ||| %.6f", line_score(o, h));
 	putchar('\n');
@@ -217,15 +233,12 @@ static int print_nbest(struct tctx *c, const struct frame *f,
 	for (i = 0; i < res->n; i++) {
 		const struct hyp *h = &res->hyp[i];
 
-		if (detok(c, h) < 0)
+		if (text_of(c, f, h) < 0)
 			return -1;
 		printf("%llu ||| %.*s ||| F0= %.6f ||| %.6f", c->line,
 		       (int)c->text.n, c->text.s, h->score, h->norm);
-		if (c->o->align) {
-			if (emit_alignment(c, f, h) < 0)
-				return -1;
-			printf(" ||| %.*s", (int)c->text.n, c->text.s);
-		}
+		if (c->o->align)
+			printf(" ||| %.*s", (int)c->links.n, c->links.s);
 		putchar('\n');
 	}
 	return 0;
@@ -397,6 +410,8 @@ out:
 	vocab_free(c.tv);
 	vocab_free(c.sv);
 	bpe_text_free(&c.text);
+	bpe_text_free(&c.links);
+	bpe_text_free(&c.room);
 	/* a window left unwritten (the reader went away, or an error) */
 	for (i = 0; i < W && c.res && c.forced; i++) {
 		search_result_free(&c.res[i]);
@@ -523,6 +538,9 @@ int translate_getopt(int argc, char **argv, const char *shortopts,
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
+			break;
+		case OPT_NO_KEEP:
+			o->no_keep = 1;
 			break;
 		case OPT_LAYERS:
 			o->al.layers = opt_mask(optarg, "--layers");

@@ -41,12 +41,14 @@ struct translate_opts {
 				   dec_shortlist says, -1: never */
 	int progress;		/* --progress: lines done on stderr (as
 				   when stderr is a terminal) */
+	int no_keep;		/* decode, beam: src.keep not put back */
 };
 
 /* The options of decode, beam and score: long-only ones, and the table
  * entries the three share (with FILTER_LONGOPTS). */
 enum { OPT_SCORES = 0x4200, OPT_NORMALIZE, OPT_MATMUL, OPT_BLOCK_REPEATS,
-       OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN, OPT_NO_SHORTLIST, OPT_PROGRESS };
+       OPT_SHORTLIST, OPT_KV, OPT_MIN_LEN, OPT_NO_SHORTLIST, OPT_PROGRESS,
+       OPT_NO_KEEP };
 /* The options of the alignment (into o->al). */
 enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
        OPT_NULL, OPT_SHIFT, OPT_COVER };
@@ -77,6 +79,7 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	{ "shortlist", no_argument, NULL, OPT_SHORTLIST }, \
 	{ "no-shortlist", no_argument, NULL, OPT_NO_SHORTLIST }, \
 	{ "progress", no_argument, NULL, OPT_PROGRESS }, \
+	{ "no-keep", no_argument, NULL, OPT_NO_KEEP }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }, \
 	TRANSLATE_LONGOPTS
@@ -119,6 +122,9 @@ enum { OPT_LAYERS = 0x4300, OPT_HEADS, OPT_MIN_SHARE, OPT_UNLINKED,
 	"error, every\n" \
 	"                       10 s (every second, on one line, when it " \
 	"is a terminal)\n" \
+	"      --no-keep        the spans tokenize kept (src.keep) not " \
+	"put back: the\n" \
+	"                       translation as the model wrote it\n" \
 	FILTER_HELP \
 	"  -h, --help           this help\n" \
 	"  -V, --version        the version\n"

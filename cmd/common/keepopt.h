@@ -1,0 +1,44 @@
+/*
+ * keepopt.h: what must not be translated, for the programs (text/keep.h
+ * does the work).  tokenize masks each line's spans and writes them in
+ * src.keep and src.keep.pos; decode, beam and tokenize -d put them back,
+ * frame by frame, into the text they print (keepopt_restore).
+ */
+#ifndef ATTN_KEEPOPT_H
+#define ATTN_KEEPOPT_H
+
+#include "stream/stream.h"
+#include "text/keep.h"
+
+/* tokenize's settings: the kinds looked for (all by default), the
+ * --keep regexes, how spans are masked. */
+extern struct keep keepopt;
+extern enum keep_mode keepopt_mode;
+
+/* --keep REGEX: one more pattern; refused (exit 2) when it does not
+ * compile or matches the empty string. */
+void keepopt_regex(const char *arg);
+/* --no-keep[=KINDS]: every kind off, or those named, joined by commas
+ * (exit 2 on another name). */
+void keepopt_off(const char *arg);
+/* --keep-as=name|drop */
+void keepopt_as(const char *arg);
+
+/*
+ * tokenize: the line [len] with its spans masked (*mlen bytes, valid
+ * until the next call); when it has any, src.keep and src.keep.pos of
+ * that frame are written to w first.  Dies on an error (exit 1).
+ */
+const char *keepopt_mask(struct tsr_writer *w, const char *line, size_t len,
+			 size_t *mlen, uint64_t frame);
+
+/*
+ * The frame's spans put back into text (keep_restore), links the
+ * translation's word links to the masked source (NULL: none); tmp is
+ * room that is swapped with text.  A frame without src.keep.pos is
+ * left alone.  0, or -1 (err_msg()): the records are malformed.
+ */
+int keepopt_restore(const struct frame *f, struct bpe_text *text,
+		    struct bpe_text *tmp, const char *links, size_t nlinks);
+
+#endif
