@@ -128,7 +128,7 @@ static int local_char(int b)
 /* name@host.tld: a last label of two letters or more. */
 static size_t scan_email(const struct scan *c, size_t i)
 {
-	size_t j = i, e, dot = 0, k;
+	size_t j = i, e, k;
 
 	if (i > 0 && local_char(at(c, i - 1)))
 		return 0;
@@ -138,16 +138,14 @@ static size_t scan_email(const struct scan *c, size_t i)
 		return 0;
 	for (e = ++j; is_alnum(at(c, e)) || at(c, e) == '-' || at(c, e) == '.';
 	     e++)
-		if (at(c, e) == '.')
-			dot = e;
+		;
 	while (e > j && (at(c, e - 1) == '.' || at(c, e - 1) == '-'))
 		e--;
-	if (dot <= j || dot + 1 >= e)
-		return 0;
-	for (k = e; k > 0 && ((at(c, k - 1) | 32) >= 'a' &&
+	for (k = e; k > j && ((at(c, k - 1) | 32) >= 'a' &&
 			      (at(c, k - 1) | 32) <= 'z'); k--)
 		;
-	return at(c, k - 1) == '.' && e - k >= 2 ? e : 0;
+	/* host "." tld */
+	return k > j + 1 && at(c, k - 1) == '.' && e - k >= 2 ? e : 0;
 }
 
 /* %s %-5.2f %1$d %lu %%, Qt's %1 %L1 */

@@ -263,9 +263,12 @@ int keep_restore(const char *hyp, size_t n, const char *bytes,
 
 		for (i = 0; i < k; i++)
 			rep |= where[i] == j && how[i] == REPLACE;
-		if (w[j].dup == 2 && !rep) {
-			if (put_spans(out, bytes, pos, k, where, how, j, AFTER,
-				      start) < 0)
+		if (w[j].dup == 2 && !rep) {	/* its punctuation kept */
+			if (bpe_text_add(out, hyp + w[j].a, w[j].ca - w[j].a) <
+			    0 || put_spans(out, bytes, pos, k, where, how, j,
+					   AFTER, start) < 0 ||
+			    bpe_text_add(out, hyp + w[j].cb, w[j].b - w[j].cb) <
+			    0)
 				goto nomem;
 			continue;
 		}
