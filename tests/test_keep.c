@@ -183,6 +183,12 @@ START_TEST(masked_and_restored_by_name)
 	/* rows: length, word, name */
 	row(&p, 0, 4, 2, 0);
 	row(&p, 1, 5, 5, 2);
+	/* a span that starts the line is the first word */
+	mask("10:30 ya", KEEP_NAME, &m, &b, &p);
+	ck_assert_str_eq(m.s, "Moab ya");
+	row(&p, 0, 5, 0, 0);
+	ck_assert_str_eq(restore("Moab now", &b, &p, NULL), "10:30 now");
+	mask("David paga 3.5% a las 10:30h.", KEEP_NAME, &m, &b, &p);
 	/* copied (one as "Moabites"); a second copy left out */
 	ck_assert_str_eq(restore("David pays Moabites at Jacob, Jacob.", &b,
 				 &p, NULL),

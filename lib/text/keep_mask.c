@@ -77,12 +77,13 @@ int keep_mask(const char *s, size_t n, const struct keep_span *sp,
 						  masked->s[masked->n - 1]) &&
 			    bpe_text_add(masked, " ", 1) < 0)
 				return -1;
-			word = word_of(masked, masked->n + 1);
+			len = masked->n;
 			if (bpe_text_add(masked, keep_name(ph),
 					 strlen(keep_name(ph))) < 0 ||
 			    (b < n && is_alnum((unsigned char)s[b]) &&
 			     bpe_text_add(masked, " ", 1) < 0))
 				return -1;
+			word = word_of(masked, len + 1);
 		}
 		if (bpe_ids_push(pos, (int32_t)(b - a)) < 0 ||
 		    bpe_ids_push(pos, word) < 0 || bpe_ids_push(pos, ph) < 0)
