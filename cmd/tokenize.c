@@ -24,7 +24,7 @@
 
 enum format { STREAM, UNITS, IDS };
 enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE, OPT_KEEP,
-       OPT_NO_KEEP, OPT_KEEP_AS };	/* past filter.h's and prog.h's */
+       OPT_NO_KEEP, OPT_KEEP_AS, OPT_SPANS };	/* past filter.h's and prog.h's */
 
 /* --max-line's default: the longest line read (its newline aside) */
 #define MAX_LINE_DEFAULT (1 << 20)
@@ -42,6 +42,7 @@ static struct {
 	uint64_t max_line;      /* --max-line: the longest line read */
 	int keep_given;         /* --keep, --keep-as or --no-keep=KINDS */
 	int no_keep;            /* --no-keep */
+	int spans;              /* --spans: what is kept, not ids */
 } opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT };
 
 static struct rng dropout_rng;
@@ -99,6 +100,8 @@ static void usage(void)
 	       "                        email,number,path,code,placeholder,"
 	       "regex); with -d,\n"
 	       "                        print the spans' placeholders\n"
+	       "      --spans           print each line's spans, "
+	       "tab-separated: no ids\n"
 	       "      --keep-as=HOW     a span masked by a name the model "
 	       "copies (name,\n"
 	       "                        the default) or dropped (drop)\n"
@@ -439,10 +442,15 @@ static void tokenize(char **files, int nfiles)
 			die("%s: the vocabulary has no </s> to end a line with",
 			    i && opt.tgt_vocab ? opt.tgt_vocab :
 			    opt.vocab ? opt.vocab : opt.model);
-	if (opt.format == STREAM && !(w = filter_writer()))
+	if (opt.format == STREAM && !opt.spans && !(w = filter_writer()))
 		die_err();
 	if (w)
 		idlen = model_id_text(vocab_id(), idtext);
+	/* on by default for attn's own vocabularies (doc/results.md: the
+	 * shipped model's BLEU the same); a SentencePiece model's (Marian's,
+	 * which give native Marian's translations) only when asked */
+	if (vocab(0)->kind != VOCAB_BPE && !opt.keep_given)
+		keepopt_off(NULL);
 	if (opt.links)
 		input_open(&al, opt.links);
 	for (i = 0; i < nfiles; i++) {
@@ -451,7 +459,9 @@ static void tokenize(char **files, int nfiles)
 			if (w)
 				put_record(w, "model.id", DT_U8, idtext, idlen,
 					   frame, 0);
-			if (!opt.pairs) {
+			if (opt.spans) {
+				keepopt_spans(line, len, &shown);
+			} else if (!opt.pairs) {
 				const char *t = line;
 				size_t tlen = len;
 
@@ -619,7 +629,8 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 				    (unsigned long long)f.number, t->name,
 				    err_msg());
 			if (!opt.no_keep &&
-			    keepopt_restore(&f, out, &tmp, NULL, 0) < 0)
+			    keepopt_restore(&f, out, &tmp, NULL, 0,
+					    !strncmp(t->name, "src.", 4)) < 0)
 				die("%s: %s", tsr_reader_label(r), err_msg());
 			if (bpe_text_add(out, "\n", 1) < 0)
 				die_err();
@@ -650,6 +661,9 @@ static void check_options(void)
 		usage_error("--tgt-vocab goes with -v");
 	if (opt.pairs && (opt.detok || opt.target))
 		usage_error("--pairs cannot go with --detok or --target");
+	if (opt.spans && (opt.detok || opt.pairs || opt.target ||
+			  opt.format != STREAM || opt.links))
+		usage_error("--spans reads source lines alone");
 	if (opt.links && (!opt.pairs || opt.format != STREAM))
 		usage_error("--links goes with --pairs and a stream");
 	if (opt.name && (!opt.detok || opt.format != STREAM))
@@ -658,7 +672,7 @@ static void check_options(void)
 		usage_error("--dropout goes with encoding, not --detok");
 	if ((opt.keep_given && (opt.detok || opt.pairs || opt.target ||
 				opt.format != STREAM)) ||
-	    (opt.no_keep && opt.format != STREAM))
+	    (opt.no_keep && opt.format != STREAM && !opt.spans))
 		usage_error("--keep, --no-keep=KINDS and --keep-as go with "
 			    "a source's stream; --no-keep with a stream");
 	rng_seed(&dropout_rng, (uint64_t)opt.seed);
@@ -688,6 +702,7 @@ int main(int argc, char **argv)
 		{ "keep", required_argument, NULL, OPT_KEEP },
 		{ "no-keep", optional_argument, NULL, OPT_NO_KEEP },
 		{ "keep-as", required_argument, NULL, OPT_KEEP_AS },
+		{ "spans", no_argument, NULL, OPT_SPANS },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -751,6 +766,7 @@ int main(int argc, char **argv)
 			opt.no_keep = 1;
 			opt.keep_given |= optarg != NULL;
 			break;
+		case OPT_SPANS: opt.spans = 1; break;
 		case OPT_KEEP_AS:
 			keepopt_as(optarg);
 			opt.keep_given = 1;

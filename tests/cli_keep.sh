@@ -55,7 +55,7 @@ printf '%s\n' 'ab cd Moab. ef' '' \
 	'gh Moab ij David kl Jacob y Aaron' \
 	'Moab en David o Jacob con Aaron y Samuel' 'Moab ef David' 'ab cd' |
 	cmp -s - masked.txt || fail "masked: $(cat masked.txt)"
-tensordump -H < in.tsr | grep -c 'src.keep.pos  *i32  *\[[0-9]*,3\]' |
+tensordump -H < in.tsr | grep -c 'src.keep.pos  *i32  *\[[0-9]*,4\]' |
 	grep -qx 4 || fail "src.keep.pos: $(tensordump -H < in.tsr)"
 tokenize --no-keep -m m.tsr < in.txt | tensordump -H | grep -q src.keep &&
 	fail "--no-keep wrote src.keep"
@@ -112,7 +112,7 @@ exits 2 tokenize -m m.tsr -f units --keep-as=drop < in.txt
 exits 2 tokenize -m m.tsr --keep-as=copy < in.txt
 # src.keep.pos that does not add up to src.keep: one message, exit 1
 printf 'ab 10:30 cd\n' | tokenize -m m.tsr | tensordump -t |
-	sed 's/^5 1 0$/4 1 0/' | tensordump -r | stages m.tsr > bad.tsr
+	sed 's/^5 1 0 0$/4 1 0 0/' | tensordump -r | stages m.tsr > bad.tsr
 exits 1 beam -m m.tsr -k 2 < bad.tsr
 err_has "beam: frame 0: src.keep has 5 bytes, src.keep.pos's lengths 4"
 exits 1 tokenize -d -m m.tsr < bad.tsr

@@ -91,6 +91,9 @@ START_TEST(paths_code_placeholders)
 	ck_assert_str_eq(find(KEEP_ALL, "%s y %1$d y %-5.2f y %lu y %%"),
 			 "%s|%1$d|%-5.2f|%lu|%%");
 	ck_assert_str_eq(find(KEEP_ALL, "Qt %1 y %L2; el % no"), "%1|%L2");
+	ck_assert_str_eq(find(KEEP_ALL, "GCC %qD, %q+F, %wu, %<int x%> y %<"),
+			 "%qD|%q+F|%wu|%<int x%>|%<");
+	ck_assert_str_eq(find(KEEP_ALL, "{} y $(ARG1)"), "{}|$(ARG1)");
 	ck_assert_str_eq(find(KEEP_ALL, "Hola {name}, {{count}} y {0}"),
 			 "{name}|{{count}}|{0}");
 	ck_assert_str_eq(find(KEEP_ALL, "{n, plural, one {# día} other {# días}}"),
@@ -147,27 +150,40 @@ static void mask(const char *line, enum keep_mode mode, struct bpe_text *m,
 	free(sp);
 }
 
-/* Row i of src.keep.pos is (len, word, name). */
+/* Row i of src.keep.pos is (len, word, name, glue). */
 static void row(const struct bpe_ids *p, size_t i, int len, int word,
-		int name)
+		int name, int glue)
 {
-	ck_assert_uint_ge(p->n, 3 * i + 3);
-	ck_assert_int_eq(p->v[3 * i], len);
-	ck_assert_int_eq(p->v[3 * i + 1], word);
-	ck_assert_int_eq(p->v[3 * i + 2], name);
+	const int32_t *r = p->v + KEEP_COLS * i;
+
+	ck_assert_uint_ge(p->n, KEEP_COLS * (i + 1));
+	ck_assert_int_eq(r[0], len);
+	ck_assert_int_eq(r[1], word);
+	ck_assert_int_eq(r[2], name);
+	ck_assert_int_eq(r[3], glue);
 }
 
-static const char *restore(const char *hyp, const struct bpe_text *b,
-			   const struct bpe_ids *p, const char *links)
+/* hyp with the spans b, p back: a translation; as the masked source
+ * when source. */
+static const char *restore_as(const char *hyp, const struct bpe_text *b,
+			      const struct bpe_ids *p, const char *links,
+			      int source)
 {
 	static struct bpe_text out;
 
 	out.n = 0;
 	ck_assert_int_eq(keep_restore(hyp, strlen(hyp), b->s, b->n, p->v,
-				      p->n / 3, links,
-				      links ? strlen(links) : 0, &out), 0);
+				      p->n / KEEP_COLS, links,
+				      links ? strlen(links) : 0, source, &out),
+			 0);
 	ck_assert_int_eq(bpe_text_add(&out, "", 1), 0);
 	return out.s;
+}
+
+static const char *restore(const char *hyp, const struct bpe_text *b,
+			   const struct bpe_ids *p, const char *links)
+{
+	return restore_as(hyp, b, p, links, 0);
 }
 
 START_TEST(masked_and_restored_by_name)
@@ -179,20 +195,20 @@ START_TEST(masked_and_restored_by_name)
 	mask("David paga 3.5% a las 10:30h.", KEEP_NAME, &m, &b, &p);
 	ck_assert_str_eq(m.s, "David paga Moab a las Jacob h.");
 	ck_assert_int_eq(b.n, strlen("3.5%10:30"));
-	ck_assert_int_eq(p.n, 6);
-	/* rows: length, word, name */
-	row(&p, 0, 4, 2, 0);
-	row(&p, 1, 5, 5, 2);
+	ck_assert_int_eq(p.n, 2 * KEEP_COLS);
+	/* rows: length, word, name, glue (10:30h: a space after Jacob) */
+	row(&p, 0, 4, 2, 0, 0);
+	row(&p, 1, 5, 5, 2, 2);
 	/* a span that starts the line is the first word */
 	mask("10:30 ya", KEEP_NAME, &m, &b, &p);
 	ck_assert_str_eq(m.s, "Moab ya");
-	row(&p, 0, 5, 0, 0);
+	row(&p, 0, 5, 0, 0, 0);
 	ck_assert_str_eq(restore("Moab now", &b, &p, NULL), "10:30 now");
 	mask("David paga 3.5% a las 10:30h.", KEEP_NAME, &m, &b, &p);
 	/* copied (one as "Moabites"); a second copy left out */
 	ck_assert_str_eq(restore("David pays Moabites at Jacob, Jacob.", &b,
 				 &p, NULL),
-			 "David pays 3.5% at 10:30,.");
+			 "David pays 3.5% at 10:30, .");
 	ck_assert_str_eq(restore("David pays Jacob at Moab.", &b, &p, NULL),
 			 "David pays 10:30 at 3.5%.");
 	/* not copied: after the word linked to the name, else at the end */
@@ -207,6 +223,29 @@ START_TEST(masked_and_restored_by_name)
 }
 END_TEST
 
+/* The masked line restored is the line, spaces and glue as they were
+ * (by names: dropped spans come back after their word, not in it). */
+START_TEST(round_trip)
+{
+	static const char *const lines[] = {
+		"\033[0m x", "a  10:30\tb ", "x3.5% y", "(915)abc", "  ",
+		"x.915 -3", "a-10:30,b",
+		"A 1 B 2 C 3 D 4 E 5 F 6 G 7 H 8 I 9 J 10", "Moab 5 David 6",
+	};
+	struct bpe_text m = { 0 }, b = { 0 };
+	struct bpe_ids p = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof lines / sizeof *lines; i++) {
+		mask(lines[i], KEEP_NAME, &m, &b, &p);
+		ck_assert_str_eq(restore_as(m.s, &b, &p, NULL, 1), lines[i]);
+	}
+	bpe_text_free(&m);
+	bpe_text_free(&b);
+	bpe_ids_free(&p);
+}
+END_TEST
+
 START_TEST(masked_and_restored_by_links)
 {
 	struct bpe_text m = { 0 }, b = { 0 };
@@ -215,8 +254,8 @@ START_TEST(masked_and_restored_by_links)
 	mask("9:00 llega a las 10:30.", KEEP_DROP, &m, &b, &p);
 	ck_assert_str_eq(m.s, " llega a las.");
 	/* rows: 4 bytes, no word before it; 5 bytes, after word 2 */
-	row(&p, 0, 4, -1, -1);
-	row(&p, 1, 5, 2, -1);
+	row(&p, 0, 4, -1, -1, 0);
+	row(&p, 1, 5, 2, -1, 0);
 	ck_assert_str_eq(restore("He arrives at.", &b, &p, "0-1 2-2"),
 			 "9:00 He arrives at 10:30.");
 	ck_assert_str_eq(restore("He arrives.", &b, &p, NULL),
@@ -232,15 +271,18 @@ END_TEST
 START_TEST(restore_refuses)
 {
 	struct bpe_text out = { 0 };
-	int32_t pos[3] = { 3, 0, 0 }, bad[3] = { 2, 0, -5 };
+	int32_t pos[4] = { 3, 0, 0, 0 }, bad[4] = { 2, 0, -5, 0 };
+	int32_t glue[4] = { 2, 0, -1, 4 };
 
-	ck_assert_int_eq(keep_restore("a", 1, "xy", 2, pos, 1, NULL, 0, &out),
+	ck_assert_int_eq(keep_restore("a", 1, "xy", 2, pos, 1, NULL, 0, 0, &out),
 			 -1);
 	ck_assert(strstr(err_msg(), "src.keep has 2 bytes"));
-	ck_assert_int_eq(keep_restore("a", 1, "xy", 2, bad, 1, NULL, 0, &out),
+	ck_assert_int_eq(keep_restore("a", 1, "xy", 2, bad, 1, NULL, 0, 0, &out),
+			 -1);
+	ck_assert_int_eq(keep_restore("a", 1, "xy", 2, glue, 1, NULL, 0, 0, &out),
 			 -1);
 	ck_assert_int_eq(keep_restore("a b", 3, "xyz", 3, pos, 1, NULL, 0,
-				      &out), 0);
+				      0, &out), 0);
 	ck_assert_int_eq(out.n, 7);
 	ck_assert(!memcmp(out.s, "a b xyz", 7));
 	bpe_text_free(&out);
@@ -257,6 +299,7 @@ int main(void)
 	tcase_add_test(tc, paths_code_placeholders);
 	tcase_add_test(tc, regexes);
 	tcase_add_test(tc, masked_and_restored_by_name);
+	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, masked_and_restored_by_links);
 	tcase_add_test(tc, restore_refuses);
 	suite_add_tcase(s, tc);

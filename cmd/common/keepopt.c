@@ -52,7 +52,7 @@ static void put(struct tsr_writer *w, const char *name, int dtype, int rank,
 	t.dtype = dtype;
 	t.rank = rank;
 	t.dim[0] = rows;
-	t.dim[1] = 3;
+	t.dim[1] = KEEP_COLS;
 	t.data = data;
 	t.nbytes = nbytes;
 	check_write(tsr_write(w, &t, frame, 0));
@@ -83,8 +83,24 @@ const char *keepopt_mask(struct tsr_writer *w, const char *line, size_t len,
 	return masked.s;
 }
 
+void keepopt_spans(const char *line, size_t len, struct bpe_text *out)
+{
+	static struct keep_span *sp;
+	static size_t cap;
+	size_t n, i;
+
+	if (keep_find(&keepopt, line, len, &sp, &cap, &n) < 0)
+		die_err();
+	for (i = 0; i < n; i++)
+		if ((i && bpe_text_add(out, "\t", 1) < 0) ||
+		    bpe_text_add(out, line + sp[i].start,
+				 sp[i].end - sp[i].start) < 0)
+			die_err();
+}
+
 int keepopt_restore(const struct frame *f, struct bpe_text *text,
-		    struct bpe_text *tmp, const char *links, size_t nlinks)
+		    struct bpe_text *tmp, const char *links, size_t nlinks,
+		    int source)
 {
 	const struct tensor *pos = frame_find(f, "src.keep.pos"), *b;
 	struct bpe_text swap;
@@ -94,8 +110,8 @@ int keepopt_restore(const struct frame *f, struct bpe_text *text,
 	if (!(b = frame_need(f, "src.keep", DT_U8, 1, "tokenize")) ||
 	    !(pos = frame_need(f, "src.keep.pos", DT_I32, 2, "tokenize")))
 		return -1;
-	if (pos->dim[1] != 3) {
-		err_set("frame %llu: src.keep.pos is [%llu, %llu], not [K, 3]",
+	if (pos->dim[1] != KEEP_COLS) {
+		err_set("frame %llu: src.keep.pos is [%llu, %llu], not [K, 4]",
 			(unsigned long long)f->number,
 			(unsigned long long)pos->dim[0],
 			(unsigned long long)pos->dim[1]);
@@ -103,7 +119,7 @@ int keepopt_restore(const struct frame *f, struct bpe_text *text,
 	}
 	tmp->n = 0;
 	if (keep_restore(text->s, text->n, b->data, b->dim[0], pos->data,
-			 pos->dim[0], links, nlinks, tmp) < 0) {
+			 pos->dim[0], links, nlinks, source, tmp) < 0) {
 		err_prefix("frame %llu", (unsigned long long)f->number);
 		return -1;
 	}

@@ -32,13 +32,19 @@ void keepopt_as(const char *arg);
 const char *keepopt_mask(struct tsr_writer *w, const char *line, size_t len,
 			 size_t *mlen, uint64_t frame);
 
+/* tokenize --spans: the line's spans, tab-separated, appended to out. */
+void keepopt_spans(const char *line, size_t len, struct bpe_text *out);
+
 /*
  * The frame's spans put back into text (keep_restore), links the
  * translation's word links to the masked source (NULL: none); tmp is
- * room that is swapped with text.  A frame without src.keep.pos is
- * left alone.  0, or -1 (err_msg()): the records are malformed.
+ * room that is swapped with text; source: text is the masked source
+ * (tokenize -d of src.ids), not a translation.  A frame without
+ * src.keep.pos is left alone.  0, or -1 (err_msg()): the records are
+ * malformed.
  */
 int keepopt_restore(const struct frame *f, struct bpe_text *text,
-		    struct bpe_text *tmp, const char *links, size_t nlinks);
+		    struct bpe_text *tmp, const char *links, size_t nlinks,
+		    int source);
 
 #endif

@@ -193,7 +193,7 @@ static int text_of(struct tctx *c, const struct frame *f, const struct hyp *h)
 	if (c->o->no_keep)
 		return 0;
 	return keepopt_restore(f, &c->text, &c->room, c->o->align ?
-			       c->links.s : NULL, c->links.n);
+			       c->links.s : NULL, c->links.n, 0);
 }
 
 /* One line of text: the translation (or, when scoring, the alignment or

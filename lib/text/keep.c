@@ -36,11 +36,15 @@ static int at(const struct scan *c, size_t i)
 	return i < c->n ? (unsigned char)c->s[i] : 0;
 }
 
-/* A span may start at i: the byte before is not a letter, digit or '_'
- * (a number in "mp3", a path in "y/o" is not one). */
+/* A span may start at i: the byte before is not a letter, digit or '_',
+ * nor a '.' or ',' after one (a number in "mp3" or "x3.5" is not one). */
 static int boundary(const struct scan *c, size_t i)
 {
-	return i == 0 || !(is_alnum(at(c, i - 1)) || at(c, i - 1) == '_');
+	int b = i ? at(c, i - 1) : ' ';
+
+	if (b == '.' || b == ',')
+		b = i > 1 ? at(c, i - 2) : ' ';
+	return !(is_alnum(b) || b == '_');
 }
 
 /*
@@ -148,13 +152,20 @@ static size_t scan_email(const struct scan *c, size_t i)
 	return k > j + 1 && at(c, k - 1) == '.' && e - k >= 2 ? e : 0;
 }
 
-/* %s %-5.2f %1$d %lu %%, Qt's %1 %L1 */
+/* %s %-5.2f %1$d %lu %%, Qt's %1 %L1, GCC's %qD %wu %C and its quotes
+ * %<code%> */
 static size_t scan_percent(const struct scan *c, size_t i)
 {
 	size_t j = i + 1;
 
-	if (at(c, j) == '%')
+	if (at(c, j) == '%' || at(c, j) == '>')
 		return j + 1;
+	if (at(c, j) == '<') {
+		for (j++; j + 1 < c->n && j - i < BRACE_MAX; j++)
+			if (at(c, j) == '%' && at(c, j + 1) == '>')
+				return j + 2;
+		return i + 2;
+	}
 	if (at(c, j) == 'L' && is_digit(at(c, j + 1)))
 		j++;
 	if (is_digit(at(c, j))) {
@@ -166,25 +177,29 @@ static size_t scan_percent(const struct scan *c, size_t i)
 			return d;               /* Qt's %1 */
 		j = d + 1;
 	}
-	while (at(c, j) && strchr("-+#0'", at(c, j)))
+	while (at(c, j) && strchr("-+#0'q", at(c, j)))
 		j++;
 	while (is_digit(at(c, j)) || at(c, j) == '*')
 		j++;
 	if (at(c, j) == '.')
 		for (j++; is_digit(at(c, j)) || at(c, j) == '*'; j++)
 			;
-	while (at(c, j) && strchr("hlLqjzt", at(c, j)))
+	while (at(c, j) && strchr("hlLjztw", at(c, j)) &&
+	       ((at(c, j + 1) | 32) >= 'a' && (at(c, j + 1) | 32) <= 'z'))
 		j++;
-	return at(c, j) && strchr("diouxXfFeEgGaAcspn@", at(c, j)) ? j + 1 : 0;
+	return ((at(c, j) | 32) >= 'a' && (at(c, j) | 32) <= 'z') ||
+	       at(c, j) == '@' ? j + 1 : 0;
 }
 
-/* {name} {0} {{name}} and ICU's {n, plural, one {# día} other {...}}:
- * balanced braces, a letter, digit or '_' first. */
+/* {} {name} {0} {{name}} and ICU's {n, plural, one {# día} other
+ * {...}}: balanced braces, a letter, digit or '_' first. */
 static size_t scan_brace(const struct scan *c, size_t i)
 {
 	size_t j;
 	int depth = 0;
 
+	if (at(c, i + 1) == '}')
+		return i + 2;
 	if (!(is_alnum(at(c, i + 1)) || at(c, i + 1) == '_' ||
 	      (at(c, i + 1) == '{' && (is_alnum(at(c, i + 2)) ||
 				       at(c, i + 2) == '_'))))
@@ -200,15 +215,17 @@ static size_t scan_brace(const struct scan *c, size_t i)
 	return 0;
 }
 
-/* $VAR ${VAR} (a '$' before a digit is currency: scan_number's) */
+/* $VAR ${VAR} $(VAR) (a '$' before a digit is currency: scan_number's) */
 static size_t scan_dollar(const struct scan *c, size_t i)
 {
 	size_t j = i + 1;
 
-	if (at(c, j) == '{') {
+	if (at(c, j) == '{' || at(c, j) == '(') {
+		int close = at(c, j) == '{' ? '}' : ')';
+
 		for (j++; is_alnum(at(c, j)) || at(c, j) == '_'; j++)
 			;
-		return j > i + 2 && at(c, j) == '}' ? j + 1 : 0;
+		return j > i + 2 && at(c, j) == close ? j + 1 : 0;
 	}
 	if (!((at(c, j) | 32) >= 'a' && (at(c, j) | 32) <= 'z') &&
 	    at(c, j) != '_')

@@ -17,10 +17,12 @@
  * each is replaced by a placeholder word the model copies (KEEP_NAME)
  * or dropped with the space before it (KEEP_DROP), and noted in the
  * frame's records src.keep (the spans' bytes one after another) and
- * src.keep.pos (i32 [K, 3]: a span's length in bytes, its source word
- * (the placeholder's word; dropped: the word before it, -1 none), its
- * placeholder (keep_names' index; -1 dropped)).  Words are the masked
- * text's runs between spaces and tabs, as attn_align.h's.
+ * src.keep.pos (i32 [K, KEEP_COLS]: a span's length in bytes, its source
+ * word (the placeholder's word; dropped: the word before it, -1 none),
+ * its placeholder (keep_name's index; -1 dropped), its glue (bit 0: a
+ * space was put before the name, bit 1 after it, to part it from a
+ * letter or digit: restoring takes them out again)).  Words are the
+ * masked text's runs between spaces and tabs, as attn_align.h's.
  *
  * keep_restore puts them back into a translation: every span appears
  * in it exactly once, verbatim (keep_restore's comment says where).
@@ -38,13 +40,16 @@ enum keep_kind {
 	KEEP_REGEX = 2,		/* the caller's patterns */
 	KEEP_URL = 4,		/* https://..., www.example.com */
 	KEEP_EMAIL = 8,		/* name@example.com */
-	KEEP_PLACEHOLDER = 16,	/* %s %1$d %1 {name} {{name}} $VAR ${VAR} */
+	KEEP_PLACEHOLDER = 16,	/* %s %1$d %1 %qD %<x%> {} {name} {{name}}
+				   $VAR ${VAR} $(VAR) */
 	KEEP_PATH = 32,		/* /usr/bin/env ./a ../b ~/c C:\Temp */
 	KEEP_NUMBER = 64,	/* -12 3.5% 1.234,56 € 10:30 2025-01-31 */
 	KEEP_ALL = 127
 };
 
 enum keep_mode { KEEP_NAME, KEEP_DROP };
+
+#define KEEP_COLS 4		/* src.keep.pos's columns */
 
 struct keep_span {
 	size_t start, end;	/* bytes [start, end) of the line */
@@ -83,7 +88,7 @@ const char *keep_name(int i);
 
 /*
  * Masks the nspans spans of s [n] as the mode says (above): the masked
- * text into masked, the spans' bytes into bytes, their [K, 3] rows into
+ * text into masked, the spans' bytes into bytes, their [K, 4] rows into
  * pos (all emptied first).  A line's placeholders are names it does
  * not hold already.  -1 (err_msg()): out of memory.
  */
@@ -93,21 +98,28 @@ int keep_mask(const char *s, size_t n, const struct keep_span *sp,
 
 /*
  * Appends to out the translation hyp [n] with the spans of one frame
- * back in it: bytes [nbytes] and pos [k, 3] as keep_mask made them.
+ * back in it: bytes [nbytes] and pos [k, 4] as keep_mask made them.
  * A span goes, first that applies:
- *   1. in the place of the first target word not yet used whose text,
- *      ASCII punctuation around it aside, is its placeholder;
+ *   1. in the place of its placeholder in the first target word not
+ *      yet used that holds it, not after a letter or digit, alone or
+ *      with lower-case letters or an apostrophe after it (the model's
+ *      "Moabites", "David's");
  *   2. with links (Pharaoh "i-j" word links of the translation to the
  *      masked source, as beam -A writes them; NULL: none), after the
  *      last target word linked to its source word, before that word's
  *      punctuation; a dropped span whose source word is -1 at the start;
  *   3. at the end.
  * Spans in one place keep their order.  Target words that are a
- * restored placeholder once more are left out: each span appears once.
+ * restored placeholder once more are left out, their punctuation kept:
+ * each span appears once.  The translation's other bytes stay as they
+ * are, spaces included; with source (hyp is the masked source, not a
+ * translation) the spaces masking put around a name (glue) are taken
+ * out too, so that the line comes back as it was.
  * -1 (err_msg()): pos and bytes disagree, out of memory.
  */
 int keep_restore(const char *hyp, size_t n, const char *bytes,
 		 size_t nbytes, const int32_t *pos, size_t k,
-		 const char *links, size_t nlinks, struct bpe_text *out);
+		 const char *links, size_t nlinks, int source,
+		 struct bpe_text *out);
 
 #endif

@@ -54,7 +54,7 @@ int keep_mask(const char *s, size_t n, const struct keep_span *sp,
 	masked->n = bytes->n = pos->n = 0;
 	for (i = 0; i < nspans; i++) {
 		size_t a = sp[i].start, b = sp[i].end, len;
-		int word, ph = -1;
+		int word, ph = -1, glue = 0;
 
 		if (bpe_text_add(masked, s + from, a - from) < 0 ||
 		    bpe_text_add(bytes, s + a, b - a) < 0)
@@ -73,20 +73,21 @@ int keep_mask(const char *s, size_t n, const struct keep_span *sp,
 					    strlen(keep_name(name))))
 					break;
 			ph = name++;
-			if (masked->n && is_alnum((unsigned char)
-						  masked->s[masked->n - 1]) &&
-			    bpe_text_add(masked, " ", 1) < 0)
+			glue = (masked->n && is_alnum((unsigned char)
+						      masked->s[masked->n - 1])) |
+			       (b < n && is_alnum((unsigned char)s[b])) << 1;
+			if ((glue & 1) && bpe_text_add(masked, " ", 1) < 0)
 				return -1;
 			len = masked->n;
 			if (bpe_text_add(masked, keep_name(ph),
 					 strlen(keep_name(ph))) < 0 ||
-			    (b < n && is_alnum((unsigned char)s[b]) &&
-			     bpe_text_add(masked, " ", 1) < 0))
+			    ((glue & 2) && bpe_text_add(masked, " ", 1) < 0))
 				return -1;
 			word = word_of(masked, len + 1);
 		}
 		if (bpe_ids_push(pos, (int32_t)(b - a)) < 0 ||
-		    bpe_ids_push(pos, word) < 0 || bpe_ids_push(pos, ph) < 0)
+		    bpe_ids_push(pos, word) < 0 || bpe_ids_push(pos, ph) < 0 ||
+		    bpe_ids_push(pos, glue) < 0)
 			return -1;
 	}
 	return bpe_text_add(masked, s + from, n - from);
@@ -101,7 +102,9 @@ enum { AFTER, REPLACE };
 struct word {
 	size_t a, b;		/* its bytes in the translation */
 	size_t ca, cb;		/* its text, ASCII punctuation aside */
-	int dup;		/* a restored placeholder once more: left out */
+	int dup;		/* 1 its name restored, 2 a restored name
+				   once more: left out, 3 restored, the
+				   space after it masking's */
 };
 
 static int punct(int c)
@@ -174,15 +177,30 @@ static int linked(const char *links, size_t n, int src)
 	return best;
 }
 
-/* The word is the name, or the name made a word of the model's own
- * ("Moabites", "David's"): a copy of a placeholder. */
-static int same(const char *hyp, const struct word *w, const char *name)
+/*
+ * The word holds the name, not after a letter or digit, on its own or
+ * made a word of the model's own ("Moabites", "David's") and not before
+ * an upper-case letter or a digit: a copy of a placeholder, whose bytes
+ * then become the word's text (ca, cb), what it is replaced by.
+ */
+static int same(const char *hyp, struct word *w, const char *name)
 {
-	size_t len = strlen(name);
+	size_t len = strlen(name), q, e;
 
-	return w->cb - w->ca >= len && !memcmp(hyp + w->ca, name, len) &&
-	       (w->cb - w->ca == len || hyp[w->ca + len] == '\'' ||
-		(hyp[w->ca + len] >= 'a' && hyp[w->ca + len] <= 'z'));
+	for (q = w->a; q + len <= w->b; q++) {
+		if (memcmp(hyp + q, name, len) ||
+		    (q > w->a && is_alnum((unsigned char)hyp[q - 1])))
+			continue;
+		for (e = q + len; e < w->b && ((hyp[e] >= 'a' && hyp[e] <= 'z') ||
+					       hyp[e] == '\''); e++)
+			;
+		if (e < w->b && is_alnum((unsigned char)hyp[e]))
+			continue;
+		w->ca = q;
+		w->cb = e;
+		return 1;
+	}
+	return 0;
 }
 
 /* Appends the spans whose place is (j, how), in their order, each with a
@@ -193,12 +211,13 @@ static int put_spans(struct bpe_text *out, const char *bytes,
 {
 	size_t i, off = 0;
 
-	for (i = 0; i < k; off += pos[3 * i], i++) {
+	for (i = 0; i < k; off += pos[KEEP_COLS * i], i++) {
 		if (where[i] != j || how[i] != h)
 			continue;
-		if (h == AFTER && out->n > start && bpe_text_add(out, " ", 1) < 0)
+		if (h == AFTER && out->n > start &&
+		    out->s[out->n - 1] != ' ' && bpe_text_add(out, " ", 1) < 0)
 			return -1;
-		if (bpe_text_add(out, bytes + off, pos[3 * i]) < 0)
+		if (bpe_text_add(out, bytes + off, pos[KEEP_COLS * i]) < 0)
 			return -1;
 	}
 	return 0;
@@ -206,20 +225,22 @@ static int put_spans(struct bpe_text *out, const char *bytes,
 
 int keep_restore(const char *hyp, size_t n, const char *bytes,
 		 size_t nbytes, const int32_t *pos, size_t k,
-		 const char *links, size_t nlinks, struct bpe_text *out)
+		 const char *links, size_t nlinks, int source,
+		 struct bpe_text *out)
 {
 	struct word *w = NULL;
 	int *where = NULL, *how = NULL, nw, j, rc = -1;
 	size_t i, sum = 0, start = out->n;
 
 	for (i = 0; i < k; i++) {
-		if (pos[3 * i] < 0 || pos[3 * i + 1] < -1 ||
-		    pos[3 * i + 2] < -1) {
-			err_set("src.keep.pos row %zu: a length below 0 or a "
-				"word or name below -1", i);
+		if (pos[KEEP_COLS * i] < 0 || pos[KEEP_COLS * i + 1] < -1 ||
+		    pos[KEEP_COLS * i + 2] < -1 ||
+		    (uint32_t)pos[KEEP_COLS * i + 3] > 3) {
+			err_set("src.keep.pos row %zu: a length below 0, a "
+				"word or name below -1 or glue not 0 to 3", i);
 			return -1;
 		}
-		sum += (size_t)pos[3 * i];
+		sum += (size_t)pos[KEEP_COLS * i];
 	}
 	if (sum != nbytes) {
 		err_set("src.keep has %zu bytes, src.keep.pos's lengths %zu",
@@ -233,7 +254,7 @@ int keep_restore(const char *hyp, size_t n, const char *bytes,
 		goto out;
 	}
 	for (i = 0; i < k; i++) {
-		int ph = pos[3 * i + 2], src = pos[3 * i + 1];
+		int ph = pos[KEEP_COLS * i + 2], src = pos[KEEP_COLS * i + 1];
 
 		how[i] = AFTER;
 		where[i] = -2;                  /* the end */
@@ -255,34 +276,43 @@ int keep_restore(const char *hyp, size_t n, const char *bytes,
 	for (j = 0; j < nw; j++)
 		for (i = 0; i < k && !w[j].dup; i++)
 			if (how[i] == REPLACE &&
-			    same(hyp, &w[j], keep_name(pos[3 * i + 2])))
+			    same(hyp, &w[j], keep_name(pos[KEEP_COLS * i + 2])))
 				w[j].dup = 2;
-	if (put_spans(out, bytes, pos, k, where, how, -1, AFTER, start) < 0)
+	if (put_spans(out, bytes, pos, k, where, how, -1, AFTER, start) < 0 ||
+	    (out->n > start && nw && bpe_text_add(out, " ", 1) < 0))
 		goto nomem;
 	for (j = 0; j < nw; j++) {
-		int rep = 0;
+		size_t gap = j ? w[j - 1].b : 0;
+		int rep = -1;
 
 		for (i = 0; i < k; i++)
-			rep |= where[i] == j && how[i] == REPLACE;
-		if (w[j].dup == 2 && !rep) {	/* its punctuation kept */
-			if (bpe_text_add(out, hyp + w[j].a, w[j].ca - w[j].a) <
-			    0 || put_spans(out, bytes, pos, k, where, how, j,
-					   AFTER, start) < 0 ||
-			    bpe_text_add(out, hyp + w[j].cb, w[j].b - w[j].cb) <
-			    0)
-				goto nomem;
-			continue;
-		}
-		if ((out->n > start && bpe_text_add(out, " ", 1) < 0) ||
+			if (where[i] == j && how[i] == REPLACE)
+				rep = (int)i;
+		/* the spaces between words as they were, but in the masked
+		 * source those masking added around a name glued to a word
+		 * (src.keep.pos's glue) */
+		if (source && w[j].a - gap == 1 && hyp[gap] == ' ' &&
+		    ((j && w[j - 1].dup == 3) ||
+		     (rep >= 0 && (pos[KEEP_COLS * rep + 3] & 1) &&
+		      w[j].a == w[j].ca)))
+			gap = w[j].a;
+		if (rep >= 0 && (pos[KEEP_COLS * rep + 3] & 2) &&
+		    w[j].b == w[j].cb)
+			w[j].dup = 3;
+		if (bpe_text_add(out, hyp + gap, w[j].a - gap) < 0 ||
 		    bpe_text_add(out, hyp + w[j].a, w[j].ca - w[j].a) < 0 ||
-		    (rep ? put_spans(out, bytes, pos, k, where, how, j,
-				     REPLACE, start) :
+		    (rep >= 0 ? put_spans(out, bytes, pos, k, where, how, j,
+					  REPLACE, start) :
+		     w[j].dup == 2 ? 0 :
 		     bpe_text_add(out, hyp + w[j].ca, w[j].cb - w[j].ca)) < 0 ||
 		    put_spans(out, bytes, pos, k, where, how, j, AFTER,
 			      start) < 0 ||
 		    bpe_text_add(out, hyp + w[j].cb, w[j].b - w[j].cb) < 0)
 			goto nomem;
 	}
+	if (bpe_text_add(out, hyp + (nw ? w[nw - 1].b : 0),
+			 n - (nw ? w[nw - 1].b : 0)) < 0)
+		goto nomem;
 	if (put_spans(out, bytes, pos, k, where, how, -2, AFTER, start) < 0)
 		goto nomem;
 	rc = 0;
