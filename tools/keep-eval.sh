@@ -35,21 +35,46 @@ translate() {
 		attend -m "$M" | beam -m "$M" $B | sed 's/ ||| .*//'
 }
 
-# survive SPANS OUT [any]: "ok total" over the lines: spans of line N
-# (tab-separated) found in line N of OUT exactly once (with any: at
-# least once)
+# survive SPANS OUT [any]: "ok total" over the lines: the spans of line
+# N (tab-separated) found in line N of OUT as many times as they are
+# listed (with any: at least once)
 survive() {
 	paste -d '\n' "$1" "$2" | awk -F '\t' -v any="${3-}" '
 		NR % 2 { n = split($0, s, "\t"); next }
-		{ for (i = 1; i <= n; i++) {
+		{ split("", m)
+		  for (i = 1; i <= n; i++) m[s[i]]++
+		  for (i = 1; i <= n; i++) {
 			if (s[i] == "") continue
 			total++; c = 0; t = $0
 			while ((k = index(t, s[i])) > 0) {
 				c++; t = substr(t, k + length(s[i]))
 			}
-			ok += any ? c >= 1 : c == 1
+			ok += any ? c >= 1 : c == m[s[i]]
 		} }
 		END { printf "%d %d\n", ok, total }'
+}
+
+# appended SPANS SRC OUT: the spans that restoring could not place and
+# put at the end of their line: those that end line N of OUT (after
+# its last word), less those that end line N of SRC
+appended() {
+	paste "$1" "$2" "$3" | awk -F '\t' '
+		function tail(t,    k, i, again) {
+			k = 0
+			do {
+				again = 0
+				sub(/[ \t]+$/, "", t)
+				for (i = 1; i < NF - 1; i++)
+					if ($i != "" && length(t) >= length($i) &&
+					    substr(t, length(t) - length($i) + 1) == $i) {
+						t = substr(t, 1, length(t) - length($i))
+						k++; again = 1; break
+					}
+			} while (again)
+			return k
+		}
+		{ n += tail($NF) - tail($(NF - 1)) }
+		END { print n }'
 }
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d/%d (%.1f%%)", a, b, b ? 100 * a / b : 0 }'; }
@@ -64,7 +89,9 @@ for way in "--no-keep|" "--keep-as=name|" "--keep-as=drop|" \
 	B=${way#*|}
 	translate ${way%|*} < "$ex/everyday.es" > "$tmp/out"
 	set -- $(survive "$ex/everyday.spans" "$tmp/out")
-	echo "verbatim, once, tokenize ${way%|*} beam $B: $(pct "$1" "$2")"
+	echo "verbatim, once, tokenize ${way%|*} beam $B: $(pct "$1" "$2");" \
+	     "put at the line's end: $(appended "$ex/everyday.spans" \
+				      "$ex/everyday.es" "$tmp/out")"
 	cp "$tmp/out" "$tmp/everyday.${way%|*}$B"
 done
 [ -z "${KEEP_OUT-}" ] || cp "$tmp"/everyday.* "$KEEP_OUT"
