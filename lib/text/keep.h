@@ -83,7 +83,8 @@ int keep_find(const struct keep *k, const char *s, size_t n,
 	      struct keep_span **out, size_t *cap, size_t *nspans);
 
 /* The placeholder words, from the names the shipped Bible model copies;
- * i's is keep_name(i) (i >= 0; they repeat past the list). */
+ * i's is keep_name(i) (i >= 0; they repeat past the KEEP_NAMES). */
+#define KEEP_NAMES 8
 const char *keep_name(int i);
 
 /*
