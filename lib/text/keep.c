@@ -91,10 +91,12 @@ static int prefix(const struct scan *c, size_t i, const char *p)
 	return 1;
 }
 
-/* `code`: to the next backtick, not empty. */
+/* `code`: to the next backtick, not empty, and not GNU's `quote' (an
+ * apostrophe before a space, punctuation or the end inside: its
+ * placeholders are found one by one). */
 static size_t scan_code(struct scan *c, size_t i)
 {
-	const char *q;
+	const char *q, *a;
 
 	if (at(c, i) != '`' || c->tick <= i)
 		return 0;
@@ -103,6 +105,9 @@ static size_t scan_code(struct scan *c, size_t i)
 		c->tick = i;    /* none after i: none after any later one */
 		return 0;
 	}
+	for (a = c->s + i + 1; a < q; a++)
+		if (*a == '\'' && !is_alnum(at(c, a + 1 - c->s)))
+			return 0;
 	return q - c->s > (long)i + 1 ? (size_t)(q - c->s) + 1 : 0;
 }
 
