@@ -51,7 +51,9 @@ trap 'exit 1' HUP INT TERM
 awk -v mode=strip -v tags="$tmp/tags" -f "$here/markup.awk" > "$tmp/plain"
 n=$(wc -l < "$tmp/plain")
 if [ -z "$given" ]; then
-	tokenize -m "$model" < "$tmp/plain" | embed -m "$model" |
+	# --no-keep: markup.awk counts the plain text's words, and masking
+	# a span ("915 123 456") would change the count the links use
+	tokenize --no-keep -m "$model" < "$tmp/plain" | embed -m "$model" |
 		encode -m "$model" | attend -m "$model" |
 		beam -m "$model" -A --cover "$@" > "$tmp/out"
 else
