@@ -16,37 +16,9 @@ M=$root/models/bible-es-en.tsr
 once() {
 	[ "$(wc -l < "$2")" -eq "$(wc -l < "$1")" ] ||
 		fail "$2 has $(wc -l < "$2") lines, $1 $(wc -l < "$1")"
-	paste -d '\n' "$3" "$2" | awk -F '\t' '
-		# c[x]: the copies of each span x of s[1..n] in t, the
-		# longer first, each copy then blotted out (so "1" is not
-		# counted in "-1"); m[x]: how many times s lists x
-		function count(t,    i, j, x, k, d) {
-			split("", c); split("", m); split("", d)
-			for (i = 1; i <= n; i++) { m[s[i]]++; d[i] = s[i] }
-			for (i = 1; i <= n; i++)	# longest first
-				for (j = i + 1; j <= n; j++)
-					if (length(d[j]) > length(d[i])) {
-						x = d[i]; d[i] = d[j]; d[j] = x
-					}
-			for (i = 1; i <= n; i++) {
-				x = d[i]
-				if (x == "" || x in c) continue
-				c[x] = 0
-				while ((k = index(t, x)) > 0) {
-					c[x]++
-					t = substr(t, 1, k - 1) "\001" \
-					    substr(t, k + length(x))
-				}
-			}
-		}
-		NR % 2 { n = split($0, s, "\t"); next }
-		{ count($0)
-		  for (i = 1; i <= n; i++)
-			if (s[i] != "" && c[s[i]] != m[s[i]]) {
-				print NR / 2 ": " s[i] " " c[s[i]] " times: " $0
-				bad = 1
-			} }
-		END { exit bad }' || fail "$2: a span lost or repeated"
+	paste -d '\n' "$3" "$2" | awk -f "$root/tools/keep-count.awk" > count
+	awk 'END { exit $1 != $2 }' count ||
+		fail "$2: a span lost or repeated: $(cat count)"
 }
 
 printf '%s\n' \

@@ -37,39 +37,10 @@ translate() {
 
 # survive SPANS OUT [any]: "ok total" over the lines: the spans of line
 # N (tab-separated) found in line N of OUT as many times as they are
-# listed (with any: at least once)
+# listed (with any: at least once): keep-count.awk's
 survive() {
-	paste -d '\n' "$1" "$2" | awk -F '\t' -v any="${3-}" '
-		# c[x]: the copies of each span x of s[1..n] in t, the
-		# longer first, each copy then blotted out (so "1" is not
-		# counted in "-1"); m[x]: how many times s lists x
-		function count(t,    i, j, x, k, d) {
-			split("", c); split("", m); split("", d)
-			for (i = 1; i <= n; i++) { m[s[i]]++; d[i] = s[i] }
-			for (i = 1; i <= n; i++)	# longest first
-				for (j = i + 1; j <= n; j++)
-					if (length(d[j]) > length(d[i])) {
-						x = d[i]; d[i] = d[j]; d[j] = x
-					}
-			for (i = 1; i <= n; i++) {
-				x = d[i]
-				if (x == "" || x in c) continue
-				c[x] = 0
-				while ((k = index(t, x)) > 0) {
-					c[x]++
-					t = substr(t, 1, k - 1) "\001" \
-					    substr(t, k + length(x))
-				}
-			}
-		}
-		NR % 2 { n = split($0, s, "\t"); next }
-		{ count($0)
-		  for (i = 1; i <= n; i++)
-			if (s[i] != "") {
-				total++
-				ok += any ? c[s[i]] >= 1 : c[s[i]] == m[s[i]]
-			} }
-		END { printf "%d %d\n", ok, total }'
+	paste -d '\n' "$1" "$2" |
+		awk -v any="${3-}" -f "$here/tools/keep-count.awk" | tail -n 1
 }
 
 # appended SPANS SRC OUT: the spans that restoring could not place and
