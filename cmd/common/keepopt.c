@@ -118,7 +118,10 @@ int keepopt_restore(const struct frame *f, struct bpe_text *text,
 		return -1;
 	}
 	tmp->n = 0;
-	if (keep_restore(text->s, text->n, b->data, b->dim[0], pos->data,
+	/* empty records and text may have no bytes at all: "" */
+	if (keep_restore(text->s ? text->s : "", text->n,
+			 b->data ? (const char *)b->data : "", b->dim[0],
+			 pos->data,
 			 pos->dim[0], links, nlinks, source, tmp) < 0) {
 		err_prefix("frame %llu", (unsigned long long)f->number);
 		return -1;

@@ -68,9 +68,9 @@ static int split(const char *hyp, size_t n, struct word **w)
 	return nw;
 }
 
-/* last[s] (s < ns, all -1 first): the last target word that the links
- * (Pharaoh "i-j") join to source word s. */
-static void linked(const char *links, size_t n, int *last, int ns)
+/* Calls f(s, t, arg) for each link "s-t" of the Pharaoh links [n]. */
+static void each_link(const char *links, size_t n,
+		      void (*f)(long s, long t, void *arg), void *arg)
 {
 	size_t i = 0;
 
@@ -88,9 +88,26 @@ static void linked(const char *links, size_t n, int *last, int ns)
 		for (i++; i < n && links[i] >= '0' && links[i] <= '9' &&
 		     t < 1 << 30; i++)
 			t = t * 10 + links[i] - '0';
-		if (s < ns && t > last[s])
-			last[s] = (int)t;
+		f(s, t, arg);
 	}
+}
+
+static void widest(long s, long t, void *arg)
+{
+	int *ns = arg;
+
+	(void)t;
+	if (s + 1 > *ns)
+		*ns = (int)s + 1;
+}
+
+/* last[s]: the last target word that the links join to source word s */
+static void latest(long s, long t, void *arg)
+{
+	int *last = arg;
+
+	if (t > last[s])
+		last[s] = (int)t;
 }
 
 /*
@@ -135,7 +152,7 @@ struct plan {
 	int *next;		/* [k]: the spans of a list, in their order */
 	int *head, *tail;	/* [nw + 2]: list j + 1 after word j, 0 at
 				   the start, nw + 1 at the end */
-	int *last;		/* [source words]: linked's */
+	int *last;		/* [source words linked]: latest's */
 	struct edit *e;
 	size_t ne, cap;
 };
@@ -178,13 +195,11 @@ static int by_byte(const void *x, const void *y)
 	return (a->end == 0) - (b->end == 0);
 }
 
-/* pos's rows are sane and add up to nbytes: 0, else -1 (err_msg()); *ns
- * one more than the greatest source word. */
-static int check(const int32_t *pos, size_t k, size_t nbytes, int *ns)
+/* pos's rows are sane and add up to nbytes: 0, else -1 (err_msg()). */
+static int check(const int32_t *pos, size_t k, size_t nbytes)
 {
 	size_t i, sum = 0;
 
-	*ns = 0;
 	for (i = 0; i < k; i++) {
 		const int32_t *r = pos + KEEP_COLS * i;
 
@@ -194,8 +209,6 @@ static int check(const int32_t *pos, size_t k, size_t nbytes, int *ns)
 			return -1;
 		}
 		sum += (size_t)r[0];
-		if (r[1] + 1 > *ns)
-			*ns = r[1] + 1;
 	}
 	if (sum != nbytes) {
 		err_set("src.keep has %zu bytes, src.keep.pos's lengths %zu",
@@ -212,7 +225,7 @@ static int check(const int32_t *pos, size_t k, size_t nbytes, int *ns)
  * and the copies of a restored name that are left over taken out.
  */
 static int place(const char *hyp, size_t n, const struct word *w, int nw,
-		 const int32_t *pos, size_t k, int links, int source,
+		 const int32_t *pos, size_t k, int ns, int source,
 		 struct plan *p)
 {
 	size_t from[NNAMES] = { 0 }, i, q, e;
@@ -231,7 +244,7 @@ static int place(const char *hyp, size_t n, const struct word *w, int nw,
 			if (edit(p, q, e, (int)i, 0) < 0)
 				return -1;
 			restored |= 1 << nm;
-		} else if (links && r[1] >= 0 && p->last[r[1]] >= 0 &&
+		} else if (r[1] >= 0 && r[1] < ns && p->last[r[1]] >= 0 &&
 			   p->last[r[1]] < nw) {
 			append(p, p->last[r[1]] + 1, (int)i);	/* 2. */
 		} else if (r[1] < 0 && r[2] < 0) {
@@ -248,7 +261,8 @@ static int place(const char *hyp, size_t n, const struct word *w, int nw,
 	for (j = 0; j < nw; j++)
 		if (p->head[j + 1] >= 0 && edit(p, w[j].cb, 0, -1, j + 1) < 0)
 			return -1;
-	qsort(p->e, p->ne, sizeof *p->e, by_byte);
+	if (p->ne)
+		qsort(p->e, p->ne, sizeof *p->e, by_byte);
 	return 0;
 }
 
@@ -276,10 +290,11 @@ int keep_restore(const char *hyp, size_t n, const char *bytes,
 	struct plan p = { 0 };
 	struct word *w = NULL;
 	size_t i, at = 0, start = out->n;
-	int nw, ns, j, rc = -1;
+	int nw, ns = 0, j, rc = -1;
 
-	if (check(pos, k, nbytes, &ns) < 0)
+	if (check(pos, k, nbytes) < 0)
 		return -1;
+	each_link(links, nlinks, widest, &ns);	/* source words linked */
 	if ((nw = split(hyp, n, &w)) < 0 ||
 	    !(p.off = malloc((k + 1) * sizeof *p.off)) ||
 	    !(p.next = malloc((k + 1) * sizeof *p.next)) ||
@@ -293,8 +308,8 @@ int keep_restore(const char *hyp, size_t n, const char *bytes,
 		p.head[j] = -1;
 	for (j = 0; j < ns; j++)
 		p.last[j] = -1;
-	linked(links, nlinks, p.last, ns);
-	if (place(hyp, n, w, nw, pos, k, links != NULL, source, &p) < 0)
+	each_link(links, nlinks, latest, p.last);
+	if (place(hyp, n, w, nw, pos, k, ns, source, &p) < 0)
 		goto nomem;
 	/* the start's spans, then the text with its edits, then the end's */
 	if (put_list(out, start, bytes, &p, 0) < 0 ||
