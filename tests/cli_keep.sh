@@ -27,14 +27,14 @@ printf '%s\n' \
 	'gh 10:30 ij -12 kl 3.5% y 1.234,56 €' \
 	'`make ab` en /usr/bin/env o C:\Temp con %1$d y {{name}}' \
 	'ab@cd.org ef $HOME' \
-	'ab cd' 'de %s a %s' > in.txt
+	'ab cd' 'de %s a %s' "x '%s' y" > in.txt
 printf '%s\n' \
 	'https://a.es/x?y=1' \
 	'' \
 	'10:30	-12	3.5%	1.234,56 €' \
 	'`make ab`	/usr/bin/env	C:\Temp	%1$d	{{name}}' \
 	'ab@cd.org	$HOME' \
-	'' '%s	%s' > spans.txt
+	'' '%s	%s' '%s' > spans.txt
 
 # tokenize and back: the line as it was; the masked text without them
 sentences 5 200 2 5 "s r" > pairs.txt
@@ -46,10 +46,10 @@ tokenize -d --no-keep -m m.tsr < in.tsr > masked.txt
 printf '%s\n' 'ab cd Moab. ef' '' \
 	'gh Moab ij David kl Jacob y Aaron' \
 	'Moab en David o Jacob con Aaron y Samuel' 'Moab ef David' 'ab cd' \
-	'de Moab a David' |
+	'de Moab a David' "x 'Moab' y" |
 	cmp -s - masked.txt || fail "masked: $(cat masked.txt)"
 tensordump -H < in.tsr | grep -c 'src.keep.pos  *i32  *\[[0-9]*,4\]' |
-	grep -qx 5 || fail "src.keep.pos: $(tensordump -H < in.tsr)"
+	grep -qx 6 || fail "src.keep.pos: $(tensordump -H < in.tsr)"
 tokenize --no-keep -m m.tsr < in.txt | tensordump -H | grep -q src.keep &&
 	fail "--no-keep wrote src.keep"
 tokenize --no-keep=url,number -m m.tsr < in.txt | tokenize -d --no-keep \

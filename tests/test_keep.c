@@ -246,6 +246,7 @@ START_TEST(round_trip)
 	static const char *const lines[] = {
 		"\033[0m x", "a  10:30\tb ", "x3.5% y", "(915)abc", "  ",
 		"x.915 -3", "a-10:30,b", "%s:%d", "{0}/{1}", "a1b 2 3c",
+		"for '%s' in `%s'", "'5's'",
 		"A 1 B 2 C 3 D 4 E 5 F 6 G 7 H 8 I 9 J 10", "Moab 5 David 6",
 	};
 	struct bpe_text m = { 0 }, b = { 0 };

@@ -112,12 +112,12 @@ static void latest(long s, long t, void *arg)
 
 /*
  * The next copy of the name in hyp [n] from byte *from: not after a
- * letter or digit, on its own or made a word of the model's own
- * ("Moabites", "David's"), not before an upper-case letter or a digit.
+ * letter or digit, on its own or (unless source) made a word of the
+ * model's own ("Moabites", "David's"), not before a letter or digit.
  * Its bytes [*q, return); 0: none (and *from is n).
  */
 static size_t next_copy(const char *hyp, size_t n, size_t *from,
-			const char *name, size_t *q)
+			const char *name, int source, size_t *q)
 {
 	size_t len = strlen(name), e;
 	const char *p;
@@ -128,8 +128,13 @@ static size_t next_copy(const char *hyp, size_t n, size_t *from,
 		*from = *q + 1;
 		if (*q > 0 && is_alnum((unsigned char)hyp[*q - 1]))
 			continue;
-		for (e = *q + len; e < n && ((hyp[e] >= 'a' && hyp[e] <= 'z') ||
-					     hyp[e] == '\''); e++)
+		/* lower-case letters, an apostrophe before one ("'s"); in
+		 * the masked source, the name alone */
+		for (e = *q + len; !source && e < n &&
+		     ((hyp[e] >= 'a' && hyp[e] <= 'z') ||
+					     (hyp[e] == '\'' && e + 1 < n &&
+					      hyp[e + 1] >= 'a' &&
+					      hyp[e + 1] <= 'z')); e++)
 			;
 		if (e < n && is_alnum((unsigned char)hyp[e]))
 			continue;
@@ -236,7 +241,7 @@ static int place(const char *hyp, size_t n, const struct word *w, int nw,
 		int nm = r[2] >= 0 ? r[2] % NNAMES : -1;
 
 		if (nm >= 0 && (e = next_copy(hyp, n, &from[nm],
-					      keep_name(nm), &q))) {
+					      keep_name(nm), source, &q))) {
 			if (source && (r[3] & 1) && q > 0 && hyp[q - 1] == ' ')
 				q--;
 			if (source && (r[3] & 2) && e < n && hyp[e] == ' ')
@@ -255,7 +260,8 @@ static int place(const char *hyp, size_t n, const struct word *w, int nw,
 	}
 	for (m = 0; m < NNAMES; m++)
 		while ((restored >> m & 1) &&
-		       (e = next_copy(hyp, n, &from[m], keep_name(m), &q)))
+		       (e = next_copy(hyp, n, &from[m], keep_name(m), source,
+				      &q)))
 			if (edit(p, q, e, -1, 0) < 0)
 				return -1;
 	for (j = 0; j < nw; j++)
