@@ -290,6 +290,7 @@ START_TEST(restore_refuses)
 	struct bpe_text out = { 0 };
 	int32_t pos[4] = { 3, 0, 0, 0 }, bad[4] = { 2, 0, -5, 0 };
 	int32_t glue[4] = { 2, 0, -1, 4 }, far[4] = { 2, INT32_MAX, -1, 0 };
+	int32_t near[4] = { 2, 0, -1, 0 };
 
 	ck_assert_int_eq(keep_restore("a", 1, "xy", 2, pos, 1, NULL, 0, 0, &out),
 			 -1);
@@ -298,6 +299,12 @@ START_TEST(restore_refuses)
 			 -1);
 	ck_assert_int_eq(keep_restore("a", 1, "xy", 2, glue, 1, NULL, 0, 0, &out),
 			 -1);
+	/* links that name a huge source word cost no memory for it */
+	ck_assert_int_eq(keep_restore("a b c", 5, "xy", 2, near, 1,
+				      "1073741823-2 0-1", 16, 0, &out), 0);
+	ck_assert_int_eq(out.n, 8);
+	ck_assert(!memcmp(out.s, "a b xy c", 8));
+	out.n = 0;
 	/* a source word past every link (a frame made by hand): the end */
 	ck_assert_int_eq(keep_restore("a b", 3, "xy", 2, far, 1, "0-1", 3, 0,
 				      &out), 0);

@@ -438,22 +438,30 @@ int keep_find(const struct keep *k, const char *s, size_t n,
 {
 	struct scan c = { s, n, n };
 	regmatch_t *next = NULL, m = { -1, -1 };
+	char *z = NULL;
 	size_t i = 0, e;
 	int r, rc = -1;
 
 	*nspans = 0;
 	if (k->nre && (k->kinds & KEEP_REGEX)) {
-		if (!(next = malloc(k->nre * sizeof *next))) {
+		/* REG_STARTEND reads [0, n) alone, but a NUL after it costs
+		 * a copy and keeps regexec's string a C string (for checkers
+		 * such as ASan's, which measure it) */
+		if (!(next = malloc(k->nre * sizeof *next)) ||
+		    !(z = malloc(n + 1))) {
+			free(next);
 			err_set("out of memory");
 			return -1;
 		}
+		memcpy(z, s, n);
+		z[n] = 0;
 		for (r = 0; r < k->nre; r++)
 			next[r].rm_so = -2;     /* not searched yet */
 	}
 	while (i < n) {
 		int kind = 0;
 
-		if (next && regex_next(k, s, n, i, next, &m) < 0)
+		if (next && regex_next(k, z, n, i, next, &m) < 0)
 			goto out;
 		e = 0;
 		if ((k->kinds & KEEP_CODE) && (e = scan_code(&c, i)))
@@ -482,5 +490,6 @@ int keep_find(const struct keep *k, const char *s, size_t n,
 	rc = 0;
 out:
 	free(next);
+	free(z);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* keep_restore.c: the spans keep_mask took out, put back into a
  * translation; see keep.h.  Linear in the translation's bytes, the
- * links and the spans, whatever their numbers. */
+ * links and the spans (times log of the spans), whatever their numbers,
+ * in memory as large as they are. */
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
@@ -92,22 +93,41 @@ static void each_link(const char *links, size_t n,
 	}
 }
 
-static void widest(long s, long t, void *arg)
-{
-	int *ns = arg;
+/* The source words of the spans, sorted, each once, and the last target
+ * word the links join to each (-1: none): a table as long as the spans,
+ * whatever words the links or the rows name. */
+struct linked {
+	int32_t *word;
+	int *last;
+	size_t n;
+};
 
-	(void)t;
-	if (s + 1 > *ns)
-		*ns = (int)s + 1;
+static int by_value(const void *x, const void *y)
+{
+	int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+
+	return (a > b) - (a < b);
 }
 
-/* last[s]: the last target word that the links join to source word s */
+/* The index of word in l (-1: not a span's). */
+static long find_word(const struct linked *l, long word)
+{
+	int32_t w = (int32_t)word;
+	const int32_t *at;
+
+	if (word != w || !l->n)
+		return -1;
+	at = bsearch(&w, l->word, l->n, sizeof *l->word, by_value);
+	return at ? at - l->word : -1;
+}
+
 static void latest(long s, long t, void *arg)
 {
-	int *last = arg;
+	struct linked *l = arg;
+	long i = find_word(l, s);
 
-	if (t > last[s])
-		last[s] = (int)t;
+	if (i >= 0 && t > l->last[i])
+		l->last[i] = (int)t;
 }
 
 /*
@@ -157,7 +177,7 @@ struct plan {
 	int *next;		/* [k]: the spans of a list, in their order */
 	int *head, *tail;	/* [nw + 2]: list j + 1 after word j, 0 at
 				   the start, nw + 1 at the end */
-	int *last;		/* [source words linked]: latest's */
+	struct linked l;	/* the spans' source words' links */
 	struct edit *e;
 	size_t ne, cap;
 };
@@ -230,11 +250,11 @@ static int check(const int32_t *pos, size_t k, size_t nbytes)
  * and the copies of a restored name that are left over taken out.
  */
 static int place(const char *hyp, size_t n, const struct word *w, int nw,
-		 const int32_t *pos, size_t k, int ns, int source,
-		 struct plan *p)
+		 const int32_t *pos, size_t k, int source, struct plan *p)
 {
 	size_t from[NNAMES] = { 0 }, i, q, e;
 	int restored = 0, m, j;
+	long t;
 
 	for (i = 0; i < k; i++) {
 		const int32_t *r = pos + KEEP_COLS * i;
@@ -249,9 +269,9 @@ static int place(const char *hyp, size_t n, const struct word *w, int nw,
 			if (edit(p, q, e, (int)i, 0) < 0)
 				return -1;
 			restored |= 1 << nm;
-		} else if (r[1] >= 0 && r[1] < ns && p->last[r[1]] >= 0 &&
-			   p->last[r[1]] < nw) {
-			append(p, p->last[r[1]] + 1, (int)i);	/* 2. */
+		} else if ((t = find_word(&p->l, r[1])) >= 0 &&
+			   p->l.last[t] >= 0 && p->l.last[t] < nw) {
+			append(p, p->l.last[t] + 1, (int)i);	/* 2. */
 		} else if (r[1] < 0 && r[2] < 0) {
 			append(p, 0, (int)i);	/* dropped before any word */
 		} else {
@@ -296,26 +316,33 @@ int keep_restore(const char *hyp, size_t n, const char *bytes,
 	struct plan p = { 0 };
 	struct word *w = NULL;
 	size_t i, at = 0, start = out->n;
-	int nw, ns = 0, j, rc = -1;
+	int nw, j, rc = -1;
 
 	if (check(pos, k, nbytes) < 0)
 		return -1;
-	each_link(links, nlinks, widest, &ns);	/* source words linked */
 	if ((nw = split(hyp, n, &w)) < 0 ||
 	    !(p.off = malloc((k + 1) * sizeof *p.off)) ||
 	    !(p.next = malloc((k + 1) * sizeof *p.next)) ||
 	    !(p.head = malloc((nw + 2) * sizeof *p.head)) ||
 	    !(p.tail = malloc((nw + 2) * sizeof *p.tail)) ||
-	    !(p.last = malloc((ns + 1) * sizeof *p.last)))
+	    !(p.l.word = malloc((k + 1) * sizeof *p.l.word)) ||
+	    !(p.l.last = malloc((k + 1) * sizeof *p.l.last)))
 		goto nomem;
 	for (p.off[0] = 0, i = 0; i < k; i++)
 		p.off[i + 1] = p.off[i] + (size_t)pos[KEEP_COLS * i];
 	for (j = 0; j < nw + 2; j++)
 		p.head[j] = -1;
-	for (j = 0; j < ns; j++)
-		p.last[j] = -1;
-	each_link(links, nlinks, latest, p.last);
-	if (place(hyp, n, w, nw, pos, k, ns, source, &p) < 0)
+	for (i = 0; i < k; i++) {
+		p.l.word[i] = pos[KEEP_COLS * i + 1];
+		p.l.last[i] = -1;
+	}
+	if (k)
+		qsort(p.l.word, k, sizeof *p.l.word, by_value);
+	for (i = 0; i < k; i++)
+		if (!p.l.n || p.l.word[p.l.n - 1] != p.l.word[i])
+			p.l.word[p.l.n++] = p.l.word[i];
+	each_link(links, nlinks, latest, &p.l);
+	if (place(hyp, n, w, nw, pos, k, source, &p) < 0)
 		goto nomem;
 	/* the start's spans, then the text with its edits, then the end's */
 	if (put_list(out, start, bytes, &p, 0) < 0 ||
@@ -355,7 +382,8 @@ out:
 	free(p.next);
 	free(p.head);
 	free(p.tail);
-	free(p.last);
+	free(p.l.word);
+	free(p.l.last);
 	free(p.e);
 	return rc;
 }
