@@ -92,6 +92,8 @@ static void usage(void)
 	       "                        up to about 50 bytes a byte of the "
 	       "longest line\n"
 	       "      --force           write a stream even to a terminal\n"
+	       "      --unterminated    with -d: take a stream without its "
+	       "end mark (older files)\n"
 	       "      --threads=N       threads of the kernels (no effect "
 	       "here)\n"
 	       "  -h, --help            this help\n"
@@ -471,7 +473,7 @@ static void tokenize(char **files, int nfiles)
 		die("%s: more lines than the %llu pairs", al.label,
 		    (unsigned long long)frame);
 	if (w)
-		check_write(tsr_writer_close(w));
+		check_write(tsr_writer_finish(w));
 	else
 		check_write(prog_flush_stdout());
 	bpe_text_free(&shown);
@@ -647,6 +649,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		UNTERMINATED_LONGOPT,
 		{ "dropout", required_argument, NULL, OPT_DROPOUT },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "links", required_argument, NULL, OPT_LINKS },
@@ -695,6 +698,7 @@ int main(int argc, char **argv)
 			filter_lim.limit = opt_bytes(optarg, "--limit");
 			break;
 		case OPT_FORCE: filter_lim.force = 1; break;
+		case OPT_UNTERMINATED: filter_lim.unterminated = 1; break;
 		case OPT_DROPOUT:
 			opt.dropout = opt_number(optarg, "--dropout");
 			if (!(opt.dropout >= 0 && opt.dropout < 1))

@@ -392,7 +392,7 @@ out:
 	if (c.keep)
 		c.m->arch->dec_free(c.keep);
 	if (c.w)
-		tsr_writer_close(c.w);
+		rc = filter_writer_end(c.w, rc);
 	tsr_reader_free(r);
 	vocab_free(c.tv);
 	vocab_free(c.sv);
