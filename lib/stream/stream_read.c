@@ -349,9 +349,11 @@ static int mark_count(struct tsr_reader *r, const struct tsr_rec *h,
 		n = n << 8 | p[i];
 	tensor_free(t);
 	if (n != r->seg_frames) {
-		tsr_rec_fail(h, "the end mark counts %lld frames, but %llu "
-			     "were read since %s", (long long)n,
+		tsr_rec_fail(h, "the end mark counts %llu frame%s, but %llu "
+			     "%s read since %s", (unsigned long long)n,
+			     n == 1 ? "" : "s",
 			     (unsigned long long)r->seg_frames,
+			     r->seg_frames == 1 ? "was" : "were",
 			     r->marks ? "the previous end mark" :
 			     "the stream's start");
 		return -1;
@@ -468,12 +470,13 @@ static int at_end(const struct tsr_reader *r)
 	if (r->after_mark || r->unterminated)
 		return 0;
 	if (r->seg_frames)
-		err_set("%s: input ends after frame %llu (%llu frames since "
+		err_set("%s: input ends after frame %llu (%llu frame%s since "
 			"%s) without the stream's end mark: the program that "
 			"wrote it stopped early (a stream saved before end "
 			"marks: --unterminated takes it)", r->label,
 			(unsigned long long)r->last_frame,
 			(unsigned long long)r->seg_frames,
+			r->seg_frames == 1 ? "" : "s",
 			r->marks ? "the last end mark" : "its start");
 	else
 		err_set("%s: no input, not even the stream's end mark: the "
@@ -525,4 +528,9 @@ void tsr_unread(struct tsr_reader *r, struct tensor *t, int end_frame)
 	r->pending_info = r->info;
 	r->has_pending = 1;
 	memset(t, 0, sizeof *t);
+}
+
+int tsr_frame_started(const struct tsr_reader *r)
+{
+	return r->names.fresh;
 }

@@ -108,5 +108,8 @@ struct tsr_reader;
 struct tensor *frame_push(struct frame *f, struct tensor *t);
 /* Gives back a record read one too far; the next tsr_read returns it. */
 void tsr_unread(struct tsr_reader *r, struct tensor *t, int end_frame);
+/* Whether the record tsr_read returned last started a frame: after one
+ * with the end flag (an end mark's too), or under another number. */
+int tsr_frame_started(const struct tsr_reader *r);
 
 #endif
