@@ -254,8 +254,8 @@ static void text_record(const struct tensor *t, const struct tsr_recinfo *in)
 
 /* ---- reading streams ---------------------------------------------------- */
 
-/* The reader of path with the options' limit and --unterminated; dies if
- * there is none. */
+/* The reader of path with the options' limit; dies if there is none.
+ * It takes input without an end mark: the_end() judges it. */
 static struct tsr_reader *open_stream(const char *path)
 {
 	struct tsr_reader *r = tsr_reader_path(path);
@@ -263,12 +263,29 @@ static struct tsr_reader *open_stream(const char *path)
 	if (!r)
 		die_err();
 	tsr_reader_set_limit(r, opt.limit);
-	tsr_reader_set_unterminated(r, opt.unterminated);
+	tsr_reader_set_unterminated(r, 1);
 	return r;
 }
 
-/* Shows the end marks r has read since *seen of them (a comment line in
- * the listing and the text form). */
+/*
+ * At the end of r's input, after `frames` frames, the last numbered
+ * `last`: 0, or -1 (err_msg()) for a stream that lacks its end mark,
+ * unless --unterminated, or unless it is a model file, which has none:
+ * one frame, numbered 0, without the model.id of the pipeline's frames
+ * (model, alignment model and annex files, exports).
+ */
+static int the_end(const struct tsr_reader *r, uint64_t frames,
+		   uint64_t last, int model_id)
+{
+	if (opt.unterminated || (!tsr_reader_marks(r, NULL) && frames == 1 &&
+				 last == 0 && !model_id))
+		return 0;
+	return tsr_reader_ended(r);
+}
+
+/* Shows the end marks r has read since *seen of them: a comment line in
+ * the listing and the text form of every record (not of those -n or -f
+ * choose). */
 static void show_marks(const struct tsr_reader *r, uint64_t *seen)
 {
 	uint64_t count, marks = tsr_reader_marks(r, &count);
@@ -276,7 +293,8 @@ static void show_marks(const struct tsr_reader *r, uint64_t *seen)
 	if (marks == *seen)
 		return;
 	*seen = marks;
-	if (opt.mode == LIST || opt.mode == TEXT)
+	if ((opt.mode == LIST || opt.mode == TEXT) && !opt.nnames &&
+	    opt.frame_lo == 0 && opt.frame_hi == UINT64_MAX)
 		printf("# end mark: the stream ended normally after %" PRIu64
 		       " frames\n", count);
 }
@@ -287,7 +305,7 @@ static int dump(const char *path)
 	struct tsr_recinfo in;
 	struct tensor t;
 	uint64_t records = 0, frames = 0, last = 0, marks = 0;
-	int end, ended = 1, rc;
+	int end, ended = 1, model_id = 0, rc;
 
 	/* -c needs no values: each record is checked a piece at a time,
 	 * within its stored size in memory, not its declared one */
@@ -303,6 +321,7 @@ static int dump(const char *path)
 		records++;
 		last = t.frame;
 		ended = end;
+		model_id |= !strcmp(t.name, "model.id");
 		if (wanted(&t) && opt.mode == LIST)
 			list_record(&t, &in);
 		else if (wanted(&t) && opt.mode == TEXT)
@@ -310,6 +329,8 @@ static int dump(const char *path)
 		tensor_free(&t);
 	}
 	show_marks(r, &marks);
+	if (rc == 0)
+		rc = the_end(r, frames, last, model_id);
 	if (rc < 0)
 		warnx_("%s", err_msg());
 	else if (opt.mode == CHECK)
@@ -537,6 +558,8 @@ static int pictures(char **files)
 			}
 			drawn += got;
 		}
+		if (rc == 0 && !opt.unterminated)
+			rc = tsr_reader_ended(r);
 		if (rc < 0)
 			warnx_("%s", err_msg());
 		tsr_reader_free(r);

@@ -111,10 +111,15 @@ cat full.tsr two.tsr > joined.tsr
 exits 0 tensordump -c joined.tsr
 [ "$(cat out)" = "joined.tsr: 21 records in 7 frames, ok, 2 end marks" ] ||
 	fail "joined: $(cat out)"
-exits 0 tensordump -H -n src.text joined.tsr
+exits 0 tensordump -H joined.tsr
 [ "$(grep -c '^# end mark' out)" -eq 2 ] || fail "joined: $(cat out)"
-sed -n 6p out | grep -qx "# end mark: the stream ended normally after 5 frames" ||
+sed -n 16p out | grep -qx "# end mark: the stream ended normally after 5 frames" ||
 	fail "joined: the first mark not after frame 4: $(cat out)"
+sed -n 23p out | grep -qx "# end mark: the stream ended normally after 2 frames" ||
+	fail "joined: the second mark not last: $(cat out)"
+# not among the records -n or -f chooses
+exits 0 tensordump -H -n src.text joined.tsr
+grep -q '^# end mark' out && fail "tensordump -n: a mark shown"
 stages m.tsr < joined.tsr | beam -m m.tsr > joined.txt
 { cat in.txt; head -2 in.txt; } | tokenize -m m.tsr | stages m.tsr |
 	beam -m m.tsr > want.txt
@@ -138,6 +143,12 @@ exits 1 tensordump -c cut.tsr
 exits 0 tensordump -c --unterminated cut.tsr
 [ "$(cat out)" = "cut.tsr: 6 records in 2 frames, ok, 0 end marks" ] ||
 	fail "tensordump -c --unterminated: $(cat out)"
+# a model file has no mark and needs none; one frame of a pipeline does
+exits 0 tensordump -c m.tsr
+head -1 in.txt | tokenize -m m.tsr > one.tsr
+head -c "$(grep -obUa TNSR one.tsr | tail -1 | cut -d: -f1)" one.tsr > onecut.tsr
+exits 1 tensordump -c onecut.tsr
+err_has "tensordump: onecut.tsr: input ends after frame 0 (1 frame since its start) without"
 # the text form shows the mark as a comment; -r writes its own
 tensordump -t full.tsr > full.txt
 grep -qx "# end mark: the stream ended normally after 5 frames" full.txt ||

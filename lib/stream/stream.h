@@ -72,6 +72,10 @@ void tsr_reader_set_raw(struct tsr_reader *r, int raw);
 void tsr_reader_set_unterminated(struct tsr_reader *r, int accept);
 /* The end marks read so far; *frames (may be NULL): the last one's count. */
 uint64_t tsr_reader_marks(const struct tsr_reader *r, uint64_t *frames);
+/* At the end of input: 0 if the last thing read was an end mark, else -1
+ * with the message tsr_read gives when it refuses such input; for a
+ * program that takes some streams without one and not others. */
+int tsr_reader_ended(const struct tsr_reader *r);
 void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
 /* A reader over n bytes in memory (copied), for tests and tools. */
 struct tsr_reader *tsr_reader_mem(const void *data, size_t n,

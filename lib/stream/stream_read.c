@@ -464,10 +464,15 @@ fail:
 }
 
 /* The end of input: normal after an end mark, or when told to take a
- * stream without one; else the writer stopped early. */
+ * stream without one. */
 static int at_end(const struct tsr_reader *r)
 {
-	if (r->after_mark || r->unterminated)
+	return r->unterminated ? 0 : tsr_reader_ended(r);
+}
+
+int tsr_reader_ended(const struct tsr_reader *r)
+{
+	if (r->after_mark)
 		return 0;
 	if (r->seg_frames)
 		err_set("%s: input ends after frame %llu (%llu frame%s since "
