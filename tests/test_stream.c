@@ -1014,6 +1014,69 @@ START_TEST(map_lazy)
 }
 END_TEST
 
+/*
+ * A model file that ends with an end mark (tensordump -r writes one):
+ * the mark checked and left out, by both loaders; one that counts other
+ * frames, or a mark before the last record, refused.
+ */
+START_TEST(map_end_mark)
+{
+	char path[128];
+	struct tt_stream s;
+	struct tensor t[2];
+	struct tsr_map *m;
+	unsigned char *a, *cut;
+	size_t na, nb, k;
+	uint64_t dim[1] = { 5 };
+	uint32_t crc;
+
+	make_tmpdir();
+	snprintf(path, sizeof path, "%s/m.tsr", tmpdir);
+	tt_tensor(&t[0], "model.config", DT_U8, 1, dim, 1);
+	tt_tensor(&t[1], "enc.w", DT_F32, 1, dim, 2);
+	tt_stream_open(&s, 0);
+	tsr_write(s.w, &t[0], 0, 0);
+	tsr_write(s.w, &t[1], 0, 1);
+	a = tt_stream_bytes(&s, &na);
+	tt_write_file(path, a, na);
+	for (int lazy = 0; lazy <= 1; lazy++) {
+		m = lazy ? tsr_map_open_lazy(path) : tsr_map_open(path);
+		ck_assert_msg(m != NULL, "%s", err_msg());
+		ck_assert_int_eq(m->f.n, 2);
+		assert_same(&t[1], &m->f.rec[1]);
+		tsr_map_close(m);
+	}
+	/* the mark counting 2 frames, its checksum to match */
+	for (k = na - 4; memcmp(a + k, "TNSR", 4); k--)
+		;
+	a[na - 8] = 2;
+	crc = crc32(0, a + na - 8, 8);
+	for (int i = 0; i < 4; i++)
+		a[k + 12 + i] = crc >> 8 * i;
+	tt_write_file(path, a, na);
+	ck_assert_ptr_null(tsr_map_open(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 18446744073709551615: "
+		"the end mark counts 2 frames, but 1 was read since the "
+		"file's start"));
+	/* a record after the mark */
+	tt_stream_open(&s, 0);
+	tsr_write(s.w, &t[1], 0, 1);
+	cut = tt_stream_unmarked(&s, &nb);
+	a = realloc(a, na + nb);
+	memcpy(a + na, cut, nb);
+	tt_write_file(path, a, na + nb);
+	ck_assert_ptr_null(tsr_map_open(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "record \"stream.end\", "
+		"frame 18446744073709551615: an end mark before the end of "
+		"the file"));
+	free(a);
+	free(cut);
+	tensor_free(&t[0]);
+	tensor_free(&t[1]);
+	remove_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stream");
@@ -1038,6 +1101,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, atomic_writer);
 	tcase_add_test(tc, map_model);
 	tcase_add_test(tc, map_lazy);
+	tcase_add_test(tc, map_end_mark);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -316,53 +316,24 @@ static int read_bytes(struct tsr_reader *r, struct tsr_rec *h,
 	return 0;
 }
 
-/*
- * The end mark's header (doc/FORMAT.md, The end mark): i64 [], alone in
- * frame TSR_END_FRAME with the end flag, so that a reader that knows
- * nothing of marks reads it as a frame of its own and no other.
- */
-static int mark_head(const struct tsr_reader *r, const struct tsr_rec *h)
-{
-	if (h->dtype == DT_I64 && h->rank == 0 && h->frame == TSR_END_FRAME &&
-	    (h->flags & TSR_FLAG_END_FRAME) && r->names.fresh)
-		return 0;
-	tsr_rec_fail(h, "a stream's end mark must be i64 [], alone in frame "
-		     "%llu with the end flag",
-		     (unsigned long long)TSR_END_FRAME);
-	return -1;
-}
-
 /* Checks the count of the end mark t (taking it) against the frames read
  * since the last one: 2, or -1 on a mismatch. */
 static int mark_count(struct tsr_reader *r, const struct tsr_rec *h,
 		      struct tensor *t)
 {
-	const unsigned char *p;
-	uint64_t n = 0;
+	int rc = tsr_inflate(t) < 0 ? -1 :
+		 tsr_rec_mark_count(h, t->data, r->seg_frames, r->marks ?
+				    "the previous end mark" :
+				    "the stream's start");
 
-	if (tsr_inflate(t) < 0) {
-		tensor_free(t);
-		return -1;
+	if (rc == 0) {
+		r->marks++;
+		r->mark_count = r->seg_frames;
+		r->seg_frames = 0;
+		r->after_mark = 1;
 	}
-	p = t->data;
-	for (int i = 7; i >= 0; i--)
-		n = n << 8 | p[i];
 	tensor_free(t);
-	if (n != r->seg_frames) {
-		tsr_rec_fail(h, "the end mark counts %llu frame%s, but %llu "
-			     "%s read since %s", (unsigned long long)n,
-			     n == 1 ? "" : "s",
-			     (unsigned long long)r->seg_frames,
-			     r->seg_frames == 1 ? "was" : "were",
-			     r->marks ? "the previous end mark" :
-			     "the stream's start");
-		return -1;
-	}
-	r->marks++;
-	r->mark_count = n;
-	r->seg_frames = 0;
-	r->after_mark = 1;
-	return 2;
+	return rc < 0 ? -1 : 2;
 }
 
 /* Reads one record from the stream itself (not the read-ahead): 1, 2 for
@@ -398,7 +369,7 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	    frame_name(r, &h) < 0)
 		return -1;
 	mark = strcmp(h.name, TSR_END_NAME) == 0;
-	if (mark && mark_head(r, &h) < 0)
+	if (mark && tsr_rec_mark_head(&h, r->names.fresh) < 0)
 		return -1;
 	consume(r, n + h.pad);
 
