@@ -80,7 +80,8 @@ static void wait_for(pid_t pid)
 	waitpid(pid, &st, 0);
 }
 
-/* A stream of count records, like a model file's, in memory. */
+/* A stream of count records in one frame, like a model file's, then
+ * its end mark, in memory. */
 static unsigned char *make_stream(const struct tensor *t, int count,
 				  int level, size_t *n)
 {
@@ -95,7 +96,7 @@ static unsigned char *make_stream(const struct tensor *t, int count,
 		if (tsr_write(w, &named, 0, i == count - 1) < 0)
 			die("write");
 	}
-	if (tsr_writer_close(w) < 0)
+	if (tsr_writer_finish(w) < 0)
 		die("close");
 	*n = lseek(fileno(f), 0, SEEK_END);
 	buf = malloc(*n);
@@ -134,7 +135,7 @@ static double time_write(const struct tensor *t, int count, int level,
 	for (int i = 0; i < count; i++)
 		if (tsr_write(w, t, i, 1) < 0)
 			die("write");
-	if (tsr_writer_close(w) < 0)
+	if (tsr_writer_finish(w) < 0)
 		die("close");
 	close(wfd);
 	wait_for(cat);
@@ -182,7 +183,7 @@ static double time_pass(const unsigned char *buf, size_t n, int mode,
 			die("write");
 	if (rc < 0)
 		die("read");
-	if (tsr_writer_close(w) < 0)
+	if (tsr_writer_finish(w) < 0)
 		die("close");
 	frame_free(&f);
 	tsr_reader_free(r);
