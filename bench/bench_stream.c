@@ -285,12 +285,14 @@ int main(void)
 		char path[] = "/tmp/bench_stream.XXXXXX";
 		int fd = mkstemp(path);
 		struct tsr_map *m;
-		size_t n = np / 2;
+		size_t n;
+		unsigned char *model = make_stream(&t, RECORDS / 2, 0, &n);
 		double map_best = 1e9, cat_best = 1e9;
 
-		if (fd < 0 || write(fd, plain, n) != (ssize_t)n)
+		if (fd < 0 || write(fd, model, n) != (ssize_t)n)
 			exit(1);
 		close(fd);
+		free(model);
 		for (int k = 0; k < 3; k++) {
 			double t0 = bench_now();
 			pid_t pid = fork();
