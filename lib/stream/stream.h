@@ -114,8 +114,8 @@ struct frame {
 
 /*
  * Reads one whole frame (up to and including the record with the end flag,
- * a change of frame number, or the end of input).  Returns 1, 0 at the end
- * of input, -1 on error.  f is cleared first.
+ * a change of frame number, an end mark, or the end of input).  Returns 1,
+ * 0 at the end of input, -1 on error.  f is cleared first.
  */
 int tsr_read_frame(struct tsr_reader *r, struct frame *f);
 
