@@ -26,7 +26,7 @@
 
 enum format { STREAM, UNITS, IDS };
 enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE, OPT_LANG,
-       OPT_NO_SPLIT };	/* past filter.h's and prog.h's */
+       OPT_NO_SPLIT, OPT_CLAUSE_WORDS };	/* past filter.h's and prog.h's */
 
 /* --max-line's default: the longest line read (its newline aside) */
 #define MAX_LINE_DEFAULT (1 << 20)
@@ -44,9 +44,10 @@ static struct {
 	uint64_t max_line;      /* --max-line: the longest line read */
 	int split;              /* a source line's sentences, a frame each */
 	enum sent_lang lang;    /* --lang: the splitter's rules */
-	int lang_given;
+	int clause_words;       /* longer sentences cut into clauses */
+	int split_opts;         /* --lang or --clause-words given */
 } opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT,
-	  .split = 1 };
+	  .split = 1, .clause_words = 40 };
 
 static struct rng dropout_rng;
 
@@ -96,11 +97,10 @@ static void usage(void)
 	       "are bytes\n"
 	       "      --limit=BYTES     with -d: the largest record accepted "
 	       "(default 4G)\n"
-	       "      --lang=LANG       the sentences' rules: %s "
-	       "(default none:\n"
-	       "                        no language's abbreviations)\n"
-	       "      --no-split        one frame per line, not per "
-	       "sentence\n"
+	       "      --lang=LANG       abbreviations of %s (default)\n"
+	       "      --clause-words=N  longer sentences cut at ; and : "
+	       "(default 40; 0: none)\n      --no-split        one frame "
+	       "per line, not per sentence\n"
 	       "      --max-line=BYTES  refuse a longer line of text (default "
 	       "1M): memory is\n"
 	       "                        up to about 50 bytes a byte of the "
@@ -410,11 +410,8 @@ static void put_text(struct bpe_text *t, int interactive)
 	t->n = 0;
 }
 
-/*
- * A source line: one frame; or, split into n >= 2 sentences, n frames of
- * the same number, each with model.id (given), the line.* records and
- * the sentence's src.ids and src.text.
- */
+/* A source line: one frame; or, of n >= 2 sentences, n frames of its
+ * number, each model.id (id), line.* records, src.ids and src.text. */
 static void put_source(struct tsr_writer *w, struct bpe_text *shown,
 		       const char *line, size_t len, uint64_t frame,
 		       const struct input *in, const char *id, size_t idlen)
@@ -424,7 +421,8 @@ static void put_source(struct tsr_writer *w, struct bpe_text *shown,
 	long n = 0, k;
 
 	if (opt.split && w && !opt.target &&
-	    (n = sentsplit(line, len, opt.lang, &sp, &cap)) < 0)
+	    (n = sentsplit(line, len, opt.lang, opt.clause_words, &sp,
+			   &cap)) < 0)
 		die_err();
 	if (n < 2) {
 		put_side(w, shown, opt.target, line, len, frame, 1, in, NULL);
@@ -617,7 +615,6 @@ static const struct tensor *ids_record(const struct frame *f)
 			  strncmp(name, "hyp.", 4) ? "tokenize" : "decode");
 }
 
-/* A line's sentences joined back (linejoin.h), a line at a time. */
 static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 {
 	struct linejoin j = { 0 };
@@ -665,7 +662,7 @@ static void check_options(void)
 	if (opt.learn) {
 		if (opt.model || opt.vocab || opt.tgt_vocab || opt.target ||
 		    opt.pairs || opt.detok || opt.format != STREAM || opt.name ||
-		    opt.dropout > 0 || opt.lang_given || !opt.split)
+		    opt.dropout > 0 || opt.split_opts || !opt.split)
 			usage_error("--learn takes only --coverage and files");
 		return;
 	}
@@ -679,10 +676,10 @@ static void check_options(void)
 		usage_error("--links goes with --pairs and a stream");
 	if (opt.name && (!opt.detok || opt.format != STREAM))
 		usage_error("--name goes with --detok of a stream");
-	if (opt.lang_given && (!opt.split || opt.detok || opt.pairs ||
+	if (opt.split_opts && (!opt.split || opt.detok || opt.pairs ||
 			       opt.target || opt.format != STREAM))
-		usage_error("--lang goes with splitting source lines into a "
-			    "stream: not --no-split, -d, -p, -T or -f");
+		usage_error("--lang and --clause-words go with splitting: not "
+			    "--no-split, -d, -p, -T or -f");
 	if (opt.dropout > 0 && opt.detok)
 		usage_error("--dropout goes with encoding, not --detok");
 	rng_seed(&dropout_rng, (uint64_t)opt.seed);
@@ -711,6 +708,7 @@ int main(int argc, char **argv)
 		{ "max-line", required_argument, NULL, OPT_MAX_LINE },
 		{ "lang", required_argument, NULL, OPT_LANG },
 		{ "no-split", no_argument, NULL, OPT_NO_SPLIT },
+		{ "clause-words", required_argument, NULL, OPT_CLAUSE_WORDS },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -770,7 +768,12 @@ int main(int argc, char **argv)
 				usage_error("--lang: '%s' is not one of %s",
 					    optarg, sentsplit_langs);
 			opt.lang = c;
-			opt.lang_given = 1;
+			opt.split_opts = 1;
+			break;
+		case OPT_CLAUSE_WORDS:
+			opt.clause_words = opt_int(optarg, "--clause-words", 0,
+						   1 << 30);
+			opt.split_opts = 1;
 			break;
 		case OPT_NO_SPLIT: opt.split = 0; break;
 		case OPT_SEED:

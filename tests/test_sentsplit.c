@@ -6,15 +6,17 @@
 #include "text/sentsplit.h"
 
 /*
- * The sentences of text under lang, joined by '|', must be want (worked
- * out by hand); and whatever lies between them must be spaces, so that
- * sentences and gaps give back the line.
+ * The sentences of text under lang (clauses of those of more than
+ * clause_words words), joined by '|', must be want (worked out by hand);
+ * and whatever lies between them must be spaces, so that sentences and
+ * gaps give back the line.
  */
-static void splits(const char *text, enum sent_lang lang, const char *want)
+static void cuts(const char *text, enum sent_lang lang, int clause_words,
+		 const char *want)
 {
 	struct sent_span *sp = NULL;
 	size_t cap = 0, len = strlen(text), i, j, prev = 0;
-	long n = sentsplit(text, len, lang, &sp, &cap);
+	long n = sentsplit(text, len, lang, clause_words, &sp, &cap);
 	char got[512];
 	size_t g = 0;
 
@@ -40,6 +42,11 @@ static void splits(const char *text, enum sent_lang lang, const char *want)
 	free(sp);
 }
 
+static void splits(const char *text, enum sent_lang lang, const char *want)
+{
+	cuts(text, lang, 0, want);
+}
+
 START_TEST(plain_stops)
 {
 	splits("Hola. Adiós.", SENT_ES, "Hola.|Adiós.");
@@ -59,8 +66,8 @@ START_TEST(empty_and_blank)
 	struct sent_span *sp = NULL;
 	size_t cap = 0;
 
-	ck_assert_int_eq(sentsplit("", 0, SENT_EN, &sp, &cap), 0);
-	ck_assert_int_eq(sentsplit("  \t ", 4, SENT_EN, &sp, &cap), 0);
+	ck_assert_int_eq(sentsplit("", 0, SENT_EN, 0, &sp, &cap), 0);
+	ck_assert_int_eq(sentsplit("  \t ", 4, SENT_EN, 0, &sp, &cap), 0);
 	free(sp);
 	/* punctuation only: one sentence, nothing lost */
 	splits("!!! ??? ... .", SENT_NONE, "!!! ??? ... .");
@@ -132,10 +139,15 @@ START_TEST(quotes_brackets_marks)
 	splits("Dijo: \"Ven.\" Y fue.", SENT_ES, "Dijo: \"Ven.\"|Y fue.");
 	splits("(Véase arriba.) Luego.", SENT_ES, "(Véase arriba.)|Luego.");
 	splits("«Basta.» «Bien.»", SENT_ES, "«Basta.»|«Bien.»");
+	/* German quotes close with what English opens with */
+	splits("Er rief „Halt.“ „Nein.“ Dann »Gut.« Ende.", SENT_DE,
+	       "Er rief „Halt.“|„Nein.“|Dann »Gut.«|Ende.");
+	splits("#1) Be kind. #2) Think.", SENT_EN, "#1) Be kind.|#2) Think.");
 	splits("He said “Stop.” Then “Go.”", SENT_EN,
 	       "He said “Stop.”|Then “Go.”");
-	/* inverted marks open a sentence whatever the case after them */
-	splits("¡Hola! ¿qué tal? Bien.", SENT_ES, "¡Hola!|¿qué tal?|Bien.");
+	/* inverted marks open, a lower-case letter after them goes on */
+	splits("¡Hola! ¿Qué tal? Bien.", SENT_ES, "¡Hola!|¿Qué tal?|Bien.");
+	splits("¡Hola! ¿qué tal? Bien.", SENT_ES, "¡Hola! ¿qué tal?|Bien.");
 	splits("¿Vienes? —preguntó él.", SENT_ES, "¿Vienes? —preguntó él.");
 	splits("¿Vienes? —Sí.", SENT_ES, "¿Vienes?|—Sí.");
 	/* ellipses: three dots or U+2026, then a capital */
@@ -146,6 +158,23 @@ START_TEST(quotes_brackets_marks)
 	splits("Vraiment ? Oui !", SENT_FR, "Vraiment ?|Oui !");
 	/* unbalanced quotes change nothing */
 	splits("Él dijo \"hola. Adiós.", SENT_ES, "Él dijo \"hola.|Adiós.");
+}
+END_TEST
+
+START_TEST(clauses_of_long_sentences)
+{
+	/* 7 words: cut after ';' and after ':' before a capital, not
+	 * after ':' before a small letter; 7 words are not more than 7 */
+	cuts("Uno dos; tres cuatro: Cinco seis: siete.", SENT_ES, 6,
+	     "Uno dos;|tres cuatro:|Cinco seis: siete.");
+	cuts("Uno dos; tres cuatro: Cinco seis: siete.", SENT_ES, 7,
+	     "Uno dos; tres cuatro: Cinco seis: siete.");
+	/* each sentence counted on its own: the first (3 words) stays */
+	cuts("Ab cd; ef. Gh ij; kl mn op.", SENT_ES, 3,
+	     "Ab cd; ef.|Gh ij;|kl mn op.");
+	/* openers before the capital; a ';' at the very end cuts nothing */
+	cuts("Y dijo: «Ven acá»; y vino;", SENT_ES, 2,
+	     "Y dijo:|«Ven acá»;|y vino;");
 }
 END_TEST
 
@@ -161,15 +190,19 @@ START_TEST(long_lines_linear)
 	ck_assert_ptr_nonnull(s);
 	for (i = 0; i < n; i++)
 		s[i] = i % 5 == 4 ? ' ' : 'a';
-	ck_assert_int_eq(sentsplit(s, n, SENT_ES, &sp, &cap), 1);
+	ck_assert_int_eq(sentsplit(s, n, SENT_ES, 0, &sp, &cap), 1);
 	ck_assert_uint_eq(sp[0].start, 0);
 	ck_assert_uint_eq(sp[0].end, n - 1);
 	for (i = 0; i < n; i++)          /* "Abc. Abc. ..." */
 		s[i] = "Abc. "[i % 5];
-	ck_assert_int_eq(sentsplit(s, n, SENT_ES, &sp, &cap), n / 5);
+	ck_assert_int_eq(sentsplit(s, n, SENT_ES, 0, &sp, &cap), n / 5);
 	ck_assert_uint_eq(sp[n / 5 - 1].end, n - 1);
 	memset(s, '.', n);               /* one word of dots */
-	ck_assert_int_eq(sentsplit(s, n, SENT_ES, &sp, &cap), 1);
+	ck_assert_int_eq(sentsplit(s, n, SENT_ES, 0, &sp, &cap), 1);
+	for (i = 0; i < n; i++)          /* "abc; abc; ...": one sentence */
+		s[i] = "abc; "[i % 5];
+	ck_assert_int_eq(sentsplit(s, n, SENT_ES, 0, &sp, &cap), 1);
+	ck_assert_int_eq(sentsplit(s, n, SENT_ES, 40, &sp, &cap), n / 5);
 	free(sp);
 	free(s);
 }
@@ -199,6 +232,7 @@ int main(void)
 	tcase_add_test(tc, numeric_only_and_ordinals);
 	tcase_add_test(tc, numbers_urls_mail);
 	tcase_add_test(tc, quotes_brackets_marks);
+	tcase_add_test(tc, clauses_of_long_sentences);
 	tcase_add_test(tc, long_lines_linear);
 	tcase_add_test(tc, languages);
 	suite_add_tcase(s, tc);

@@ -34,17 +34,24 @@ static int is_stop(uint32_t c)
 	return c == '.' || c == '!' || c == '?' || c == 0x2026;
 }
 
-static int is_closer(uint32_t c)
+/* Quotation marks: each language closes with some that others open
+ * with (German's „...“ and »...«, French's «...»), so all are both. */
+static int is_quote(uint32_t c)
 {
-	return c == '"' || c == '\'' || c == ')' || c == ']' || c == '}' ||
-	       c == 0xBB || c == 0x203A || c == 0x2019 || c == 0x201D;
+	return c == '"' || c == '\'' || c == 0xAB || c == 0xBB ||
+	       c == 0x2039 || c == 0x203A || (c >= 0x2018 && c <= 0x201F);
 }
 
+static int is_closer(uint32_t c)
+{
+	return is_quote(c) || c == ')' || c == ']' || c == '}';
+}
+
+/* '#' opens a numbered item ("#2) Think ..."). */
 static int is_opener(uint32_t c)
 {
-	return c == '"' || c == '\'' || c == '(' || c == '[' || c == '{' ||
-	       c == 0xAB || c == 0x2039 || c == 0x2018 || c == 0x201C ||
-	       c == 0x2014;
+	return is_quote(c) || c == '(' || c == '[' || c == '{' ||
+	       c == 0x2014 || c == 0xBF || c == 0xA1 || c == '#';
 }
 
 static int is_upper(uint32_t c)
@@ -167,12 +174,10 @@ static int ends_sentence(const unsigned char *s, size_t ws, size_t we,
 	}
 	if (!stops)
 		return 0;
-	/* the next word: inverted marks open a sentence; else, after its
-	 * openers, an upper-case letter or a digit must */
+	/* the next word, after its openers, starts with an upper-case
+	 * letter or a digit */
 	for (;;) {
 		n = char_at(s, p, ne, &c);
-		if (c == 0xBF || c == 0xA1)
-			return 1;
 		if (!is_opener(c) || p + n >= ne)
 			break;
 		p += n;
@@ -218,8 +223,75 @@ static int push(struct sent_span **span, size_t *cap, size_t n,
 	return 0;
 }
 
+/* The word after byte i of s [len] (spaces skipped): [*ws, *we); 0 at
+ * the end. */
+static int next_word(const unsigned char *s, size_t len, size_t i,
+		     size_t *ws, size_t *we)
+{
+	while (i < len && is_space(s[i]))
+		i++;
+	*ws = i;
+	while (i < len && !is_space(s[i]))
+		i++;
+	*we = i;
+	return *we > *ws;
+}
+
+/*
+ * Whether a clause of a long sentence ends after word [ws, we), the next
+ * being [ns, ne): the word ends with ';', or with ':' and the next word
+ * starts, after its openers, with a capital or a digit.
+ */
+static int ends_clause(const unsigned char *s, size_t ws, size_t we,
+		       size_t ns, size_t ne)
+{
+	size_t p = ns, n;
+	uint32_t c;
+
+	if (s[we - 1] == ';')
+		return 1;
+	if (s[we - 1] != ':')
+		return 0;
+	while ((n = char_at(s, p, ne, &c)) && is_opener(c) && p + n < ne)
+		p += n;
+	return is_upper(c) || (c >= '0' && c <= '9');
+}
+
+/*
+ * Sentence [start, end) of s, its last word ending at end: pushed whole,
+ * or when it has more than clause_words words (clause_words > 0), cut
+ * after each word that ends a clause.
+ */
+static int push_sentence(const unsigned char *s, size_t start, size_t end,
+			 int clause_words, struct sent_span **span,
+			 size_t *cap, size_t *n)
+{
+	size_t ws, we, ns, ne, from = start;
+	long words = 0;
+
+	if (clause_words > 0)
+		for (we = start; words <= clause_words &&
+		     next_word(s, end, we, &ws, &we); )
+			words++;
+	if (words <= clause_words)
+		return push(span, cap, (*n)++, start, end);
+	next_word(s, end, start, &ns, &ne);
+	do {
+		ws = ns;
+		we = ne;
+		if (!next_word(s, end, we, &ns, &ne))
+			break;
+		if (ends_clause(s, ws, we, ns, ne)) {
+			if (push(span, cap, (*n)++, from, we) < 0)
+				return -1;
+			from = ns;
+		}
+	} while (1);
+	return push(span, cap, (*n)++, from, end);
+}
+
 long sentsplit(const char *text, size_t len, enum sent_lang lang,
-	       struct sent_span **span, size_t *cap)
+	       int clause_words, struct sent_span **span, size_t *cap)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, ws, we, ns, ne, start, n = 0;
@@ -242,12 +314,13 @@ long sentsplit(const char *text, size_t len, enum sent_lang lang,
 		for (ne = ns; ne < len && !is_space(s[ne]); ne++)
 			;
 		if (ends_sentence(s, ws, we, ns, ne, lang)) {
-			if (push(span, cap, n++, start, we) < 0)
+			if (push_sentence(s, start, we, clause_words, span,
+					  cap, &n) < 0)
 				return -1;
 			start = ns;
 		}
 	}
-	if (push(span, cap, n++, start, we) < 0)
+	if (push_sentence(s, start, we, clause_words, span, cap, &n) < 0)
 		return -1;
 	return (long)n;
 }

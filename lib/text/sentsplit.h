@@ -6,12 +6,12 @@
  *
  * Words are runs of bytes between spaces, tabs and CRs.  A sentence ends
  * after a word whose last characters are a stop (. ! ? or U+2026, any
- * run of them) and then any closing quotes and brackets (" ' ) ] }
- * U+00BB U+203A U+2019 U+201D), when the next word starts, after any
- * opening quotes, brackets and dashes (" ' ( [ { U+00AB U+2039 U+2018
- * U+201C U+2014), with an upper-case letter or a digit, or starts with
- * an inverted mark (U+00BF, U+00A1), which opens a sentence whatever
- * follows.  A word ending in a single '.' (not an ellipsis) ends no
+ * run of them) and then any closing quotes and brackets (quotation
+ * marks " ' U+00AB U+00BB U+2039 U+203A U+2018..U+201F, and ) ] }),
+ * when the next word starts, after any quotation marks, opening
+ * brackets, dashes, inverted marks and '#' (( [ { U+2014 U+00BF U+00A1
+ * #), with an upper-case letter or a digit: Spanish's "¿Vienes? ¿qué traes?" is one sentence, as its
+ * spelling says (a new one would start "¿Qué").  A word ending in a single '.' (not an ellipsis) ends no
  * sentence when what comes before the dot is
  * - one letter (an initial, "p. ej.", "z. B."),
  * - an abbreviation with dots inside ("e.g.", "U.S.", "J.-C.",
@@ -47,12 +47,17 @@ extern const char sentsplit_langs[];
 
 /*
  * The sentences of text [len] under lang's rules, in order, into *span
- * (grown as needed, *cap entries; the caller frees it).  Returns their
- * number: 0 for a line of spaces only (or empty), else at least 1; -1
- * (err_msg()) when out of memory.
+ * (grown as needed, *cap entries; the caller frees it).  With
+ * clause_words > 0, a sentence of more than clause_words words is cut
+ * further into clauses: after each word ending with ';', or with ':'
+ * when the next starts (after its openers) with a capital or a digit
+ * (a colon before speech, "dijo: Yo ...").  A long sentence translated
+ * whole loses words and loops; clauses are the next best unit.  Returns
+ * the number of spans: 0 for a line of spaces only (or empty), else at
+ * least 1; -1 (err_msg()) when out of memory.
  */
 long sentsplit(const char *text, size_t len, enum sent_lang lang,
-	       struct sent_span **span, size_t *cap);
+	       int clause_words, struct sent_span **span, size_t *cap);
 
 /* Whether word [n] (no dot at its end) is one of lang's non-breaking
  * prefixes: 0 no, 1 yes, 2 yes before a number only (sentsplit_lists.c). */
