@@ -129,12 +129,31 @@ sed '0,/^0 3$/s//3 2/' split.txt | tensordump -r > cut.tsr
 exits 1 tokenize -d -m m.tsr cut.tsr
 err_has "frame 0: line.part {3, 2} is not part k of n, 0 <= k < n, n >= 2"
 
+# clauses: a sentence of more than --clause-words words (default 40) is
+# cut after ';' and after ':' before a capital
+words46=$(awk 'BEGIN { for (i = 0; i < 22; i++) printf "casa "; printf "verde;";
+	for (i = 0; i < 21; i++) printf " pan"; printf ": Come gato." }')
+nframes() {
+	tokenize -m m.tsr "$@" | tensordump -H -n src.text | wc -l
+}
+[ "$(echo "$words46" | nframes)" -eq 3 ] || fail "46 words: not 3 clauses"
+[ "$(echo "$words46" | nframes --clause-words 46)" -eq 1 ] ||
+	fail "46 words, --clause-words 46: cut"
+[ "$(echo "$words46" | nframes --clause-words 0)" -eq 1 ] ||
+	fail "46 words, --clause-words 0: cut"
+[ "$(echo "Uno dos; tres: Cuatro." | nframes --clause-words 3)" -eq 3 ] ||
+	fail "4 words, --clause-words 3: not 3 clauses"
+[ "$(echo "$words46" | tokenize -m m.tsr | tokenize -d -m m.tsr)" = \
+	"$words46" ] || fail "clauses not joined back"
+
 # usage errors
 exits 2 tokenize -m m.tsr --lang xx < in
 err_has "--lang: 'xx' is not one of en, es, de, fr, pt, it, none"
 exits 2 tokenize -m m.tsr --lang es --no-split < in
 exits 2 tokenize -m m.tsr --lang es -d < split.tsr
 exits 2 tokenize -l 300 --no-split in
+exits 2 tokenize -m m.tsr --clause-words 3 -f ids < in
+exits 2 tokenize -m m.tsr --clause-words -1 < in
 
 # Long lines, bounded: 100,000 bytes without a stop are one frame; 25,000
 # sentences of 4 bytes are 25,000 frames and come back whole

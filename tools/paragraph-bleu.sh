@@ -1,11 +1,13 @@
 #!/bin/sh
 # Paragraphs against verses (doc/results.md, "Sentences inside a line"):
 # every 3 consecutive lines of SRC joined into one line (a paragraph),
-# translated (a) whole, (b) split into sentences by tokenize; the verses
-# translated (c) as given and (d) split, their translations joined 3 by 3
-# likewise; (e) is (b) with the rules of no language.  BLEU of each
-# against the references joined 3 by 3, with paired approximate
-# randomisation against (c).
+# translated (a) whole, (b) split by tokenize (sentences, and clauses of
+# sentences of more than 40 words); the verses translated (c) as given
+# and (d) split, their translations joined 3 by 3 likewise; (e) is (b)
+# with the abbreviations of no language (tokenize's default), (f) is (b)
+# with sentences only (--clause-words 0).  BLEU of each against the
+# references joined 3 by 3, with paired approximate randomisation
+# against (c); then (c) and (d) verse by verse against REF.
 #
 #   tools/paragraph-bleu.sh [SRC REF MODEL OUT]
 #
@@ -42,10 +44,14 @@ join3 < "$src" > "$out/par.src"
 join3 < "$ref" > "$out/par.ref"
 translate --no-split < "$out/par.src" > "$out/a.whole"
 translate --lang "$lang" < "$out/par.src" > "$out/b.split"
-translate --no-split < "$src" | join3 > "$out/c.verses"
-translate --lang "$lang" < "$src" | join3 > "$out/d.verses-split"
+translate --no-split < "$src" > "$out/c.lines"
+translate --lang "$lang" < "$src" > "$out/d.lines"
+join3 < "$out/c.lines" > "$out/c.verses"
+join3 < "$out/d.lines" > "$out/d.verses-split"
 translate < "$out/par.src" > "$out/e.split-none"
-for f in par.src a.whole b.split c.verses d.verses-split e.split-none; do
+translate --lang "$lang" --clause-words 0 < "$out/par.src" > "$out/f.sentences"
+for f in par.src a.whole b.split c.verses d.verses-split e.split-none \
+	f.sentences; do
 	[ "$(wc -l < "$out/$f")" -eq "$(wc -l < "$out/par.ref")" ] || {
 		echo "$0: $out/$f: not one line a paragraph" >&2
 		exit 1
@@ -58,4 +64,5 @@ echo "frames: $(tokenize -m "$M" --lang "$lang" < "$out/par.src" |
 	tensordump | grep -c ' src.text ') for $(wc -l < "$src") verses"
 cd "$out"
 SACREBLEU_SEED=12345 bleu -f text -par par.ref -i c.verses a.whole \
-	b.split d.verses-split e.split-none
+	b.split d.verses-split e.split-none f.sentences
+SACREBLEU_SEED=12345 bleu -f text -par "$ref" -i c.lines d.lines
