@@ -290,16 +290,7 @@ static void learn(char **files, int nfiles)
 static void put_record(struct tsr_writer *w, const char *name, int dtype,
 		       const void *data, size_t n, uint64_t frame, int end)
 {
-	struct tensor t;
-
-	memset(&t, 0, sizeof(t));
-	strcpy(t.name, name);
-	t.dtype = dtype;
-	t.rank = 1;
-	t.dim[0] = n;
-	t.data = (void *)data;
-	t.nbytes = n * dtype_size(dtype);
-	check_write(tsr_write(w, &t, frame, end));
+	check_write(filter_write_vec(w, name, dtype, data, n, frame, end));
 }
 
 /*

@@ -5,22 +5,8 @@
 #include <string.h>
 #include "base/errmsg.h"
 #include "text/attn_align.h"
+#include "filter.h"
 #include "linejoin.h"
-
-static int put(struct tsr_writer *w, const char *name, int dtype,
-	       const void *data, size_t n, uint64_t frame)
-{
-	struct tensor t;
-
-	memset(&t, 0, sizeof t);
-	strcpy(t.name, name);
-	t.dtype = dtype;
-	t.rank = 1;
-	t.dim[0] = n;
-	t.data = (void *)data;
-	t.nbytes = n * dtype_size(dtype);
-	return tsr_write(w, &t, frame, 0);
-}
 
 int linejoin_put(struct tsr_writer *w, uint64_t frame, const char *line,
 		 const struct sent_span *span, long k, long n)
@@ -28,11 +14,11 @@ int linejoin_put(struct tsr_writer *w, uint64_t frame, const char *line,
 	int32_t part[2] = { (int32_t)k, (int32_t)n };
 	size_t gap = k ? span[k - 1].end : 0;
 
-	if (put(w, "line.part", DT_I32, part, 2, frame) < 0)
+	if (filter_write_vec(w, "line.part", DT_I32, part, 2, frame, 0) < 0)
 		return -1;
 	if (span[k].start > gap &&
-	    put(w, "line.gap", DT_U8, line + gap, span[k].start - gap,
-		frame) < 0)
+	    filter_write_vec(w, "line.gap", DT_U8, line + gap,
+			     span[k].start - gap, frame, 0) < 0)
 		return -1;
 	return 0;
 }
