@@ -2,7 +2,6 @@
  * from them; see linejoin.h. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "base/errmsg.h"
 #include "text/attn_align.h"
 #include "filter.h"
@@ -103,22 +102,25 @@ int linejoin_text(struct linejoin *j, const struct frame *f, const char *s,
 int linejoin_align(struct linejoin *j, const char *a, size_t n,
 		   long src_words, long tgt_words)
 {
-	char buf[64], *end;
 	const char *p = a, *e = a + n;
-	long i, t;
-	int len;
+	long v[2];
+	char buf[64];
+	int len, k;
 
+	/* a [n] is not a string: the numbers are read within it */
 	while (p < e) {
-		if (*p == ' ') {
+		if (*p < '0' || *p > '9') {
 			p++;
 			continue;
 		}
-		i = strtol(p, &end, 10);
-		t = strtol(end + 1, &end, 10);
-		p = end;
+		for (k = 0; k < 2; k++) {	/* i, '-', j */
+			for (v[k] = 0; p < e && *p >= '0' && *p <= '9'; p++)
+				v[k] = 10 * v[k] + (*p - '0');
+			p += p < e;
+		}
 		len = snprintf(buf, sizeof buf, "%s%ld-%ld",
-			       j->align.n ? " " : "", i + j->src_words,
-			       t + j->tgt_words);
+			       j->align.n ? " " : "", v[0] + j->src_words,
+			       v[1] + j->tgt_words);
 		if (bpe_text_add(&j->align, buf, (size_t)len) < 0)
 			return -1;
 	}
