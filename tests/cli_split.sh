@@ -122,8 +122,17 @@ err_has "decode: the stream ends after 2 of the 3 sentences of frame 7"
 drop_frame 2
 exits 1 tokenize -d -m m.tsr cut.tsr
 err_has "frame 0: the sentences of frame 0 stop after 1 of 3 (line.part)"
+# the first sentence gone (and the text form's header line with it,
+# which tensordump -r does without)
 drop_frame 1
-exits 1 tokenize -d -m m.tsr cut.tsr 2>/dev/null
+exits 1 tokenize -d -m m.tsr cut.tsr
+err_has "frame 0: line.part {1, 3} where a line starts"
+# a gap on a whole line (line 3's frame given one)
+awk '/^record src.ids i32 \[[0-9]*\] frame 2$/ {
+	print "record line.gap u8 [1] frame 2"; print "\" \"" } { print }' \
+	split.txt | tensordump -r > cut.tsr || fail "tensordump -r, a gap"
+exits 1 tokenize -d -m m.tsr cut.tsr
+err_has "frame 2: line.gap without line.part"
 # a bad line.part: {3, 2}
 sed '0,/^0 3$/s//3 2/' split.txt | tensordump -r > cut.tsr
 exits 1 tokenize -d -m m.tsr cut.tsr
