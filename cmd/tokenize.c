@@ -1,6 +1,7 @@
 /*
- * tokenize: text lines to subword ids (one frame per line) and back, and
- * learning the byte-pair-encoding vocabulary (bpe.h) from a corpus.
+ * tokenize: text lines to subword ids (one frame per line, or per
+ * sentence of a line: sentsplit.h, linejoin.h) and back, and learning the
+ * byte-pair-encoding vocabulary (bpe.h) from a corpus.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,15 +15,18 @@
 #include "text/spm.h"
 #include "text/vocab.h"
 #include "common/filter.h"
+#include "common/linejoin.h"
 #include "common/modelid.h"
 #include "common/opt.h"
 #include "common/prog.h"
 #include "common/vocab.h"
 #include "text/attn_align.h"
+#include "text/sentsplit.h"
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
-enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE };	/* past filter.h's and prog.h's */
+enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE, OPT_LANG,
+       OPT_NO_SPLIT, OPT_CLAUSE_WORDS };	/* past filter.h's and prog.h's */
 
 /* --max-line's default: the longest line read (its newline aside) */
 #define MAX_LINE_DEFAULT (1 << 20)
@@ -38,7 +42,12 @@ static struct {
 	long long seed;
 	const char *links;      /* --links: word alignments beside pairs */
 	uint64_t max_line;      /* --max-line: the longest line read */
-} opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT };
+	int split;              /* a source line's sentences, a frame each */
+	enum sent_lang lang;    /* --lang: the splitter's rules */
+	int clause_words;       /* longer sentences cut into clauses */
+	int split_opts;         /* --lang or --clause-words given */
+} opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT,
+	  .split = 1, .clause_words = 40 };
 
 static struct rng dropout_rng;
 
@@ -48,8 +57,9 @@ static void usage(void)
 	       "       %s -d -m MODEL | -v VOCAB [-T] [-n NAME] [-f FORMAT] "
 	       "[FILE ...]\n"
 	       "       %s -l N [-c COVERAGE] [FILE ...]\n"
-	       "Turns text lines into subword ids, one frame per line "
-	       "(src.ids, src.text),\nand back; or learns a vocabulary.\n\n"
+	       "Turns text lines into subword ids, one frame per sentence "
+	       "of a line (src.ids,\nsrc.text; line.part), and back; or "
+	       "learns a vocabulary.\n\n"
 	       "  -m, --model=MODEL     the vocabularies of a model file "
 	       "(vocab.src, vocab.tgt)\n"
 	       "  -v, --vocab=VOCAB     a vocabulary file (both sides): attn-bpe "
@@ -87,6 +97,10 @@ static void usage(void)
 	       "are bytes\n"
 	       "      --limit=BYTES     with -d: the largest record accepted "
 	       "(default 4G)\n"
+	       "      --lang=LANG       abbreviations of %s (default)\n"
+	       "      --clause-words=N  longer sentences cut at ; and : "
+	       "(default 40; 0: none)\n      --no-split        one frame "
+	       "per line, not per sentence\n"
 	       "      --max-line=BYTES  refuse a longer line of text (default "
 	       "1M): memory is\n"
 	       "                        up to about 50 bytes a byte of the "
@@ -98,7 +112,7 @@ static void usage(void)
 	       "here)\n"
 	       "  -h, --help            this help\n"
 	       "  -V, --version         the version\n",
-	       progname, progname, progname, BPE_FIRST_UNIT);
+	       progname, progname, progname, BPE_FIRST_UNIT, sentsplit_langs);
 	prog_help_exit();
 }
 
@@ -278,16 +292,7 @@ static void learn(char **files, int nfiles)
 static void put_record(struct tsr_writer *w, const char *name, int dtype,
 		       const void *data, size_t n, uint64_t frame, int end)
 {
-	struct tensor t;
-
-	memset(&t, 0, sizeof(t));
-	strcpy(t.name, name);
-	t.dtype = dtype;
-	t.rank = 1;
-	t.dim[0] = n;
-	t.data = (void *)data;
-	t.nbytes = n * dtype_size(dtype);
-	check_write(tsr_write(w, &t, frame, end));
+	check_write(filter_write_vec(w, name, dtype, data, n, frame, end));
 }
 
 /*
@@ -398,6 +403,35 @@ static void put_text(struct bpe_text *t, int interactive)
 	t->n = 0;
 }
 
+/* A source line: one frame; or, of n >= 2 sentences, n frames of its
+ * number, each model.id (id), line.* records, src.ids and src.text. */
+static void put_source(struct tsr_writer *w, struct bpe_text *shown,
+		       const char *line, size_t len, uint64_t frame,
+		       const struct input *in, const char *id, size_t idlen)
+{
+	static struct sent_span *sp;
+	static size_t cap;
+	long n = 0, k;
+
+	if (opt.split && w && !opt.target &&
+	    (n = sentsplit(line, len, opt.lang, opt.clause_words, &sp,
+			   &cap)) < 0)
+		die_err();
+	if (n < 2) {
+		put_side(w, shown, opt.target, line, len, frame, 1, in, NULL);
+		return;
+	}
+	sp[0].start = 0;        /* the line's own spaces, as a whole line's */
+	sp[n - 1].end = len;
+	for (k = 0; k < n; k++) {
+		if (k)
+			put_record(w, "model.id", DT_U8, id, idlen, frame, 0);
+		check_write(linejoin_put(w, frame, line, sp, k, n));
+		put_side(w, shown, 0, line + sp[k].start,
+			 sp[k].end - sp[k].start, frame, 1, in, NULL);
+	}
+}
+
 static void tokenize(char **files, int nfiles)
 {
 	struct tsr_writer *w = NULL;
@@ -436,8 +470,8 @@ static void tokenize(char **files, int nfiles)
 				put_record(w, "model.id", DT_U8, idtext, idlen,
 					   frame, 0);
 			if (!opt.pairs) {
-				put_side(w, &shown, opt.target, line, len,
-					 frame, 1, &in, NULL);
+				put_source(w, &shown, line, len, frame, &in,
+					   idtext, idlen);
 			} else if (!(tab = memchr(line, '\t', len))) {
 				die("%s:%lu: no tab between source and target",
 				    in.label, in.lineno);
@@ -576,17 +610,19 @@ static const struct tensor *ids_record(const struct frame *f)
 
 static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 {
+	struct linejoin j = { 0 };
 	struct frame f = { 0 };
 	const struct tensor *t;
 	struct tsr_reader *r;
-	int i, rc;
+	int i, rc, last;
 
 	for (i = 0; i < nfiles; i++) {
 		if (!(r = filter_reader(files[i])))
 			die_err();
 		while ((rc = tsr_read_frame(r, &f)) > 0) {
 			if (model_id_frame(&f, vocab_id()) < 0 ||
-			    !(t = ids_record(&f)))
+			    !(t = ids_record(&f)) ||
+			    (last = linejoin_frame(&j, &f)) < 0)
 				die("%s: %s", tsr_reader_label(r), err_msg());
 			if (vocab_decode(vocab(opt.target ||
 					       strncmp(t->name, "src.", 4)),
@@ -595,14 +631,20 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 				    tsr_reader_label(r),
 				    (unsigned long long)f.number, t->name,
 				    err_msg());
-			if (bpe_text_add(out, "\n", 1) < 0)
+			if (linejoin_text(&j, &f, out->s, out->n) < 0 ||
+			    (last && bpe_text_add(&j.text, "\n", 1) < 0))
 				die_err();
-			put_text(out, 1);
+			out->n = 0;
+			if (last)
+				put_text(&j.text, 1);
 		}
 		if (rc < 0)
 			die_err();
 		tsr_reader_free(r);
 	}
+	if (linejoin_end(&j) < 0)
+		die_err();
+	linejoin_free(&j);
 	frame_free(&f);
 }
 
@@ -613,7 +655,7 @@ static void check_options(void)
 	if (opt.learn) {
 		if (opt.model || opt.vocab || opt.tgt_vocab || opt.target ||
 		    opt.pairs || opt.detok || opt.format != STREAM || opt.name ||
-		    opt.dropout > 0)
+		    opt.dropout > 0 || opt.split_opts || !opt.split)
 			usage_error("--learn takes only --coverage and files");
 		return;
 	}
@@ -627,6 +669,10 @@ static void check_options(void)
 		usage_error("--links goes with --pairs and a stream");
 	if (opt.name && (!opt.detok || opt.format != STREAM))
 		usage_error("--name goes with --detok of a stream");
+	if (opt.split_opts && (!opt.split || opt.detok || opt.pairs ||
+			       opt.target || opt.format != STREAM))
+		usage_error("--lang and --clause-words go with splitting: not "
+			    "--no-split, -d, -p, -T or -f");
 	if (opt.dropout > 0 && opt.detok)
 		usage_error("--dropout goes with encoding, not --detok");
 	rng_seed(&dropout_rng, (uint64_t)opt.seed);
@@ -654,6 +700,9 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "links", required_argument, NULL, OPT_LINKS },
 		{ "max-line", required_argument, NULL, OPT_MAX_LINE },
+		{ "lang", required_argument, NULL, OPT_LANG },
+		{ "no-split", no_argument, NULL, OPT_NO_SPLIT },
+		{ "clause-words", required_argument, NULL, OPT_CLAUSE_WORDS },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -709,6 +758,19 @@ int main(int argc, char **argv)
 		case OPT_MAX_LINE:
 			opt.max_line = opt_bytes(optarg, "--max-line");
 			break;
+		case OPT_LANG:
+			if ((c = sentsplit_lang(optarg)) < 0)
+				usage_error("--lang: '%s' is not one of %s",
+					    optarg, sentsplit_langs);
+			opt.lang = c;
+			opt.split_opts = 1;
+			break;
+		case OPT_CLAUSE_WORDS:
+			opt.clause_words = opt_int(optarg, "--clause-words", 0,
+						   1 << 30);
+			opt.split_opts = 1;
+			break;
+		case OPT_NO_SPLIT: opt.split = 0; break;
 		case OPT_SEED:
 			opt.seed = opt_int(optarg, "--seed", 0, INT64_MAX);
 			break;

@@ -73,12 +73,16 @@ exits 0 tokenize -l 400 part1 part2
 cmp -s out vocab || fail "a joint vocabulary of two files differs"
 
 # ---- round trip ----------------------------------------------------------
-exits 0 tokenize -v vocab text
+# (lines split into sentences, the default, come back too: cli_split)
+tokenize -v vocab text | tokenize -d -v vocab | cmp -s - text.want ||
+	fail "stream round trip of split lines differs"
+exits 0 tokenize -v vocab --no-split text
 mv out text.tsr
 exits 0 tokenize -d -v vocab text.tsr
 cmp -s out text.want || fail "stream round trip differs"
 [ "$(wc -l <out)" -eq $nlines ] || fail "$(wc -l <out) lines back, not $nlines"
-# frames 0..13, each model.id, src.ids, then src.text with the end flag
+# with --no-split, frames 0..13, each model.id, src.ids, then src.text
+# with the end flag
 tensordump -H -n model.id text.tsr | awk '$1 == NR - 1' >list
 [ "$(wc -l <list)" -eq $nlines ] || fail "model.id records: $(cat list)"
 tensordump -H text.tsr | grep -v '^#' |

@@ -186,6 +186,21 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 	return fl->flush(fl->ctx);
 }
 
+int filter_write_vec(struct tsr_writer *w, const char *name, int dtype,
+		     const void *data, size_t n, uint64_t frame, int end)
+{
+	struct tensor t;
+
+	memset(&t, 0, sizeof t);
+	strcpy(t.name, name);
+	t.dtype = dtype;
+	t.rank = 1;
+	t.dim[0] = n;
+	t.data = (void *)data;
+	t.nbytes = n * dtype_size(dtype);
+	return tsr_write(w, &t, frame, end);
+}
+
 int filter_run(const struct filter *fl, struct tsr_reader *r)
 {
 	int W = filter_window(fl->batch), n = 0, rc = 0, i;

@@ -121,6 +121,10 @@ struct tsr_writer *filter_writer(void);
  * so that the next stage fails too); returns rc, or the close's failure
  * when rc was 0. */
 int filter_writer_end(struct tsr_writer *w, int rc);
+/* Writes the record name, dtype [n] at data (not copied), into frame,
+ * with the end flag if end: tsr_write's answer. */
+int filter_write_vec(struct tsr_writer *w, const char *name, int dtype,
+		     const void *data, size_t n, uint64_t frame, int end);
 
 /* Runs fl over every frame of r, the sources cut to filter_lim.max_input
  * and the windows bounded by window_mem.  0, -1 (err_msg()) or
