@@ -80,7 +80,8 @@ static void wait_for(pid_t pid)
 	waitpid(pid, &st, 0);
 }
 
-/* A stream of count records, like a model file's, in memory. */
+/* A stream of count records in one frame, like a model file's, then
+ * its end mark, in memory. */
 static unsigned char *make_stream(const struct tensor *t, int count,
 				  int level, size_t *n)
 {
@@ -95,7 +96,7 @@ static unsigned char *make_stream(const struct tensor *t, int count,
 		if (tsr_write(w, &named, 0, i == count - 1) < 0)
 			die("write");
 	}
-	if (tsr_writer_close(w) < 0)
+	if (tsr_writer_finish(w) < 0)
 		die("close");
 	*n = lseek(fileno(f), 0, SEEK_END);
 	buf = malloc(*n);
@@ -134,7 +135,7 @@ static double time_write(const struct tensor *t, int count, int level,
 	for (int i = 0; i < count; i++)
 		if (tsr_write(w, t, i, 1) < 0)
 			die("write");
-	if (tsr_writer_close(w) < 0)
+	if (tsr_writer_finish(w) < 0)
 		die("close");
 	close(wfd);
 	wait_for(cat);
@@ -182,7 +183,7 @@ static double time_pass(const unsigned char *buf, size_t n, int mode,
 			die("write");
 	if (rc < 0)
 		die("read");
-	if (tsr_writer_close(w) < 0)
+	if (tsr_writer_finish(w) < 0)
 		die("close");
 	frame_free(&f);
 	tsr_reader_free(r);
@@ -284,12 +285,14 @@ int main(void)
 		char path[] = "/tmp/bench_stream.XXXXXX";
 		int fd = mkstemp(path);
 		struct tsr_map *m;
-		size_t n = np / 2;
+		size_t n;
+		unsigned char *model = make_stream(&t, RECORDS / 2, 0, &n);
 		double map_best = 1e9, cat_best = 1e9;
 
-		if (fd < 0 || write(fd, plain, n) != (ssize_t)n)
+		if (fd < 0 || write(fd, model, n) != (ssize_t)n)
 			exit(1);
 		close(fd);
+		free(model);
 		for (int k = 0; k < 3; k++) {
 			double t0 = bench_now();
 			pid_t pid = fork();

@@ -127,8 +127,7 @@ static void general(const struct weighting *wt, int want_weights)
 	}
 	if (rc < 0)
 		die_err();
-	check_write(tsr_flush(w));
-	tsr_writer_close(w);
+	check_write(tsr_writer_finish(w));
 	tsr_reader_free(r);
 	frame_free(&f);
 }

@@ -37,10 +37,11 @@ static struct {
 	const char *svg;        /* --svg: the pictures' file name */
 	const char *model;      /* -m: the vocabularies of the labels */
 	int layer, head;        /* of a Transformer's attention; -1: default */
+	int unterminated;       /* take streams without an end mark */
 } opt = { .frame_hi = UINT64_MAX, .zlib = -1, .header = 1,
 	  .limit = TSR_DEFAULT_LIMIT, .layer = -1, .head = -1 };
 
-enum { OPT_LAYER = 256, OPT_HEAD };
+enum { OPT_LAYER = 256, OPT_HEAD, OPT_UNTERMINATED };
 
 static void usage(void)
 {
@@ -69,6 +70,8 @@ static void usage(void)
 	       "(0: none)\n"
 	       "  -l, --limit=BYTES    largest payload to accept (default "
 	       "4 GiB)\n"
+	       "      --unterminated   take a stream without its end mark "
+	       "(older files)\n"
 	       "  -g, --svg=FILE       draw each frame's att.weights as an SVG "
 	       "heat map into FILE;\n"
 	       "                       '#' in FILE: the frame number (one "
@@ -251,24 +254,65 @@ static void text_record(const struct tensor *t, const struct tsr_recinfo *in)
 
 /* ---- reading streams ---------------------------------------------------- */
 
-static int dump(const char *path)
+/* The reader of path with the options' limit; dies if there is none.
+ * It takes input without an end mark: the_end() judges it. */
+static struct tsr_reader *open_stream(const char *path)
 {
 	struct tsr_reader *r = tsr_reader_path(path);
+
+	if (!r)
+		die_err();
+	tsr_reader_set_limit(r, opt.limit);
+	tsr_reader_set_unterminated(r, 1);
+	return r;
+}
+
+/*
+ * At the end of r's input, after `frames` frames, the last numbered
+ * `last`: 0, or -1 (err_msg()) for a stream that lacks its end mark,
+ * unless --unterminated, or unless it is a model file, which has none:
+ * one frame, numbered 0, without the model.id of the pipeline's frames
+ * (model, alignment model and annex files, exports).
+ */
+static int the_end(const struct tsr_reader *r, uint64_t frames,
+		   uint64_t last, int model_id)
+{
+	if (opt.unterminated || (!tsr_reader_marks(r, NULL) && frames == 1 &&
+				 last == 0 && !model_id))
+		return 0;
+	return tsr_reader_ended(r);
+}
+
+/* Shows the end marks r has read since *seen of them: a comment line in
+ * the listing and the text form of every record (not of those -n or -f
+ * choose). */
+static void show_marks(const struct tsr_reader *r, uint64_t *seen)
+{
+	uint64_t count, marks = tsr_reader_marks(r, &count);
+
+	if (marks == *seen)
+		return;
+	*seen = marks;
+	if ((opt.mode == LIST || opt.mode == TEXT) && !opt.nnames &&
+	    opt.frame_lo == 0 && opt.frame_hi == UINT64_MAX)
+		printf("# end mark: the stream ended normally after %" PRIu64
+		       " frames\n", count);
+}
+
+static int dump(const char *path)
+{
+	struct tsr_reader *r = open_stream(path);
 	struct tsr_recinfo in;
 	struct tensor t;
-	uint64_t records = 0, frames = 0, last = 0;
-	int end, ended = 1, rc;
+	uint64_t records = 0, frames = 0, last = 0, marks = 0;
+	int end, ended = 1, model_id = 0, rc;
 
-	if (!r) {
-		warnx_("%s", err_msg());
-		return -1;
-	}
-	tsr_reader_set_limit(r, opt.limit);
 	/* -c needs no values: each record is checked a piece at a time,
 	 * within its stored size in memory, not its declared one */
 	if (opt.mode == CHECK)
 		tsr_reader_set_raw(r, TSR_RAW_CHECKED);
 	while ((rc = tsr_read(r, &t, &end)) == 1) {
+		show_marks(r, &marks);
 		tsr_read_info(r, &in);
 		/* A frame starts after an end flag or where the number
 		 * changes (doc/FORMAT.md, Frames). */
@@ -277,17 +321,22 @@ static int dump(const char *path)
 		records++;
 		last = t.frame;
 		ended = end;
+		model_id |= !strcmp(t.name, "model.id");
 		if (wanted(&t) && opt.mode == LIST)
 			list_record(&t, &in);
 		else if (wanted(&t) && opt.mode == TEXT)
 			text_record(&t, &in);
 		tensor_free(&t);
 	}
+	show_marks(r, &marks);
+	if (rc == 0)
+		rc = the_end(r, frames, last, model_id);
 	if (rc < 0)
 		warnx_("%s", err_msg());
 	else if (opt.mode == CHECK)
-		printf("%s: %" PRIu64 " records in %" PRIu64 " frames, ok\n",
-		       tsr_reader_label(r), records, frames);
+		printf("%s: %" PRIu64 " records in %" PRIu64 " frames, ok, "
+		       "%" PRIu64 " end mark%s\n", tsr_reader_label(r),
+		       records, frames, marks, marks == 1 ? "" : "s");
 	tsr_reader_free(r);
 	return rc;
 }
@@ -489,10 +538,8 @@ static int pictures(char **files)
 	int drawn = 0, rc = 0, got;
 
 	for (; *files && rc == 0; files++) {
-		struct tsr_reader *r = tsr_reader_path(*files);
-		if (!r)
-			die_err();
-		tsr_reader_set_limit(r, opt.limit);
+		struct tsr_reader *r = open_stream(*files);
+
 		while ((rc = tsr_read_frame(r, &f)) == 1) {
 			if (f.number < opt.frame_lo || f.number > opt.frame_hi ||
 			    !frame_find(&f, "att.weights"))
@@ -511,6 +558,8 @@ static int pictures(char **files)
 			}
 			drawn += got;
 		}
+		if (rc == 0 && !opt.unterminated)
+			rc = tsr_reader_ended(r);
 		if (rc < 0)
 			warnx_("%s", err_msg());
 		tsr_reader_free(r);
@@ -569,6 +618,7 @@ int main(int argc, char **argv)
 		{ "from-text", no_argument, NULL, 'r' },
 		{ "zlib", required_argument, NULL, 'z' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "unterminated", no_argument, NULL, OPT_UNTERMINATED },
 		{ "svg", required_argument, NULL, 'g' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "layer", required_argument, NULL, OPT_LAYER },
@@ -620,6 +670,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l': opt.limit = opt_bytes(optarg, "--limit");
 			break;
+		case OPT_UNTERMINATED: opt.unterminated = 1; break;
 		case 'g': opt.mode = PICTURE; opt.svg = optarg; break;
 		case 'm': opt.model = optarg; break;
 		case OPT_LAYER:
@@ -651,7 +702,9 @@ int main(int argc, char **argv)
 			die_err();
 		for (; *files && status == 0; files++)
 			status = from_text(*files, w);
-		check_write(tsr_writer_close(w));
+		/* the end mark only after every record was read back */
+		check_write(status ? tsr_writer_close(w) :
+			    tsr_writer_finish(w));
 		return status ? 1 : 0;
 	}
 	if (opt.mode == PICTURE)

@@ -1,30 +1,33 @@
 /*
- * tokenize: text lines to subword ids (one frame per line) and back, and
- * learning the byte-pair-encoding vocabulary (bpe.h) from a corpus.
+ * tokenize: text lines to subword ids (one frame per line, or per
+ * sentence of a line: sentsplit.h, linejoin.h) and back, and learning the
+ * byte-pair-encoding vocabulary (bpe.h) from a corpus.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "text/bpe.h"
 #include "text/spm.h"
 #include "text/vocab.h"
 #include "common/filter.h"
+#include "common/textin.h"
 #include "common/keepopt.h"
+#include "common/linejoin.h"
 #include "common/modelid.h"
 #include "common/opt.h"
 #include "common/prog.h"
 #include "common/vocab.h"
 #include "text/attn_align.h"
+#include "text/sentsplit.h"
 #include "stream/stream.h"
 
 enum format { STREAM, UNITS, IDS };
-enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE, OPT_KEEP,
-       OPT_NO_KEEP, OPT_KEEP_AS, OPT_SPANS };	/* past filter.h's and prog.h's */
+enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE, OPT_LANG,
+       OPT_NO_SPLIT, OPT_CLAUSE_WORDS };	/* past filter.h's and prog.h's */
 
 /* --max-line's default: the longest line read (its newline aside) */
 #define MAX_LINE_DEFAULT (1 << 20)
@@ -40,10 +43,12 @@ static struct {
 	long long seed;
 	const char *links;      /* --links: word alignments beside pairs */
 	uint64_t max_line;      /* --max-line: the longest line read */
-	int keep_given;         /* --keep, --keep-as or --no-keep=KINDS */
-	int no_keep;            /* --no-keep */
-	int spans;              /* --spans: what is kept, not ids */
-} opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT };
+	int split;              /* a source line's sentences, a frame each */
+	enum sent_lang lang;    /* --lang: the splitter's rules */
+	int clause_words;       /* longer sentences cut into clauses */
+	int split_opts;         /* --lang or --clause-words given */
+} opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT,
+	  .split = 1, .clause_words = 40 };
 
 static struct rng dropout_rng;
 
@@ -53,8 +58,9 @@ static void usage(void)
 	       "       %s -d -m MODEL | -v VOCAB [-T] [-n NAME] [-f FORMAT] "
 	       "[FILE ...]\n"
 	       "       %s -l N [-c COVERAGE] [FILE ...]\n"
-	       "Turns text lines into subword ids, one frame per line "
-	       "(src.ids, src.text),\nand back; or learns a vocabulary.\n\n"
+	       "Turns text lines into subword ids, one frame per sentence "
+	       "of a line (src.ids,\nsrc.text; line.part), and back; or "
+	       "learns a vocabulary.\n\n"
 	       "  -m, --model=MODEL     the vocabularies of a model file "
 	       "(vocab.src, vocab.tgt)\n"
 	       "  -v, --vocab=VOCAB     a vocabulary file (both sides): attn-bpe "
@@ -92,112 +98,24 @@ static void usage(void)
 	       "are bytes\n"
 	       "      --limit=BYTES     with -d: the largest record accepted "
 	       "(default 4G)\n"
-	       "      --keep=REGEX      also keep as written what this "
-	       "POSIX extended regex\n"
-	       "                        matches (repeatable; see below)\n"
-	       "      --no-keep[=KINDS] mask nothing, or not these KINDS "
-	       "(commas: url,\n"
-	       "                        email,number,path,code,placeholder,"
-	       "regex); with -d,\n"
-	       "                        print the spans' placeholders\n"
-	       "      --spans           print each line's spans, "
-	       "tab-separated: no ids\n"
-	       "      --keep-as=HOW     a span masked by a name the model "
-	       "copies (name,\n"
-	       "                        the default) or dropped (drop)\n"
+	       "      --lang=LANG       abbreviations of %s (default)\n"
+	       "      --clause-words=N  longer sentences cut at ; and : "
+	       "(default 40; 0: none)\n      --no-split        one frame "
+	       "per line, not per sentence\n"
+	       KEEPOPT_HELP
 	       "      --max-line=BYTES  refuse a longer line of text (default "
 	       "1M): memory is\n"
 	       "                        up to about 50 bytes a byte of the "
 	       "longest line\n"
 	       "      --force           write a stream even to a terminal\n"
+	       "      --unterminated    with -d: take a stream without its "
+	       "end mark (older files)\n"
 	       "      --threads=N       threads of the kernels (no effect "
 	       "here)\n"
 	       "  -h, --help            this help\n"
-	       "  -V, --version         the version\n"
-	       "URLs, e-mail addresses, numbers, paths, `code` and "
-	       "placeholders (%%s, {name},\n$VAR) are masked and put back "
-	       "as written by decode, beam and -d (src.keep).\n",
-	       progname, progname, progname, BPE_FIRST_UNIT);
+	       "  -V, --version         the version\n" KEEPOPT_NOTE,
+	       progname, progname, progname, BPE_FIRST_UNIT, sentsplit_langs);
 	prog_help_exit();
-}
-
-/* ---- input -------------------------------------------------------------- */
-
-struct input {
-	FILE *f;
-	const char *label;
-	unsigned long lineno;
-	int interactive;        /* not a regular file: flush every line */
-	char *line;
-	size_t cap;
-};
-
-static void input_open(struct input *in, const char *path)
-{
-	struct stat st;
-
-	in->lineno = 0;
-	if (!strcmp(path, "-")) {
-		in->f = stdin;
-		in->label = "<stdin>";
-	} else if (!(in->f = fopen(path, "r"))) {
-		die("%s: %s", path, strerror(errno));
-	} else {
-		in->label = path;
-	}
-	in->interactive = fstat(fileno(in->f), &st) < 0 || !S_ISREG(st.st_mode);
-}
-
-/*
- * The next line without its newline, or NULL at the end.  A line longer
- * than --max-line is refused before more of it is read, and every error
- * (of reading, of memory) names the line: never taken for the end.
- */
-static char *input_line(struct input *in, size_t *len)
-{
-	size_t n = 0;
-	char *p;
-	int c;
-
-	flockfile(in->f);
-	while ((c = getc_unlocked(in->f)) != EOF) {
-		if (n + 1 >= in->cap) {	/* room for c and a NUL */
-			size_t cap = in->cap ? 2 * in->cap : 256;
-
-			if (cap > opt.max_line + 2)
-				cap = opt.max_line + 2;
-			if (!(p = realloc(in->line, cap)))
-				die("%s:%lu: out of memory for a line of more "
-				    "than %zu bytes", in->label,
-				    in->lineno + 1, n);
-			in->line = p;
-			in->cap = cap;
-		}
-		in->line[n++] = (char)c;
-		if (c == '\n')
-			break;
-		if (n > opt.max_line)
-			die("%s:%lu: a line longer than %llu bytes "
-			    "(--max-line)", in->label, in->lineno + 1,
-			    (unsigned long long)opt.max_line);
-	}
-	funlockfile(in->f);
-	if (c == EOF && ferror(in->f))
-		die("%s:%lu: %s", in->label, in->lineno + 1,
-		    strerror(errno ? errno : EIO));
-	if (c == EOF && n == 0) {
-		if (in->f != stdin)
-			fclose(in->f);
-		return NULL;
-	}
-	in->line[n] = 0;
-	/* a stream's magic and version: not text (tokenize -d reads it) */
-	if (in->lineno++ == 0 && n >= 5 && memcmp(in->line, "TNSR\1", 5) == 0)
-		die("%s: a tensor stream, not text", in->label);
-	if (n > 0 && in->line[n - 1] == '\n')
-		n--;
-	*len = n;
-	return in->line;
 }
 
 /* ---- vocabularies ------------------------------------------------------- */
@@ -270,7 +188,7 @@ static void learn(char **files, int nfiles)
 	if (!c)
 		die_err();
 	for (i = 0; i < nfiles; i++) {
-		input_open(&in, files[i]);
+		input_open(&in, files[i], opt.max_line);
 		while ((line = input_line(&in, &len))) {
 			if (bpe_counter_add(c, line, len) < 0)
 				die_err();
@@ -297,16 +215,7 @@ static void learn(char **files, int nfiles)
 static void put_record(struct tsr_writer *w, const char *name, int dtype,
 		       const void *data, size_t n, uint64_t frame, int end)
 {
-	struct tensor t;
-
-	memset(&t, 0, sizeof(t));
-	strcpy(t.name, name);
-	t.dtype = dtype;
-	t.rank = 1;
-	t.dim[0] = n;
-	t.data = (void *)data;
-	t.nbytes = n * dtype_size(dtype);
-	check_write(tsr_write(w, &t, frame, end));
+	check_write(filter_write_vec(w, name, dtype, data, n, frame, end));
 }
 
 /*
@@ -417,6 +326,47 @@ static void put_text(struct bpe_text *t, int interactive)
 	t->n = 0;
 }
 
+/* One frame's side, a source's spans kept as written first (keepopt.h). */
+static void put_masked(struct tsr_writer *w, struct bpe_text *shown,
+		       const char *text, size_t len, uint64_t frame,
+		       const struct input *in)
+{
+	size_t n = len;
+
+	if (w && !opt.target)
+		text = keepopt_mask(w, text, len, &n, frame);
+	put_side(w, shown, opt.target, text, n, frame, 1, in, NULL);
+}
+
+/* A source line: one frame; or, of n >= 2 sentences, n frames of its
+ * number, each model.id (id), line.* records, src.ids and src.text. */
+static void put_source(struct tsr_writer *w, struct bpe_text *shown,
+		       const char *line, size_t len, uint64_t frame,
+		       const struct input *in, const char *id, size_t idlen)
+{
+	static struct sent_span *sp;
+	static size_t cap;
+	long n = 0, k;
+
+	if (opt.split && w && !opt.target &&
+	    (n = sentsplit(line, len, opt.lang, opt.clause_words, &sp,
+			   &cap)) < 0)
+		die_err();
+	if (n < 2) {
+		put_masked(w, shown, line, len, frame, in);
+		return;
+	}
+	sp[0].start = 0;        /* the line's own spaces, as a whole line's */
+	sp[n - 1].end = len;
+	for (k = 0; k < n; k++) {
+		if (k)
+			put_record(w, "model.id", DT_U8, id, idlen, frame, 0);
+		check_write(linejoin_put(w, frame, line, sp, k, n));
+		put_masked(w, shown, line + sp[k].start,
+			   sp[k].end - sp[k].start, frame, in);
+	}
+}
+
 static void tokenize(char **files, int nfiles)
 {
 	struct tsr_writer *w = NULL;
@@ -442,34 +392,29 @@ static void tokenize(char **files, int nfiles)
 			die("%s: the vocabulary has no </s> to end a line with",
 			    i && opt.tgt_vocab ? opt.tgt_vocab :
 			    opt.vocab ? opt.vocab : opt.model);
-	if (opt.format == STREAM && !opt.spans && !(w = filter_writer()))
+	if (opt.format == STREAM && !keepopt_print && !(w = filter_writer()))
 		die_err();
 	if (w)
 		idlen = model_id_text(vocab_id(), idtext);
-	/* on by default for attn's own vocabularies (doc/results.md: the
-	 * shipped model's BLEU the same); a SentencePiece model's (Marian's,
-	 * which give native Marian's translations) only when asked */
-	if (vocab(0)->kind != VOCAB_BPE && !opt.keep_given)
+	/* kept as written: by default with attn's own vocabularies (the
+	 * shipped model's BLEU the same, doc/results.md), with a
+	 * SentencePiece model's (Marian's: native Marian's translations)
+	 * when asked */
+	if (vocab(0)->kind != VOCAB_BPE && !keepopt_given)
 		keepopt_off(NULL);
 	if (opt.links)
-		input_open(&al, opt.links);
+		input_open(&al, opt.links, opt.max_line);
 	for (i = 0; i < nfiles; i++) {
-		input_open(&in, files[i]);
+		input_open(&in, files[i], opt.max_line);
 		while ((line = input_line(&in, &len))) {
 			if (w)
 				put_record(w, "model.id", DT_U8, idtext, idlen,
 					   frame, 0);
-			if (opt.spans) {
+			if (keepopt_print) {
 				keepopt_spans(line, len, &shown);
 			} else if (!opt.pairs) {
-				const char *t = line;
-				size_t tlen = len;
-
-				if (w && !opt.target)
-					t = keepopt_mask(w, line, len, &tlen,
-							 frame);
-				put_side(w, &shown, opt.target, t, tlen,
-					 frame, 1, &in, NULL);
+				put_source(w, &shown, line, len, frame, &in,
+					   idtext, idlen);
 			} else if (!(tab = memchr(line, '\t', len))) {
 				die("%s:%lu: no tab between source and target",
 				    in.label, in.lineno);
@@ -505,7 +450,7 @@ static void tokenize(char **files, int nfiles)
 		die("%s: more lines than the %llu pairs", al.label,
 		    (unsigned long long)frame);
 	if (w)
-		check_write(tsr_writer_close(w));
+		check_write(tsr_writer_finish(w));
 	else
 		check_write(prog_flush_stdout());
 	bpe_text_free(&shown);
@@ -561,7 +506,7 @@ static void detok_text(char **files, int nfiles, struct bpe_text *out)
 
 	vocab(opt.target);
 	for (i = 0; i < nfiles; i++) {
-		input_open(&in, files[i]);
+		input_open(&in, files[i], opt.max_line);
 		while ((line = input_line(&in, &len))) {
 			struct vocab *v = vocab(opt.target);
 
@@ -609,17 +554,19 @@ static const struct tensor *ids_record(const struct frame *f)
 static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 {
 	struct bpe_text tmp = { 0 };
+	struct linejoin j = { 0 };
 	struct frame f = { 0 };
 	const struct tensor *t;
 	struct tsr_reader *r;
-	int i, rc;
+	int i, rc, last;
 
 	for (i = 0; i < nfiles; i++) {
 		if (!(r = filter_reader(files[i])))
 			die_err();
 		while ((rc = tsr_read_frame(r, &f)) > 0) {
 			if (model_id_frame(&f, vocab_id()) < 0 ||
-			    !(t = ids_record(&f)))
+			    !(t = ids_record(&f)) ||
+			    (last = linejoin_frame(&j, &f)) < 0)
 				die("%s: %s", tsr_reader_label(r), err_msg());
 			if (vocab_decode(vocab(opt.target ||
 					       strncmp(t->name, "src.", 4)),
@@ -628,18 +575,24 @@ static void detok_stream(char **files, int nfiles, struct bpe_text *out)
 				    tsr_reader_label(r),
 				    (unsigned long long)f.number, t->name,
 				    err_msg());
-			if (!opt.no_keep &&
+			if (!keepopt_none &&
 			    keepopt_restore(&f, out, &tmp, NULL, 0,
 					    !strncmp(t->name, "src.", 4)) < 0)
 				die("%s: %s", tsr_reader_label(r), err_msg());
-			if (bpe_text_add(out, "\n", 1) < 0)
+			if (linejoin_text(&j, &f, out->s, out->n) < 0 ||
+			    (last && bpe_text_add(&j.text, "\n", 1) < 0))
 				die_err();
-			put_text(out, 1);
+			out->n = 0;
+			if (last)
+				put_text(&j.text, 1);
 		}
 		if (rc < 0)
 			die_err();
 		tsr_reader_free(r);
 	}
+	if (linejoin_end(&j) < 0)
+		die_err();
+	linejoin_free(&j);
 	frame_free(&f);
 	bpe_text_free(&tmp);
 }
@@ -651,7 +604,7 @@ static void check_options(void)
 	if (opt.learn) {
 		if (opt.model || opt.vocab || opt.tgt_vocab || opt.target ||
 		    opt.pairs || opt.detok || opt.format != STREAM || opt.name ||
-		    opt.dropout > 0)
+		    opt.dropout > 0 || opt.split_opts || !opt.split)
 			usage_error("--learn takes only --coverage and files");
 		return;
 	}
@@ -661,20 +614,24 @@ static void check_options(void)
 		usage_error("--tgt-vocab goes with -v");
 	if (opt.pairs && (opt.detok || opt.target))
 		usage_error("--pairs cannot go with --detok or --target");
-	if (opt.spans && (opt.detok || opt.pairs || opt.target ||
-			  opt.format != STREAM || opt.links))
-		usage_error("--spans reads source lines alone");
 	if (opt.links && (!opt.pairs || opt.format != STREAM))
 		usage_error("--links goes with --pairs and a stream");
 	if (opt.name && (!opt.detok || opt.format != STREAM))
 		usage_error("--name goes with --detok of a stream");
+	if (opt.split_opts && (!opt.split || opt.detok || opt.pairs ||
+			       opt.target || opt.format != STREAM))
+		usage_error("--lang and --clause-words go with splitting: not "
+			    "--no-split, -d, -p, -T or -f");
 	if (opt.dropout > 0 && opt.detok)
 		usage_error("--dropout goes with encoding, not --detok");
-	if ((opt.keep_given && (opt.detok || opt.pairs || opt.target ||
-				opt.format != STREAM)) ||
-	    (opt.no_keep && opt.format != STREAM && !opt.spans))
-		usage_error("--keep, --no-keep=KINDS and --keep-as go with "
-			    "a source's stream; --no-keep with a stream");
+	if ((keepopt_given && (opt.detok || opt.pairs || opt.target ||
+			       opt.format != STREAM)) ||
+	    (keepopt_none && opt.format != STREAM && !keepopt_print) ||
+	    (keepopt_print && (opt.detok || opt.pairs || opt.target ||
+			       opt.format != STREAM || opt.links)))
+		usage_error("--keep, --no-keep=KINDS, --keep-as and --spans "
+			    "go with a source's stream; --no-keep with a "
+			    "stream");
 	rng_seed(&dropout_rng, (uint64_t)opt.seed);
 }
 
@@ -695,14 +652,15 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		UNTERMINATED_LONGOPT,
 		{ "dropout", required_argument, NULL, OPT_DROPOUT },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "links", required_argument, NULL, OPT_LINKS },
 		{ "max-line", required_argument, NULL, OPT_MAX_LINE },
-		{ "keep", required_argument, NULL, OPT_KEEP },
-		{ "no-keep", optional_argument, NULL, OPT_NO_KEEP },
-		{ "keep-as", required_argument, NULL, OPT_KEEP_AS },
-		{ "spans", no_argument, NULL, OPT_SPANS },
+		KEEPOPT_LONGOPTS,
+		{ "lang", required_argument, NULL, OPT_LANG },
+		{ "no-split", no_argument, NULL, OPT_NO_SPLIT },
+		{ "clause-words", required_argument, NULL, OPT_CLAUSE_WORDS },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -747,6 +705,7 @@ int main(int argc, char **argv)
 			filter_lim.limit = opt_bytes(optarg, "--limit");
 			break;
 		case OPT_FORCE: filter_lim.force = 1; break;
+		case OPT_UNTERMINATED: filter_lim.unterminated = 1; break;
 		case OPT_DROPOUT:
 			opt.dropout = opt_number(optarg, "--dropout");
 			if (!(opt.dropout >= 0 && opt.dropout < 1))
@@ -754,23 +713,26 @@ int main(int argc, char **argv)
 					    "least 0 and below 1", optarg);
 			break;
 		case OPT_LINKS: opt.links = optarg; break;
+		case KEEPOPT_KEEP: case KEEPOPT_NO_KEEP: case KEEPOPT_AS:
+		case KEEPOPT_SPANS:
+			keepopt_option(c, optarg);
+			break;
 		case OPT_MAX_LINE:
 			opt.max_line = opt_bytes(optarg, "--max-line");
 			break;
-		case OPT_KEEP:
-			keepopt_regex(optarg);
-			opt.keep_given = 1;
+		case OPT_LANG:
+			if ((c = sentsplit_lang(optarg)) < 0)
+				usage_error("--lang: '%s' is not one of %s",
+					    optarg, sentsplit_langs);
+			opt.lang = c;
+			opt.split_opts = 1;
 			break;
-		case OPT_NO_KEEP:
-			keepopt_off(optarg);
-			opt.no_keep = 1;
-			opt.keep_given |= optarg != NULL;
+		case OPT_CLAUSE_WORDS:
+			opt.clause_words = opt_int(optarg, "--clause-words", 0,
+						   1 << 30);
+			opt.split_opts = 1;
 			break;
-		case OPT_SPANS: opt.spans = 1; break;
-		case OPT_KEEP_AS:
-			keepopt_as(optarg);
-			opt.keep_given = 1;
-			break;
+		case OPT_NO_SPLIT: opt.split = 0; break;
 		case OPT_SEED:
 			opt.seed = opt_int(optarg, "--seed", 0, INT64_MAX);
 			break;

@@ -50,7 +50,8 @@ static void usage(void)
 	       "          [--batch-tokens N]"
 	       " [--dev FILE] [--dev-every N] [--dev-lines N]\n"
 	       "          [--patience N] [-b N] [--set KEY=VALUE]..."
-	       " [--matmul f32|bf16] [--limit BYTES] [-q] [PAIRS]\n"
+	       " [--matmul f32|bf16] [--limit BYTES]\n"
+	       "          [--unterminated] [-q] [PAIRS]\n"
 	       "       %s --average K -m MODEL -o OUT [MODEL...]\n"
 	       "       %s --export OUT -m MODEL [--dtype f16|bf16|int8]\n"
 	       "       %s --import marian -m MODEL [--decoder-config FILE] "
@@ -133,6 +134,8 @@ static void usage(void)
 	       "(default %d)\n"
 	       "      --limit=BYTES      largest record of the pairs accepted "
 	       "(default 4G)\n"
+	       "      --unterminated     take pairs without the stream's end "
+	       "mark (older files)\n"
 	       "      --threads=N        threads of the kernels (default: "
 	       "ATTN_THREADS, else\n"
 	       "                         one per core); resuming gives the "
@@ -502,6 +505,7 @@ int main(int argc, char **argv)
 		{ "patience", required_argument, NULL, OPT_PATIENCE },
 		{ "batch-tokens", required_argument, NULL, OPT_BATCH_TOKENS },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
+		UNTERMINATED_LONGOPT,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -586,6 +590,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BATCH_TOKENS:
 			o.batch_tokens = opt_positive(optarg, "--batch-tokens");
+			break;
+		case OPT_UNTERMINATED:
+			filter_lim.unterminated = 1;
 			break;
 		case OPT_LIMIT:
 			filter_lim.limit = opt_bytes(optarg, "--limit");

@@ -41,6 +41,7 @@ static float *param(const char *path, const char *prefix, const char *name,
 
 	if (!r)
 		die(NULL);
+	tsr_reader_set_unterminated(r, 1);	/* a model file has no end mark */
 	snprintf(want, sizeof want, "%s.%s", prefix, name);
 	while (!x && (rc = tsr_read(r, &t, NULL)) == 1) {
 		if (strcmp(t.name, want) == 0) {
@@ -116,9 +117,9 @@ int main(int argc, char **argv)
 		if (!frame_put(&fr, &y) || tsr_write_frame(o, &fr) < 0)
 			die(NULL);
 	}
-	if (rc < 0 || tsr_flush(o) < 0)
+	/* the end mark: the next program knows this one finished */
+	if (rc < 0 || tsr_writer_finish(o) < 0)
 		die(NULL);
-	tsr_writer_close(o);
 	tsr_reader_free(r);
 	frame_free(&fr);
 	free(w.W1);

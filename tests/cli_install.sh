@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	if (tensor_init_copy(&t, "x.y", DT_F32, 2, dim, x) < 0)
 		errx(1, "%s", err_msg());
 	if ((w = tsr_writer_atomic(argv[1], 6)) == NULL ||
-	    tsr_write(w, &t, 7, 1) < 0 || tsr_writer_commit(w) < 0)
+	    tsr_write(w, &t, 7, 1) < 0 || tsr_writer_finish(w) < 0)
 		errx(1, "%s", err_msg());
 	if ((r = tsr_reader_path(argv[1])) == NULL)
 		errx(1, "%s", err_msg());
@@ -97,6 +97,7 @@ int main(int argc, char **argv)
 	printf("\nsame bytes: %d\n", memcmp(u.data, x, sizeof x) == 0);
 	tensor_free(&u);
 	printf("then: %d\n", tsr_read(r, &u, &end));
+	printf("end marks: %d\n", (int)tsr_reader_marks(r, NULL));
 	tsr_reader_free(r);
 	tensor_free(&t);
 
@@ -130,6 +131,7 @@ cat >"$T/want" <<'END'
 x.y f32 [2,3] frame 7 end 1: 1 -2.5 3 0.25 5e+06 -6
 same bytes: 1
 then: 0
+end marks: 1
 sgemm: 19 22 43 50
 bf16(1.5): 0x3fc0
 missing: named

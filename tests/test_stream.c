@@ -36,13 +36,20 @@ static void assert_same(const struct tensor *a, const struct tensor *b)
 	ck_assert(a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0);
 }
 
+/* Where the payload of the record t, of info, starts in the stream. */
+static uint64_t stored_at(const struct tsr_recinfo *info,
+			  const struct tensor *t)
+{
+	return info->offset + 32 + 8 * t->rank + strlen(t->name) + info->pad;
+}
+
 /* Where the payload of the record last read starts in the stream. */
 static uint64_t payload_offset(struct tsr_reader *r, const struct tensor *t)
 {
 	struct tsr_recinfo info;
 
 	tsr_read_info(r, &info);
-	return info.offset + 32 + 8 * t->rank + strlen(t->name) + info.pad;
+	return stored_at(&info, t);
 }
 
 /* Every dtype, every rank 0..8, plain and compressed, with aligned
@@ -119,8 +126,23 @@ START_TEST(exact_bytes)
 	tt_stream_open(&s, 0);
 	ck_assert_int_eq(tsr_write(s.w, &t, 5, 1), 0);
 	got = tt_stream_bytes(&s, &n);
-	ck_assert_uint_eq(n, 72);
+	ck_assert_uint_eq(n, 136);
 	ck_assert(memcmp(got, want, 72) == 0);
+	/* then the end mark: i64 [] "stream.end" in frame 2^64-1 with the
+	 * end flag, 14 bytes of padding (72 + 32 + 10 + 14 = 128), the
+	 * count of frames, 1 */
+	memset(want, 0, sizeof want);
+	memcpy(want, "TNSR\x01\x08\x00\x02\x0a\x00\x0e\x00", 12);
+	memset(payload, 0, 8);
+	payload[0] = 1;
+	crc = crc32(0, payload, 8);
+	for (int i = 0; i < 4; i++)
+		want[12 + i] = crc >> 8 * i;
+	memset(want + 16, 0xff, 8);
+	want[24] = 8;
+	memcpy(want + 32, "stream.end", 10);
+	memcpy(want + 56, payload, 8);
+	ck_assert(memcmp(got + 72, want, 64) == 0);
 	free(got);
 	tensor_free(&t);
 }
@@ -364,7 +386,7 @@ START_TEST(raw_records)
 	t = frame_head(&f, "src.emb");
 	ck_assert_uint_eq(t->stored, info.stored);
 	ck_assert_uint_eq(t->nbytes, big.nbytes);
-	ck_assert(memcmp(t->data, in + n_in - t->stored, t->stored) == 0);
+	ck_assert(memcmp(t->data, in + stored_at(&info, t), t->stored) == 0);
 
 	tt_stream_open(&s, 0);
 	ck_assert_int_eq(tsr_write_frame(s.w, &f), 0);
@@ -446,7 +468,7 @@ START_TEST(lazy_records)
 		ck_assert_str_eq(t->origin, "lazy");
 		ck_assert_uint_eq(t->offset, info.offset);
 		ck_assert_uint_eq(t->stored, info.stored);
-		ck_assert(memcmp(t->data, in + n_in - t->stored,
+		ck_assert(memcmp(t->data, in + stored_at(&info, t),
 				 t->stored) == 0);
 
 		tt_stream_open(&s, 0);
@@ -615,7 +637,7 @@ START_TEST(frame_without_waiting)
 		if (read(go[0], &c, 1) != 1)    /* wait for the parent */
 			_exit(2);
 		tsr_write(w, &t, 1, 1);
-		_exit(tsr_writer_close(w) == 0 ? 0 : 1);
+		_exit(tsr_writer_finish(w) == 0 ? 0 : 1);
 	}
 	close(data[1]);
 	close(go[0]);
@@ -830,7 +852,7 @@ START_TEST(map_model)
 	tsr_write(s.w, &t[0], 0, 0);
 	tsr_write_ex(s.w, &t[1], 0, TSR_FLAG_ZLIB, -1);
 	tsr_write(s.w, &t[2], 0, 1);
-	a = tt_stream_bytes(&s, &na);
+	a = tt_stream_unmarked(&s, &na);	/* a model file */
 	tt_write_file(path, a, na);
 	m = tsr_map_open(path);
 	ck_assert_msg(m != NULL, "%s", err_msg());
@@ -848,7 +870,7 @@ START_TEST(map_model)
 	 * payload is copied. */
 	tt_stream_open(&s, 0);
 	ck_assert_int_eq(tsr_write(s.w, &t[0], 0, 1), 0);
-	b = tt_stream_bytes(&s, &nb);
+	b = tt_stream_unmarked(&s, &nb);
 	ck_assert_uint_eq(nb, 97);
 	{
 		size_t n = nb + na;
@@ -920,7 +942,7 @@ START_TEST(map_lazy)
 	for (int i = 0; i < 3; i++)
 		tsr_write(s.w, &t[i], 0, 0);
 	tsr_write_ex(s.w, &t[3], 0, TSR_FLAG_ZLIB | TSR_FLAG_END_FRAME, -1);
-	a = tt_stream_bytes(&s, &na);
+	a = tt_stream_unmarked(&s, &na);	/* a model file */
 	tt_write_file(path, a, na);
 
 	/* Undamaged: the same records as the eager loader, in place. */
@@ -992,6 +1014,69 @@ START_TEST(map_lazy)
 }
 END_TEST
 
+/*
+ * A model file that ends with an end mark (tensordump -r writes one):
+ * the mark checked and left out, by both loaders; one that counts other
+ * frames, or a mark before the last record, refused.
+ */
+START_TEST(map_end_mark)
+{
+	char path[128];
+	struct tt_stream s;
+	struct tensor t[2];
+	struct tsr_map *m;
+	unsigned char *a, *cut;
+	size_t na, nb, k;
+	uint64_t dim[1] = { 5 };
+	uint32_t crc;
+
+	make_tmpdir();
+	snprintf(path, sizeof path, "%s/m.tsr", tmpdir);
+	tt_tensor(&t[0], "model.config", DT_U8, 1, dim, 1);
+	tt_tensor(&t[1], "enc.w", DT_F32, 1, dim, 2);
+	tt_stream_open(&s, 0);
+	tsr_write(s.w, &t[0], 0, 0);
+	tsr_write(s.w, &t[1], 0, 1);
+	a = tt_stream_bytes(&s, &na);
+	tt_write_file(path, a, na);
+	for (int lazy = 0; lazy <= 1; lazy++) {
+		m = lazy ? tsr_map_open_lazy(path) : tsr_map_open(path);
+		ck_assert_msg(m != NULL, "%s", err_msg());
+		ck_assert_int_eq(m->f.n, 2);
+		assert_same(&t[1], &m->f.rec[1]);
+		tsr_map_close(m);
+	}
+	/* the mark counting 2 frames, its checksum to match */
+	for (k = na - 4; memcmp(a + k, "TNSR", 4); k--)
+		;
+	a[na - 8] = 2;
+	crc = crc32(0, a + na - 8, 8);
+	for (int i = 0; i < 4; i++)
+		a[k + 12 + i] = crc >> 8 * i;
+	tt_write_file(path, a, na);
+	ck_assert_ptr_null(tsr_map_open(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "frame 18446744073709551615: "
+		"the end mark counts 2 frames, but 1 was read since the "
+		"file's start"));
+	/* a record after the mark */
+	tt_stream_open(&s, 0);
+	tsr_write(s.w, &t[1], 0, 1);
+	cut = tt_stream_unmarked(&s, &nb);
+	a = realloc(a, na + nb);
+	memcpy(a + na, cut, nb);
+	tt_write_file(path, a, na + nb);
+	ck_assert_ptr_null(tsr_map_open(path));
+	ck_assert_ptr_nonnull(strstr(err_msg(), "record \"stream.end\", "
+		"frame 18446744073709551615: an end mark before the end of "
+		"the file"));
+	free(a);
+	free(cut);
+	tensor_free(&t[0]);
+	tensor_free(&t[1]);
+	remove_tmpdir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stream");
@@ -1016,6 +1101,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, atomic_writer);
 	tcase_add_test(tc, map_model);
 	tcase_add_test(tc, map_lazy);
+	tcase_add_test(tc, map_end_mark);
 	suite_add_tcase(s, tc);
 	return s;
 }

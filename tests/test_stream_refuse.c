@@ -4,7 +4,8 @@
  * the record, its name and frame where known.  The damaged record is the
  * second of its stream, at byte 80, so offsets are really counted.  The
  * records are laid out by a small encoder written here from the spec,
- * independent of the library's writer.
+ * independent of the library's writer.  Then the end mark's refusals
+ * (doc/FORMAT.md, The end mark).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -138,6 +139,7 @@ static void refused_when_inflated(const char *want)
 
 	refused_by(want, 0, TSR_RAW_CHECKED);
 	tsr_reader_set_raw(r, TSR_RAW_LAZY);
+	tsr_reader_set_unterminated(r, 1);	/* made by hand: no end mark */
 	tt_stream_open(&st, 0);
 	ck_assert_int_eq(tsr_read(r, &t, &end), 1);
 	ck_assert_ptr_null(t.origin);		/* plain: checked */
@@ -149,7 +151,7 @@ static void refused_when_inflated(const char *want)
 	ck_assert_int_eq(tsr_write(st.w, &u, u.frame, end), 0);
 	ck_assert_int_eq(tsr_read(r, &t, NULL), 0);
 	tsr_reader_free(r);
-	out = tt_stream_bytes(&st, &n);
+	out = tt_stream_unmarked(&st, &n);
 	ck_assert_uint_eq(n, len);
 	ck_assert(memcmp(out, buf, len) == 0);
 	free(out);
@@ -174,6 +176,7 @@ START_TEST(good_reads)
 	build(&r);
 	ck_assert_uint_eq(len, 216);
 	rd = tsr_reader_mem(buf, len, "in.tsr");
+	tsr_reader_set_unterminated(rd, 1);	/* made by hand: no end mark */
 	ck_assert_int_eq(tsr_read(rd, &t, &end), 1);
 	ck_assert_int_eq(end, 0);
 	tensor_free(&t);
@@ -612,6 +615,179 @@ START_TEST(repeated_name)
 }
 END_TEST
 
+/* An end mark counting n frames, its payload at a multiple of 64 when it
+ * starts at byte B (doc/FORMAT.md, The end mark). */
+static struct rec mark(unsigned char *count, uint64_t n)
+{
+	struct rec r = {
+		.version = 1, .dtype = DT_I64, .flags = 2, .name_len = 10,
+		.pad = 6, .frame = UINT64_MAX, .stored = 8,
+		.name = "stream.end", .payload = count,
+	};
+
+	put_le(count, n, 8);
+	r.crc = crc32(0, count, 8);
+	return r;
+}
+
+/* What each reader mode makes of buf: the record of build(), then 0 or
+ * (want) an error, and the marks it saw. */
+static void reads_to_end(const char *want, uint64_t marks)
+{
+	for (int raw = TSR_RAW_OFF; raw <= TSR_RAW_LAZY; raw++) {
+		struct tsr_reader *r = tsr_reader_mem(buf, len, "in.tsr");
+		struct tensor t;
+		uint64_t count;
+
+		tsr_reader_set_raw(r, raw);
+		ck_assert_int_eq(tsr_read(r, &t, NULL), 1);
+		ck_assert_str_eq(t.name, "src.ids");
+		tensor_free(&t);
+		ck_assert_int_eq(tsr_read(r, &t, NULL), want ? -1 : 0);
+		if (want)
+			ck_assert_str_eq(err_msg(), want);
+		ck_assert_uint_eq(tsr_reader_marks(r, &count), marks);
+		ck_assert_uint_eq(count, marks ? 1 : 0);
+		tsr_reader_free(r);
+	}
+}
+
+/*
+ * The end mark: passed over, its count checked, its header refused
+ * unless i64 [] alone in frame 2^64-1 with the end flag; compressed, it
+ * reads the same.  Input that ends without one is refused (naming the
+ * last frame, or that there was nothing), unless told to take it.
+ */
+START_TEST(end_mark)
+{
+	static const char bad_head[] = "in.tsr: byte 80, record "
+		"\"stream.end\", frame %llu: a stream's end mark must be i64 "
+		"[], alone in frame 18446744073709551615 with the end flag";
+	unsigned char count[8], z[64];
+	uLongf zn = sizeof z;
+	struct rec r = mark(count, 1);
+	struct tsr_reader *rd;
+	struct tensor t;
+	char want[300];
+
+	build(&r);
+	reads_to_end(NULL, 1);
+	r = mark(count, 2);
+	build(&r);
+	reads_to_end("in.tsr: byte 80, record \"stream.end\", frame "
+		     "18446744073709551615: the end mark counts 2 frames, but "
+		     "1 was read since the stream's start", 0);
+	snprintf(want, sizeof want, bad_head, (unsigned long long)UINT64_MAX);
+	for (int k = 0; k < 3; k++) {
+		r = mark(count, 1);
+		if (k == 0)
+			r.flags = 0;
+		else if (k == 1)
+			r.dtype = DT_F64;
+		else
+			r.rank = 1, r.dim[0] = 1, r.pad = 62;
+		build(&r);
+		refused(want, 0);
+	}
+	/* in the frame of the record before it */
+	r = mark(count, 1);
+	r.frame = 3;
+	build(&r);
+	snprintf(want, sizeof want, bad_head, 3ULL);
+	refused(want, 0);
+	/* compressed */
+	r = mark(count, 1);
+	ck_assert_int_eq(compress2(z, &zn, count, 8, 9), Z_OK);
+	r.flags = 3;
+	r.stored = zn;
+	r.payload = z;
+	build(&r);
+	reads_to_end(NULL, 1);
+
+	/* no mark after the frame: refused, or taken when told */
+	r = good();
+	build(&r);
+	rd = tsr_reader_mem(buf, len, "in.tsr");
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+		tensor_free(&t);
+	}
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), -1);
+	ck_assert_str_eq(err_msg(), "in.tsr: input ends after frame 3 (1 "
+			 "frame since its start) without the stream's end "
+			 "mark: the program that wrote it stopped early (a "
+			 "stream saved before end marks: --unterminated takes "
+			 "it)");
+	tsr_reader_free(rd);
+	rd = tsr_reader_mem(buf, len, "in.tsr");
+	tsr_reader_set_unterminated(rd, 1);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(tsr_read(rd, &t, NULL), 1);
+		tensor_free(&t);
+	}
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), 0);
+	ck_assert_uint_eq(tsr_reader_marks(rd, NULL), 0);
+	tsr_reader_free(rd);
+	rd = tsr_reader_mem(buf, 0, "in.tsr");
+	ck_assert_int_eq(tsr_read(rd, &t, NULL), -1);
+	ck_assert_str_eq(err_msg(), "in.tsr: no input, not even the stream's "
+			 "end mark: the program that should have written it "
+			 "stopped before it began");
+	tsr_reader_free(rd);
+}
+END_TEST
+
+/* Streams joined by cat: the frame before a mark ends there, whatever
+ * the number after it; each mark counts the frames since the one before;
+ * after the last, the input may end, and only there. */
+START_TEST(end_mark_joined)
+{
+	unsigned char count[8], two[512];
+	struct rec r = mark(count, 1);
+	struct tsr_reader *rd;
+	struct frame f = { 0 };
+	size_t n;
+	uint64_t c;
+
+	build(&r);
+	n = len;
+	ck_assert_uint_eq(n, B + 56);
+	memcpy(two, buf, n);
+	memcpy(two + n, buf, n);
+	rd = tsr_reader_mem(two, 2 * n, "cat");
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(tsr_read_frame(rd, &f), 1);
+		ck_assert_int_eq(f.n, 1);
+	}
+	ck_assert_int_eq(tsr_read_frame(rd, &f), 0);
+	ck_assert_uint_eq(tsr_reader_marks(rd, &c), 2);
+	ck_assert_uint_eq(c, 1);
+	tsr_reader_free(rd);
+	/* the second cut after its record */
+	rd = tsr_reader_mem(two, n + B, "cat");
+	ck_assert_int_eq(tsr_read_frame(rd, &f), 1);
+	ck_assert_int_eq(tsr_read_frame(rd, &f), -1);
+	ck_assert_str_eq(err_msg(), "cat: input ends after frame 3 (1 frame "
+			 "since the last end mark) without the stream's end "
+			 "mark: the program that wrote it stopped early (a "
+			 "stream saved before end marks: --unterminated takes "
+			 "it)");
+	tsr_reader_free(rd);
+	/* the second's mark counting 2 */
+	r = mark(count, 2);
+	build(&r);
+	memcpy(two + n, buf, n);
+	rd = tsr_reader_mem(two, 2 * n, "cat");
+	ck_assert_int_eq(tsr_read_frame(rd, &f), 1);
+	ck_assert_int_eq(tsr_read_frame(rd, &f), -1);
+	ck_assert_str_eq(err_msg(), "cat: byte 216, record \"stream.end\", "
+			 "frame 18446744073709551615: the end mark counts 2 "
+			 "frames, but 1 was read since the previous end mark");
+	tsr_reader_free(rd);
+	frame_free(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("stream_refuse");
@@ -633,6 +809,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, refused_in_frame);
 	tcase_add_loop_test(tc, repeated_name, TSR_RAW_OFF,
 			    TSR_RAW_LAZY + 1);
+	tcase_add_test(tc, end_mark);
+	tcase_add_test(tc, end_mark_joined);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -51,7 +51,7 @@ static void write_pairs(const char *p, int n, uint64_t seed)
 		ck_assert_int_eq(tsr_write(w, &t, i, 1), 0);
 		tensor_free(&t);
 	}
-	ck_assert_int_eq(tsr_writer_commit(w), 0);
+	ck_assert_int_eq(tsr_writer_finish(w), 0);
 }
 
 static struct model *make(const char *p, const char *extra)

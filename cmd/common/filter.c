@@ -12,7 +12,7 @@
 #include "prog.h"
 
 struct filter_limits filter_lim = {
-	FILTER_MAX_INPUT, FILTER_WINDOW_MEM, TSR_DEFAULT_LIMIT, 0
+	FILTER_MAX_INPUT, FILTER_WINDOW_MEM, TSR_DEFAULT_LIMIT, 0, 0
 };
 
 int filter_window(int batch)
@@ -186,6 +186,21 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 	return fl->flush(fl->ctx);
 }
 
+int filter_write_vec(struct tsr_writer *w, const char *name, int dtype,
+		     const void *data, size_t n, uint64_t frame, int end)
+{
+	struct tensor t;
+
+	memset(&t, 0, sizeof t);
+	strcpy(t.name, name);
+	t.dtype = dtype;
+	t.rank = 1;
+	t.dim[0] = n;
+	t.data = (void *)data;
+	t.nbytes = n * dtype_size(dtype);
+	return tsr_write(w, &t, frame, end);
+}
+
 int filter_run(const struct filter *fl, struct tsr_reader *r)
 {
 	int W = filter_window(fl->batch), n = 0, rc = 0, i;
@@ -291,6 +306,7 @@ struct tsr_reader *filter_reader(const char *path)
 	if (r) {
 		tsr_reader_set_limit(r, filter_lim.limit);
 		tsr_reader_set_raw(r, TSR_RAW_CHECKED);
+		tsr_reader_set_unterminated(r, filter_lim.unterminated);
 	}
 	return r;
 }
@@ -303,6 +319,13 @@ struct tsr_writer *filter_writer(void)
 		return NULL;
 	}
 	return tsr_writer_fd(1, "<stdout>", 0);
+}
+
+int filter_writer_end(struct tsr_writer *w, int rc)
+{
+	int end = rc == 0 ? tsr_writer_finish(w) : tsr_writer_close(w);
+
+	return rc == 0 ? end : rc;
 }
 
 int filter_stage(const char *model_path, enum stage s, int batch)
@@ -322,8 +345,8 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 	c.w = r ? filter_writer() : NULL;
 	if (r && c.w)
 		rc = filter_run(&fl, r);
-	if (c.w && tsr_writer_close(c.w) < 0 && rc == 0)
-		rc = -1;
+	if (c.w)
+		rc = filter_writer_end(c.w, rc);
 	tsr_reader_free(r);
 	model_free(m);
 	return rc;
@@ -357,6 +380,9 @@ int filter_getopt(int argc, char **argv, const char *shortopts,
 			break;
 		case OPT_FORCE:
 			filter_lim.force = 1;
+			break;
+		case OPT_UNTERMINATED:
+			filter_lim.unterminated = 1;
 			break;
 		case 'h':
 			usage();

@@ -33,12 +33,16 @@
  *   this many bytes (default 64 MiB), whatever the batch size.
  * - limit: the largest record payload the reader accepts (doc/FORMAT.md).
  * - force: a binary stream written to a terminal (refused otherwise).
+ * - unterminated: input that ends without the stream's end mark is
+ *   taken as a whole stream, silently (refused otherwise: the program
+ *   that wrote it stopped early; tsr_reader_set_unterminated).
  */
 struct filter_limits {
 	int max_input;
 	uint64_t window_mem;
 	uint64_t limit;
 	int force;
+	int unterminated;
 };
 extern struct filter_limits filter_lim;
 
@@ -47,14 +51,18 @@ extern struct filter_limits filter_lim;
 #define FILTER_BATCH_MAX 65536
 
 enum {
-	OPT_MAX_INPUT = 0x4100, OPT_WINDOW_MEM, OPT_LIMIT, OPT_FORCE
+	OPT_MAX_INPUT = 0x4100, OPT_WINDOW_MEM, OPT_LIMIT, OPT_FORCE,
+	OPT_UNTERMINATED
 };
+#define UNTERMINATED_LONGOPT \
+	{ "unterminated", no_argument, NULL, OPT_UNTERMINATED }
 /* The options of filter_lim and prog.h's, for a getopt_long table. */
 #define FILTER_LONGOPTS \
 	{ "max-input", required_argument, NULL, OPT_MAX_INPUT }, \
 	{ "window-mem", required_argument, NULL, OPT_WINDOW_MEM }, \
 	{ "limit", required_argument, NULL, OPT_LIMIT }, \
 	{ "force", no_argument, NULL, OPT_FORCE }, \
+	UNTERMINATED_LONGOPT, \
 	PROG_LONGOPTS
 
 /* The lines of --help for FILTER_LONGOPTS. */
@@ -66,10 +74,14 @@ enum {
 	"      --limit=BYTES    largest record accepted (default 4G)\n" \
 	"      --threads=N      threads of the kernels (default: " \
 	"ATTN_THREADS or all)\n" \
-	"      --force          write a stream even to a terminal\n"
+	"      --force          write a stream even to a terminal\n" \
+	UNTERMINATED_HELP
+#define UNTERMINATED_HELP \
+	"      --unterminated   take input without the stream's end mark " \
+	"(older files)\n"
 #define FILTER_USAGE \
 	"[--max-input N] [--window-mem BYTES] [--limit BYTES]\n" \
-	"       [--threads N] [--force]"
+	"       [--threads N] [--force] [--unterminated]"
 
 struct filter {
 	int batch;		/* frames per batch, at most */
@@ -101,8 +113,18 @@ int filter_window(int batch);
  * uses it or not.  NULL with err_msg().
  */
 struct tsr_reader *filter_reader(const char *path);
-/* The writer of a stream on stdout, refusing a terminal unless forced. */
+/* The writer of a stream on stdout, refusing a terminal unless forced.
+ * A program closes it with tsr_writer_finish when it did all it had to
+ * (the end mark), with tsr_writer_close on an error. */
 struct tsr_writer *filter_writer(void);
+/* tsr_writer_finish when rc is 0, else tsr_writer_close (no end mark,
+ * so that the next stage fails too); returns rc, or the close's failure
+ * when rc was 0. */
+int filter_writer_end(struct tsr_writer *w, int rc);
+/* Writes the record name, dtype [n] at data (not copied), into frame,
+ * with the end flag if end: tsr_write's answer. */
+int filter_write_vec(struct tsr_writer *w, const char *name, int dtype,
+		     const void *data, size_t n, uint64_t frame, int end);
 
 /* Runs fl over every frame of r, the sources cut to filter_lim.max_input
  * and the windows bounded by window_mem.  0, -1 (err_msg()) or

@@ -6,6 +6,29 @@
 
 struct keep keepopt = { KEEP_ALL & ~KEEP_REGEX, NULL, 0 };
 enum keep_mode keepopt_mode = KEEP_NAME;
+int keepopt_given, keepopt_none, keepopt_print;
+
+void keepopt_option(int c, const char *arg)
+{
+	switch (c) {
+	case KEEPOPT_KEEP:
+		keepopt_regex(arg);
+		keepopt_given = 1;
+		break;
+	case KEEPOPT_NO_KEEP:
+		keepopt_off(arg);
+		keepopt_none = 1;
+		keepopt_given |= arg != NULL;
+		break;
+	case KEEPOPT_AS:
+		keepopt_as(arg);
+		keepopt_given = 1;
+		break;
+	case KEEPOPT_SPANS:
+		keepopt_print = 1;
+		break;
+	}
+}
 
 void keepopt_regex(const char *arg)
 {

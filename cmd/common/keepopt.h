@@ -11,9 +11,41 @@
 #include "text/keep.h"
 
 /* tokenize's settings: the kinds looked for (all by default), the
- * --keep regexes, how spans are masked. */
+ * --keep regexes, how spans are masked; what its options asked. */
 extern struct keep keepopt;
 extern enum keep_mode keepopt_mode;
+extern int keepopt_given;	/* --keep, --keep-as or --no-keep=KINDS */
+extern int keepopt_none;	/* --no-keep */
+extern int keepopt_print;	/* --spans */
+
+/* tokenize's options, for its getopt_long table and --help */
+enum { KEEPOPT_KEEP = 0x4500, KEEPOPT_NO_KEEP, KEEPOPT_AS, KEEPOPT_SPANS };
+#define KEEPOPT_LONGOPTS \
+	{ "keep", required_argument, NULL, KEEPOPT_KEEP }, \
+	{ "no-keep", optional_argument, NULL, KEEPOPT_NO_KEEP }, \
+	{ "keep-as", required_argument, NULL, KEEPOPT_AS }, \
+	{ "spans", no_argument, NULL, KEEPOPT_SPANS }
+#define KEEPOPT_HELP \
+	"      --keep=REGEX      also keep as written what this POSIX " \
+	"extended regex\n" \
+	"                        matches (repeatable; see below)\n" \
+	"      --no-keep[=KINDS] mask nothing, or not these KINDS " \
+	"(commas: url,\n" \
+	"                        email,number,path,code,placeholder," \
+	"regex); with -d,\n" \
+	"                        print the spans' placeholders\n" \
+	"      --spans           print each line's spans, tab-separated: " \
+	"no ids\n" \
+	"      --keep-as=HOW     a span masked by a name the model copies " \
+	"(name,\n" \
+	"                        the default) or dropped (drop)\n"
+#define KEEPOPT_NOTE \
+	"URLs, e-mail addresses, numbers, paths, `code` and placeholders " \
+	"(%%s, {name},\n$VAR) are masked and put back as written by " \
+	"decode, beam and -d (src.keep).\n"
+
+/* One of the KEEPOPT_ options, with its argument (exit 2 on a bad one). */
+void keepopt_option(int c, const char *arg);
 
 /* --keep REGEX: one more pattern; refused (exit 2) when it does not
  * compile or matches the empty string. */

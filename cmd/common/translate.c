@@ -10,6 +10,7 @@
 #include "base/errmsg.h"
 #include "filter.h"
 #include "keepopt.h"
+#include "linejoin.h"
 #include "opt.h"
 #include "kernels/gemm_packed.h"
 #include "models/shortlist.h"
@@ -35,7 +36,8 @@ struct tctx {
 	int show, tty;			/* progress shown; on one line, redrawn */
 	struct align_opts al;		/* o's, or the guided head's */
 	struct bpe_text text;
-	struct bpe_text links, room;	/* -A's; keepopt_restore's */
+	struct linejoin join;		/* a line's sentences put back */
+	struct bpe_text links, room;	/* keepopt_restore's -A and room */
 	/* a decoder kept for the whole run, so that what an architecture
 	 * makes once for all the decoders of a model (the Transformer's
 	 * packed weights) lasts from batch to batch */
@@ -181,29 +183,62 @@ static int emit_alignment(struct tctx *c, const struct frame *f,
 }
 
 /*
- * The translation's text into c->text, with -A its word links into
- * c->links, and the spans tokenize kept put back (keepopt_restore)
- * through them, unless --no-keep.
+ * A sentence of a line (linejoin.h) with -A: its alignment, its words
+ * moved past those of the line's sentences before it.
+ */
+static int join_alignment(struct tctx *c, const struct frame *f,
+			  const struct hyp *h)
+{
+	const struct tensor *src = frame_find(f, "src.ids");
+	long sw, tw;
+
+	if (emit_alignment(c, f, h, &c->text) < 0)
+		return -1;
+	if ((sw = linejoin_words(c->sv, src->data, h->S)) < 0 ||
+	    (tw = linejoin_words(c->tv, h->ids, h->len)) < 0)
+		return -1;
+	return linejoin_align(&c->join, c->text.s, c->text.n, sw, tw);
+}
+
+/*
+ * The translation's text into c->text, with the spans tokenize kept put
+ * back (keepopt_restore) unless --no-keep: with -A through the word
+ * links, made into c->links.
  */
 static int text_of(struct tctx *c, const struct frame *f, const struct hyp *h)
 {
-	if (detok(c, h) < 0 || (c->o->align &&
-				emit_alignment(c, f, h, &c->links) < 0))
+	if (detok(c, h) < 0)
 		return -1;
-	if (c->o->no_keep)
+	if (c->o->no_keep || !frame_head(f, "src.keep.pos"))
 		return 0;
+	if (c->o->align && emit_alignment(c, f, h, &c->links) < 0)
+		return -1;
 	return keepopt_restore(f, &c->text, &c->room, c->o->align ?
 			       c->links.s : NULL, c->links.n, 0);
 }
 
-/* One line of text: the translation (or, when scoring, the alignment or
+/*
+ * One line of text: the translation (or, when scoring, the alignment or
  * the score), then the alignment and the score asked for, each after
- * " ||| ". */
+ * " ||| ".  A line's sentences are put back (linejoin.h) and printed at
+ * its last: their texts, alignments, scores summed (with --normalize,
+ * over their lengths summed).  score takes whole lines only.
+ */
 static int print_line(struct tctx *c, const struct frame *f,
 		      const struct hyp *h)
 {
 	const struct translate_opts *o = c->o;
+	struct linejoin *j = &c->join;
+	int last = linejoin_frame(j, f);
 
+	if (last < 0)
+		return -1;
+	if (c->scoring && j->part) {
+		err_set("frame %llu: a sentence of a line (line.part): score "
+			"takes whole lines (tokenize --no-split)",
+			(unsigned long long)f->number);
+		return -1;
+	}
 	if (c->scoring && !o->align) {
 		printf("%.6f\n", line_score(o, h));
 		return 0;
@@ -211,11 +246,20 @@ static int print_line(struct tctx *c, const struct frame *f,
 	if (c->scoring ? emit_alignment(c, f, h, &c->text) < 0 :
 	    text_of(c, f, h) < 0)
 		return -1;
-	printf("%.*s", (int)c->text.n, c->text.s);
+	/* here a frame's text is final: what changes it goes before */
+	if (linejoin_text(j, f, c->text.s, c->text.n) < 0 ||
+	    (o->align && !c->scoring && join_alignment(c, f, h) < 0))
+		return -1;
+	j->score += h->score;
+	j->len += h->len;
+	if (!last)
+		return 0;
+	printf("%.*s", (int)j->text.n, j->text.s);
 	if (o->align && !c->scoring)
-		printf(" ||| %.*s", (int)c->links.n, c->links.s);
+		printf(" ||| %.*s", (int)j->align.n, j->align.s);
 	if (o->scores)
-		printf(" ||| %.6f", line_score(o, h));
+		printf(" ||| %.6f", !o->normalize ? j->score :
+		       j->len ? j->score / j->len : 0);
 	putchar('\n');
 	return 0;
 }
@@ -230,6 +274,12 @@ static int print_nbest(struct tctx *c, const struct frame *f,
 {
 	int i;
 
+	if (frame_head(f, "line.part")) {
+		err_set("frame %llu: a sentence of a line (line.part): "
+			"--nbest takes whole lines (tokenize --no-split)",
+			(unsigned long long)f->number);
+		return -1;
+	}
 	for (i = 0; i < res->n; i++) {
 		const struct hyp *h = &res->hyp[i];
 
@@ -237,8 +287,11 @@ static int print_nbest(struct tctx *c, const struct frame *f,
 			return -1;
 		printf("%llu ||| %.*s ||| F0= %.6f ||| %.6f", c->line,
 		       (int)c->text.n, c->text.s, h->score, h->norm);
-		if (c->o->align)
-			printf(" ||| %.*s", (int)c->links.n, c->links.s);
+		if (c->o->align) {
+			if (emit_alignment(c, f, h, &c->text) < 0)
+				return -1;
+			printf(" ||| %.*s", (int)c->text.n, c->text.s);
+		}
 		putchar('\n');
 	}
 	return 0;
@@ -399,19 +452,22 @@ static int run(const struct translate_opts *o, int scoring)
 	c.show = o->progress || c.tty;
 	c.t0 = c.shown = now();
 	rc = filter_run(&fl, r);
+	if (rc == 0 && !o->tensors && !o->moses)
+		rc = linejoin_end(&c.join);
 	if (rc == 0)
 		progress(&c, 1);
 out:
 	if (c.keep)
 		c.m->arch->dec_free(c.keep);
 	if (c.w)
-		tsr_writer_close(c.w);
+		rc = filter_writer_end(c.w, rc);
 	tsr_reader_free(r);
 	vocab_free(c.tv);
 	vocab_free(c.sv);
 	bpe_text_free(&c.text);
 	bpe_text_free(&c.links);
 	bpe_text_free(&c.room);
+	linejoin_free(&c.join);
 	/* a window left unwritten (the reader went away, or an error) */
 	for (i = 0; i < W && c.res && c.forced; i++) {
 		search_result_free(&c.res[i]);

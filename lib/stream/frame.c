@@ -142,7 +142,7 @@ int tsr_read_frame(struct tsr_reader *r, struct frame *f)
 			return -1;
 		if (rc == 0)
 			return 1;
-		if (t.frame != f->number) {
+		if (tsr_frame_started(r)) {	/* or after an end mark */
 			tsr_unread(r, &t, end);
 			return 1;
 		}

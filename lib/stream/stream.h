@@ -23,6 +23,16 @@
 #define TSR_FLAG_END_FRAME 0x02
 #define TSR_DEFAULT_LIMIT  ((uint64_t)4 << 30)   /* 4 GiB per payload */
 
+/*
+ * The end mark (doc/FORMAT.md, The end mark): the record a writer that
+ * finished writes last (tsr_writer_finish), i64 [] holding the number of
+ * frames it wrote, alone in frame TSR_END_FRAME with the end flag.  A
+ * reader takes it as the end of one stream (of those `cat` joined), not
+ * as a frame: tsr_read never returns it.
+ */
+#define TSR_END_NAME  "stream.end"
+#define TSR_END_FRAME UINT64_MAX
+
 /* ---- reading ------------------------------------------------------------ */
 
 struct tsr_reader;
@@ -53,6 +63,19 @@ void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes);
  */
 enum { TSR_RAW_OFF, TSR_RAW_CHECKED, TSR_RAW_LAZY };
 void tsr_reader_set_raw(struct tsr_reader *r, int raw);
+/*
+ * Input that ends without an end mark, or with nothing at all after the
+ * last one, is an error (the writer stopped early) unless accept is set:
+ * for streams saved before end marks, or written by other programs.
+ * A mark that counts other than the frames read is an error either way.
+ */
+void tsr_reader_set_unterminated(struct tsr_reader *r, int accept);
+/* The end marks read so far; *frames (may be NULL): the last one's count. */
+uint64_t tsr_reader_marks(const struct tsr_reader *r, uint64_t *frames);
+/* At the end of input: 0 if the last thing read was an end mark, else -1
+ * with the message tsr_read gives when it refuses such input; for a
+ * program that takes some streams without one and not others. */
+int tsr_reader_ended(const struct tsr_reader *r);
 void tsr_reader_free(struct tsr_reader *r);             /* closes a path's fd */
 /* A reader over n bytes in memory (copied), for tests and tools. */
 struct tsr_reader *tsr_reader_mem(const void *data, size_t n,
@@ -61,8 +84,9 @@ const char *tsr_reader_label(const struct tsr_reader *r);
 
 /*
  * Reads the next record into t (payload owned by t, inflated and checked
- * unless the reader is set raw).
- * Returns 1 for a record, 0 at the normal end of input, -1 on error.
+ * unless the reader is set raw), end marks checked and passed over.
+ * Returns 1 for a record, 0 at the normal end of input (after an end
+ * mark, unless tsr_reader_set_unterminated), -1 on error.
  * *end_frame (may be NULL) is set from the record's end-of-frame flag.
  */
 int tsr_read(struct tsr_reader *r, struct tensor *t, int *end_frame);
@@ -90,8 +114,8 @@ struct frame {
 
 /*
  * Reads one whole frame (up to and including the record with the end flag,
- * a change of frame number, or the end of input).  Returns 1, 0 at the end
- * of input, -1 on error.  f is cleared first.
+ * a change of frame number, an end mark, or the end of input).  Returns 1,
+ * 0 at the end of input, -1 on error.  f is cleared first.
  */
 int tsr_read_frame(struct tsr_reader *r, struct frame *f);
 
@@ -142,6 +166,7 @@ struct tsr_writer *tsr_writer_atomic(const char *path, int zlib_level);
 int tsr_writer_commit(struct tsr_writer *w);       /* and frees w */
 void tsr_writer_abort(struct tsr_writer *w);       /* removes the temp file */
 
+/* A record named TSR_END_NAME is refused: tsr_writer_finish writes it. */
 int tsr_write(struct tsr_writer *w, const struct tensor *t, uint64_t frame,
 	      int end_frame);
 /*
@@ -161,8 +186,16 @@ void tsr_writer_set_level(struct tsr_writer *w, int zlib_level);
 int tsr_write_frame(struct tsr_writer *w, const struct frame *f);
 int tsr_flush(struct tsr_writer *w);
 /* Flushes and frees; returns -1 (or TSR_EPIPE) if the flush failed.  Does
- * not close an fd it was given.  On an atomic writer it commits. */
+ * not close an fd it was given.  On an atomic writer it commits.  Writes
+ * no end mark: for model files, and for a stream given up on an error,
+ * which its reader then refuses. */
 int tsr_writer_close(struct tsr_writer *w);
+/*
+ * The normal end of a stream: writes the end mark (TSR_END_NAME, the
+ * count of frames written), then closes as tsr_writer_close does.  Only
+ * on the path of a program that did all it had to.
+ */
+int tsr_writer_finish(struct tsr_writer *w);
 
 /*
  * A reader that stops early closes the pipe: the writer then gets EPIPE

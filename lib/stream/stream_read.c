@@ -42,7 +42,14 @@ struct tsr_reader {
 		size_t cap, n;
 		uint64_t frame;
 		int open;	/* the last record did not end its frame */
+		int fresh;	/* the last record started a frame */
 	} names;
+	/* End marks (doc/FORMAT.md, The end mark): the frames since the
+	 * start or the last mark, the last frame number read, what the
+	 * last one counted, whether one was last, and whether input may
+	 * end without one (tsr_reader_set_unterminated). */
+	uint64_t seg_frames, last_frame, marks, mark_count;
+	int after_mark, unterminated;
 };
 
 /* FNV-1a of a record's name. */
@@ -110,7 +117,8 @@ static int frame_name(struct tsr_reader *r, const struct tsr_rec *h)
 {
 	int rc;
 
-	if (!r->names.open || h->frame != r->names.frame)
+	r->names.fresh = !r->names.open || h->frame != r->names.frame;
+	if (r->names.fresh)
 		names_clear(r);
 	r->names.frame = h->frame;
 	r->names.open = !(h->flags & TSR_FLAG_END_FRAME);
@@ -187,6 +195,18 @@ void tsr_reader_set_limit(struct tsr_reader *r, uint64_t max_payload_bytes)
 void tsr_reader_set_raw(struct tsr_reader *r, int raw)
 {
 	r->raw = raw;
+}
+
+void tsr_reader_set_unterminated(struct tsr_reader *r, int accept)
+{
+	r->unterminated = accept;
+}
+
+uint64_t tsr_reader_marks(const struct tsr_reader *r, uint64_t *frames)
+{
+	if (frames)
+		*frames = r->mark_count;
+	return r->marks;
 }
 
 void tsr_reader_free(struct tsr_reader *r)
@@ -296,13 +316,35 @@ static int read_bytes(struct tsr_reader *r, struct tsr_rec *h,
 	return 0;
 }
 
-/* Reads one record from the stream itself (not the read-ahead). */
+/* Checks the count of the end mark t (taking it) against the frames read
+ * since the last one: 2, or -1 on a mismatch. */
+static int mark_count(struct tsr_reader *r, const struct tsr_rec *h,
+		      struct tensor *t)
+{
+	int rc = tsr_inflate(t) < 0 ? -1 :
+		 tsr_rec_mark_count(h, t->data, r->seg_frames, r->marks ?
+				    "the previous end mark" :
+				    "the stream's start");
+
+	if (rc == 0) {
+		r->marks++;
+		r->mark_count = r->seg_frames;
+		r->seg_frames = 0;
+		r->after_mark = 1;
+	}
+	tensor_free(t);
+	return rc < 0 ? -1 : 2;
+}
+
+/* Reads one record from the stream itself (not the read-ahead): 1, 2 for
+ * an end mark (checked and freed), 0 at the end of input, or -1. */
 static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 {
 	struct tsr_rec h = { .label = r->label, .offset = r->pos };
 	unsigned char *stored;
 	ssize_t have;
 	size_t n, size;
+	int mark;
 
 	have = fill(r, TSR_FIXED);
 	if (have <= 0)
@@ -325,6 +367,9 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 					 have, n + h.pad);
 	if (tsr_rec_pad(&h, r->buf + r->start + n) < 0 ||
 	    frame_name(r, &h) < 0)
+		return -1;
+	mark = strcmp(h.name, TSR_END_NAME) == 0;
+	if (mark && tsr_rec_mark_head(&h, r->names.fresh) < 0)
 		return -1;
 	consume(r, n + h.pad);
 
@@ -376,11 +421,43 @@ static int read_record(struct tsr_reader *r, struct tensor *t, int *end_frame)
 	r->info.flags = h.flags;
 	r->info.pad = h.pad;
 	r->info.stored_bytes = stored;
+	if (mark)
+		return mark_count(r, &h, t);
+	r->seg_frames += r->names.fresh;
+	r->last_frame = h.frame;
+	r->after_mark = 0;
 	if (end_frame)
 		*end_frame = !!(h.flags & TSR_FLAG_END_FRAME);
 	return 1;
 fail:
 	tensor_free(t);
+	return -1;
+}
+
+/* The end of input: normal after an end mark, or when told to take a
+ * stream without one. */
+static int at_end(const struct tsr_reader *r)
+{
+	return r->unterminated ? 0 : tsr_reader_ended(r);
+}
+
+int tsr_reader_ended(const struct tsr_reader *r)
+{
+	if (r->after_mark)
+		return 0;
+	if (r->seg_frames)
+		err_set("%s: input ends after frame %llu (%llu frame%s since "
+			"%s) without the stream's end mark: the program that "
+			"wrote it stopped early (a stream saved before end "
+			"marks: --unterminated takes it)", r->label,
+			(unsigned long long)r->last_frame,
+			(unsigned long long)r->seg_frames,
+			r->seg_frames == 1 ? "" : "s",
+			r->marks ? "the last end mark" : "its start");
+	else
+		err_set("%s: no input, not even the stream's end mark: the "
+			"program that should have written it stopped before "
+			"it began", r->label);
 	return -1;
 }
 
@@ -402,7 +479,12 @@ int tsr_read(struct tsr_reader *r, struct tensor *t, int *end_frame)
 		err_set("%s", r->failure);
 		return -1;
 	}
-	rc = read_record(r, t, end_frame);
+	while ((rc = read_record(r, t, end_frame)) == 2)
+		;	/* an end mark: what follows is a stream of its own */
+	if (rc == 0) {
+		memset(t, 0, sizeof *t);
+		rc = at_end(r);
+	}
 	if (rc < 0) {   /* nothing after an error is trusted */
 		r->failed = 1;
 		snprintf(r->failure, sizeof r->failure, "%s", err_msg());
@@ -422,4 +504,9 @@ void tsr_unread(struct tsr_reader *r, struct tensor *t, int end_frame)
 	r->pending_info = r->info;
 	r->has_pending = 1;
 	memset(t, 0, sizeof *t);
+}
+
+int tsr_frame_started(const struct tsr_reader *r)
+{
+	return r->names.fresh;
 }

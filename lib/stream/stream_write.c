@@ -34,6 +34,11 @@ struct tsr_writer {
 	char *path, *tmp;               /* an atomic writer's file names */
 	unsigned char *zbuf;            /* compressed payload */
 	size_t zcap;
+	/* Frames written, as a reader counts them (doc/FORMAT.md, Frames),
+	 * for the end mark: the last record's frame and whether it left
+	 * that frame open. */
+	uint64_t frames, frame;
+	int open;
 };
 
 static struct tsr_writer *writer_new(int fd, const char *label, int level)
@@ -207,6 +212,11 @@ static int check_tensor(struct tsr_writer *w, const struct tensor *t)
 			TENSOR_NAME_MAX);
 		return -1;
 	}
+	if (strcmp(t->name, TSR_END_NAME) == 0) {
+		err_set("%s: cannot write a record named \"%s\": the end "
+			"mark is the writer's own", w->label, t->name);
+		return -1;
+	}
 	if (!size || t->rank < 0 || t->rank > TENSOR_MAX_RANK) {
 		err_set("%s: record \"%s\": bad dtype %d or rank %d", w->label,
 			t->name, t->dtype, t->rank);
@@ -228,8 +238,9 @@ static int check_tensor(struct tsr_writer *w, const struct tensor *t)
 	return 0;
 }
 
-int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
-		 uint64_t frame, int flags, int pad)
+/* Writes t, checked by check_tensor or the end mark. */
+static int write_record(struct tsr_writer *w, const struct tensor *t,
+			uint64_t frame, int flags, int pad)
 {
 	unsigned char head[TSR_HEAD_MAX];
 	const void *payload = t->data;
@@ -237,10 +248,6 @@ int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
 	uint32_t crc;
 	size_t n;
 
-	if (w->failed)
-		return w->failed;
-	if (check_tensor(w, t) < 0)
-		return -1;      /* the caller's mistake: the stream stays good */
 	if (flags & ~TSR_FLAGS_KNOWN || pad >= TSR_ALIGN) {
 		err_set("%s: record \"%s\": bad flags 0x%x or padding %d",
 			w->label, t->name, flags, pad);
@@ -266,7 +273,20 @@ int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
 	n = tsr_rec_encode(head, t, frame, flags, pad, crc, stored);
 	if (put(w, head, n) < 0 || put(w, payload, stored) < 0)
 		return w->failed;
+	w->frames += !w->open || frame != w->frame;
+	w->frame = frame;
+	w->open = !(flags & TSR_FLAG_END_FRAME);
 	return 0;
+}
+
+int tsr_write_ex(struct tsr_writer *w, const struct tensor *t,
+		 uint64_t frame, int flags, int pad)
+{
+	if (w->failed)
+		return w->failed;
+	if (check_tensor(w, t) < 0)
+		return -1;      /* the caller's mistake: the stream stays good */
+	return write_record(w, t, frame, flags, pad);
 }
 
 int tsr_write(struct tsr_writer *w, const struct tensor *t, uint64_t frame,
@@ -367,4 +387,22 @@ int tsr_writer_close(struct tsr_writer *w)
 	rc = tsr_flush(w);
 	writer_free(w);
 	return rc;
+}
+
+int tsr_writer_finish(struct tsr_writer *w)
+{
+	unsigned char count[8];
+	struct tensor mark = { .name = TSR_END_NAME, .dtype = DT_I64,
+			       .data = count, .nbytes = sizeof count };
+	int rc;
+
+	for (int i = 0; i < 8; i++)
+		count[i] = w->frames >> 8 * i;
+	rc = w->failed ? w->failed :
+	     write_record(w, &mark, TSR_END_FRAME, TSR_FLAG_END_FRAME, -1);
+	if (rc < 0) {
+		tsr_writer_abort(w);
+		return rc;
+	}
+	return tsr_writer_close(w);
 }

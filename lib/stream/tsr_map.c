@@ -103,12 +103,37 @@ static int lazy_grow(struct tsr_map_lazy *z, int i)
 	return 0;
 }
 
+/*
+ * A file's last record, an end mark (one that tensordump -r, or any
+ * writer finished as a stream, put after the records): checked as the
+ * reader checks it, against the frames before it, and left out (m->f is
+ * the model's records).  Anywhere else it is refused.  0 or -1; takes t.
+ */
+static int end_mark(const struct tsr_map *m, struct tensor *t,
+		    const struct tsr_rec *h, uint64_t end, int fresh,
+		    uint64_t frames)
+{
+	int rc;
+
+	if (end != m->size) {
+		tsr_rec_fail(h, "an end mark before the end of the file");
+		rc = -1;
+	} else {
+		rc = tsr_rec_mark_head(h, fresh) < 0 ||
+		     tsr_rec_check(h, t->data) < 0 ||
+		     tsr_rec_mark_count(h, t->data, frames,
+					"the file's start") < 0 ? -1 : 0;
+	}
+	tensor_free(t);
+	return rc;
+}
+
 static struct tsr_map *map_open(const char *path, int lazy)
 {
 	struct tsr_map *m = calloc(1, sizeof *m);
 	struct stat st;
-	uint64_t off = 0;
-	int fd = -1;
+	uint64_t off = 0, frames = 0, last = 0;
+	int fd = -1, ended = 1, fresh;
 
 	if (!m || (lazy && (!(m->lazy = calloc(1, sizeof *m->lazy)) ||
 			    !(m->lazy->path = strdup(path))))) {
@@ -143,6 +168,16 @@ static struct tsr_map *map_open(const char *path, int lazy)
 
 		if (len < 0)
 			goto fail;
+		/* a frame starts as the reader's do (frame_name) */
+		fresh = ended || t.frame != last;
+		if (!strcmp(t.name, TSR_END_NAME)) {
+			if (end_mark(m, &t, &h, off + len, fresh, frames) < 0)
+				goto fail;
+			break;
+		}
+		frames += fresh;
+		ended = !!(h.flags & TSR_FLAG_END_FRAME);
+		last = t.frame;
 		if (lazy && lazy_grow(m->lazy, m->f.n) < 0) {
 			err_set("%s: out of memory", path);
 			tensor_free(&t);

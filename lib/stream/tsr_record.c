@@ -387,6 +387,33 @@ int tsr_inflate(struct tensor *t)
 	return 0;
 }
 
+/* Alone in a frame of its own, so that a reader that knows nothing of
+ * marks reads it as a frame that it does not use, and no other. */
+int tsr_rec_mark_head(const struct tsr_rec *h, int fresh)
+{
+	if (h->dtype == DT_I64 && h->rank == 0 && h->frame == TSR_END_FRAME &&
+	    (h->flags & TSR_FLAG_END_FRAME) && fresh)
+		return 0;
+	tsr_rec_fail(h, "a stream's end mark must be i64 [], alone in frame "
+		     "%llu with the end flag",
+		     (unsigned long long)TSR_END_FRAME);
+	return -1;
+}
+
+int tsr_rec_mark_count(const struct tsr_rec *h, const void *p,
+		       uint64_t frames, const char *since)
+{
+	uint64_t n = le64(p);
+
+	if (n == frames)
+		return 0;
+	tsr_rec_fail(h, "the end mark counts %llu frame%s, but %llu %s read "
+		     "since %s", (unsigned long long)n, n == 1 ? "" : "s",
+		     (unsigned long long)frames, frames == 1 ? "was" : "were",
+		     since);
+	return -1;
+}
+
 void tsr_rec_to_tensor(const struct tsr_rec *h, struct tensor *t)
 {
 	memset(t, 0, sizeof *t);

@@ -84,6 +84,16 @@ int tsr_rec_payload(const struct tsr_rec *h, const void *stored, void *out);
 int tsr_rec_zcheck(const struct tsr_rec *h, const void *stored);
 /* Checks the CRC of the h->nbytes at data (the payload, uncompressed). */
 int tsr_rec_check(const struct tsr_rec *h, const void *data);
+/*
+ * The end mark (doc/FORMAT.md, The end mark), h a record named
+ * TSR_END_NAME: its header, i64 [] in frame TSR_END_FRAME with the end
+ * flag, and fresh (it started a frame: alone in its own); then its count,
+ * the 8 payload bytes at p, against the frames read since `since` ("the
+ * stream's start").  0 or -1.
+ */
+int tsr_rec_mark_head(const struct tsr_rec *h, int fresh);
+int tsr_rec_mark_count(const struct tsr_rec *h, const void *p,
+		       uint64_t frames, const char *since);
 /* Fills t's header fields (not its payload) from h. */
 void tsr_rec_to_tensor(const struct tsr_rec *h, struct tensor *t);
 
@@ -108,5 +118,8 @@ struct tsr_reader;
 struct tensor *frame_push(struct frame *f, struct tensor *t);
 /* Gives back a record read one too far; the next tsr_read returns it. */
 void tsr_unread(struct tsr_reader *r, struct tensor *t, int end_frame);
+/* Whether the record tsr_read returned last started a frame: after one
+ * with the end flag (an end mark's too), or under another number. */
+int tsr_frame_started(const struct tsr_reader *r);
 
 #endif

@@ -18,12 +18,14 @@ void tt_stream_open(struct tt_stream *s, int zlib_level)
 	ck_assert_ptr_nonnull(s->w);
 }
 
-unsigned char *tt_stream_bytes(struct tt_stream *s, size_t *n)
+static unsigned char *stream_bytes(struct tt_stream *s, size_t *n,
+				   int mark)
 {
 	unsigned char *p;
 	off_t size;
 
-	ck_assert_msg(tsr_writer_close(s->w) == 0, "%s", err_msg());
+	ck_assert_msg((mark ? tsr_writer_finish(s->w) :
+		       tsr_writer_close(s->w)) == 0, "%s", err_msg());
 	s->w = NULL;
 	size = lseek(s->fd, 0, SEEK_END);
 	ck_assert_int_ge(size, 0);
@@ -33,6 +35,16 @@ unsigned char *tt_stream_bytes(struct tt_stream *s, size_t *n)
 	close(s->fd);
 	*n = size;
 	return p;
+}
+
+unsigned char *tt_stream_bytes(struct tt_stream *s, size_t *n)
+{
+	return stream_bytes(s, n, 1);
+}
+
+unsigned char *tt_stream_unmarked(struct tt_stream *s, size_t *n)
+{
+	return stream_bytes(s, n, 0);
 }
 
 struct tsr_reader *tt_stream_reader(struct tt_stream *s, const char *label)

@@ -7,7 +7,7 @@
  *      struct tsr_reader *r = tt_stream_reader(&s, "test");
  *      ... tsr_read(r, ...) ...;  tsr_reader_free(r);
  *
- * or tt_stream_bytes(&s, &n) for the bytes themselves (to damage them,
+ * or tt_stream_bytes(&s, &n) for the bytes themselves, the end mark last (to damage them,
  * concatenate them, or feed them to a program through tt_pipe_bytes()).
  * The stream lives in an anonymous memory file; nothing touches the disk.
  */
@@ -26,8 +26,11 @@ struct tt_stream {
 
 /* Opens a writer into a fresh memory file; aborts the test on failure. */
 void tt_stream_open(struct tt_stream *s, int zlib_level);
-/* Closes the writer; returns what it wrote (malloc'ed) and its length. */
+/* Finishes the writer (its end mark); returns what it wrote (malloc'ed)
+ * and its length. */
 unsigned char *tt_stream_bytes(struct tt_stream *s, size_t *n);
+/* The same without the end mark: a model file, or a stream cut short. */
+unsigned char *tt_stream_unmarked(struct tt_stream *s, size_t *n);
 /* Closes the writer; returns a reader over what it wrote. */
 struct tsr_reader *tt_stream_reader(struct tt_stream *s, const char *label);
 
