@@ -49,9 +49,16 @@ cmp -s in back || fail "tokenize | tokenize -d: $(diff in back)"
 # --no-split: one frame a line, as before
 n=$(tokenize -m m.tsr --no-split < in | tensordump -H -n src.text | wc -l)
 [ "$n" -eq 8 ] || fail "--no-split: $n frames, not 8"
-# without --lang, "Sr." ends a sentence (no language's prefixes)
+# without --lang, only titles before a name hold: "Sr." does, "etc."
+# ends a sentence; with --lang es both hold
 n=$(sed -n 6p in | tokenize -m m.tsr | tensordump -H -n src.text | wc -l)
-[ "$n" -eq 2 ] || fail "'Sr. Gato' without --lang: $n frames, not 2"
+[ "$n" -eq 1 ] || fail "'Sr. Gato' without --lang: $n frames, not 1"
+n=$(echo 'Perros, gatos, etc. Gato vino.' | tokenize -m m.tsr |
+	tensordump -H -n src.text | wc -l)
+[ "$n" -eq 2 ] || fail "'etc. Gato' without --lang: $n frames, not 2"
+n=$(echo 'Perros, gatos, etc. Gato vino.' | tokenize -m m.tsr --lang es |
+	tensordump -H -n src.text | wc -l)
+[ "$n" -eq 1 ] || fail "'etc. Gato' with --lang es: $n frames, not 1"
 
 # Each frame of the split stream: its line, gap and text, one a line.
 tensordump -t < split.tsr | awk '

@@ -65,7 +65,11 @@ static const struct {
 	{ "El Sr. García llegó. Luego se fue.", SENT_ES, 0,
 	  "El Sr. García llegó.|Luego se fue." },
 	/* without Spanish's list, "Sr." ends a sentence */
-	{ "El Sr. García llegó.", SENT_NONE, 0, "El Sr.|García llegó." },
+	{ "El Sr. García llegó.", SENT_NONE, 0, "El Sr. García llegó." },
+	{ "Vino el Dr. Smith. Se fue.", SENT_NONE, 0,
+	  "Vino el Dr. Smith.|Se fue." },
+	{ "Lo que es. Y mar. Set. Out.", SENT_NONE, 0,
+	  "Lo que es.|Y mar.|Set.|Out." },
 	{ "Mr. Smith met Dr. Jones. They talked.", SENT_EN, 0,
 	  "Mr. Smith met Dr. Jones.|They talked." },
 	{ "Frutas, p. ej. Manzanas. Y más.", SENT_ES, 0,
@@ -199,7 +203,8 @@ START_TEST(languages)
 	ck_assert_int_eq(sentsplit_prefix(SENT_ES, "sr", 2), 1);
 	ck_assert_int_eq(sentsplit_prefix(SENT_ES, "SR", 2), 0);
 	ck_assert_int_eq(sentsplit_prefix(SENT_EN, "No", 2), 2);
-	ck_assert_int_eq(sentsplit_prefix(SENT_NONE, "Sr", 2), 0);
+	ck_assert_int_eq(sentsplit_prefix(SENT_NONE, "Sr", 2), 1);
+	ck_assert_int_eq(sentsplit_prefix(SENT_NONE, "es", 2), 0);
 }
 END_TEST
 

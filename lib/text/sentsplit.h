@@ -29,7 +29,8 @@
 
 #include <stddef.h>
 
-/* The rules of a language: SENT_NONE has no non-breaking prefixes. */
+/* The rules of a language: SENT_NONE's non-breaking prefixes are the
+ * titles before a name that are such in all six (sentsplit_lists.c). */
 enum sent_lang {
 	SENT_NONE, SENT_EN, SENT_ES, SENT_DE, SENT_FR, SENT_PT, SENT_IT,
 	SENT_NLANG

@@ -17,6 +17,13 @@
  * common words at the end of a sentence are left out: Spanish and
  * Portuguese "mar" (March; the sea, "en el mar. Y ..."), Portuguese "dez"
  * (December; ten).
+ *
+ * Without a language (SENT_NONE) only titles before a name hold: words
+ * of the six lists that are written capitalised and stand before a name,
+ * so that they rarely end a sentence in any of the languages ("Sr.
+ * García", "Dr. Smith", "Mme. Curie").  Abbreviations that are common
+ * words in another language ("es", "mar", "out", "set") are in no
+ * language's list but their own.
  */
 #include <string.h>
 #include "sentsplit.h"
@@ -83,8 +90,15 @@ static const char *const it[] = {
 	"#pp", NULL,
 };
 
+static const char *const titles[] = {
+	"Mr", "Mrs", "Ms", "Messrs", "Dr", "Dra", "Drs", "Dras", "Prof",
+	"Profa", "Sr", "Sra", "Srta", "Sres", "Sras", "Srs", "Mme", "Mmes",
+	"Mlle", "Mlles", "Hr", "Hrn", "Frl", "Sig", "Sigg", "Sigra", "Dott",
+	"Avv", "Mgr", "Mons", NULL,
+};
+
 static const char *const *const lists[SENT_NLANG] = {
-	[SENT_EN] = en, [SENT_ES] = es, [SENT_DE] = de, [SENT_FR] = fr,
+	[SENT_NONE] = titles, [SENT_EN] = en, [SENT_ES] = es, [SENT_DE] = de, [SENT_FR] = fr,
 	[SENT_PT] = pt, [SENT_IT] = it,
 };
 
@@ -92,7 +106,7 @@ int sentsplit_prefix(enum sent_lang lang, const char *word, size_t n)
 {
 	const char *const *p;
 
-	if ((unsigned)lang >= SENT_NLANG || !lists[lang])
+	if ((unsigned)lang >= SENT_NLANG)
 		return 0;
 	for (p = lists[lang]; *p; p++) {
 		const char *e = **p == '#' ? *p + 1 : *p;
