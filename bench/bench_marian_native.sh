@@ -6,11 +6,19 @@
 #   base f32      a Transformer-base (512, 8 heads, ffn 2048, 6 + 6,
 #                 swish, tied-all), made here once (FULLSIZE_DIR/bench);
 #                 attn: its import (train-step --import marian);
-#   base int8     the same .npz by marian-conv -g intgemm8 (no alphas:
-#                 Marian --gemm-precision int8shiftAll); attn: the import
-#                 of that .bin (Marian's int8 arithmetic: "import"), and
-#                 attn's own int8 export of the f32 import (train-step -x
-#                 --dtype int8: "export");
+#   base int8     the same .npz by marian-conv -g intgemm8 with alphas
+#                 as Firefox's pipeline makes them (marian-decoder
+#                 --dump-quantmult on dev.en's lines 1001-1200, then
+#                 fullsize.py alphas: 127 / (mean + 1.1 std) of each
+#                 activation's maxima; Marian --gemm-precision
+#                 int8shiftAlphaAll, its fastest); attn: the import of that
+#                 .bin (Marian's int8 arithmetic: "import"), and attn's own
+#                 int8 export of the f32 import (train-step -x --dtype
+#                 int8: "export").  Without alphas Marian quantises each
+#                 product's input by the maximum over its whole batch, so
+#                 a sentence's output depends on its batch's other
+#                 sentences and neither side's batches can match the
+#                 other's;
 #   student int8  tools/marian-ref/fullsize.sh's Firefox-shaped student
 #                 (256, 6 encoder layers, 2 SSRU decoder layers), intgemm8
 #                 with alphas (int8shiftAlphaAll) and its lexical
@@ -86,11 +94,19 @@ if [ ! -s "$B/base.npz" ]; then
 		32000 || exit 1
 	mv "$B/model.npz" "$B/base.npz"
 fi
-if [ ! -s "$B/base.intgemm8.bin" ]; then
-	"$MARIAN_BIN/marian-conv" -f "$B/base.npz" -t "$B/base.intgemm8.bin" \
-		-g intgemm8 > "$B/conv.log" 2>&1 || { cat "$B/conv.log"; exit 1; }
+if [ ! -s "$B/base.alphas.bin" ]; then
+	sed -n 1001,1200p "$dev" > "$B/sample.en"
+	OPENBLAS_NUM_THREADS=1 "$MARIAN_BIN/marian-decoder" -m "$B/base.npz" \
+		-v "$v" "$v" -b 1 --cpu-threads 1 --mini-batch 16 --quiet \
+		--dump-quantmult < "$B/sample.en" > /dev/null \
+		2> "$B/quantmults" || { tail "$B/quantmults"; exit 1; }
+	/usr/bin/python3 "$root/tools/marian-ref/fullsize.py" alphas \
+		"$B/quantmults" "$B/base.npz" "$B/alphas.npz" || exit 1
+	"$MARIAN_BIN/marian-conv" -f "$B/alphas.npz" \
+		-t "$B/base.alphas.bin" -g intgemm8 > "$B/conv.log" 2>&1 ||
+		{ cat "$B/conv.log"; exit 1; }
 fi
-for m in f32:base.npz import:base.intgemm8.bin; do
+for m in f32:base.npz alphas:base.alphas.bin; do
 	[ -s "$B/base.${m%%:*}.tsr" ] && continue
 	train-step --import marian -m "$B/base.${m%%:*}.tsr" \
 		--decoder-config "$B/decoder.yml" "$B/${m#*:}" "$v" \
@@ -118,8 +134,8 @@ echo "Marian: $("$MARIAN_BIN/marian-decoder" --version 2>&1 | tail -1)" \
 # the rows: NAME MARIAN'S-NAME ATTN-MODEL MARIAN'S-MODEL-AND-PRODUCTS
 # (the two int8 rows of base share Marian's run)
 rows="base-f32 base-f32 $B/base.f32.tsr -m $B/base.npz --gemm-precision float32
-base-int8-import base-int8 $B/base.import.tsr -m $B/base.intgemm8.bin --gemm-precision int8shiftAll
-base-int8-export base-int8 $B/base.export.tsr -m $B/base.intgemm8.bin --gemm-precision int8shiftAll
+base-int8-import base-int8 $B/base.alphas.tsr -m $B/base.alphas.bin --gemm-precision int8shiftAlphaAll
+base-int8-export base-int8 $B/base.export.tsr -m $B/base.alphas.bin --gemm-precision int8shiftAlphaAll
 student-int8 student-int8 $W/student.tsr -m $S/model.ende.intgemm.alphas.bin --gemm-precision int8shiftAlphaAll --shortlist $S/lex.50.50.ende.s2t.bin false"
 # field ROW N: the row's Nth field
 field() { echo "$rows" | awk -v r="$1" -v n="$2" '$1 == r { print $n }'; }
