@@ -65,7 +65,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tools/marian-ref/native.sh"
 skip() { echo "bench_marian_native: not measured: $*"; exit 0; }
 W=${FULLSIZE_DIR:-$root/build/fullsize}
-W=$(cd "$W" 2> /dev/null && pwd) || skip "no $W (make check-fullsize)"
+[ -d "$W" ] || skip "no $W (make check-fullsize)"
+W=$(cd "$W" && pwd) || exit 1
 dev=${ATTN_DATA:-/work/shared/data}/ui-en-de/dev.en
 lines=${BENCH_LINES:-2000}
 check=${BENCH_CHECK_LINES:-100}
