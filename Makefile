@@ -12,6 +12,8 @@
 #   make fuzz            libFuzzer targets, one per parser (clang)
 #   make check-fullsize  imported models of published sizes against native
 #                        Marian (tools/marian-ref/fullsize.sh; not in check)
+#   make bench-marian    their speed against native Marian's (also in make
+#                        bench; bench/bench_marian_native.sh)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make demo            translate examples/sample.es with models/bible-es-en.tsr
 #
@@ -219,6 +221,12 @@ check-fullsize: all
 bench: all $(BENCHES)
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCHES)
 
+# attn's speed against native Marian's on those models (make bench runs it
+# too, when check-fullsize has made them): BENCH_LINES, BENCH_ISAS,
+# BENCH_THREADS (bench/bench_marian_native.sh).
+bench-marian: all
+	@PATH="$(abspath $(BUILD))/bin:$$PATH" sh bench/bench_marian_native.sh
+
 # The same models and workloads in plain PyTorch (Debian's python3-torch
 # and libopenblas0-pthread; not part of check or CI), for make bench: on
 # the CPU's best kernels in $(BUILD)/bench/torch.txt and, where the CPU
@@ -341,6 +349,6 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check check-layers check-lines check-fullsize bench bench-torch fuzz install clean demo FORCE
+.PHONY: all check check-layers check-lines check-fullsize bench bench-marian bench-torch fuzz install clean demo FORCE
 FORCE:
 .SECONDARY:

@@ -268,7 +268,7 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
  * quantisation and outputs scalar, which made decoding 2.5x slower than
  * the int8 of attn's own models; -O3's vectorises them (the same float
  * operations, one by one: the same bits). */
-#define VECTORISE __attribute__((optimize("O3")))
+#define VECTORISE __attribute__((optimize("O3", "no-trapping-math")))
 
 /* A Marian product's call (linear_marian), for the threads. */
 struct mcall {
@@ -288,7 +288,14 @@ struct mcall {
 VECTORISE static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
 {
 	struct mcall *c = ctx;
-	int K = c->w->K, kq = c->kq, rmax = c->rmax;
+	/* c's fields in locals: an int8 store may alias anything, so read
+	 * through c each would be read again after every q[k], and the
+	 * loops would stay scalar (a third of encode's time) */
+	const float *x = c->x, qa = c->qa;
+	const int K = c->w->K, kq = c->kq, rmax = c->rmax, M = c->M;
+	const int i16 = c->form == WPACK_XS_I16;
+	uint64_t *xs16 = c->xs;
+	uint32_t *xs8 = c->xs;
 	size_t strip = (size_t)kq * rmax;
 	int8_t *q = kern_scratch(2, (size_t)kq * 4);
 
@@ -300,21 +307,22 @@ VECTORISE static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
 		for (int r = 0; r < rmax; r++) {
 			int i = (int)st * rmax + r;
 			size_t at = (size_t)st * strip + r;
-			const float *xr = c->x + (size_t)i * K;
+			const float *xr = x + (size_t)i * K;
 
 			memset(q, 0, (size_t)kq * 4);
-			for (int k = 0; i < c->M && k < K; k++)
-				q[k] = marian_quant(xr[k] * c->qa);
+			if (i < M)
+				for (int k = 0; k < K; k++)
+					q[k] = marian_quant(xr[k] * qa);
 			for (int p = 0; p < kq; p++, at += rmax) {
 				const int8_t *v = q + 4 * p;
-				if (c->form == WPACK_XS_I16)
-					((uint64_t *)c->xs)[at] =
+				if (i16)
+					xs16[at] =
 						(uint64_t)(uint16_t)v[0] |
 						(uint64_t)(uint16_t)v[1] << 16 |
 						(uint64_t)(uint16_t)v[2] << 32 |
 						(uint64_t)(uint16_t)v[3] << 48;
 				else
-					((uint32_t *)c->xs)[at] =
+					xs8[at] =
 						((uint32_t)(uint8_t)v[0] |
 						 (uint32_t)(uint8_t)v[1] << 8 |
 						 (uint32_t)(uint8_t)v[2] << 16 |

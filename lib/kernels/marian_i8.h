@@ -30,19 +30,23 @@
  * QuantizeTile8: cvtps_epi32, round to nearest even; a value out of
  * int32's range or NaN gives INT32_MIN; then saturated to int8 and
  * -128 raised to -127). */
-static inline int8_t marian_quant(float v)
+static inline __attribute__((always_inline)) int8_t marian_quant(float v)
 {
+	/* cvtps_epi32: NaN and |v| >= 2^31 give INT32_MIN, which the
+	 * saturating packs make -128 and the max -127 (v <= -2^31 is
+	 * clamped to -200 below, which gives -127 as well).  Selects, no
+	 * branches: the loops that call this vectorise. */
+	int bad = !(v < 2147483648.0f);
 	float r;
 
-	/* cvtps_epi32: NaN and |v| >= 2^31 give INT32_MIN, which the
-	 * saturating packs make -128 and the max -127 */
-	if (!(v > -2147483648.0f && v < 2147483648.0f))
-		return -127;
-	v = v > 200 ? 200 : v < -200 ? -200 : v;
+	v = v > 200 ? 200 : v;
+	v = v < -200 ? -200 : v;
 	/* to nearest, ties to even: adding 1.5 2^23 leaves no fraction
 	 * bits (the default rounding mode, float arithmetic) */
 	r = (v + 0x1.8p23f) - 0x1.8p23f;
-	return (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+	r = r > 127 ? 127 : r;
+	r = r < -127 ? -127 : r;
+	return (int8_t)(bad ? -127.0f : r);
 }
 /*
  * The end of an entry: the exact sum acc (signed: sum_k xq_ik wq_jk),

@@ -1,14 +1,18 @@
 # native.sh: sourced by the scripts that run native Marian (reference
 # outputs and speed; never a dependency of attn).  Sets MARIAN_BIN to the
 # folder holding marian-decoder and marian-conv: $MARIAN_NATIVE if set,
-# else what ../shared/tools/marian-native/build.sh gives (its prebuilt
+# else what ../shared/tools/marian-native/build.sh gives (beside the
+# repository) (its prebuilt
 # programs, or a build of about an hour), else says it is absent and
 # exits 1.
 marian_native() {
 	if [ -n "${MARIAN_NATIVE:-}" ]; then
 		MARIAN_BIN=$MARIAN_NATIVE
 	else
-		b=$(cd "$(dirname "$0")/../.." && pwd)/../shared/tools/marian-native/build.sh
+		# the repository: $root where the caller has set it (a
+		# bench/ script), else two folders above tools/marian-ref's
+		b=${root:-$(cd "$(dirname "$0")/../.." && pwd)}
+		b=$b/../shared/tools/marian-native/build.sh
 		[ -x "$b" ] && MARIAN_BIN=$("$b" 2>/dev/null) || MARIAN_BIN=
 	fi
 	if [ -z "$MARIAN_BIN" ] || ! "$MARIAN_BIN/marian-decoder" --version \
