@@ -27,7 +27,7 @@
 
 enum format { STREAM, UNITS, IDS };
 enum { OPT_DROPOUT = 0x4400, OPT_SEED, OPT_LINKS, OPT_MAX_LINE, OPT_LANG,
-       OPT_NO_SPLIT, OPT_CLAUSE_WORDS };	/* past filter.h's and prog.h's */
+       OPT_NO_SPLIT, OPT_SPLIT, OPT_CLAUSE_WORDS };	/* past filter.h's and prog.h's */
 
 /* --max-line's default: the longest line read (its newline aside) */
 #define MAX_LINE_DEFAULT (1 << 20)
@@ -46,9 +46,9 @@ static struct {
 	int split;              /* a source line's sentences, a frame each */
 	enum sent_lang lang;    /* --lang: the splitter's rules */
 	int clause_words;       /* longer sentences cut into clauses */
-	int split_opts;         /* --lang or --clause-words given */
+	int split_opts;         /* --split, --lang or --clause-words given */
 } opt = { .coverage = 0.9999, .seed = 1, .max_line = MAX_LINE_DEFAULT,
-	  .split = 1, .clause_words = 40 };
+	  .split = -1, .clause_words = 40 };
 
 static struct rng dropout_rng;
 
@@ -100,8 +100,10 @@ static void usage(void)
 	       "(default 4G)\n"
 	       "      --lang=LANG       abbreviations of %s (default)\n"
 	       "      --clause-words=N  longer sentences cut at ; and : "
-	       "(default 40; 0: none)\n      --no-split        one frame "
-	       "per line, not per sentence\n"
+	       "(default 40; 0: none)\n      --split, --no-split  a frame "
+	       "per sentence (default with attn's\n"
+	       "                        vocabularies) or per line (with "
+	       "a SentencePiece model's)\n"
 	       KEEPOPT_HELP
 	       "      --max-line=BYTES  refuse a longer line of text (default "
 	       "1M): memory is\n"
@@ -402,6 +404,9 @@ static void tokenize(char **files, int nfiles)
 	 * when asked */
 	if (vocab(0)->kind != VOCAB_BPE && !keepopt_given)
 		keepopt_off(NULL);
+	/* sentences cut: likewise (a line is one sentence to Marian) */
+	if (opt.split < 0)
+		opt.split = vocab(0)->kind == VOCAB_BPE || opt.split_opts;
 	if (opt.links)
 		input_open(&al, opt.links, opt.max_line);
 	for (i = 0; i < nfiles; i++) {
@@ -620,7 +625,8 @@ static void check_options(void)
 		usage_error("--name goes with --detok of a stream");
 	if (opt.split_opts && (!opt.split || opt.detok || opt.pairs ||
 			       opt.target || opt.format != STREAM))
-		usage_error("--lang and --clause-words go with splitting: not "
+		usage_error("--split, --lang and --clause-words go with "
+			    "splitting: not "
 			    "--no-split, -d, -p, -T or -f");
 	if (opt.dropout > 0 && opt.detok)
 		usage_error("--dropout goes with encoding, not --detok");
@@ -660,6 +666,7 @@ int main(int argc, char **argv)
 		KEEPOPT_LONGOPTS,
 		{ "lang", required_argument, NULL, OPT_LANG },
 		{ "no-split", no_argument, NULL, OPT_NO_SPLIT },
+		{ "split", no_argument, NULL, OPT_SPLIT },
 		{ "clause-words", required_argument, NULL, OPT_CLAUSE_WORDS },
 		PROG_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -733,6 +740,7 @@ int main(int argc, char **argv)
 			opt.split_opts = 1;
 			break;
 		case OPT_NO_SPLIT: opt.split = 0; break;
+		case OPT_SPLIT: opt.split = opt.split_opts = 1; break;
 		case OPT_SEED:
 			opt.seed = opt_int(optarg, "--seed", 0, INT64_MAX);
 			break;

@@ -59,6 +59,14 @@ n=$(echo 'Perros, gatos, etc. Gato vino.' | tokenize -m m.tsr |
 n=$(echo 'Perros, gatos, etc. Gato vino.' | tokenize -m m.tsr --lang es |
 	tensordump -H -n src.text | wc -l)
 [ "$n" -eq 1 ] || fail "'etc. Gato' with --lang es: $n frames, not 1"
+# a SentencePiece model's lines stay whole (Marian's), unless --split
+spm=$root/tests/fixtures/spm/uni_id_300.model
+n=$(echo 'Hola. Adiós.' | tokenize -v "$spm" | tensordump -H -n src.text |
+	wc -l)
+[ "$n" -eq 1 ] || fail "SentencePiece, no --split: $n frames, not 1"
+n=$(echo 'Hola. Adiós.' | tokenize -v "$spm" --split |
+	tensordump -H -n src.text | wc -l)
+[ "$n" -eq 2 ] || fail "SentencePiece, --split: $n frames, not 2"
 
 # Each frame of the split stream: its line, gap and text, one a line.
 tensordump -t < split.tsr | awk '
