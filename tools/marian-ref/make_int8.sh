@@ -22,6 +22,9 @@
 #   for the alphas file and int8shiftAll (--mini-batch 1: its activation
 #   multipliers are the whole batch's) for the other; .scores: the greedy
 #   ones' total log-probabilities (--n-best).
+#   lex.bin     marian-conv --shortlist of a random lex.s2t of the pieces
+#               (8 first, 4 best); lex.{greedy,scores}: Marian's greedy
+#               with the alphas file under it (--shortlist lex.bin false)
 # With SELF=1 (default OUTDIR tests/fixtures/marian/int8-self; the same
 # vocab.spm and input.txt, made in a temporary folder): the decoder has self-attention instead of the
 # SSRU (transformer-decoder-autoreg self-attention), whose keys and values
@@ -45,6 +48,8 @@ if [ -z "$M" ] || [ ! -x "$M/marian-decoder" ] || [ ! -x "$M/marian-conv" ]; the
 	exit 1
 fi
 command -v python3 > /dev/null || { echo "make_int8.sh: no python3" >&2; exit 1; }
+command -v spm_export_vocab > /dev/null ||
+	{ echo "make_int8.sh: no spm_export_vocab (apt-get install sentencepiece)" >&2; exit 1; }
 mkdir -p "$out"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
@@ -198,4 +203,22 @@ for k in alphas noalphas; do
 	dec "$@" -b 4 --normalize 0 > "$out/$k.beam"
 	dec "$@" -b 1 --n-best | awk -F ' [|][|][|] ' '{ print $4 }' > "$out/$k.scores"
 done
+# a random lexical shortlist of the pieces (lex.s2t: "target source
+# prob", 4 targets a source piece), marian-conv's lex.bin of it (the 8
+# first pieces and the 4 best a source piece), and Marian's greedy with
+# the alphas file under it: lex.greedy, lex.scores
+spm_export_vocab --model="$v" | cut -f 1 > "$t/pieces"
+python3 - "$t/pieces" > "$t/lex.s2t" <<'PY'
+import random, sys
+p = [l.rstrip('\n') for l in open(sys.argv[1], encoding='utf-8')][2:42]
+r = random.Random(8)
+for s in p:
+    for w in r.sample(p, 4):
+        print('%s %s %.4f' % (w, s, r.uniform(0.01, 1)))
+PY
+"$M/marian-conv" --shortlist "$t/lex.s2t" 8 4 0 -V "$v" "$v" -d "$out/lex.bin" 2> "$t/log"
+set -- -m "$out/student.intgemm8.alphas.bin" --gemm-precision int8shiftAlphaAll \
+	--shortlist "$out/lex.bin" false -b 1
+dec "$@" > "$out/lex.greedy"
+dec "$@" --n-best | awk -F ' [|][|][|] ' '{ print $4 }' > "$out/lex.scores"
 echo "make_int8.sh: wrote $out" >&2
