@@ -1,7 +1,8 @@
 #!/bin/sh
 # train-step on a small rnnsearch model: it learns to reverse short random
 # sequences, which no untrained model does; N updates in one run and N/2 +
-# N/2 give the same file byte for byte, with f32 or bf16 products; SIGTERM
+# N/2 give the same file byte for byte, with f32 or bf16 products, and
+# with a setting changed when resuming (-S); SIGTERM
 # saves and exits 0; the last checkpoints average; bad input is refused.
 set -eu
 . "$(dirname "$0")/lib/cli.sh"
@@ -35,6 +36,16 @@ cmp -s a.tsr b.tsr && fail "12 updates gave the model of 30"
 train-step -q -m b.tsr -n 18 pairs.tsr
 cmp a.tsr b.tsr || fail "12 + 18 updates differ from 30"
 tensordump -t a.tsr | grep -q '^"step=30\\n"$' || fail "step is not 30"
+
+# a setting given when resuming (-S lr=0.02) holds from the run's first
+# update: 5 updates, and 1 + 4 (the second run reads lr from the file)
+cp a.tsr c.tsr
+cp a.tsr d.tsr
+train-step -m c.tsr -S lr=0.02 -n 5 -L 1 --log-time 0 pairs.tsr 2> log
+grep -q ' lr 0.02 ' log || fail "-S lr=0.02 not used: $(head -n 1 log)"
+train-step -q -m d.tsr -S lr=0.02 -n 1 pairs.tsr
+train-step -q -m d.tsr -n 4 pairs.tsr
+cmp c.tsr d.tsr || fail "-S lr=0.02 for 5 updates differs from 1 + 4"
 
 # bf16 products: another model than f32's, resumed as unbroken; refused
 # where the CPU cannot

@@ -39,5 +39,10 @@ void model_annex_free(struct model *m);
 struct wpack;
 int model_marian_pack(const struct model *m, const struct param *p,
 		      struct wpack *w);
+/* The same with B's multiplier qb where p's annex has none (qb 0: a tied
+ * output, whose rows the caller quantised with qb, 127 / max |w| of all
+ * of p). */
+int model_marian_pack_qb(const struct model *m, const struct param *p,
+			 struct wpack *w, float qb);
 
 #endif

@@ -121,6 +121,12 @@ static int marian_mode(const struct model *m, int *alpha)
 int model_marian_pack(const struct model *m, const struct param *p,
 		      struct wpack *w)
 {
+	return model_marian_pack_qb(m, p, w, 0);
+}
+
+int model_marian_pack_qb(const struct model *m, const struct param *p,
+			 struct wpack *w, float qb)
+{
 	char name[PARAM_NAME_MAX + 8];
 	const struct tensor *t;
 	const float *v;
@@ -135,7 +141,7 @@ int model_marian_pack(const struct model *m, const struct param *p,
 	}
 	v = t->data;
 	/* qa 0 (no alpha in the file): 127 / max |x| per call */
-	return wpack_marian(w, alpha ? v[1] : 0, v[0], mode);
+	return wpack_marian(w, alpha ? v[1] : 0, v[0] > 0 ? v[0] : qb, mode);
 }
 
 /* The tied output layer of a Marian intgemm8 model (annex marian.NAME

@@ -2,10 +2,13 @@
  * shortlist.c: the vocabulary shortlist of a decoder's sentences; see
  * shortlist.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/errmsg.h"
 #include "kernels/kernels.h"
+#include "kernels/marian_i8.h"
+#include "model_parts.h"
 #include "shortlist.h"
 
 int shortlist_specials(const struct model *m, int32_t special[4])
@@ -264,6 +267,16 @@ out:
 	return rc;
 }
 
+/* 1 when p is the output matrix of a Marian int8 import (annex
+ * marian.NAME, config marian_int8). */
+static int marian_output(const struct model *m, const struct param *p)
+{
+	char name[PARAM_NAME_MAX + 8];
+
+	snprintf(name, sizeof name, "marian.%s", p->name);
+	return config_get(&m->cfg, "marian_int8") && model_annex(m, name);
+}
+
 /*
  * Rows ids [rows] of W (and b) gathered into s->W, or where W is an int8
  * export's, its int8 rows and scales into s->q and s->qs.
@@ -274,9 +287,10 @@ static int gather(struct shortlist *s, const struct model *m,
 {
 	const struct param *p = NULL;
 	int K = s->K, i;
+	size_t k;
 
 	for (i = 0; pack == WPACK_I8 && i < m->nparam && !p; i++)
-		if (m->param[i].w == W && m->param[i].q &&
+		if (m->param[i].w == W &&
 		    m->param[i].dim[0] == m->tgt_vocab &&
 		    m->param[i].dim[1] == K)
 			p = &m->param[i];
@@ -284,6 +298,27 @@ static int gather(struct shortlist *s, const struct model *m,
 		goto oom;
 	for (i = 0; b && i < rows; i++)
 		s->b[i] = b[ids[i]];
+	/* a Marian int8 model: the rows of its own product (params.c's
+	 * model_wpack), a tied float output quantised with the whole
+	 * matrix's multiplier, as Marian selects columns of it prepared */
+	if (p && marian_output(m, p)) {
+		s->mp = p;
+		if (!p->q) {
+			s->mqb = 127.0f / marian_max_abs(W, (size_t)m->tgt_vocab * K);
+			if (!(s->q = malloc((size_t)rows * K + 1)) ||
+			    !(s->qs = malloc(sizeof *s->qs * (rows ? rows : 1))))
+				goto oom;
+			for (i = 0; i < rows; i++) {
+				for (k = 0; k < (size_t)K; k++)
+					s->q[(size_t)i * K + k] = marian_quant(
+						W[(size_t)ids[i] * K + k] * s->mqb);
+				s->qs[i] = 1 / s->mqb;
+			}
+			return 0;
+		}
+	}
+	if (p && !p->q)
+		p = NULL;
 	if (p) {	/* the export's own int8 rows, as model_wpack */
 		s->q = malloc((size_t)rows * K + 1);
 		s->qs = malloc(sizeof *s->qs * (rows ? rows : 1));
@@ -310,13 +345,19 @@ oom:
 /* Rows row0 .. row0 + rows - 1 of the gathered ones packed into w: f32
  * packed (a model's f32 product, packed or not, has its bits), bf16, or
  * int8 (the export's own, or quantised by the pack as the full one). */
-static int pack_rows(struct shortlist *s, struct wpack *w, int row0,
-		     int rows, int pack)
+static int pack_rows(const struct model *m, struct shortlist *s,
+		     struct wpack *w, int row0, int rows, int pack)
 {
 	size_t at = (size_t)row0 * s->K;
 
+	if (s->q && wpack_init_i8(w, s->q + at, s->qs + row0, rows, s->K) < 0)
+		return -1;
+	if (s->q && s->mp && model_marian_pack_qb(m, s->mp, w, s->mqb) < 0) {
+		wpack_free(w);
+		return -1;
+	}
 	if (s->q)
-		return wpack_init_i8(w, s->q + at, s->qs + row0, rows, s->K);
+		return 0;
 	return wpack_init(w, s->W + at, rows, s->K,
 			  pack == WPACK_KEEP ? WPACK_F32 : pack);
 }
@@ -351,7 +392,7 @@ struct shortlist *shortlist_new(const struct model *m,
 		goto oom;
 	if (s->nw == 1) {
 		if (gather(s, m, s->uid, s->U, W, b, pack) < 0 ||
-		    pack_rows(s, &s->w[0], 0, s->U, pack) < 0)
+		    pack_rows(m, s, &s->w[0], 0, s->U, pack) < 0)
 			goto fail;
 		most = s->U;
 	} else {
@@ -360,7 +401,8 @@ struct shortlist *shortlist_new(const struct model *m,
 		for (i = 0; i < n; i++) {
 			int rows = s->off[i + 1] - s->off[i];
 
-			if (pack_rows(s, &s->w[i], s->off[i], rows, pack) < 0)
+			if (pack_rows(m, s, &s->w[i], s->off[i], rows,
+				      pack) < 0)
 				goto fail;
 			most = rows > most ? rows : most;
 		}

@@ -104,6 +104,10 @@ struct shortlist {
 				   NULL without bias */
 	int8_t *q;		/* int8: the gathered rows and scales */
 	float *qs;
+	/* a Marian int8 model's output (model_marian_pack_qb): its
+	 * parameter, and B's multiplier for a tied one (else 0) */
+	const struct param *mp;
+	float mqb;
 	float *logits;		/* [cap, U], or [cap, the most units] */
 };
 

@@ -534,18 +534,25 @@ static int progress_due(const struct run *r, long start_step)
 }
 
 /*
- * The run's settings (train_opts.set) into the model's config, and
- * guided alignment's links and keys going together.
+ * The run's settings (train_opts.set) into the model's config, before
+ * the optimiser reads its keys (lr, warmup, clip ...) from it.
  */
 static int settings(struct run *r)
 {
-	double w = 0;
 	int i;
 
 	for (i = 0; i < r->opt->nset; i++)
 		if (model_check_setting(r->m->arch, r->opt->set[i]) < 0 ||
 		    config_set_kv(&r->m->cfg, r->opt->set[i]) < 0)
 			return -1;
+	return 0;
+}
+
+/* Guided alignment's links and keys going together. */
+static int guided_check(struct run *r)
+{
+	double w = 0;
+
 	if (config_get(&r->m->cfg, "guided_weight") &&
 	    config_double(&r->m->cfg, "guided_weight", &w) < 0)
 		return -1;
@@ -572,7 +579,8 @@ static int run_open(struct run *r, const char *path, long *batch_tokens)
 	r->m = model_load(path, 1, &map);
 	if (!r->m)
 		return -1;
-	if (optim_init(&r->o, r->m) < 0 || optim_load(&r->o, r->m, map) < 0 ||
+	if (settings(r) < 0 ||
+	    optim_init(&r->o, r->m) < 0 || optim_load(&r->o, r->m, map) < 0 ||
 	    config_int(&r->m->cfg, "batch_tokens", batch_tokens) < 0 ||
 	    read_position(r->m, &r->pos, r->train, &reordered) < 0) {
 		err_prefix("%s", path);
@@ -586,7 +594,7 @@ static int run_open(struct run *r, const char *path, long *batch_tokens)
 				*batch_tokens) < 0)
 			return -1;
 	}
-	if (settings(r) < 0) {
+	if (guided_check(r) < 0) {
 		err_prefix("%s", path);
 		return -1;
 	}

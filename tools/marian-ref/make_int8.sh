@@ -22,12 +22,22 @@
 #   for the alphas file and int8shiftAll (--mini-batch 1: its activation
 #   multipliers are the whole batch's) for the other; .scores: the greedy
 #   ones' total log-probabilities (--n-best).
+#   lex.bin     marian-conv --shortlist of a random lex.s2t of the pieces
+#               (8 first, 4 best); lex.{greedy,scores}: Marian's greedy
+#               with the alphas file under it (--shortlist lex.bin false)
+# With SELF=1 (default OUTDIR tests/fixtures/marian/int8-self; the same
+# vocab.spm and input.txt, made in a temporary folder): the decoder has self-attention instead of the
+# SSRU (transformer-decoder-autoreg self-attention), whose keys and values
+# Marian computes again at every step for all earlier positions, so that
+# without alphas their multiplier is the whole history's.
 # Native Marian: MARIAN=DIR holding marian-decoder and marian-conv, else
 # /work/shared/tools/marian-native/build.sh's folder.  Needs python3 (no
 # numpy).  make check does not run this: its outputs are committed.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:-$here/../../tests/fixtures/marian/int8}
+SELF=${SELF:-0}
+if [ "$SELF" = 1 ]; then d=int8-self; else d=int8; fi
+out=${1:-$here/../../tests/fixtures/marian/$d}
 M=${MARIAN:-}
 if [ -z "$M" ] && [ -x /work/shared/tools/marian-native/build.sh ]; then
 	M=$(/work/shared/tools/marian-native/build.sh 2>/dev/null) || M=
@@ -38,11 +48,15 @@ if [ -z "$M" ] || [ ! -x "$M/marian-decoder" ] || [ ! -x "$M/marian-conv" ]; the
 	exit 1
 fi
 command -v python3 > /dev/null || { echo "make_int8.sh: no python3" >&2; exit 1; }
+command -v spm_export_vocab > /dev/null ||
+	{ echo "make_int8.sh: no spm_export_vocab (apt-get install sentencepiece)" >&2; exit 1; }
 mkdir -p "$out"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
-python3 - "$here/../../tests/fixtures/marian/wasm/words.spm" "$out/vocab.spm" <<'PY'
+# the vocabulary and the input: SELF=1 uses int8's (the same bytes)
+if [ "$SELF" = 1 ]; then io=$t; else io=$out; fi
+python3 - "$here/../../tests/fixtures/marian/wasm/words.spm" "$io/vocab.spm" <<'PY'
 import struct, sys
 b = open(sys.argv[1], 'rb').read()
 for i in range(6):	# SentencePiece's ModelProto: more pieces (field 1)
@@ -51,7 +65,7 @@ for i in range(6):	# SentencePiece's ModelProto: more pieces (field 1)
     b += b'\x0a' + bytes([len(p)]) + p
 open(sys.argv[2], 'wb').write(b)
 PY
-python3 - > "$out/input.txt" <<'PY'
+python3 - > "$io/input.txt" <<'PY'
 import random
 r = random.Random(7)
 w = ("agua alto arbol azul bajo bebe calor canta casa come corre de dia el en "
@@ -60,12 +74,13 @@ w = ("agua alto arbol azul bajo bebe calor canta casa come corre de dia el en "
 for i in range(100):
     print(' '.join(r.choice(w) for _ in range(r.randint(1, 12))))
 PY
-python3 - "$t/student.npz" <<'PY'
+python3 - "$t/student.npz" "$SELF" <<'PY'
 """A small random Bergamot-shaped student (Marian .npz, pure Python)."""
 import io, math, random, struct, sys, zipfile
 
 D, F, ENC, DEC, V = 64, 64, 1, 2, 48
 rnd = random.Random(44)
+SELF = sys.argv[2] == '1'
 
 def npy(shape, vals, descr='<f4'):
     fmt = {'<f4': 'f', '|i1': 'b'}[descr]
@@ -102,8 +117,11 @@ for l in range(1, ENC + 1):
     att('encoder_l%d' % l, 'self'); ffn('encoder_l%d' % l)
 for l in range(1, DEC + 1):
     p = 'decoder_l%d' % l
-    mat(p + '_rnn_W', D, D); mat(p + '_rnn_Wf', D, D); vec(p + '_rnn_bf', D)
-    ln(p + '_rnn_ffn')
+    if SELF:
+        att(p, 'self')
+    else:
+        mat(p + '_rnn_W', D, D); mat(p + '_rnn_Wf', D, D)
+        vec(p + '_rnn_bf', D); ln(p + '_rnn_ffn')
     att(p, 'context'); ffn(p)
 
 yml = """type: transformer
@@ -121,11 +139,7 @@ transformer-preprocess: ""
 transformer-postprocess: dan
 transformer-postprocess-top: ""
 transformer-postprocess-emb: d
-transformer-decoder-autoreg: rnn
-dec-cell: ssru
-dec-cell-base-depth: 2
-dec-cell-high-depth: 1
-layer-normalization: false
+%slayer-normalization: false
 transformer-tied-layers:
   []
 transformer-train-position-embeddings: false
@@ -133,15 +147,17 @@ tied-embeddings: true
 tied-embeddings-src: false
 tied-embeddings-all: true
 version: v1.12.0 (a fixture of attn's tools/marian-ref/make_int8.sh)
-""" % (D, V, V, ENC, DEC, F)
+""" % (D, V, V, ENC, DEC, F, "transformer-decoder-autoreg: self-attention\n"
+        if SELF else "transformer-decoder-autoreg: rnn\ndec-cell: ssru\n"
+        "dec-cell-base-depth: 2\ndec-cell-high-depth: 1\n")
 y = yml.encode() + b'\0'
 with zipfile.ZipFile(sys.argv[1], 'w') as z:
     for n, (s, v) in sorted(items.items()):
         z.writestr(n + '.npy', npy(s, v))
     z.writestr('special:model.yml.npy', npy([len(y)], list(struct.unpack('%db' % len(y), y)), '|i1'))
 PY
-v="$out/vocab.spm"
-dec() { "$M/marian-decoder" -v "$v" "$v" --cpu-threads 1 --quiet "$@" < "$out/input.txt" 2> "$t/log"; }
+v="$io/vocab.spm"
+dec() { "$M/marian-decoder" -v "$v" "$v" --cpu-threads 1 --quiet "$@" < "$io/input.txt" 2> "$t/log"; }
 dec -m "$t/student.npz" --dump-quantmult -b 1 > /dev/null
 mv "$t/log" "$t/quantmults"
 python3 - "$t/quantmults" "$t/student.npz" "$t/alphas.npz" <<'PY'
@@ -187,4 +203,22 @@ for k in alphas noalphas; do
 	dec "$@" -b 4 --normalize 0 > "$out/$k.beam"
 	dec "$@" -b 1 --n-best | awk -F ' [|][|][|] ' '{ print $4 }' > "$out/$k.scores"
 done
+# a random lexical shortlist of the pieces (lex.s2t: "target source
+# prob", 4 targets a source piece), marian-conv's lex.bin of it (the 8
+# first pieces and the 4 best a source piece), and Marian's greedy with
+# the alphas file under it: lex.greedy, lex.scores
+spm_export_vocab --model="$v" | cut -f 1 > "$t/pieces"
+python3 - "$t/pieces" > "$t/lex.s2t" <<'PY'
+import random, sys
+p = [l.rstrip('\n') for l in open(sys.argv[1], encoding='utf-8')][2:42]
+r = random.Random(8)
+for s in p:
+    for w in r.sample(p, 4):
+        print('%s %s %.4f' % (w, s, r.uniform(0.01, 1)))
+PY
+"$M/marian-conv" --shortlist "$t/lex.s2t" 8 4 0 -V "$v" "$v" -d "$out/lex.bin" 2> "$t/log"
+set -- -m "$out/student.intgemm8.alphas.bin" --gemm-precision int8shiftAlphaAll \
+	--shortlist "$out/lex.bin" false -b 1
+dec "$@" > "$out/lex.greedy"
+dec "$@" --n-best | awk -F ' [|][|][|] ' '{ print $4 }' > "$out/lex.scores"
 echo "make_int8.sh: wrote $out" >&2

@@ -42,6 +42,7 @@ static void dec_release(struct tf_decoder *dc)
 		free(dc->cv[l]);
 		free(dc->sk[l]);
 		free(dc->sv[l]);
+		free(dc->sx ? dc->sx[l] : NULL);
 	}
 	for (l = 0; dc->cell && l < dc->n->dec_layers; l++)
 		free(dc->cell[l]);
@@ -52,6 +53,7 @@ static void dec_release(struct tf_decoder *dc)
 	free(dc->cv);
 	free(dc->sk);
 	free(dc->sv);
+	free(dc->sx);
 	free(dc->cell);
 	free(dc->cell_tmp);
 	free(dc->srclen);
@@ -203,6 +205,14 @@ struct decoder *tf_dec_new(const struct model *m, const struct dec_opts *o,
 		if (!dc->sk[l] || !dc->sv[l])
 			goto oom;
 	}
+	dc->kv_hist = L > 0 && !n->ssru && n->pos != POS_ROPE &&
+		      dc->wt[0].self_k.marian &&
+		      !(dc->wt[0].self_k.mqa > 0);
+	if (dc->kv_hist && !(dc->sx = calloc(L, sizeof(float *))))
+		goto oom;
+	for (l = 0; l < L && dc->kv_hist; l++)
+		if (!(dc->sx[l] = falloc(cap * dc->tcap * d)))
+			goto oom;
 	for (l = 0; l < L && n->ssru; l++)	/* c_0 = 0 */
 		if (!(dc->cell[l] = calloc(cap * d, sizeof(float))))
 			goto oom;
@@ -255,6 +265,8 @@ int tf_dec_select(struct decoder *d, int nh, const int *parent)
 	struct tf_decoder *dc = (struct tf_decoder *)d;
 	size_t row = dc->es * dc->tcap * dc->n->d;
 	size_t used = dc->es * dc->t * dc->n->d;
+	size_t xrow = (size_t)dc->tcap * dc->n->d, xused = (size_t)dc->t *
+		      dc->n->d;
 	int i, l, free_slot = 0;
 
 	if (nh < 0 || nh > dc->cap) {
@@ -303,6 +315,10 @@ int tf_dec_select(struct decoder *d, int nh, const int *parent)
 			       dc->sk[l] + src * row, used);
 			memcpy(dc->sv[l] + free_slot * row,
 			       dc->sv[l] + src * row, used);
+			if (dc->kv_hist)
+				memcpy(dc->sx[l] + free_slot * xrow,
+				       dc->sx[l] + src * xrow,
+				       sizeof(float) * xused);
 		}
 	}
 	for (i = 0; i < nh; i++) {

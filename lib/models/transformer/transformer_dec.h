@@ -47,6 +47,13 @@ struct tf_decoder {
 	int tcap;		/* positions a slot holds */
 	char **sk, **sv;	/* per layer [cap, tcap, d]: self-attention
 				   (NULL each with dec_self=ssru) */
+	/* Marian's int8 without alphas (kv_hist): Marian computes a step's
+	 * self-attention keys and values again for every earlier position,
+	 * one product over all live hypotheses' inputs so far, whose
+	 * multiplier 127 / max |x| may change with each new row; sx per
+	 * layer [cap, tcap, d] keeps those inputs (else NULL) */
+	int kv_hist;
+	float **sx;
 	float **cell;		/* dec_self=ssru: per layer [cap, d], row i
 				   hypothesis i's SSRU state */
 	float *cell_tmp;	/* [cap, d] dec_select's */

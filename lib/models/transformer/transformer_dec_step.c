@@ -39,6 +39,20 @@ static int grow_cache(struct tf_decoder *dc)
 			*c = nc;
 		}
 	}
+	for (l = 0; dc->kv_hist && l < dc->n->dec_layers; l++) {
+		float *nx = malloc(sizeof(float) * dc->cap * tcap * d);
+
+		if (!nx) {
+			err_set("out of memory for the decoder's "
+				"cache (%d positions)", tcap);
+			return -1;
+		}
+		for (s = 0; s < dc->cap; s++)
+			memcpy(nx + s * tcap * d, dc->sx[l] + s * dc->tcap * d,
+			       sizeof(float) * dc->t * d);
+		free(dc->sx[l]);
+		dc->sx[l] = nx;
+	}
 	dc->tcap = tcap;
 	return 0;
 }
@@ -149,6 +163,57 @@ static const float *step_out(const struct tf_decoder *dc, struct rows *r,
 	return r->x;
 }
 
+/*
+ * kv_hist (transformer_dec.h): the keys and values of every position of
+ * the rows' hypotheses, as Marian's int8 without alphas makes them: the
+ * inputs kv [n, d] join sx, then one product over all the rows' inputs
+ * so far, [n * (t + 1), d], writes the cache's earlier positions again
+ * and r->k, r->v (the new one, which self_attention adds).  0 or -1.
+ */
+static int kv_again(const struct tf_decoder *dc, int l, struct rows *r,
+		    const struct tf_dec_layer *w, const struct dec_wt *t,
+		    const float *kv)
+{
+	size_t d = dc->n->d, T = dc->t + 1, xrow = dc->tcap * d, i, p;
+	size_t row = dc->es * xrow, all = r->n * T * d;
+	float *in = malloc(sizeof(float) * 3 * all), *k = in + all,
+	      *v = k + all;
+	int rc = 0;
+
+	if (!in) {
+		err_set("out of memory for %zu keys of the decoder", r->n * T);
+		return -1;
+	}
+	for (i = 0; i < (size_t)r->n; i++) {
+		float *x = dc->sx[l] + r->slot[i] * xrow;
+
+		memcpy(x + dc->t * d, kv + i * d, sizeof(float) * d);
+		memcpy(in + i * T * d, x, sizeof(float) * T * d);
+	}
+	rc |= linear_packed(k, in, (int)(r->n * T), &t->self_k, w->self.kb,
+			    0);
+	rc |= linear_packed(v, in, (int)(r->n * T), &t->self_v, w->self.vb,
+			    0);
+	for (i = 0; !rc && i < (size_t)r->n; i++) {
+		char *ck = dc->sk[l] + r->slot[i] * row, *cv = dc->sv[l] +
+			   r->slot[i] * row;
+		const float *ki = k + i * T * d, *vi = v + i * T * d;
+
+		for (p = 0; p + 1 < T && dc->kv16; p++) {
+			kv_to_f16((uint16_t *)ck + p * d, ki + p * d, d);
+			kv_to_f16((uint16_t *)cv + p * d, vi + p * d, d);
+		}
+		if (!dc->kv16) {
+			memcpy(ck, ki, sizeof(float) * (T - 1) * d);
+			memcpy(cv, vi, sizeof(float) * (T - 1) * d);
+		}
+		memcpy(r->k + i * d, ki + (T - 1) * d, sizeof(float) * d);
+		memcpy(r->v + i * d, vi + (T - 1) * d, sizeof(float) * d);
+	}
+	free(in);
+	return rc ? -1 : 0;
+}
+
 /* The self-attention of the rows' inputs u, to r->sub.fo; 0 or -1. */
 static int self_layer(const struct tf_decoder *dc, int l, struct rows *r,
 		      const struct tf_dec_layer *w, const struct dec_wt *t,
@@ -160,8 +225,12 @@ static int self_layer(const struct tf_decoder *dc, int l, struct rows *r,
 	const float *kv = n->kv_in ? x : u;
 
 	rc |= linear_packed(r->q, u, nh, &t->self_q, w->self.qb, 0);
-	rc |= linear_packed(r->k, kv, nh, &t->self_k, w->self.kb, 0);
-	rc |= linear_packed(r->v, kv, nh, &t->self_v, w->self.vb, 0);
+	if (dc->kv_hist) {
+		rc |= kv_again(dc, l, r, w, t, kv);
+	} else {
+		rc |= linear_packed(r->k, kv, nh, &t->self_k, w->self.kb, 0);
+		rc |= linear_packed(r->v, kv, nh, &t->self_v, w->self.vb, 0);
+	}
 	if (n->pos == POS_ROPE) {
 		rope_forward(r->q, r->pos, nh, n->heads, n->dk, n->rope,
 			     TF_PE_ROWS);
