@@ -289,6 +289,50 @@ START_TEST(pack_routes_to_the_reference)
 END_TEST
 
 /*
+ * The kernels' quantisation of x (struct gemm_i8's mquant) at marian_quant's
+ * edges, in every int8 set of this CPU against marian_i8_ref (scalar
+ * marian_quant): alpha 2, so x 1.25, 1.75 and -1.25 are ties (2.5 -> 2,
+ * 3.5 -> 4, -2.5 -> -2); beyond 127, beyond 200 and beyond 2^31 either
+ * way; NaN and the infinities (-127); 7 rows (a strip cut short) of 37
+ * (a quad and a vector cut short).
+ */
+START_TEST(quantisation_edges_in_every_set)
+{
+	enum { M = 7, N = 19, K = 37 };
+	static int8_t wq[N * K];
+	static float ws[N], x[M * K], y[M * N], want[M * N];
+	static int32_t c[N];
+	const float edge[] = { 1.25f, 1.75f, -1.25f, 63.4f, 63.6f, -64,
+			       99, -150, 2e9f, -2e9f, NAN, INFINITY,
+			       -INFINITY, 0, -0.0f, 0.2f };
+	const struct gemm_i8 *set[KERN_I8_MAX];
+	const char *sname[KERN_I8_MAX];
+	struct wpack w;
+	int nset = kern_i8_all(set, sname);
+
+	srand(9);
+	for (int i = 0; i < N * K; i++)
+		wq[i] = (int8_t)(rand() % 255 - 127);
+	for (int i = 0; i < M * K; i++)
+		x[i] = i % 3 ? edge[rand() % 16] :
+		       (float)(rand() % 2001 - 1000) / 7.0f;
+	for (int j = 0; j < N; j++)
+		ws[j] = 1 / 90.5f;
+	marian_col_sums(c, wq, N, K);
+	ck_assert(wpack_init_i8(&w, wq, ws, N, K) == 0);
+	ck_assert(wpack_marian(&w, 2, 90.5f, WPACK_MARIAN_SHIFT) == 0);
+	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 2, 90.5f, NULL, 0,
+				0) == 0);
+	for (int k = 0; w.i8 && k < nset; k++) {
+		w.i8 = set[k];
+		ck_assert(linear_packed(y, x, M, &w, NULL, 0) == 0);
+		ck_assert_msg(memcmp(y, want, sizeof y) == 0, "%s", sname[k]);
+	}
+	wpack_free(&w);
+}
+END_TEST
+
+/*
  * Sums beyond 2^24, where the kernels' (float)acc has rounded: summed
  * again exactly.  Unsigned form, K 1102, wq all 127, x 1 but the last
  * (0), alpha 127 (xq 127 and 0), qb 2: acc = 127^2 1101 = 17758029
@@ -336,6 +380,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, product_by_hand);
 	tcase_add_test(tc, product_per_call);
 	tcase_add_test(tc, pack_routes_to_the_reference);
+	tcase_add_test(tc, quantisation_edges_in_every_set);
 	tcase_add_test(tc, large_sums_are_exact);
 	suite_add_tcase(s, tc);
 	return s;

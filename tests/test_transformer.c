@@ -16,6 +16,7 @@
 #include "run/optim.h"
 #include "run_suite.h"
 #include "models/transformer/transformer.h"
+#include "models/transformer/transformer_batch.h"
 
 #define V 13
 
@@ -766,6 +767,54 @@ START_TEST(padding_changes_nothing)
 }
 END_TEST
 
+/*
+ * The encode stage's encoder, whose layers share one set of buffers (no
+ * backward pass to come), against the training plan's, which keeps every
+ * layer's: the same enc.out, bit for bit, in three layers (each reading
+ * the buffers the one before wrote), post- and pre-norm.
+ */
+static void encoder_plan_check(const char *norm)
+{
+	const char *extra[] = { norm, "tie=none", "dropout=0",
+				"enc_layers=3" };
+	struct model *m = make(extra, 4, 0.3);
+	const struct tf_net *n = m->net;
+	int sl[] = { 5, 2, 7 }, i;
+	struct batch_ids s;
+	struct frame *f, *fp[3];
+	struct fwd w = { .B = 3, .train = 1 };
+	struct rng r;
+
+	ck_assert_int_eq(n->enc_layers, 3);
+	rng_seed(&r, 5);
+	make_batch(&s, 3, sl, &r);
+	f = frames_of(&s, fp);
+	pipeline(m, fp, 3);
+	w.S = s.S;
+	w.slen = s.len;
+	ck_assert_msg(tf_plan_alloc(&w, n) == 0, "%s", err_msg());
+	for (i = 0; i < 3; i++)
+		memcpy(w.x0 + (size_t)i * s.S * n->d,
+		       frame_find(fp[i], "src.emb")->data,
+		       sizeof(float) * sl[i] * n->d);
+	tf_encoder_forward(n, &w, NULL);
+	for (i = 0; i < 3; i++)
+		ck_assert_msg(!memcmp(frame_find(fp[i], "enc.out")->data,
+				      w.E + (size_t)i * s.S * n->d,
+				      sizeof(float) * sl[i] * n->d),
+			      "%s: sentence %d's enc.out", norm, i);
+	free_frames(f, 3);
+	free_batch(&s);
+	model_free(m);
+}
+
+START_TEST(encoder_layers_share_buffers)
+{
+	encoder_plan_check("norm=post");
+	encoder_plan_check("norm=pre");
+}
+END_TEST
+
 /* ---- dropout ------------------------------------------------------------- */
 
 /*
@@ -1313,6 +1362,7 @@ int main(void)
 	tcase_add_test(tc, decoder_cache_matches_full_forward);
 	tcase_add_test(tc, decoder_cache_matches_full_forward_positions);
 	tcase_add_test(tc, padding_changes_nothing);
+	tcase_add_test(tc, encoder_layers_share_buffers);
 	tcase_add_test(tc, dropout_matches_one_at_a_time);
 	tcase_add_test(tc, dropout_is_reproducible_and_off_at_inference);
 	tcase_add_test(tc, position_table_is_the_formula);

@@ -265,76 +265,47 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 }
 
 /* -O2's very cheap cost model leaves the loops of a Marian product's
- * quantisation and outputs scalar, which made decoding 2.5x slower than
- * the int8 of attn's own models; -O3's vectorises them (the same float
- * operations, one by one: the same bits). */
+ * outputs scalar, which made decoding 2.5x slower than the int8 of
+ * attn's own models; -O3's vectorises them (the same float operations,
+ * one by one: the same bits).  Its quantisation of x is the kernels'
+ * (mquant): here, in this file's baseline ISA, -O3 made it SSE2 loops
+ * and scalar stores, 30% of the student's encode. */
 #define VECTORISE __attribute__((optimize("O3", "no-trapping-math")))
+/* The same for AVX2: a product's outputs in 8 lanes, not SSE2's 4
+ * (marian_rows: 12% of the student's encode, then 7%).  linear_marian
+ * runs them only on the kernels' int8 sets, which every one needs AVX2;
+ * without the kernels the reference serves. */
+#if !defined(ATTN_NO_SIMD) && defined(__x86_64__)
+#define VECTORISE_AVX2 __attribute__((optimize("O3", "no-trapping-math"), \
+					target("avx2")))
+#else
+#define VECTORISE_AVX2 VECTORISE
+#endif
 
 /* A Marian product's call (linear_marian), for the threads. */
 struct mcall {
 	float *y;
 	const float *x, *b;
 	const struct wpack *w;
+	const struct gemm_i8 *u;
 	void *xs;
 	int M, kq, rmax, form, shift, relu;
 	float qa, uq, ub;
-	int oom;		/* a thread's scratch failed */
 };
 
 /* Strips lo .. hi-1 of x's rows quantised as Marian does (qa,
- * marian_quant) into the kernels' form (struct gemm_i8), zero past M
- * and K: a row's values into q (kq quads, in loops the compiler
- * vectorises), then its quads into their places. */
-VECTORISE static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
+ * marian_quant) into the kernels' form (struct gemm_i8's mquant). */
+static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
 {
-	struct mcall *c = ctx;
-	/* c's fields in locals: an int8 store may alias anything, so read
-	 * through c each would be read again after every q[k], and the
-	 * loops would stay scalar (a third of encode's time) */
-	const float *x = c->x, qa = c->qa;
-	const int K = c->w->K, kq = c->kq, rmax = c->rmax, M = c->M;
-	const int i16 = c->form == WPACK_XS_I16;
-	uint64_t *xs16 = c->xs;
-	uint32_t *xs8 = c->xs;
-	size_t strip = (size_t)kq * rmax;
-	int8_t *q = kern_scratch(2, (size_t)kq * 4);
+	const struct mcall *c = ctx;
 
-	if (!q) {
-		c->oom = 1;
-		return;
-	}
-	for (int64_t st = lo; st < hi; st++)
-		for (int r = 0; r < rmax; r++) {
-			int i = (int)st * rmax + r;
-			size_t at = (size_t)st * strip + r;
-			const float *xr = x + (size_t)i * K;
-
-			memset(q, 0, (size_t)kq * 4);
-			if (i < M)
-				for (int k = 0; k < K; k++)
-					q[k] = marian_quant(xr[k] * qa);
-			for (int p = 0; p < kq; p++, at += rmax) {
-				const int8_t *v = q + 4 * p;
-				if (i16)
-					xs16[at] =
-						(uint64_t)(uint16_t)v[0] |
-						(uint64_t)(uint16_t)v[1] << 16 |
-						(uint64_t)(uint16_t)v[2] << 32 |
-						(uint64_t)(uint16_t)v[3] << 48;
-				else
-					xs8[at] =
-						((uint32_t)(uint8_t)v[0] |
-						 (uint32_t)(uint8_t)v[1] << 8 |
-						 (uint32_t)(uint8_t)v[2] << 16 |
-						 (uint32_t)(uint8_t)v[3] << 24) ^
-						0x80808080u;
-			}
-		}
+	c->u->mquant(c->xs, c->x, c->qa, c->M, c->w->K, c->kq, c->rmax,
+		     c->form, (int)lo, (int)hi);
 }
 
 /* Rows lo .. hi-1: the kernels' (float)acc into Marian's outputs
  * (marian_i8_y, spelt out in loops the compiler vectorises). */
-VECTORISE static void marian_rows(void *ctx, int64_t lo, int64_t hi)
+VECTORISE_AVX2 static void marian_rows(void *ctx, int64_t lo, int64_t hi)
 {
 	const struct mcall *c = ctx;
 	const struct wpack *w = c->w;
@@ -432,7 +403,7 @@ static int linear_marian(float *y, const float *x, int M,
 	char *mem = kern_scratch(3, sxb + xb);
 	struct call c = { .w = w, .y = y, .ws = w->mone, .k = u };
 	struct mcall mc = {
-		.y = y, .x = x, .b = b, .w = w, .M = M, .kq = kq,
+		.y = y, .x = x, .b = b, .w = w, .u = u, .M = M, .kq = kq,
 		.rmax = rmax, .form = u->xs_form, .shift = shift,
 		.relu = relu, .qa = qa, .uq = 1.0f / (qa * w->mqb),
 		.ub = (-1) * ((127.0f / qa) * (127.0f / w->mqb)) / 127.0f,
@@ -448,10 +419,6 @@ static int linear_marian(float *y, const float *x, int M,
 	long per = (long)K * rmax;
 	kern_parallel_for((int64_t)(mr / rmax), (THREAD_WORK / 8 + per - 1) /
 			  per, marian_pack_x, &mc);
-	if (mc.oom) {
-		err_set("out of memory for %d rows of int8", M);
-		return -1;
-	}
 	c.j.sx = (float *)mem;
 	c.j.xs = mem + sxb;
 	c.j.M = M;

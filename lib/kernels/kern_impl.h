@@ -143,6 +143,12 @@ struct gemm_i8 {
 	 * M (past K any u: the panels' weights there are zero). */
 	void (*quant_u7)(void *xs, float *sx, int32_t *zx, const float *x,
 			 int M, int K, int kq, int rmax);
+	/* An imported Marian model's x (linear_marian): strips s0 .. s1-1
+	 * of x [M, K] quantised as marian_quant by qa (the same bits),
+	 * into xs in the form, zero past M and K; NULL in the U7 sets,
+	 * whose exact set serves Marian's products. */
+	void (*mquant)(void *xs, const float *x, float qa, int M, int K,
+		       int kq, int rmax, int form, int s0, int s1);
 	/* WPACK_XS_U7: a set of the exact 8-bit sums on the same panels,
 	 * which Marian's products (x quantised their own way) run on. */
 	const struct gemm_i8 *exact;
@@ -340,6 +346,8 @@ void gemm_i8_quant_u7_avx2(void *xs, float *sx, int32_t *zx, const float *x,
 			   int M, int K, int kq, int rmax);
 void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
 			int kq, int rmax, int form);
+void gemm_i8_mquant_avx2(void *xs, const float *x, float qa, int M, int K,
+			 int kq, int rmax, int form, int s0, int s1);
 /* With AVX512_BF16 (gemm_bf16_avx512bf16.c). */
 extern const struct gemm_bf16 gemm_bf16_avx512bf16;
 void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);

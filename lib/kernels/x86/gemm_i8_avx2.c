@@ -114,6 +114,25 @@ static void zero_row(uint64_t *d16, uint32_t *d8, int kq, int rmax, int form)
 			d8[(size_t)p * rmax] = 0x80808080u;
 }
 
+/* Quads p and p + 1 (if p + 1 < kq) of a row, 8 int16 in h, into their
+ * places in the form. */
+static inline void put_quads(uint64_t *d16, uint32_t *d8, int p, int kq,
+			     int rmax, int form, __m128i h)
+{
+	size_t at = (size_t)p * rmax;
+
+	if (form == WPACK_XS_I16) {
+		_mm_storel_epi64((__m128i *)(d16 + at), h);
+		if (p + 1 < kq)
+			d16[at + rmax] = (uint64_t)_mm_extract_epi64(h, 1);
+		return;
+	}
+	h = _mm_xor_si128(_mm_packs_epi16(h, h), _mm_set1_epi8((char)0x80));
+	d8[at] = (uint32_t)_mm_cvtsi128_si32(h);
+	if (p + 1 < kq)
+		d8[at + rmax] = (uint32_t)_mm_extract_epi32(h, 1);
+}
+
 /*
  * quant_rows_i8's arithmetic 8 lanes at a time, so the same bits: the
  * maximum (exact in any order), NaN for a NaN or an infinity, x 127/max
@@ -172,21 +191,54 @@ void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
 				__m128i h = _mm_packs_epi32(
 					_mm256_castsi256_si128(q),
 					_mm256_extracti128_si256(q, 1));
-				size_t at = (size_t)p * rmax;
-				if (form == WPACK_XS_I16) {
-					_mm_storel_epi64((__m128i *)(d16 + at),
-							 h);
-					if (p + 1 < kq)
-						d16[at + rmax] = (uint64_t)
-						    _mm_extract_epi64(h, 1);
-					continue;
-				}
-				h = _mm_xor_si128(_mm_packs_epi16(h, h),
-						  _mm_set1_epi8((char)0x80));
-				d8[at] = (uint32_t)_mm_cvtsi128_si32(h);
-				if (p + 1 < kq)
-					d8[at + rmax] = (uint32_t)
-						_mm_extract_epi32(h, 1);
+				put_quads(d16, d8, p, kq, rmax, form, h);
+			}
+		}
+}
+
+/*
+ * Marian's quantisation (marian_quant, marian_i8.h) of strips s0 .. s1-1
+ * of x's rows into the form, 8 lanes at a time in its float operations:
+ * v = x qa; NaN or v >= 2^31 gives -127; else v clamped to [-200, 200],
+ * rounded to nearest even by adding and taking off 1.5 2^23, clamped to
+ * [-127, 127].  (_mm256_min_ps(a, v) is a < v ? a : v, the scalar's
+ * v > a ? a : v, NaN included.)  Zero past M and K, as linear_marian's
+ * loops made them.
+ */
+void gemm_i8_mquant_avx2(void *xs, const float *x, float qa, int M, int K,
+			 int kq, int rmax, int form, int s0, int s1)
+{
+	const __m256 a = _mm256_set1_ps(qa), big = _mm256_set1_ps(2147483648.0f);
+	const __m256 hi2 = _mm256_set1_ps(200), lo2 = _mm256_set1_ps(-200);
+	const __m256 hi = _mm256_set1_ps(127), lo = _mm256_set1_ps(-127);
+	const __m256 magic = _mm256_set1_ps(0x1.8p23f);
+	size_t strip = (size_t)kq * rmax;
+
+	for (int s = s0; s < s1; s++)
+		for (int r = 0; r < rmax; r++) {
+			int i = s * rmax + r;
+			uint64_t *d16 = (uint64_t *)xs + (size_t)s * strip + r;
+			uint32_t *d8 = (uint32_t *)xs + (size_t)s * strip + r;
+			if (i >= M) {
+				zero_row(d16, d8, kq, rmax, form);
+				continue;
+			}
+			const float *xr = x + (size_t)i * K;
+			for (int p = 0; p < kq; p += 2) {
+				__m256 v = _mm256_mul_ps(ldr(xr + 4 * p,
+							     K - 4 * p), a);
+				__m256 bad = _mm256_cmp_ps(v, big,
+							   _CMP_NLT_UQ);
+				v = _mm256_max_ps(lo2, _mm256_min_ps(hi2, v));
+				v = _mm256_sub_ps(_mm256_add_ps(v, magic),
+						  magic);
+				v = _mm256_max_ps(lo, _mm256_min_ps(hi, v));
+				v = _mm256_blendv_ps(v, lo, bad);
+				__m256i q = _mm256_cvtps_epi32(v);
+				put_quads(d16, d8, p, kq, rmax, form,
+					  _mm_packs_epi32(
+						_mm256_castsi256_si128(q),
+						_mm256_extracti128_si256(q, 1)));
 			}
 		}
 }
@@ -196,4 +248,5 @@ const struct gemm_i8 gemm_i8_avx2 = {
 	.xs_form = WPACK_XS_I16,
 	.panel = panel,
 	.quant = gemm_i8_quant_avx2,
+	.mquant = gemm_i8_mquant_avx2,
 };

@@ -76,13 +76,15 @@ static void plan(struct fwd *f, struct arena *a, const struct tf_net *n)
 	for (l = 0; l < n->enc_layers; l++) {
 		struct enc_acts tmp, *e = a->base ? &f->enc[l] : &tmp;
 
-		/* with no backward pass to come, a layer reads only the
-		 * output of the one before it: two sets serve every layer in
-		 * turn (a base model's encoder then needs a third of the
+		/* with no backward pass to come, one set serves every
+		 * layer: a layer reads only the output of the one before it
+		 * (its s_ffn.sum, pre-norm, or s_ffn.ln, post-norm), and
+		 * writes that buffer last, after its s_att's, once nothing
+		 * reads it (a base model's encoder then needs a sixth of the
 		 * memory, and each page of it faults once) */
-		if (!f->train && l >= 2) {
+		if (!f->train && l >= 1) {
 			if (a->base)
-				f->enc[l] = f->enc[l - 2];
+				f->enc[l] = f->enc[0];
 			continue;
 		}
 		plan_sub(&e->s_att, a, f, N, d);

@@ -191,7 +191,7 @@ struct decoder *tf_dec_new(const struct model *m, const struct dec_opts *o,
 	} else if (read_memory(dc, f, nf) < 0) {
 		goto fail;
 	}
-	if (tf_dec_weights(dc) < 0)
+	if (tf_dec_weights(dc, !(o && o->shortlist)) < 0)
 		goto fail;
 	if (o && o->shortlist && !(dc->sl = shortlist_new(m, o->shortlist, f,
 			nf, nf * width,

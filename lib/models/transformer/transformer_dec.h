@@ -71,8 +71,10 @@ struct tf_decoder {
 
 /* The step's matrices of dc (dc->wt, dc->out_wt): its model's packed
  * ones (a reference in dc->packs), or wrapped as they are (dc->plain);
- * 0, or -1 with err_msg() (transformer_dec_pack.c). */
-int tf_dec_weights(struct tf_decoder *dc);
+ * the packed output layer only if need_out (without, dc->out_wt must
+ * not be read: a decoder with a shortlist); 0, or -1 with err_msg()
+ * (transformer_dec_pack.c). */
+int tf_dec_weights(struct tf_decoder *dc, int need_out);
 /* Drops a reference that tf_dec_weights took (p NULL: none); the last
  * frees the packed matrices. */
 void tf_dec_pack_put(struct dec_pack *p);

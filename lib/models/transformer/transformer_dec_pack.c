@@ -45,14 +45,19 @@ struct dec_pack {
 				   rows made so far */
 	struct dec_wt *wt;	/* [dec_layers], packed; NULL: not yet */
 	struct wpack out;
+	int has_out;		/* out packed: not until a decoder without a
+				   shortlist asks (one with never reads it;
+				   the student's tied 32,000 x 256 took 7%
+				   of decode's CPU time to quantise and pack) */
 	struct dec_pack *next;
 };
 
 static struct dec_pack *packs;
 static pthread_mutex_t packs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* wt [L] and out: m's matrices, packed as pack says (gemm_packed.h's
- * WPACK_*; int8 from an int8 export's own, model_wpack) or only wrapped. */
+/* wt [L] and out (NULL: not it): m's matrices, packed as pack says
+ * (gemm_packed.h's WPACK_*; int8 from an int8 export's own, model_wpack)
+ * or only wrapped. */
 static int wrap_weights(const struct model *m, struct dec_wt *wt,
 			struct wpack *out, int pack)
 {
@@ -83,7 +88,8 @@ static int wrap_weights(const struct model *m, struct dec_wt *wt,
 		rc |= model_wpack(m, &t->W1, w->ffn.W1, f, d, pack);
 		rc |= model_wpack(m, &t->W2, w->ffn.W2, d, f, pack);
 	}
-	rc |= model_wpack(m, out, n->w.out_W, n->tgt_vocab, d, pack);
+	if (out)
+		rc |= model_wpack(m, out, n->w.out_W, n->tgt_vocab, d, pack);
 	return rc ? -1 : 0;
 }
 
@@ -115,14 +121,15 @@ static struct dec_wt *alloc_wt(const struct tf_net *n)
 }
 
 /* A reference to m's matrices packed as pack says (WPACK_F32, _BF16,
- * _I8), for a decoder of rows rows: packed now when not yet, if fixed
+ * _I8), for a decoder of rows rows (the output layer's if need_out):
+ * packed now when not yet, if fixed
  * (no unpacked form) or if the rows are more than SMALL_STEP, or once
  * small decoders have had more than that many (only the entry, without
  * them, when packing fails).  *wt gets the packed matrices or NULL, read
  * under the lock: another thread's decoder may be packing them (search
  * deals sentences out to threads, each with its decoder). */
 static struct dec_pack *pack_get(const struct model *m, int pack, int fixed,
-				 int rows, struct dec_wt **wt)
+				 int rows, int need_out, struct dec_wt **wt)
 {
 	const struct tf_net *n = m->net;
 	struct dec_pack *p;
@@ -143,12 +150,21 @@ static struct dec_pack *pack_get(const struct model *m, int pack, int fixed,
 
 		p->refs++;
 		if (want && !p->wt && (p->wt = alloc_wt(n)) &&
-		    wrap_weights(m, p->wt, &p->out, pack) < 0) {
+		    wrap_weights(m, p->wt, NULL, pack) < 0) {
 			free_weights(n, p->wt, &p->out);
 			p->wt = NULL;
 		}
 	}
 	*wt = p ? p->wt : NULL;
+	/* live decoders may hold p->wt: on failure only this one goes
+	 * without */
+	if (*wt && need_out && !p->has_out) {
+		if (model_wpack(m, &p->out, n->w.out_W, n->tgt_vocab, n->d,
+				pack) < 0)
+			*wt = NULL;
+		else
+			p->has_out = 1;
+	}
 	pthread_mutex_unlock(&packs_lock);
 	return p;
 }
@@ -173,13 +189,14 @@ void tf_dec_pack_put(struct dec_pack *p)
 /* The step's matrices: n's packed ones, packed now for a bf16 or int8
  * decoder, one of more than SMALL_STEP rows, or once small ones have
  * had that many rows (pack_get), else wrapped as they are. */
-int tf_dec_weights(struct tf_decoder *dc)
+int tf_dec_weights(struct tf_decoder *dc, int need_out)
 {
 	const struct tf_net *n = dc->n;
 	int fixed = dc->pack != WPACK_F32;
 	struct dec_wt *packed;
 
-	dc->packs = pack_get(dc->m, dc->pack, fixed, dc->cap, &packed);
+	dc->packs = pack_get(dc->m, dc->pack, fixed, dc->cap, need_out,
+			     &packed);
 	if (!dc->packs)
 		goto oom;
 	if (packed) {
