@@ -70,8 +70,11 @@ struct sl_table *shortlist_table_new(const struct model *m,
 		err_set("out of memory for the shortlist");
 		return NULL;
 	}
-	memcpy(t->freq, freq, sizeof *t->freq * nfreq);
-	memcpy(t->trans, trans, sizeof *t->trans * nt);
+	/* no frequent units may come as NULL: memcpy must not see it */
+	if (nfreq)
+		memcpy(t->freq, freq, sizeof *t->freq * nfreq);
+	if (nt)
+		memcpy(t->trans, trans, sizeof *t->trans * nt);
 	t->src_vocab = m->src_vocab;
 	t->tgt_vocab = m->tgt_vocab;
 	t->nspecial = shortlist_specials(m, t->special);
