@@ -196,7 +196,7 @@ START_TEST(product_by_hand)
 
 	marian_col_sums(c, wq, 2, 2);
 	ck_assert(c[0] == -1 && c[1] == 127);
-	for (int shift = 0; shift < 2; shift++) {
+	for (int shift = 0; shift < 3; shift++) {	/* every form */
 		ck_assert(marian_i8_ref(y, x, 1, wq, c, 2, 2, 2, 4, b, shift,
 					0) == 0);
 		ck_assert_msg(y[0] == 1.75f && y[1] == 30.75f, "%d: %g %g",
@@ -235,6 +235,15 @@ START_TEST(product_per_call)
 }
 END_TEST
 
+/* The form marian_i8_ref takes for kernel set k's unsigned products
+ * (shift) or signed ones: intgemm's saturating pairs where the set has
+ * an msat (no AVX512_VNNI). */
+static int form_of(const struct gemm_i8 *k, int shift)
+{
+	return !shift ? MARIAN_SIGNED : k && k->msat ? MARIAN_SHIFT_SAT
+						     : MARIAN_SHIFT;
+}
+
 /* An int8 pack made Marian's gives marian_i8_ref's bits with each int8
  * kernel set of this CPU; a multiplier that is not finite is refused. */
 START_TEST(pack_routes_to_the_reference)
@@ -258,8 +267,8 @@ START_TEST(pack_routes_to_the_reference)
 	ck_assert(wpack_init_i8(&w, wq, ws, N, K) == 0);
 	ck_assert(wpack_marian(&w, 25.5f, 90.5f, WPACK_MARIAN_SHIFT) == 0);
 	ck_assert(linear_packed(y, x, M, &w, b, 0) == 0);
-	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 25.5f, 90.5f, b, 1,
-				0) == 0);
+	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 25.5f, 90.5f, b,
+				form_of(w.i8, 1), 0) == 0);
 	ck_assert(memcmp(y, want, sizeof y) == 0);
 	/* every kernel set this CPU runs (one panel layout serves all),
 	 * with the per-call multiplier and relu */
@@ -267,11 +276,11 @@ START_TEST(pack_routes_to_the_reference)
 	const char *sname[KERN_I8_MAX];
 	const struct gemm_i8 *mine = w.i8;
 	int nset = kern_i8_all(set, sname);
-	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 0, 90.5f, b, 1,
-				1) == 0);
 	w.mqa = 0;
 	for (int k = 0; mine && k < nset; k++) {
 		w.i8 = set[k];
+		ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 0, 90.5f, b,
+					form_of(set[k], 1), 1) == 0);
 		ck_assert(linear_packed(y, x, M, &w, b, 1) == 0);
 		ck_assert_msg(memcmp(y, want, sizeof y) == 0, "%s", sname[k]);
 	}
@@ -328,6 +337,16 @@ START_TEST(quantisation_edges_in_every_set)
 		ck_assert(linear_packed(y, x, M, &w, NULL, 0) == 0);
 		ck_assert_msg(memcmp(y, want, sizeof y) == 0, "%s", sname[k]);
 	}
+	/* the unsigned form (int8shiftAll) in the set's way, each set's
+	 * quantisation into the bytes q + 127 where it saturates */
+	ck_assert(wpack_marian(&w, 2, 90.5f, WPACK_MARIAN_SHIFT_ALL) == 0);
+	for (int k = 0; w.i8 && k < nset; k++) {
+		w.i8 = set[k];
+		ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 2, 90.5f,
+					NULL, form_of(set[k], 1), 0) == 0);
+		ck_assert(linear_packed(y, x, M, &w, NULL, 0) == 0);
+		ck_assert_msg(memcmp(y, want, sizeof y) == 0, "%s", sname[k]);
+	}
 	wpack_free(&w);
 }
 END_TEST
@@ -359,11 +378,77 @@ START_TEST(large_sums_are_exact)
 	ck_assert(wpack_init_i8(&w, wq, ws, N, K) == 0);
 	ck_assert(wpack_marian(&w, 127, 2, WPACK_MARIAN_SHIFT_ALL) == 0);
 	ck_assert(linear_packed(y, x, M, &w, NULL, 0) == 0);
-	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 127, 2, NULL, 1,
-				0) == 0);
+	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 127, 2, NULL,
+				MARIAN_SHIFT, 0) == 0);
 	float v = 35532188.0f * (1.0f / 254.0f) + -69977.0f;
-	ck_assert_msg(y[0] == v && y[1] == v, "%.9g %.9g", y[0], v);
-	ck_assert(memcmp(y, want, sizeof y) == 0);
+	ck_assert_msg(want[0] == v && want[1] == v, "%.9g %.9g", want[0], v);
+	/* with intgemm's saturating pairs: every pair, 2 254 127 and the
+	 * last 254 127 + 127 127, is 32767, acc' = 551 32767 = 18054617
+	 * (odd, beyond 2^24) */
+	float vs = (float)18054617 * (1.0f / 254.0f) + -69977.0f;
+	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 127, 2, NULL,
+				MARIAN_SHIFT_SAT, 0) == 0);
+	ck_assert_msg(want[0] == vs && want[1] == vs, "%.9g %.9g", want[0],
+		      vs);
+	const struct gemm_i8 *set[KERN_I8_MAX];
+	const char *sname[KERN_I8_MAX];
+	int nset = kern_i8_all(set, sname);
+	for (int k = 0; w.i8 && k < nset; k++) {
+		float e = set[k]->msat ? vs : v;
+		w.i8 = set[k];
+		ck_assert(linear_packed(y, x, M, &w, NULL, 0) == 0);
+		ck_assert_msg(y[0] == e && y[1] == e, "%s: %.9g %.9g",
+			      sname[k], y[0], e);
+	}
+	ck_assert(w.i8 || y[0] == v);	/* the reference: exact */
+	wpack_free(&w);
+}
+END_TEST
+
+/*
+ * intgemm's pairs on a CPU without AVX512_VNNI, by hand: qa 127 (x 1 ->
+ * 127, -1 -> -127), qb 1; column 0: wq {127, 127, 127, -1}, pairs
+ * 254 127 2 = 64516 -> 32767 and 0 127 + 127 -1 = -127, acc' = 32640,
+ * c = 380; column 1: {-127, -127, 0, 0}, -64516 -> -32768, c = -254.
+ * u = 1 / 127, ub = -1.  Exact (AVX512_VNNI): acc + 127 c = 64389 and
+ * -64516.  Every set whose Marian products saturate gives the first,
+ * the others the second; marian_i8_ref either by its form.
+ */
+START_TEST(pairs_saturate_as_intgemm)
+{
+	enum { N = 2, K = 4 };
+	static const int8_t wq[N * K] = { 127, 127, 127, -1,
+					  -127, -127, 0, 0 };
+	static const float x[K] = { 1, 1, -1, 0 }, ws[N] = { 1, 1 };
+	float y[N], sat[N], ex[N], u = 1.0f / 127.0f;
+	int32_t c[N];
+	const struct gemm_i8 *set[KERN_I8_MAX];
+	const char *sname[KERN_I8_MAX];
+	int nset = kern_i8_all(set, sname);
+	struct wpack w;
+
+	marian_col_sums(c, wq, N, K);
+	ck_assert(c[0] == 380 && c[1] == -254);
+	sat[0] = (float)32640 * u + (float)380 * -1.0f;
+	sat[1] = (float)-32768 * u + (float)-254 * -1.0f;
+	ex[0] = (float)64389 * u + (float)380 * -1.0f;
+	ex[1] = (float)-64516 * u + (float)-254 * -1.0f;
+	ck_assert(marian_i8_ref(y, x, 1, wq, c, N, K, 127, 1, NULL,
+				MARIAN_SHIFT_SAT, 0) == 0);
+	ck_assert(y[0] == sat[0] && y[1] == sat[1]);
+	ck_assert(marian_i8_ref(y, x, 1, wq, c, N, K, 127, 1, NULL,
+				MARIAN_SHIFT, 0) == 0);
+	ck_assert(y[0] == ex[0] && y[1] == ex[1]);
+	ck_assert(wpack_init_i8(&w, wq, ws, N, K) == 0);
+	ck_assert(wpack_marian(&w, 127, 1, WPACK_MARIAN_SHIFT_ALL) == 0);
+	for (int k = 0; w.i8 && k < nset; k++) {
+		const float *e = set[k]->msat ? sat : ex;
+		w.i8 = set[k];
+		ck_assert(linear_packed(y, x, 1, &w, NULL, 0) == 0);
+		ck_assert_msg(y[0] == e[0] && y[1] == e[1],
+			      "%s: %.9g %.9g, want %.9g %.9g", sname[k], y[0],
+			      y[1], e[0], e[1]);
+	}
 	wpack_free(&w);
 }
 END_TEST
@@ -382,6 +467,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pack_routes_to_the_reference);
 	tcase_add_test(tc, quantisation_edges_in_every_set);
 	tcase_add_test(tc, large_sums_are_exact);
+	tcase_add_test(tc, pairs_saturate_as_intgemm);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -289,7 +289,8 @@ struct mcall {
 	const struct wpack *w;
 	const struct gemm_i8 *u;
 	void *xs;
-	int M, kq, rmax, form, shift, relu;
+	int M, kq, rmax, form, relu;
+	int mf;			/* MARIAN_SIGNED, _SHIFT or _SHIFT_SAT */
 	float qa, uq, ub;
 };
 
@@ -301,6 +302,28 @@ static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
 
 	c->u->mquant(c->xs, c->x, c->qa, c->M, c->w->K, c->kq, c->rmax,
 		     c->form, (int)lo, (int)hi);
+}
+
+/* An entry's sum (marian_i8_y's acc) again from x's row xr and w's wr,
+ * for one whose float from the kernel may have rounded (2^24 or more). */
+static int32_t sum_again(const float *xr, const int8_t *wr, int K, float qa,
+			 int mf)
+{
+	int32_t acc = 0;
+	int k = 0;
+
+	for (; mf == MARIAN_SHIFT_SAT && k + 1 < K; k += 2) {
+		int8_t q[2] = { marian_quant(xr[k] * qa),
+				marian_quant(xr[k + 1] * qa) };
+		acc += marian_sum_sat(q, wr + k, 2);
+	}
+	if (mf == MARIAN_SHIFT_SAT && k < K) {
+		int8_t q = marian_quant(xr[k] * qa);
+		return acc + marian_sum_sat(&q, wr + k, 1);
+	}
+	for (; k < K; k++)
+		acc += marian_quant(xr[k] * qa) * wr[k];
+	return acc;
 }
 
 /* Rows lo .. hi-1: the kernels' (float)acc into Marian's outputs
@@ -332,16 +355,11 @@ VECTORISE_AVX2 static void marian_rows(void *ctx, int64_t lo, int64_t hi)
 				int32_t acc = (int32_t)yr[j];
 				float v;
 
-				if (!(fabsf(yr[j]) < 16777216.0f)) {
-					acc = 0;
-					for (int k = 0; k < K; k++)
-						acc += marian_quant(xr[k] *
-								    c->qa) *
-						       wr[k];
-				}
+				if (!(fabsf(yr[j]) < 16777216.0f))
+					acc = sum_again(xr, wr, K, c->qa,
+							c->mf);
 				v = marian_i8_y(acc, col[j], c->uq, c->ub,
-						c->b ? c->b + j : NULL,
-						c->shift);
+						c->b ? c->b + j : NULL, c->mf);
 				yr[j] = c->relu && !(v > 0) ? 0 : v;
 			}
 			continue;
@@ -356,12 +374,17 @@ VECTORISE_AVX2 static void marian_rows(void *ctx, int64_t lo, int64_t hi)
 		for (int jl = j; jl < N; jl++) \
 			yr[jl] = (expr); } while (0)
 #define ACC(jl) ((int32_t)yr[jl])
-		if (c->shift && c->b)
+		if (c->mf == MARIAN_SHIFT && c->b)
 			EACH((float)(ACC(jl) + 127 * col[jl]) * uq +
 			     ((float)col[jl] * ub + b[jl]));
-		else if (c->shift)
+		else if (c->mf == MARIAN_SHIFT)
 			EACH((float)(ACC(jl) + 127 * col[jl]) * uq +
 			     (float)col[jl] * ub);
+		else if (c->mf == MARIAN_SHIFT_SAT && c->b)
+			EACH((float)ACC(jl) * uq +
+			     ((float)col[jl] * ub + b[jl]));
+		else if (c->mf == MARIAN_SHIFT_SAT)
+			EACH((float)ACC(jl) * uq + (float)col[jl] * ub);
 		else if (c->b)
 			EACH((float)ACC(jl) * uq + b[jl]);
 		else
@@ -375,10 +398,13 @@ VECTORISE_AVX2 static void marian_rows(void *ctx, int64_t lo, int64_t hi)
 
 /*
  * Marian's product (marian_i8.h) on this CPU's int8 kernels: x quantised
- * Marian's way into their form, their exact int32 sums out as floats
- * (scales 1, no bias: (float)acc, exact below 2^24; an entry beyond is
- * summed again here, exactly), then Marian's end of each entry.  The
- * same bits as marian_i8_ref, which serves where there are no kernels.
+ * Marian's way into their form, their int32 sums out as floats (scales
+ * 1, zero points 0, no bias: (float)acc, exact below 2^24; an entry
+ * beyond is summed again here), then Marian's end of each entry.  The
+ * unsigned form as intgemm sums it on this CPU: on the set's msat, with
+ * saturating pairs, where intgemm has no AVX512_VNNI (struct gemm_i8).
+ * The same bits as marian_i8_ref, which serves where there are no
+ * kernels (exact, as on AVX512_VNNI).
  */
 static int linear_marian(float *y, const float *x, int M,
 			 const struct wpack *w, const float *b, int relu)
@@ -386,25 +412,35 @@ static int linear_marian(float *y, const float *x, int M,
 	const struct gemm_i8 *u = w->pq ? w->i8 : NULL;
 	int K = w->K, N = w->N, kq = (K + 3) / 4;
 	int np = (N + WPACK_NR - 1) / WPACK_NR;
-	if (u && u->xs_form == WPACK_XS_U7)	/* Marian's x is 8-bit */
-		u = u->exact;
-	int shift = (w->marian & WPACK_MARIAN_SHIFT_ALL) ||
-		    ((w->marian & WPACK_MARIAN_SHIFT) && b);
+	int mf = (w->marian & WPACK_MARIAN_SHIFT_ALL) ||
+		 ((w->marian & WPACK_MARIAN_SHIFT) && b) ? MARIAN_SHIFT
+							 : MARIAN_SIGNED;
+	int form = u ? u->xs_form : 0;
 
+	if (u && mf == MARIAN_SHIFT && u->msat) {
+		u = u->msat;
+		mf = MARIAN_SHIFT_SAT;
+		form = WPACK_XS_U8S;
+	} else if (u && u->xs_form == WPACK_XS_U7) {	/* 8-bit x */
+		u = u->exact;
+		form = u->xs_form;
+	}
 	if (!u)
 		return marian_i8_ref(y, x, M, w->wq, w->mcol, N, K, w->mqa,
-				     w->mqb, b, shift, relu);
+				     w->mqb, b, mf, relu);
 	float qa = w->mqa > 0 ? w->mqa :
 		   127.0f / marian_max_abs(x, (size_t)M * K);
 	int rmax = u->rmax;
 	size_t mr = (size_t)(M + rmax - 1) / rmax * rmax;
-	size_t xb = mr * kq * 4 * (u->xs_form == WPACK_XS_I16 ? 2 : 1);
+	size_t xb = mr * kq * 4 * (form == WPACK_XS_I16 ? 2 : 1);
 	size_t sxb = (sizeof(float) * mr + 63) / 64 * 64;
-	char *mem = kern_scratch(3, sxb + xb);
+	/* the U7 kernel's zero points, 0 */
+	size_t zxb = u->xs_form == WPACK_XS_U7 ? sxb : 0;
+	char *mem = kern_scratch(3, sxb + zxb + xb);
 	struct call c = { .w = w, .y = y, .ws = w->mone, .k = u };
 	struct mcall mc = {
 		.y = y, .x = x, .b = b, .w = w, .u = u, .M = M, .kq = kq,
-		.rmax = rmax, .form = u->xs_form, .shift = shift,
+		.rmax = rmax, .form = form, .mf = mf,
 		.relu = relu, .qa = qa, .uq = 1.0f / (qa * w->mqb),
 		.ub = (-1) * ((127.0f / qa) * (127.0f / w->mqb)) / 127.0f,
 	};
@@ -415,12 +451,14 @@ static int linear_marian(float *y, const float *x, int M,
 	}
 	for (int i = 0; i < M; i++)
 		((float *)mem)[i] = 1;
-	mc.xs = mem + sxb;
+	memset(mem + sxb, 0, zxb);
+	mc.xs = mem + sxb + zxb;
 	long per = (long)K * rmax;
 	kern_parallel_for((int64_t)(mr / rmax), (THREAD_WORK / 8 + per - 1) /
 			  per, marian_pack_x, &mc);
 	c.j.sx = (float *)mem;
-	c.j.xs = mem + sxb;
+	c.j.zx = zxb ? (int32_t *)(mem + sxb) : NULL;
+	c.j.xs = mc.xs;
 	c.j.M = M;
 	c.j.kq = kq;
 	c.j.ldc = N;

@@ -124,11 +124,13 @@ int gemm_bf16_blocked(const struct gemm_bf16 *u, int ta, int tb, int M,
  * kernel subtracts 128 sum_k wq_jk, qsum, to undo the shift);
  * WPACK_XS_U7: four bytes u in [0, 127], x quantised by quant_rows_u7
  * (gemm_packed.h) with a zero point per row (vpmaddubsw without VNNI;
- * the kernel subtracts zx_i sum_k wq_jk, qsum / 128).
+ * the kernel subtracts zx_i sum_k wq_jk, qsum / 128); WPACK_XS_U8S: four
+ * bytes q + 127 of Marian's quantisation, its unsigned form (mquant only,
+ * for a set's msat).
  */
 struct wpack;
 struct wpack_i8_job;
-enum { WPACK_XS_I16, WPACK_XS_U8, WPACK_XS_U7 };
+enum { WPACK_XS_I16, WPACK_XS_U8, WPACK_XS_U7, WPACK_XS_U8S };
 struct gemm_i8 {
 	int rmax;		/* rows of x per strip */
 	int xs_form;		/* WPACK_XS_* */
@@ -145,13 +147,23 @@ struct gemm_i8 {
 			 int M, int K, int kq, int rmax);
 	/* An imported Marian model's x (linear_marian): strips s0 .. s1-1
 	 * of x [M, K] quantised as marian_quant by qa (the same bits),
-	 * into xs in the form, zero past M and K; NULL in the U7 sets,
-	 * whose exact set serves Marian's products. */
+	 * into xs in the form (the set's own, or WPACK_XS_U8S), zero past
+	 * M and K (q = 0). */
 	void (*mquant)(void *xs, const float *x, float qa, int M, int K,
 		       int kq, int rmax, int form, int s0, int s1);
 	/* WPACK_XS_U7: a set of the exact 8-bit sums on the same panels,
-	 * which Marian's products (x quantised their own way) run on. */
+	 * which Marian's signed products (x quantised their own way) run
+	 * on. */
 	const struct gemm_i8 *exact;
+	/* Marian's unsigned products on this set's CPU (marian_i8.h,
+	 * MARIAN_SHIFT_SAT): intgemm picks its kernels by AVX512_VNNI
+	 * alone, and without it sums pairs of (q + 127) wq with
+	 * vpmaddubsw, saturating at int16.  The set that sums them so
+	 * (a U7 set, whose kernel is that instruction, on x in the
+	 * WPACK_XS_U8S form, zero points 0), NULL where they are exact
+	 * (AVX512_VNNI).  The AVX-VNNI set has one: intgemm does not use
+	 * AVX-VNNI. */
+	const struct gemm_i8 *msat;
 };
 
 /*

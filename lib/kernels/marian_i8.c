@@ -30,10 +30,14 @@
  *   rounding as A's.
  * - The products: Int8::Multiply / Int8Shift::Multiply (intgemm.h l. 167-
  *   292); with AVX512_VNNI (avx512vnni_gemm.h, vpdpbusds) the int32 sums
- *   are exact.  (With AVX2 or AVX512BW but no VNNI the unsigned form
- *   sums pairs with maddubs_epi16, which saturates at 32767 when a pair
- *   of (xq + 127) wq products exceeds it: those CPUs give other numbers
- *   for large values; this follows VNNI.)
+ *   are exact.  Without it (intgemm.cc RealCPUID, GetCPUID l. 23-120:
+ *   AVX512BW, AVX2, SSSE3; INTGEMM_CPUID lowers it) the unsigned form
+ *   is multiply.h's
+ *   INTGEMM_MULTIPLY8SHIFT (l. 293-368): maddubs_epi16 of 32 or 64
+ *   consecutive k of A's bytes by B's (PrepareB keeps k's order within
+ *   a register), which sums each even-odd pair in int16 with
+ *   saturation, then madd_epi16 by ones and add_epi32: MARIAN_SHIFT_SAT.
+ *   The signed form (Int8::Multiply: sign_epi8, abs) cannot saturate.
  * - The output: AffineNodeOp (l. 465-545) and DotNodeOp (l. 404-462):
  *   unquant_mult = 1.0f / (qa * qb) (times the scale, 1);
  *   callbacks UnquantizeAndAddBiasAndWrite / UnquantizeAndWrite
@@ -80,7 +84,7 @@ struct job {
 	const float *x, *b;
 	const int8_t *wq;
 	const int32_t *c;
-	int N, K, shift, relu;
+	int N, K, form, relu;
 	float qa, u, ub;
 	int oom;
 };
@@ -106,12 +110,15 @@ static void rows(void *ctx, int64_t lo, int64_t hi)
 			int32_t acc = 0;
 			float v;
 
-			for (int k = 0; k < K; k++)
-				acc += (int32_t)xq[k] * wr[k];
+			if (j->form == MARIAN_SHIFT_SAT)
+				acc = marian_sum_sat(xq, wr, K);
+			else
+				for (int k = 0; k < K; k++)
+					acc += (int32_t)xq[k] * wr[k];
 			/* unsigned: (xq + 127) wq summed, acc + 127 c */
-			v = marian_i8_y(acc, j->shift ? j->c[n] : 0, j->u,
+			v = marian_i8_y(acc, j->form ? j->c[n] : 0, j->u,
 					j->ub, j->b ? j->b + n : NULL,
-					j->shift);
+					j->form);
 			yr[n] = j->relu && !(v > 0) ? 0 : v;
 		}
 	}
@@ -119,9 +126,9 @@ static void rows(void *ctx, int64_t lo, int64_t hi)
 
 int marian_i8_ref(float *y, const float *x, int M, const int8_t *wq,
 		  const int32_t *c, int N, int K, float qa, float qb,
-		  const float *b, int shift, int relu)
+		  const float *b, int form, int relu)
 {
-	struct job j = { y, x, b, wq, c, N, K, shift, relu, qa, 0, 0, 0 };
+	struct job j = { y, x, b, wq, c, N, K, form, relu, qa, 0, 0, 0 };
 
 	if (M <= 0 || N <= 0)
 		return 0;

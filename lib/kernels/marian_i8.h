@@ -19,7 +19,17 @@
  *   signed:  y_ij = (float)acc_ij u + b_j   (without a bias: the product)
  *
  * every operation in float32, in that order, each rounded (no FMA).
+ * That is intgemm on a CPU with AVX512_VNNI, whose sums are exact.  On
+ * any other (AVX2, AVX512BW, SSSE3) it sums the unsigned form's pairs
+ * of products with vpmaddubsw, in int16 with saturation: there
+ * acc'_ij = sum over even k of sat16((xq_ik + 127) wq_jk +
+ * (xq_i,k+1 + 127) wq_j,k+1), which is acc_ij + 127 c_j unless a pair
+ * passed 32767 (MARIAN_SHIFT_SAT; the signed form's pairs, |xq| wq
+ * with wq's sign turned by xq's, stay within 2 127 127: exact).
  */
+/* The forms of a product: signed, unsigned (exact), unsigned with
+ * intgemm's saturating pairs. */
+enum { MARIAN_SIGNED, MARIAN_SHIFT, MARIAN_SHIFT_SAT };
 #ifndef ATTN_MARIAN_I8_H
 #define ATTN_MARIAN_I8_H
 
@@ -49,21 +59,38 @@ static inline __attribute__((always_inline)) int8_t marian_quant(float v)
 	return (int8_t)(bad ? -127.0f : r);
 }
 /*
- * The end of an entry: the exact sum acc (signed: sum_k xq_ik wq_jk),
- * column sum c, u = 1 / (qa qb), ub = -((127 / qa) (127 / qb)) / 127,
- * bias b (NULL: none), the unsigned form or not; as above.
+ * The end of an entry: the sum acc (MARIAN_SIGNED and MARIAN_SHIFT: the
+ * exact sum_k xq_ik wq_jk; MARIAN_SHIFT_SAT: acc'_ij), column sum c,
+ * u = 1 / (qa qb), ub = -((127 / qa) (127 / qb)) / 127, bias b (NULL:
+ * none), the form; as above.
  */
 static inline float marian_i8_y(int32_t acc, int32_t c, float u, float ub,
-				const float *b, int shift)
+				const float *b, int form)
 {
 	float bias;
 
-	if (!shift)
+	if (form == MARIAN_SIGNED)
 		return b ? (float)acc * u + *b : (float)acc * u;
 	bias = (float)c * ub;
 	if (b)
 		bias += *b;
-	return (float)(acc + 127 * c) * u + bias;
+	return (float)(form == MARIAN_SHIFT ? acc + 127 * c : acc) * u + bias;
+}
+
+/* acc' of MARIAN_SHIFT_SAT: x's quantised row xq by w's row wq, K of
+ * each (a last k alone: its pair's other product is 0). */
+static inline int32_t marian_sum_sat(const int8_t *xq, const int8_t *wq,
+				     int K)
+{
+	int32_t acc = 0;
+
+	for (int k = 0; k < K; k += 2) {
+		int32_t p = (xq[k] + 127) * wq[k];
+		if (k + 1 < K)
+			p += (xq[k + 1] + 127) * wq[k + 1];
+		acc += p > 32767 ? 32767 : p < -32768 ? -32768 : p;
+	}
+	return acc;
 }
 
 /* max |x_k| over n values (intgemm::MaxAbsolute). */
@@ -73,14 +100,15 @@ void marian_col_sums(int32_t *c, const int8_t *wq, int N, int K);
 
 /*
  * The product above.  qa > 0: the fixed multiplier (alpha); qa == 0:
- * 127 / max |x|.  shift: the unsigned form (Marian's int8shift*: every
- * product with a bias, and with int8shiftAll those without too), with
- * c the column sums (marian_col_sums); else the signed one (c unused,
- * may be NULL).  b may be NULL.  relu: max(y, 0) after.  0, or -1
- * (err_msg()) when out of memory for a row.
+ * 127 / max |x|.  form: MARIAN_SHIFT or MARIAN_SHIFT_SAT, the unsigned
+ * form (Marian's int8shift*: every product with a bias, and with
+ * int8shiftAll those without too), with c the column sums
+ * (marian_col_sums); MARIAN_SIGNED the signed one (c unused, may be
+ * NULL).  b may be NULL.  relu: max(y, 0) after.  0, or -1 (err_msg())
+ * when out of memory for a row.
  */
 int marian_i8_ref(float *y, const float *x, int M, const int8_t *wq,
 		   const int32_t *c, int N, int K, float qa, float qb,
-		   const float *b, int shift, int relu);
+		   const float *b, int form, int relu);
 
 #endif

@@ -110,8 +110,9 @@ static void zero_row(uint64_t *d16, uint32_t *d8, int kq, int rmax, int form)
 	for (int p = 0; p < kq; p++)
 		if (form == WPACK_XS_I16)
 			d16[(size_t)p * rmax] = 0;
-		else
-			d8[(size_t)p * rmax] = 0x80808080u;
+		else	/* q = 0 */
+			d8[(size_t)p * rmax] = form == WPACK_XS_U8S ?
+					       0x7f7f7f7fu : 0x80808080u;
 }
 
 /* Quads p and p + 1 (if p + 1 < kq) of a row, 8 int16 in h, into their
@@ -127,7 +128,9 @@ static inline void put_quads(uint64_t *d16, uint32_t *d8, int p, int kq,
 			d16[at + rmax] = (uint64_t)_mm_extract_epi64(h, 1);
 		return;
 	}
-	h = _mm_xor_si128(_mm_packs_epi16(h, h), _mm_set1_epi8((char)0x80));
+	h = _mm_packs_epi16(h, h);	/* q + 128, or + 127 (U8S) */
+	h = form == WPACK_XS_U8S ? _mm_add_epi8(h, _mm_set1_epi8(127))
+				 : _mm_xor_si128(h, _mm_set1_epi8((char)0x80));
 	d8[at] = (uint32_t)_mm_cvtsi128_si32(h);
 	if (p + 1 < kq)
 		d8[at + rmax] = (uint32_t)_mm_extract_epi32(h, 1);

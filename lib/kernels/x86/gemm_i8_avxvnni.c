@@ -124,4 +124,5 @@ const struct gemm_i8 gemm_i8_avxvnni = {
 	.panel = panel,
 	.quant = gemm_i8_quant_avx2,
 	.mquant = gemm_i8_mquant_avx2,
+	.msat = &gemm_i8_u7_avx2,
 };

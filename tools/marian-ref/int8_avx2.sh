@@ -1,0 +1,55 @@
+#!/bin/sh
+# int8_avx2.sh [DIR...]: what native Marian translates with make_int8.sh's
+# int8 students on a CPU without AVX512_VNNI, into DIR/avx2/ (default:
+# tests/fixtures/marian/int8 and int8-self).  intgemm picks its kernels
+# by AVX512_VNNI alone; without it (AVX512BW, AVX2, SSSE3, all the same
+# numbers) the unsigned products sum pairs of bytes with vpmaddubsw,
+# which saturates at int16, so Marian's int8 translations differ from
+# its AVX512_VNNI ones (on int8/: 44 of 100 greedy lines alike).
+# INTGEMM_CPUID=AVX2 makes Marian run those kernels on any CPU.  The
+# same runs as make_int8.sh's: {alphas,noalphas}.{greedy,beam,scores},
+# lex.{greedy,scores}.  The input and vocabulary are int8/'s.
+# MARIAN=DIR as make_int8.sh.  make check does not run this: its outputs
+# are committed (tests/cli_marian_int8.sh reads them).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+F=$here/../../tests/fixtures/marian
+M=${MARIAN:-}
+if [ -z "$M" ] && [ -x /work/shared/tools/marian-native/build.sh ]; then
+	M=$(/work/shared/tools/marian-native/build.sh 2>/dev/null) || M=
+fi
+if [ -z "$M" ] || [ ! -x "$M/marian-decoder" ]; then
+	echo "int8_avx2.sh: native Marian is absent (no marian-decoder in" \
+	     "MARIAN=${MARIAN:-unset}): nothing made" >&2
+	exit 1
+fi
+[ $# -gt 0 ] || set -- "$F/int8" "$F/int8-self"
+v=$F/int8/vocab.spm
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+dec() {
+	INTGEMM_CPUID=AVX2 "$M/marian-decoder" -v "$v" "$v" --cpu-threads 1 \
+		--quiet "$@" < "$F/int8/input.txt" 2> "$log" ||
+		{ cat "$log" >&2; exit 1; }
+}
+for D; do
+	mkdir -p "$D/avx2"
+	for k in alphas noalphas; do
+		case $k in
+		alphas) set -- -m "$D/student.intgemm8.alphas.bin" \
+			--gemm-precision int8shiftAlphaAll ;;
+		*) set -- -m "$D/student.intgemm8.bin" --gemm-precision \
+			int8shiftAll --mini-batch 1 --maxi-batch 1 ;;
+		esac
+		dec "$@" -b 1 > "$D/avx2/$k.greedy"
+		dec "$@" -b 4 --normalize 0 > "$D/avx2/$k.beam"
+		dec "$@" -b 1 --n-best |
+			awk -F ' [|][|][|] ' '{ print $4 }' > "$D/avx2/$k.scores"
+	done
+	set -- -m "$D/student.intgemm8.alphas.bin" --gemm-precision \
+		int8shiftAlphaAll --shortlist "$D/lex.bin" false -b 1
+	dec "$@" > "$D/avx2/lex.greedy"
+	dec "$@" --n-best | awk -F ' [|][|][|] ' '{ print $4 }' \
+		> "$D/avx2/lex.scores"
+	echo "int8_avx2.sh: wrote $D/avx2" >&2
+done
