@@ -13,8 +13,8 @@
 #     without alphas), lex.*.s2t.bin or lex.s2t (the lexical shortlist),
 #     vocab.*.spm, or srcvocab.*.spm and trgvocab.*.spm, and a config*.yml
 #     if there is one; without one, Firefox's own settings (its translator
-#     worker's: beam-size 1, normalize 1.0, max-length-factor 2.0, and the
-#     shortlist).
+#     worker's: beam-size 1, normalize 1.0, max-length-factor 2.0,
+#     gemm-precision int8shiftAlphaAll, and the shortlist).
 # Example:
 #   examples/marian-import.sh opus-mt-es-en es-en.tsr < in.es > out.en
 set -eu
@@ -93,12 +93,18 @@ if [ -n "$lex" ]; then
 fi
 
 # Firefox publishes no configuration: its translator worker's settings
+# (int8shiftAlphaAll for its int8 models, which have the alphas)
 if [ -z "$cfg" ] && [ -n "$lex" ] && [ -z "$yml" ]; then
 	cfg=$tmp/firefox.yml
-	printf 'beam-size: 1\nnormalize: 1.0\nword-penalty: 0\n'`
-		`'max-length-factor: 2.0\n' > "$cfg"
+	case $(basename "$model") in
+	*intgemm*alphas*) g=int8shiftAlphaAll ;;
+	*intgemm*) g=int8shiftAll ;;
+	*) g=float32 ;;
+	esac
+	printf '%s\n' 'beam-size: 1' 'normalize: 1.0' 'word-penalty: 0' \
+		'max-length-factor: 2.0' "gemm-precision: $g" > "$cfg"
 	echo "$prog: $dir: no configuration: Firefox Translations' settings" \
-	     "(beam-size 1, normalize 1.0, max-length-factor 2.0)" >&2
+	     "(beam-size 1, normalize 1.0, max-length-factor 2.0, $g)" >&2
 fi
 
 train-step --import marian -m "$out" ${cfg:+--decoder-config "$cfg"} \

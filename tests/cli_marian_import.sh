@@ -53,8 +53,8 @@ printf '▁come ▁come 0.9\n▁nube ▁azul 0.4\n▁pan ▁bajo 0.3\n' |
 head -5 "$I/input.txt" > fin.txt
 sh "$S" firefox-xxyy ff.tsr < fin.txt > ff.out 2> err
 err_has "Firefox Translations' settings"
-printf 'beam-size: 1\nnormalize: 1.0\nword-penalty: 0\nmax-length-factor: 2.0\n' \
-	> firefox.yml
+printf '%s\n' 'beam-size: 1' 'normalize: 1.0' 'word-penalty: 0' \
+	'max-length-factor: 2.0' 'gemm-precision: int8shiftAlphaAll' > firefox.yml
 gzip -dc firefox-xxyy/lex.50.50.xxyy.s2t.gz > lex.s2t
 train-step --import marian -m ffwant.tsr --decoder-config firefox.yml \
 	--lex lex.s2t,50,50,0 "$I/student.intgemm8.alphas.bin" "$I/vocab.spm"

@@ -149,7 +149,7 @@ checks() {
 # attn's default kernels follow it where they are AVX-512 with VNNI
 # (kern_i8); every other table (AVX2 with or without AVX-VNNI, AVX-512
 # without VNNI) sums pairs as intgemm does without it
-# (tools/marian-ref/int8_avx2.sh made avx2/ with INTGEMM_CPUID=AVX2)
+# (tools/marian-ref/int8_modes.sh made avx2/ with INTGEMM_CPUID=AVX2)
 flags=$(grep -m 1 '^flags' /proc/cpuinfo 2> /dev/null || :)
 vnni=
 for f in avx512f avx512bw avx512dq avx512vl avx512_vnni fma f16c; do

@@ -520,6 +520,74 @@ bad:
 }
 
 /*
+ * Marian's --gemm-precision for the model, from its configuration y
+ * (label): gemm-precision, or the last of its aliases set true (src/
+ * common/aliases.cpp, in that order), else Marian's default, float32.
+ * An intgemm8 matrix's products are int8 whatever it says (src/graph/
+ * expression_operators.cpp dot l. 487 and affine l. 577: isInt8() or
+ * an intgemm8 B): float32 is int8's signed form for those, and keeps a
+ * float matrix's products (a tied output layer) float, where int8*
+ * quantise it (models/model_parts.h model_marian_float_out).  The
+ * config's marian_int8 (marian_int8.c set the one of
+ * Firefox, for a model without a configuration) is replaced.  Refused,
+ * naming the line: a name Marian does not have, alphas that the model
+ * lacks, int16 (attn has no 16-bit products), and any int8 for a float
+ * model, which Marian would quantise when loaded (attn takes the
+ * intgemm8 file marian-conv -g intgemm8 makes of it).
+ */
+static int gemm_precision(struct model *m, const struct yaml *y,
+			  const char *label)
+{
+	static const char *const name[] = {
+		"float32", "int16", "int8", "int8Alpha", "int8shift",
+		"int8shiftAlpha", "int8shiftAll", "int8shiftAlphaAll"
+	};
+	const struct yaml_entry *e = yaml_get(y, "gemm-precision");
+	const char *g = yaml_str(y, "gemm-precision");
+	const char *had = config_get(&m->cfg, "marian_int8");
+	int line = e ? e->line : 0, i, on;
+
+	if (e && !g) {
+		err_set("%s:%d: gemm-precision is a list, not a name", label,
+			line);
+		return -1;
+	}
+	if (!g)
+		g = "float32";
+	for (i = 1; i < 8; i++) {
+		if (yaml_bool(y, name[i], 0, &on) < 0) {
+			err_prefix("%s", label);
+			return -1;
+		}
+		if (on) {
+			g = name[i];
+			line = yaml_get(y, name[i])->line;
+		}
+	}
+	for (i = 0; i < 8 && strcmp(g, name[i]); i++)
+		;
+	if (i == 8 || i == 1 || (!m->int8 && i > 0)) {
+		err_set("%s:%d: gemm-precision %s: %s", label, line, g,
+			i == 8 ? "not one of Marian's (float32, int16, int8, "
+			"int8Alpha, int8shift, int8shiftAlpha, int8shiftAll, "
+			"int8shiftAlphaAll)" : i == 1 ? "attn has no 16-bit "
+			"integer products" : "the model is float, which "
+			"Marian would quantise when loaded; import the "
+			"intgemm8 file marian-conv -g intgemm8 makes of it");
+		return -1;
+	}
+	if (!m->int8)
+		return 0;
+	if (strstr(g, "Alpha") && !(had && strstr(had, "Alpha"))) {
+		err_set("%s:%d: gemm-precision %s takes the activations' "
+			"multipliers from the model (NAME_QuantMultA), and "
+			"it has none", label, line, g);
+		return -1;
+	}
+	return config_set(&m->cfg, "marian_int8", g);
+}
+
+/*
  * How Marian decodes the model, as the config keys that decode and beam
  * take their defaults from (run/search.h search_opts_model): what the
  * decoder.yml (or Bergamot's config) at t [n] gives, t NULL for none, and
@@ -551,6 +619,8 @@ static int decoder_defaults(struct model *m, const char *t, size_t n,
 
 	if (t && yaml_parse(&y, t, n, label) < 0)
 		return -1;
+	if (t && gemm_precision(m, &y, label) < 0)
+		goto bad;
 	if (yaml_bool(&y, "allow-unk", 0, &allow) < 0) {
 		err_prefix("%s", label);
 		goto bad;

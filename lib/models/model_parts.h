@@ -39,6 +39,12 @@ void model_annex_free(struct model *m);
 struct wpack;
 int model_marian_pack(const struct model *m, const struct param *p,
 		      struct wpack *w);
+/* 1 when m is a Marian int8 import decoded with --gemm-precision float32
+ * (Marian's default; import/marian_import.c): the products by its
+ * intgemm8 matrices are int8 (signed, multipliers per call), those by a
+ * float one (a tied output layer) float, where the other precisions
+ * quantise it too (src/graph/expression_operators.cpp dot, affine). */
+int model_marian_float_out(const struct model *m);
 /* The same with B's multiplier qb where p's annex has none (qb 0: a tied
  * output, whose rows the caller quantised with qb, 127 / max |w| of all
  * of p). */

@@ -106,7 +106,8 @@ int model_param_int8(const struct param *p)
 }
 
 /* Marian's --gemm-precision, the config's marian_int8, as WPACK_MARIAN_*
- * flags (and *alpha 1 for an Alpha one); -1 when there is none. */
+ * flags (and *alpha 1 for an Alpha one); -1 when there is none.
+ * (float32: the intgemm8 matrices' products int8, signed, as int8's.) */
 static int marian_mode(const struct model *m, int *alpha)
 {
 	const char *g = config_get(&m->cfg, "marian_int8");
@@ -116,6 +117,13 @@ static int marian_mode(const struct model *m, int *alpha)
 	*alpha = strstr(g, "Alpha") != NULL;
 	return (strstr(g, "shift") ? WPACK_MARIAN_SHIFT : 0) |
 	       (strstr(g, "All") ? WPACK_MARIAN_SHIFT_ALL : 0);
+}
+
+int model_marian_float_out(const struct model *m)
+{
+	const char *g = config_get(&m->cfg, "marian_int8");
+
+	return g && strcmp(g, "float32") == 0;
 }
 
 int model_marian_pack(const struct model *m, const struct param *p,
@@ -201,7 +209,9 @@ int model_wpack(const struct model *m, struct wpack *w, const float *W,
 		snprintf(name, sizeof name, "marian.%s", p->name);
 		if (config_get(&m->cfg, "marian_int8") &&
 		    model_annex(m, name))
-			return marian_float_pack(m, p, w, W, N, K);
+			return model_marian_float_out(m) ?
+			       wpack_init(w, W, N, K, WPACK_F32) :
+			       marian_float_pack(m, p, w, W, N, K);
 	}
 	return wpack_init(w, W, N, K, pack);
 }

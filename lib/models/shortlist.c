@@ -304,7 +304,7 @@ static int gather(struct shortlist *s, const struct model *m,
 	/* a Marian int8 model: the rows of its own product (params.c's
 	 * model_wpack), a tied float output quantised with the whole
 	 * matrix's multiplier, as Marian selects columns of it prepared */
-	if (p && marian_output(m, p)) {
+	if (p && marian_output(m, p) && !model_marian_float_out(m)) {
 		s->mp = p;
 		if (!p->q) {
 			s->mqb = 127.0f / marian_max_abs(W, (size_t)m->tgt_vocab * K);
@@ -320,8 +320,10 @@ static int gather(struct shortlist *s, const struct model *m,
 			return 0;
 		}
 	}
-	if (p && !p->q)
+	if (p && !p->q) {	/* (a Marian float32 one stays float) */
+		s->f32 = marian_output(m, p);
 		p = NULL;
+	}
 	if (p) {	/* the export's own int8 rows, as model_wpack */
 		s->q = malloc((size_t)rows * K + 1);
 		s->qs = malloc(sizeof *s->qs * (rows ? rows : 1));
@@ -362,7 +364,7 @@ static int pack_rows(const struct model *m, struct shortlist *s,
 	if (s->q)
 		return 0;
 	return wpack_init(w, s->W + at, rows, s->K,
-			  pack == WPACK_KEEP ? WPACK_F32 : pack);
+			  pack == WPACK_KEEP || s->f32 ? WPACK_F32 : pack);
 }
 
 struct shortlist *shortlist_new(const struct model *m,

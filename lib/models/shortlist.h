@@ -108,6 +108,8 @@ struct shortlist {
 	 * parameter, and B's multiplier for a tied one (else 0) */
 	const struct param *mp;
 	float mqb;
+	int f32;		/* the rows W packed f32 whatever the pack
+				   (model_marian_float_out) */
 	float *logits;		/* [cap, U], or [cap, the most units] */
 };
 

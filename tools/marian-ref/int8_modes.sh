@@ -1,7 +1,13 @@
 #!/bin/sh
-# int8_avx2.sh [DIR...]: what native Marian translates with make_int8.sh's
-# int8 students on a CPU without AVX512_VNNI, into DIR/avx2/ (default:
-# tests/fixtures/marian/int8 and int8-self).  intgemm picks its kernels
+# int8_modes.sh [DIR...]: what native Marian translates with make_int8.sh's
+# int8 students (default DIR: tests/fixtures/marian/int8 and int8-self)
+# in two more ways:
+# - DIR/signed.{greedy,scores} and DIR/float32.{greedy,scores}:
+#   --gemm-precision int8 and float32 (Marian's default): the products by
+#   the intgemm8 matrices neither shifted nor with alphas (multipliers per
+#   call, so --mini-batch 1); by the tied output layer int8 with the
+#   first, float with the second; greedy, on the alphas file;
+# - DIR/avx2/: on a CPU without AVX512_VNNI.  intgemm picks its kernels
 # by AVX512_VNNI alone; without it (AVX512BW, AVX2, SSSE3, all the same
 # numbers) the unsigned products sum pairs of bytes with vpmaddubsw,
 # which saturates at int16, so Marian's int8 translations differ from
@@ -19,7 +25,7 @@ if [ -z "$M" ] && [ -x /work/shared/tools/marian-native/build.sh ]; then
 	M=$(/work/shared/tools/marian-native/build.sh 2>/dev/null) || M=
 fi
 if [ -z "$M" ] || [ ! -x "$M/marian-decoder" ]; then
-	echo "int8_avx2.sh: native Marian is absent (no marian-decoder in" \
+	echo "int8_modes.sh: native Marian is absent (no marian-decoder in" \
 	     "MARIAN=${MARIAN:-unset}): nothing made" >&2
 	exit 1
 fi
@@ -28,12 +34,13 @@ v=$F/int8/vocab.spm
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 dec() {
-	INTGEMM_CPUID=AVX2 "$M/marian-decoder" -v "$v" "$v" --cpu-threads 1 \
+	INTGEMM_CPUID=$cpu "$M/marian-decoder" -v "$v" "$v" --cpu-threads 1 \
 		--quiet "$@" < "$F/int8/input.txt" 2> "$log" ||
 		{ cat "$log" >&2; exit 1; }
 }
 for D; do
 	mkdir -p "$D/avx2"
+	cpu=AVX2
 	for k in alphas noalphas; do
 		case $k in
 		alphas) set -- -m "$D/student.intgemm8.alphas.bin" \
@@ -51,5 +58,15 @@ for D; do
 	dec "$@" > "$D/avx2/lex.greedy"
 	dec "$@" --n-best | awk -F ' [|][|][|] ' '{ print $4 }' \
 		> "$D/avx2/lex.scores"
-	echo "int8_avx2.sh: wrote $D/avx2" >&2
+	cpu=AVX512VNNI	# (the signed form is exact on every CPU)
+	for g in int8 float32; do
+		k=$g
+		[ $g = int8 ] && k=signed
+		set -- -m "$D/student.intgemm8.alphas.bin" --gemm-precision \
+			$g --mini-batch 1 --maxi-batch 1 -b 1
+		dec "$@" > "$D/$k.greedy"
+		dec "$@" --n-best | awk -F ' [|][|][|] ' \
+			'{ print $4 }' > "$D/$k.scores"
+	done
+	echo "int8_modes.sh: wrote $D/avx2" >&2
 done
