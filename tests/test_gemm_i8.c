@@ -279,6 +279,9 @@ START_TEST(test_shapes)
 			one_case(M, ns[kt_int(0, 5)], ks[kt_int(0, 6)],
 				 kt_int(0, 1), kt_int(0, 1));
 		one_case(40, 300, 517, 1, 1);
+		/* rows of many strips, the last cut short, at a K
+		 * whose strips pass L1 */
+		one_case(101, 33, 4000, 1, 0);
 	}
 }
 END_TEST

@@ -351,6 +351,48 @@ START_TEST(quantisation_edges_in_every_set)
 }
 END_TEST
 
+/* Rows of many strips, the last cut short, at a K whose strips pass L1:
+ * every set against marian_i8_ref in both forms, the per-call
+ * multiplier the whole call's. */
+START_TEST(rows_in_blocks)
+{
+	enum { M = 101, N = 19, K = 4000 };
+	static int8_t wq[N * K];
+	static float ws[N], x[M * K], b[N], y[M * N], want[M * N];
+	static int32_t c[N];
+	const struct gemm_i8 *set[KERN_I8_MAX];
+	const char *sname[KERN_I8_MAX];
+	int nset = kern_i8_all(set, sname);
+	struct wpack w;
+
+	srand(11);
+	for (int i = 0; i < N * K; i++)
+		wq[i] = (int8_t)(rand() % 255 - 127);
+	for (int i = 0; i < M * K; i++)
+		x[i] = (float)(rand() % 2001 - 1000) / 300.0f;
+	for (int j = 0; j < N; j++) {
+		ws[j] = 1 / 90.5f;
+		b[j] = (float)(rand() % 200 - 100) / 50.0f;
+	}
+	marian_col_sums(c, wq, N, K);
+	ck_assert(wpack_init_i8(&w, wq, ws, N, K) == 0);
+	for (int shift = 0; shift < 2; shift++) {
+		ck_assert(wpack_marian(&w, 0, 90.5f, shift ?
+				       WPACK_MARIAN_SHIFT_ALL : 0) == 0);
+		for (int k = 0; w.i8 && k < nset; k++) {
+			w.i8 = set[k];
+			ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 0,
+						90.5f, b, form_of(set[k], shift),
+						0) == 0);
+			ck_assert(linear_packed(y, x, M, &w, b, 0) == 0);
+			ck_assert_msg(memcmp(y, want, sizeof y) == 0,
+				      "%s shift %d", sname[k], shift);
+		}
+	}
+	wpack_free(&w);
+}
+END_TEST
+
 /*
  * Sums beyond 2^24, where the kernels' (float)acc has rounded: summed
  * again exactly.  Unsigned form, K 1102, wq all 127, x 1 but the last
@@ -468,6 +510,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, quantisation_edges_in_every_set);
 	tcase_add_test(tc, large_sums_are_exact);
 	tcase_add_test(tc, pairs_saturate_as_intgemm);
+	tcase_add_test(tc, rows_in_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }
