@@ -24,6 +24,7 @@ static struct seen {
 	int processed[MAXF];		/* times each frame was in a batch */
 	int emitted[MAXF];		/* emit order: frame numbers */
 	int batch;			/* the filter's batch size */
+	int pad_cut;			/* its pad_cut */
 } seen;
 
 static int length(const struct frame *f)
@@ -37,7 +38,7 @@ static int length(const struct frame *f)
 /* One batch, as the window's callee sees it. */
 static void batch_seen(struct frame **f, const int *slot, int n, int least)
 {
-	int most = 0, prev = least;
+	int most = 0, prev = least, sum = 0;
 
 	ck_assert_int_ge(n, 1);
 	ck_assert_int_le(n, seen.batch);
@@ -50,6 +51,7 @@ static void batch_seen(struct frame **f, const int *slot, int n, int least)
 		ck_assert_int_ge(len, prev);
 		prev = len;
 		most = len > most ? len : most;
+		sum += len;
 		ck_assert_int_ge(slot[i], 0);
 		ck_assert_int_eq(slot[i], f[i]->number %
 					 filter_window(seen.batch));
@@ -58,6 +60,9 @@ static void batch_seen(struct frame **f, const int *slot, int n, int least)
 	 * batch tokens at most */
 	if (n > 1)
 		ck_assert_int_le(n * most, FILTER_TOKENS * seen.batch);
+	/* and with pad_cut, padded tokens FILTER_PAD times its tokens */
+	if (n > 1 && seen.pad_cut)
+		ck_assert((double)n * most <= FILTER_PAD * sum);
 	seen.batch_max[seen.nbatch] = most;
 	seen.batch_window[seen.nbatch] = seen.nflush;
 	seen.nbatch++;
@@ -89,15 +94,17 @@ static int flush(void *ctx)
 	return 0;
 }
 
-/* n frames, frame i with a source of len(i) units, through filter_run. */
-static void run(int n, int batch, int (*len)(int))
+/* n frames, frame i with a source of len(i) units, through filter_run
+ * (with pad_cut). */
+static void run_cut(int n, int batch, int (*len)(int), int pad_cut)
 {
 	struct tt_stream s;
 	struct tsr_reader *r;
-	struct filter fl = { batch, process, emit, flush, NULL };
+	struct filter fl = { batch, process, emit, flush, NULL, pad_cut };
 
 	memset(&seen, 0, sizeof seen);
 	seen.batch = batch;
+	seen.pad_cut = pad_cut;
 	tt_stream_open(&s, 0);
 	for (int i = 0; i < n; i++) {
 		struct frame f = { 0 };
@@ -117,6 +124,11 @@ static void run(int n, int batch, int (*len)(int))
 	r = tt_stream_reader(&s, "frames");
 	ck_assert_int_eq(filter_run(&fl, r), 0);
 	tsr_reader_free(r);
+}
+
+static void run(int n, int batch, int (*len)(int))
+{
+	run_cut(n, batch, len, 0);
 }
 
 /* Lengths in no order: 1 to 40, a frame's a hash of its number. */
@@ -183,6 +195,36 @@ START_TEST(batch_of_one)
 }
 END_TEST
 
+/* Four of 1, four of 2, two of 10 (in no order), batches of 8. */
+static int steps(int i)
+{
+	static const int len[10] = { 10, 2, 1, 2, 1, 10, 2, 1, 2, 1 };
+
+	return len[i];
+}
+
+START_TEST(padding_cut)
+{
+	/* without the cut: [1 1 1 1 2 2 2 2] (12 tokens padded to 16)
+	 * and [10 10] */
+	run(10, 8, steps);
+	check_common(10);
+	ck_assert_int_eq(seen.nbatch, 2);
+	ck_assert_int_eq(seen.batch_max[0], 2);
+	/* with it: a 2 after four 1s pads 5 2 = 10 > 1.1 6; a 10 after
+	 * four 2s 50 > 1.1 18: [1 1 1 1], [2 2 2 2], [10 10] */
+	run_cut(10, 8, steps, 1);
+	check_common(10);
+	ck_assert_int_eq(seen.nbatch, 3);
+	ck_assert_int_eq(seen.batch_max[0], 1);
+	ck_assert_int_eq(seen.batch_max[1], 2);
+	ck_assert_int_eq(seen.batch_max[2], 10);
+	/* and the budget, with scattered lengths over windows */
+	run_cut(150, 16, scattered, 1);
+	check_common(150);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("filter");
@@ -191,6 +233,7 @@ int main(void)
 	tcase_add_test(tc, one_window);
 	tcase_add_test(tc, windows_in_turn);
 	tcase_add_test(tc, batch_of_one);
+	tcase_add_test(tc, padding_cut);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -156,7 +156,7 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 		      struct keyed *key, int *start, struct frame **fp,
 		      int *slot)
 {
-	uint64_t tokens = (uint64_t)FILTER_TOKENS * fl->batch;
+	uint64_t tokens = (uint64_t)FILTER_TOKENS * fl->batch, sum;
 	int i, lo, b, nb = 0, rc;
 
 	for (i = 0; i < n; i++) {
@@ -166,9 +166,16 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 	qsort(key, n, sizeof *key, keyed_cmp);
 	for (lo = 0; lo < n; lo += b) {
 		/* sorted by length: the last one taken is the longest */
-		for (b = 1; b < fl->batch && lo + b < n; b++)
-			if ((uint64_t)(b + 1) * key[lo + b].len > tokens)
+		sum = key[lo].len;
+		for (b = 1; b < fl->batch && lo + b < n; b++) {
+			uint64_t len = key[lo + b].len;
+
+			if ((uint64_t)(b + 1) * len > tokens ||
+			    (fl->pad_cut &&
+			     (double)(b + 1) * len > FILTER_PAD * (sum + len)))
 				break;
+			sum += len;
+		}
 		start[nb++] = lo;
 	}
 	start[nb] = n;
@@ -332,7 +339,7 @@ int filter_stage(const char *model_path, enum stage s, int batch)
 {
 	struct stage_ctx c = { .s = s };
 	struct filter fl = { batch, stage_process, stage_emit, stage_flush,
-			     &c };
+			     &c, 1 };
 	struct tsr_reader *r = NULL;
 	struct model *m = model_load(model_path, MODEL_LOAD_MAPPED, NULL);
 	int rc = -1;

@@ -356,7 +356,7 @@ static int flush(void *arg)
 static int run(const struct translate_opts *o, int scoring)
 {
 	struct tctx c = { 0 };
-	struct filter fl = { o->batch, process, emit, flush, &c };
+	struct filter fl = { o->batch, process, emit, flush, &c, 0 };
 	struct tsr_reader *r = NULL;
 	struct model *m;
 	int W = filter_window(o->batch), rc = -1, i, kv_f16, sl;
