@@ -66,6 +66,10 @@ struct model {
 	void *qbuf;			/* the params' q and qs */
 	struct wpack *i8packs;		/* [nparam]: the int8 ones packed,
 					   registered for linear_forward */
+	float marian_out_qb;		/* a Marian int8 import's tied float
+					   output layer: Marian's multiplier
+					   of it, 127 / max |w|, taken once
+					   when loaded (0: not known) */
 	/* Records of the file that are not the model's own but travel
 	 * with it (shortlist.*: shortlist.h reads them), copied, and
 	 * written back as they are by model_save and model_export. */

@@ -205,6 +205,9 @@ static int load_int8(struct model *m, const struct tensor **rec,
 		if (linear_int8_add(p->w, &m->i8packs[i]) < 0)
 			return -1;
 	}
+	/* over its 8 M floats (a 32,000-piece student's), once, not for
+	 * every batch's shortlist */
+	m->marian_out_qb = model_marian_out_qb(m);
 	return 0;
 }
 

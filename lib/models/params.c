@@ -152,6 +152,18 @@ int model_marian_pack_qb(const struct model *m, const struct param *p,
 	return wpack_marian(w, alpha ? v[1] : 0, v[0] > 0 ? v[0] : qb, mode);
 }
 
+float model_marian_out_qb(const struct model *m)
+{
+	const struct param *p = model_param(m, "tgt.emb");
+
+	if (m->marian_out_qb > 0)
+		return m->marian_out_qb;
+	if (!p || p->q || !config_get(&m->cfg, "marian_int8") ||
+	    !model_annex(m, "marian.tgt.emb"))
+		return 0;
+	return 127.0f / marian_max_abs(p->w, p->n);
+}
+
 /* The tied output layer of a Marian intgemm8 model (annex marian.NAME
  * with qb 0): Marian quantises the float embedding W [N, K] with one
  * multiplier, 127 / max |w| (intgemm_interface.h PrepareBNodeOp),
@@ -161,7 +173,7 @@ static int marian_float_pack(const struct model *m, const struct param *p,
 {
 	size_t n = (size_t)N * K, qb = (n + 3) / 4 * 4;
 	int8_t *own = malloc(qb + sizeof(float) * (N ? N : 1));
-	float qm = 127.0f / marian_max_abs(W, n);
+	float qm = model_marian_out_qb(m);
 	char name[PARAM_NAME_MAX + 8];
 	const float *v;
 	int alpha, mode = marian_mode(m, &alpha);

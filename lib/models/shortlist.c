@@ -307,7 +307,7 @@ static int gather(struct shortlist *s, const struct model *m,
 	if (p && marian_output(m, p) && !model_marian_float_out(m)) {
 		s->mp = p;
 		if (!p->q) {
-			s->mqb = 127.0f / marian_max_abs(W, (size_t)m->tgt_vocab * K);
+			s->mqb = model_marian_out_qb(m);
 			if (!(s->q = malloc((size_t)rows * K + 1)) ||
 			    !(s->qs = malloc(sizeof *s->qs * (rows ? rows : 1))))
 				goto oom;
