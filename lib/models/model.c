@@ -147,6 +147,7 @@ void model_free(struct model *m)
 		wpack_free(&m->i8packs[i]);
 	}
 	free(m->i8packs);
+	free(m->marian_out_q);
 	scratch_free(&m->scratch);
 	config_free(&m->cfg);
 	free(m->vocab_src);

@@ -69,7 +69,10 @@ struct model {
 	float marian_out_qb;		/* a Marian int8 import's tied float
 					   output layer: Marian's multiplier
 					   of it, 127 / max |w|, taken once
-					   when loaded (0: not known) */
+					   when loaded (0: not known), */
+	int8_t *marian_out_q;		/* and its values quantised so, for
+					   the shortlists' rows (NULL: not
+					   made) */
 	/* Records of the file that are not the model's own but travel
 	 * with it (shortlist.*: shortlist.h reads them), copied, and
 	 * written back as they are by model_save and model_export. */

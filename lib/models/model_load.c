@@ -9,6 +9,7 @@
 #include "base/errmsg.h"
 #include "kernels/gemm_packed.h"
 #include "kernels/kernels.h"
+#include "kernels/marian_i8.h"
 #include "model_parts.h"
 #include "nn/layers.h"
 
@@ -206,8 +207,18 @@ static int load_int8(struct model *m, const struct tensor **rec,
 			return -1;
 	}
 	/* over its 8 M floats (a 32,000-piece student's), once, not for
-	 * every batch's shortlist */
-	m->marian_out_qb = model_marian_out_qb(m);
+	 * every batch's shortlist: the multiplier and the values */
+	if ((m->marian_out_qb = model_marian_out_qb(m)) > 0) {
+		const struct param *e = model_param(m, "tgt.emb");
+
+		if (!(m->marian_out_q = malloc(e->n))) {
+			err_set("out of memory for the output layer's int8");
+			return -1;
+		}
+		for (size_t k = 0; k < e->n; k++)
+			m->marian_out_q[k] = marian_quant(e->w[k] *
+							  m->marian_out_qb);
+	}
 	return 0;
 }
 

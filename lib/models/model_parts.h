@@ -46,8 +46,9 @@ int model_marian_pack(const struct model *m, const struct param *p,
  * quantise it too (src/graph/expression_operators.cpp dot, affine). */
 int model_marian_float_out(const struct model *m);
 /* For a Marian int8 import whose tied output layer Marian quantises from
- * its floats (annex marian.tgt.emb), that multiplier: 127 / max |w| over
- * tgt.emb (m->marian_out_qb once known); 0 for any other model. */
+ * its floats (annex marian.tgt.emb; not float32's, which keeps them),
+ * that multiplier: 127 / max |w| over tgt.emb (m->marian_out_qb once
+ * known); 0 for any other model. */
 float model_marian_out_qb(const struct model *m);
 /* The same with B's multiplier qb where p's annex has none (qb 0: a tied
  * output, whose rows the caller quantised with qb, 127 / max |w| of all

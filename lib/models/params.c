@@ -159,7 +159,7 @@ float model_marian_out_qb(const struct model *m)
 	if (m->marian_out_qb > 0)
 		return m->marian_out_qb;
 	if (!p || p->q || !config_get(&m->cfg, "marian_int8") ||
-	    !model_annex(m, "marian.tgt.emb"))
+	    model_marian_float_out(m) || !model_annex(m, "marian.tgt.emb"))
 		return 0;
 	return 127.0f / marian_max_abs(p->w, p->n);
 }

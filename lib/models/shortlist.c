@@ -312,9 +312,16 @@ static int gather(struct shortlist *s, const struct model *m,
 			    !(s->qs = malloc(sizeof *s->qs * (rows ? rows : 1))))
 				goto oom;
 			for (i = 0; i < rows; i++) {
-				for (k = 0; k < (size_t)K; k++)
-					s->q[(size_t)i * K + k] = marian_quant(
-						W[(size_t)ids[i] * K + k] * s->mqb);
+				const float *wr = W + (size_t)ids[i] * K;
+				int8_t *qr = s->q + (size_t)i * K;
+
+				if (m->marian_out_q)	/* made when loaded */
+					memcpy(qr, m->marian_out_q +
+					       (size_t)ids[i] * K, K);
+				else
+					for (k = 0; k < (size_t)K; k++)
+						qr[k] = marian_quant(wr[k] *
+								     s->mqb);
 				s->qs[i] = 1 / s->mqb;
 			}
 			return 0;
