@@ -31,11 +31,11 @@ struct ssru_acts {
 
 /*
  * One step of n independent rows (a decoder's hypotheses): on entry c
- * [n, d] holds each row's c_{t-1}, xw [n, d] its W x_t and fpre [n, d]
- * its Wf x_t + bf; c becomes c_t and y [n, d] = relu(c_t).
+ * [n, d] holds each row's c_{t-1}, xw [n, d] its W x_t and f [n, d] its
+ * Wf x_t + bf; c becomes c_t, f the gates f_t and y [n, d] = relu(c_t).
  */
-void ssru_step_forward(float *y, float *c, const float *xw, const float *fpre,
-		       int n, int d);
+void ssru_step_forward(float *y, float *c, const float *xw, float *f, int n,
+		       int d);
 
 /*
  * The layer over B sequences of T rows each, x [B*T, d], row b*T + t
