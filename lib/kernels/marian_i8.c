@@ -159,7 +159,11 @@ int wpack_marian(struct wpack *w, float qa, float qb, int mode)
 		err_set("out of memory");
 		return -1;
 	}
-	marian_col_sums(w->mcol, w->wq, w->N, w->K);
+	if (w->qsum)	/* the pack's, 128 times them, exactly */
+		for (int j = 0; j < w->N; j++)
+			w->mcol[j] = w->qsum[j] / 128;
+	else
+		marian_col_sums(w->mcol, w->wq, w->N, w->K);
 	w->mone = (float *)(w->mcol + w->N);
 	for (int j = 0; j < w->N; j++)
 		w->mone[j] = 1;

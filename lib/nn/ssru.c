@@ -14,13 +14,22 @@ static float cell(float f, float prev, float xw)
 	return f * prev + (1.0f - f) * xw;
 }
 
-void ssru_step_forward(float *y, float *c, const float *xw, float *f, int n,
+void ssru_step_forward(float *restrict y, float *restrict c,
+		       const float *restrict xw, float *restrict f, int n,
 		       int d)
 {
-	size_t i, k = (size_t)n * d;
+	size_t i = 0, k = (size_t)n * d;
+	int l;
 
 	vsigmoid(f, f, k);
-	for (i = 0; i < k; i++) {
+	for (; i + 8 <= k; i += 8)	/* in eights, which -O2 vectorises */
+		for (l = 0; l < 8; l++) {
+			float v = cell(f[i + l], c[i + l], xw[i + l]);
+
+			c[i + l] = v;
+			y[i + l] = v > 0.0f ? v : 0.0f;
+		}
+	for (; i < k; i++) {
 		c[i] = cell(f[i], c[i], xw[i]);
 		y[i] = c[i] > 0.0f ? c[i] : 0.0f;
 	}
