@@ -236,6 +236,8 @@ struct call {
 	const struct gemm_i8 *k;	/* the kernels (w->i8, or its exact
 					   set for Marian's products) */
 	const int8_t *xq;	/* the reference's x quantised, [M, K] */
+	const int32_t *qsum;	/* the columns' corrections: the pack's
+				   qsum, or linear_marian's */
 	float *y;
 };
 
@@ -268,7 +270,7 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 		int c0 = (int)q * WPACK_NR;
 		j.cols = c->w->N - c0 < WPACK_NR ? c->w->N - c0 : WPACK_NR;
 		j.P = c->w->pq + (size_t)q * j.kq * WPACK_NR * 4;
-		j.qsum = c->w->qsum + c0;
+		j.qsum = (c->qsum ? c->qsum : c->w->qsum) + c0;
 		j.ws = (c->ws ? c->ws : c->w->ws) + c0;
 		j.b = c->j.b ? c->j.b + c0 : NULL;
 		j.C = c->y + c0;
@@ -276,34 +278,14 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
-/* -O2's very cheap cost model leaves the loops of a Marian product's
- * outputs scalar, which made decoding 2.5x slower than the int8 of
- * attn's own models; -O3's vectorises them (the same float operations,
- * one by one: the same bits).  Its quantisation of x is the kernels'
- * (mquant): here, in this file's baseline ISA, -O3 made it SSE2 loops
- * and scalar stores, 30% of the student's encode. */
-#define VECTORISE __attribute__((optimize("O3", "no-trapping-math")))
-/* The same for AVX2: a product's outputs in 8 lanes, not SSE2's 4
- * (marian_rows: 12% of the student's encode, then 7%).  linear_marian
- * runs them only on the kernels' int8 sets, which every one needs AVX2;
- * without the kernels the reference serves. */
-#if !defined(ATTN_NO_SIMD) && defined(__x86_64__)
-#define VECTORISE_AVX2 __attribute__((optimize("O3", "no-trapping-math"), \
-					target("avx2")))
-#else
-#define VECTORISE_AVX2 VECTORISE
-#endif
-
-/* A Marian product's call (linear_marian), for the threads. */
+/* A Marian product's x quantised (linear_marian), for the threads. */
 struct mcall {
-	float *y;
-	const float *x, *b;
+	const float *x;
 	const struct wpack *w;
 	const struct gemm_i8 *u;
 	void *xs;
-	int M, kq, rmax, form, relu;
-	int mf;			/* MARIAN_SIGNED, _SHIFT or _SHIFT_SAT */
-	float qa, uq, ub;
+	int M, kq, rmax, form;
+	float qa;
 };
 
 /* Strips lo .. hi-1 of x's rows quantised as Marian does (qa,
@@ -316,107 +298,17 @@ static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
 		     c->form, (int)lo, (int)hi);
 }
 
-/* An entry's sum (marian_i8_y's acc) again from x's row xr and w's wr,
- * for one whose float from the kernel may have rounded (2^24 or more). */
-static int32_t sum_again(const float *xr, const int8_t *wr, int K, float qa,
-			 int mf)
-{
-	int32_t acc = 0;
-	int k = 0;
-
-	for (; mf == MARIAN_SHIFT_SAT && k + 1 < K; k += 2) {
-		int8_t q[2] = { marian_quant(xr[k] * qa),
-				marian_quant(xr[k + 1] * qa) };
-		acc += marian_sum_sat(q, wr + k, 2);
-	}
-	if (mf == MARIAN_SHIFT_SAT && k < K) {
-		int8_t q = marian_quant(xr[k] * qa);
-		return acc + marian_sum_sat(&q, wr + k, 1);
-	}
-	for (; k < K; k++)
-		acc += marian_quant(xr[k] * qa) * wr[k];
-	return acc;
-}
-
-/* Rows lo .. hi-1: the kernels' (float)acc into Marian's outputs
- * (marian_i8_y, spelt out in loops the compiler vectorises). */
-VECTORISE_AVX2 static void marian_rows(void *ctx, int64_t lo, int64_t hi)
-{
-	const struct mcall *c = ctx;
-	const struct wpack *w = c->w;
-	const int32_t *col = w->mcol;
-	int K = w->K, N = w->N;
-
-	const float uq = c->uq, ub = c->ub, *b = c->b;
-
-	for (int64_t i = lo; i < hi; i++) {
-		float *yr = c->y + (size_t)i * N;
-		int big = 0, j = 0, bl[8] = { 0 };
-
-		for (; j + 8 <= N; j += 8)	/* 8 lanes, vectorised */
-			for (int l = 0; l < 8; l++)
-				bl[l] |= !(fabsf(yr[j + l]) < 16777216.0f);
-		for (; j < N; j++)		/* 2^24 */
-			big |= !(fabsf(yr[j]) < 16777216.0f);
-		for (int l = 0; l < 8; l++)
-			big |= bl[l];
-		if (big) {	/* a sum (float)acc may have rounded */
-			for (int j = 0; j < N; j++) {
-				const float *xr = c->x + (size_t)i * K;
-				const int8_t *wr = w->wq + (size_t)j * K;
-				int32_t acc = (int32_t)yr[j];
-				float v;
-
-				if (!(fabsf(yr[j]) < 16777216.0f))
-					acc = sum_again(xr, wr, K, c->qa,
-							c->mf);
-				v = marian_i8_y(acc, col[j], c->uq, c->ub,
-						c->b ? c->b + j : NULL, c->mf);
-				yr[j] = c->relu && !(v > 0) ? 0 : v;
-			}
-			continue;
-		}
-		/* 8 lanes, which the compiler vectorises, then the rest */
-#define EACH(expr) do { int j = 0; \
-		for (; j + 8 <= N; j += 8) \
-			for (int l = 0; l < 8; l++) { \
-				int jl = j + l; \
-				yr[jl] = (expr); \
-			} \
-		for (int jl = j; jl < N; jl++) \
-			yr[jl] = (expr); } while (0)
-#define ACC(jl) ((int32_t)yr[jl])
-		if (c->mf == MARIAN_SHIFT && c->b)
-			EACH((float)(ACC(jl) + 127 * col[jl]) * uq +
-			     ((float)col[jl] * ub + b[jl]));
-		else if (c->mf == MARIAN_SHIFT)
-			EACH((float)(ACC(jl) + 127 * col[jl]) * uq +
-			     (float)col[jl] * ub);
-		else if (c->mf == MARIAN_SHIFT_SAT && c->b)
-			EACH((float)ACC(jl) * uq +
-			     ((float)col[jl] * ub + b[jl]));
-		else if (c->mf == MARIAN_SHIFT_SAT)
-			EACH((float)ACC(jl) * uq + (float)col[jl] * ub);
-		else if (c->b)
-			EACH((float)ACC(jl) * uq + b[jl]);
-		else
-			EACH((float)ACC(jl) * uq);
-#undef ACC
-#undef EACH
-		for (int j = 0; c->relu && j < N; j++)
-			yr[j] = yr[j] > 0 ? yr[j] : 0;
-	}
-}
-
 /*
  * Marian's product (marian_i8.h) on this CPU's int8 kernels: x quantised
- * Marian's way into their form, their int32 sums out as floats (scales
- * 1, zero points 0, no bias: (float)acc, exact below 2^24; an entry
- * beyond is summed again here), then Marian's end of each entry.  The
- * unsigned form as intgemm sums it on this CPU: on the set's msat, with
- * saturating pairs, where intgemm has no AVX512_VNNI (struct gemm_i8).
- * The same bits as marian_i8_ref, which serves where there are no
- * kernels (exact, as on AVX512_VNNI).
+ * Marian's way into their form; their exact int32 sums, as intgemm sums
+ * on this CPU (the unsigned form on the set's msat, with saturating
+ * pairs, where intgemm has no AVX512_VNNI: struct gemm_i8), end as
+ * Marian's (the job's nofma): (float)acc' u, then + b', each rounded,
+ * with every row's scale u = 1 / (qa qb) (the columns' are ones), the
+ * bias b' = (float)c ub + b made once a call, and for the unsigned form
+ * on the 8-bit sets acc' = acc + 127 c: the kernels take off c (the
+ * column sums) where their own products take off 128 c.  The same bits
+ * as marian_i8_ref, which serves where there are no kernels.
  */
 static int linear_marian(float *y, const float *x, int M,
 			 const struct wpack *w, const float *b, int relu)
@@ -442,41 +334,50 @@ static int linear_marian(float *y, const float *x, int M,
 				     w->mqb, b, mf, relu);
 	float qa = w->mqa > 0 ? w->mqa :
 		   127.0f / marian_max_abs(x, (size_t)M * K);
-	int rmax = u->rmax;
+	float uq = 1.0f / (qa * w->mqb);
+	float ub = (-1) * ((127.0f / qa) * (127.0f / w->mqb)) / 127.0f;
+	int rmax = u->rmax, shift = mf != MARIAN_SIGNED;
 	size_t mr = (size_t)(M + rmax - 1) / rmax * rmax;
 	size_t xb = mr * kq * 4 * (form == WPACK_XS_I16 ? 2 : 1);
 	size_t sxb = (sizeof(float) * mr + 63) / 64 * 64;
-	/* the U7 kernel's zero points, 0 */
+	/* the U7 kernel's zero points, 0; the bias b' */
 	size_t zxb = u->xs_form == WPACK_XS_U7 ? sxb : 0;
-	char *mem = kern_scratch(3, sxb + zxb + xb);
+	size_t bb = shift || b ? (sizeof(float) * N + 63) / 64 * 64 : 0;
+	char *mem = kern_scratch(3, sxb + zxb + bb + xb);
 	struct call c = { .w = w, .y = y, .ws = w->mone, .k = u };
 	struct mcall mc = {
-		.y = y, .x = x, .b = b, .w = w, .u = u, .M = M, .kq = kq,
-		.rmax = rmax, .form = form, .mf = mf,
-		.relu = relu, .qa = qa, .uq = 1.0f / (qa * w->mqb),
-		.ub = (-1) * ((127.0f / qa) * (127.0f / w->mqb)) / 127.0f,
+		.x = x, .w = w, .u = u, .M = M, .kq = kq, .rmax = rmax,
+		.form = form, .qa = qa,
 	};
 
 	if (!mem) {
 		err_set("out of memory for %d rows of int8", M);
 		return -1;
 	}
-	for (int i = 0; i < M; i++)
-		((float *)mem)[i] = 1;
+	for (size_t i = 0; i < mr; i++)
+		((float *)mem)[i] = uq;
 	memset(mem + sxb, 0, zxb);
-	mc.xs = mem + sxb + zxb;
+	float *mb = bb ? (float *)(mem + sxb + zxb) : NULL;
+	for (int jn = 0; mb && jn < N; jn++)
+		mb[jn] = !shift ? b[jn] : b ? (float)w->mcol[jn] * ub + b[jn]
+					    : (float)w->mcol[jn] * ub;
+	mc.xs = mem + sxb + zxb + bb;
 	long per = (long)K * rmax;
 	kern_parallel_for((int64_t)(mr / rmax), (THREAD_WORK / 8 + per - 1) /
 			  per, marian_pack_x, &mc);
 	c.j.sx = (float *)mem;
 	c.j.zx = zxb ? (int32_t *)(mem + sxb) : NULL;
 	c.j.xs = mc.xs;
+	c.j.b = mb;
+	c.j.relu = relu;
+	c.j.nofma = 1;
 	c.j.M = M;
 	c.j.kq = kq;
 	c.j.ldc = N;
+	/* the unsigned form on an 8-bit set: acc + 128 c less c */
+	c.qsum = mf == MARIAN_SHIFT && form == WPACK_XS_U8 ? w->mcol : NULL;
 	per = (long)M * K * WPACK_NR;
 	kern_parallel_for(np, (THREAD_WORK + per - 1) / per, panels, &c);
-	kern_parallel_for(M, (THREAD_WORK / 8 + N - 1) / N, marian_rows, &mc);
 	return 0;
 }
 

@@ -153,9 +153,12 @@ int wpack_marian(struct wpack *w, float qa, float qb, int mode)
 		return -1;
 	}
 	free(w->mcol);
-	/* the column sums, then N ones (the kernels' scales: gemm_i8.c) */
-	if (!(w->mcol = malloc((sizeof(int32_t) + sizeof(float)) *
-			       (w->N ? w->N : 1)))) {
+	/* the column sums to the last panel's end (the kernels read whole
+	 * panels of them: gemm_i8.c), zero past N; then N ones (the
+	 * kernels' scales) */
+	size_t nc = ((size_t)w->N + WPACK_NR - 1) / WPACK_NR * WPACK_NR;
+	if (!(w->mcol = calloc(1, sizeof(int32_t) * nc +
+			       sizeof(float) * (w->N ? w->N : 1)))) {
 		err_set("out of memory");
 		return -1;
 	}
@@ -164,7 +167,7 @@ int wpack_marian(struct wpack *w, float qa, float qb, int mode)
 			w->mcol[j] = w->qsum[j] / 128;
 	else
 		marian_col_sums(w->mcol, w->wq, w->N, w->K);
-	w->mone = (float *)(w->mcol + w->N);
+	w->mone = (float *)(w->mcol + nc);
 	for (int j = 0; j < w->N; j++)
 		w->mone[j] = 1;
 	w->mqa = qa;

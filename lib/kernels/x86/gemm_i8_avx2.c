@@ -16,7 +16,7 @@
  * rows of a tile.  (On Zen 5 that came to 1.0-1.15x f32's rate at 16-64
  * rows, and kern_i8 takes the 7-bit form of gemm_i8_u7_avx2.c on CPUs
  * without VNNI; this kernel gives the exact 8-bit sums there for
- * Marian's products, and for comparisons.)
+ * Marian's signed products, and for comparisons.)
  *
  * Tiles of up to 6 rows by 8 columns: per quad of k, two vpmovsxbw of the
  * panel's 8 columns (4 columns of 4 bytes each), a 64-bit broadcast of
@@ -81,8 +81,15 @@ tile(int R, const struct wpack_i8_job *j, const int16_t *xs, int i, int g)
 		__m256i s = _mm256_hadd_epi32(c[r][0], c[r][1]);
 		s = _mm256_permute4x64_epi64(s, 0xd8);
 		__m256 sc = _mm256_mul_ps(_mm256_set1_ps(j->sx[i + r]), ws);
-		__m256 y = j->b ? _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), sc, b)
-				: _mm256_mul_ps(_mm256_cvtepi32_ps(s), sc);
+		__m256 v = _mm256_cvtepi32_ps(s), y;
+		/* j->nofma: Marian's end, the product and the sum rounded
+		 * apart */
+		if (!j->b)
+			y = _mm256_mul_ps(v, sc);
+		else if (j->nofma)
+			y = _mm256_add_ps(_mm256_mul_ps(v, sc), b);
+		else
+			y = _mm256_fmadd_ps(v, sc, b);
 		if (j->relu)
 			y = _mm256_max_ps(y, _mm256_setzero_ps());
 		str(C + r * j->ldc, nc, y);
@@ -252,4 +259,5 @@ const struct gemm_i8 gemm_i8_avx2 = {
 	.panel = panel,
 	.quant = gemm_i8_quant_avx2,
 	.mquant = gemm_i8_mquant_avx2,
+	.msat = &gemm_i8_u7_avx2,
 };

@@ -37,7 +37,9 @@ row_out(__m256i acc, __m256i csum, int32_t zp, float sx, __m256 ws, __m256 b,
 	__m256 v = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc, corr));
 	__m256 sc = _mm256_mul_ps(_mm256_set1_ps(sx), ws);
 
-	v = bias ? _mm256_fmadd_ps(v, sc, b) : _mm256_mul_ps(v, sc);
+	/* bias 2: Marian's end, the product and the sum rounded apart */
+	v = bias == 2 ? _mm256_add_ps(_mm256_mul_ps(v, sc), b) :
+	    bias ? _mm256_fmadd_ps(v, sc, b) : _mm256_mul_ps(v, sc);
 	return relu ? _mm256_max_ps(v, _mm256_setzero_ps()) : v;
 }
 
@@ -109,10 +111,10 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i, int g)
 		float *cr = C + r * j->ldc, sx = j->sx[i + r];
 		int32_t zp = j->zx[i + r];
 		str(cr, nc, row_out(c[r][0], s0, zp, sx, ws0, b0,
-				    j->b != NULL, j->relu));
+				    WPACK_I8_BIAS(j), j->relu));
 		if (nc > 8)
 			str(cr + 8, nc - 8, row_out(c[r][1], s1, zp, sx, ws1,
-						    b1, j->b != NULL,
+						    b1, WPACK_I8_BIAS(j),
 						    j->relu));
 	}
 }
