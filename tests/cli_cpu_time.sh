@@ -19,10 +19,13 @@ tokenize -p -m m.tsr <pairs.txt >pairs.tsr || fail "tokenize --pairs failed"
 # of progress lines written after it was continued (or "failed: WHY").
 stopped() {
 	cp m.tsr r.tsr
+	# (the last run's log gone first: its lines would pass for this
+	# run's before the shell truncated the file for it)
+	rm -f log
 	train-step -m r.tsr -T 3 -L 1 -E 100000 "$@" pairs.tsr 2>log &
 	pid=$!
 	i=0
-	until grep -q '^train-step: [0-9]' log; do
+	until grep -q '^train-step: [0-9]' log 2>/dev/null; do
 		i=$((i + 1))
 		[ $i -lt 600 ] || { echo "failed: no progress line in 30 s"; return; }
 		sleep 0.05
