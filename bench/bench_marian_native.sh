@@ -107,10 +107,15 @@ if [ ! -s "$B/base.alphas.bin" ]; then
 		-t "$B/base.alphas.bin" -g intgemm8 > "$B/conv.log" 2>&1 ||
 		{ cat "$B/conv.log"; exit 1; }
 fi
-for m in f32:base.npz alphas:base.alphas.bin; do
-	[ -s "$B/base.${m%%:*}.tsr" ] && continue
-	train-step --import marian -m "$B/base.${m%%:*}.tsr" \
-		--decoder-config "$B/decoder.yml" "$B/${m#*:}" "$v" \
+# the int8 import with the gemm-precision Marian runs below (without
+# one a configuration means Marian's default, float32)
+{ cat "$B/decoder.yml"; echo 'gemm-precision: int8shiftAlphaAll'; } \
+	> "$B/decoder-int8.yml"
+for m in f32:base.npz:decoder alphas:base.alphas.bin:decoder-int8; do
+	k=${m%%:*} f=${m#*:} f=${f%%:*}
+	[ -s "$B/base.$k.tsr" ] && continue
+	train-step --import marian -m "$B/base.$k.tsr" \
+		--decoder-config "$B/${m##*:}.yml" "$B/$f" "$v" \
 		> "$B/import.log" 2>&1 || { cat "$B/import.log"; exit 1; }
 done
 if [ ! -s "$B/base.export.tsr" ]; then

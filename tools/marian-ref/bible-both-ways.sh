@@ -250,14 +250,22 @@ fi
 	-d "$W/lex.bin" > "$W/conv-lex.log" 2>&1
 echo "lex: $(wc -l < "$W/lex.s2t") entries in lex.s2t; lex.bin $(wc -c < "$W/lex.bin") bytes"
 A8=$W/model.intgemm8.alphas.bin
+# the export's decoder.yml with the gemm-precision Marian is given below
+# on its command line (without one the import takes Marian's default,
+# float32, as marian-decoder would)
+for g in int8shiftAll int8shiftAlphaAll; do
+	{ cat "$E/decoder.yml"; echo "gemm-precision: $g"; } > "$W/$g.yml"
+done
 for k in noalphas alphas lex; do
 	rm -f "$W/$k.tsr"
 	case $k in
-	noalphas) set -- "$W/model.intgemm8.bin" ;;
-	alphas) set -- "$A8" ;;
-	lex) set -- --lex "$W/lex.bin" "$A8" ;;
+	noalphas) set -- --decoder-config "$W/int8shiftAll.yml" \
+		"$W/model.intgemm8.bin" ;;
+	alphas) set -- --decoder-config "$W/int8shiftAlphaAll.yml" "$A8" ;;
+	lex) set -- --decoder-config "$W/int8shiftAlphaAll.yml" \
+		--lex "$W/lex.bin" "$A8" ;;
 	esac
-	train-step --import marian -m "$W/$k.tsr" --decoder-config "$E/decoder.yml" "$@" "$V"
+	train-step --import marian -m "$W/$k.tsr" "$@" "$V"
 done
 
 # --- the translations, JOBS at a time ----------------------------------------
