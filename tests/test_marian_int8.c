@@ -244,6 +244,24 @@ static int form_of(const struct gemm_i8 *k, int shift)
 						     : MARIAN_SHIFT;
 }
 
+/* A product's random operands from seed: wq [N, K] in [-127, 127], x [M,
+ * K] in [-3.3, 3.3], ws all 1 / 90.5, b [N] in [-2, 2], c wq's column
+ * sums. */
+static void random_product(unsigned seed, int8_t *wq, float *x, float *ws,
+			   float *b, int32_t *c, int M, int N, int K)
+{
+	srand(seed);
+	for (int i = 0; i < N * K; i++)
+		wq[i] = (int8_t)(rand() % 255 - 127);
+	for (int i = 0; i < M * K; i++)
+		x[i] = (float)(rand() % 2001 - 1000) / 300.0f;
+	for (int j = 0; j < N; j++) {
+		ws[j] = 1 / 90.5f;
+		b[j] = (float)(rand() % 200 - 100) / 50.0f;
+	}
+	marian_col_sums(c, wq, N, K);
+}
+
 /* An int8 pack made Marian's gives marian_i8_ref's bits with each int8
  * kernel set of this CPU; a multiplier that is not finite is refused. */
 START_TEST(pack_routes_to_the_reference)
@@ -254,16 +272,7 @@ START_TEST(pack_routes_to_the_reference)
 	static int32_t c[N];
 	struct wpack w;
 
-	srand(4);
-	for (int i = 0; i < N * K; i++)
-		wq[i] = (int8_t)(rand() % 255 - 127);
-	for (int i = 0; i < M * K; i++)
-		x[i] = (float)(rand() % 2001 - 1000) / 300.0f;
-	for (int j = 0; j < N; j++) {
-		ws[j] = 1 / 90.5f;
-		b[j] = (float)(rand() % 200 - 100) / 50.0f;
-	}
-	marian_col_sums(c, wq, N, K);
+	random_product(4, wq, x, ws, b, c, M, N, K);
 	ck_assert(wpack_init_i8(&w, wq, ws, N, K) == 0);
 	ck_assert(wpack_marian(&w, 25.5f, 90.5f, WPACK_MARIAN_SHIFT) == 0);
 	ck_assert(linear_packed(y, x, M, &w, b, 0) == 0);
@@ -365,16 +374,7 @@ START_TEST(rows_in_blocks)
 	int nset = kern_i8_all(set, sname);
 	struct wpack w;
 
-	srand(11);
-	for (int i = 0; i < N * K; i++)
-		wq[i] = (int8_t)(rand() % 255 - 127);
-	for (int i = 0; i < M * K; i++)
-		x[i] = (float)(rand() % 2001 - 1000) / 300.0f;
-	for (int j = 0; j < N; j++) {
-		ws[j] = 1 / 90.5f;
-		b[j] = (float)(rand() % 200 - 100) / 50.0f;
-	}
-	marian_col_sums(c, wq, N, K);
+	random_product(11, wq, x, ws, b, c, M, N, K);
 	ck_assert(wpack_init_i8(&w, wq, ws, N, K) == 0);
 	for (int shift = 0; shift < 2; shift++) {
 		ck_assert(wpack_marian(&w, 0, 90.5f, shift ?
