@@ -167,12 +167,17 @@ float model_marian_out_qb(const struct model *m)
 /* The tied output layer of a Marian intgemm8 model (annex marian.NAME
  * with qb 0): Marian quantises the float embedding W [N, K] with one
  * multiplier, 127 / max |w| (intgemm_interface.h PrepareBNodeOp),
- * rounded as A's (marian_quant). */
+ * rounded as A's (marian_quant).  The values are those model_load
+ * made once (m->marian_out_q); only a model not loaded so quantises
+ * here. */
 static int marian_float_pack(const struct model *m, const struct param *p,
 			     struct wpack *w, const float *W, int N, int K)
 {
-	size_t n = (size_t)N * K, qb = (n + 3) / 4 * 4;
+	const int8_t *made = p == model_param(m, "tgt.emb") ?
+			     m->marian_out_q : NULL;
+	size_t n = (size_t)N * K, qb = made ? 0 : (n + 3) / 4 * 4;
 	int8_t *own = malloc(qb + sizeof(float) * (N ? N : 1));
+	const int8_t *q = made ? made : own;
 	float qm = model_marian_out_qb(m);
 	char name[PARAM_NAME_MAX + 8];
 	const float *v;
@@ -184,11 +189,11 @@ static int marian_float_pack(const struct model *m, const struct param *p,
 		err_set("out of memory for an int8 [%d, %d] matrix", N, K);
 		return -1;
 	}
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; !made && k < n; k++)
 		own[k] = marian_quant(W[k] * qm);
 	for (int j = 0; j < N; j++)
 		((float *)(own + qb))[j] = 1 / qm;
-	if (wpack_init_i8(w, own, (float *)(own + qb), N, K) < 0) {
+	if (wpack_init_i8(w, q, (float *)(own + qb), N, K) < 0) {
 		free(own);
 		return -1;
 	}
