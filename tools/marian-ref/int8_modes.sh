@@ -19,6 +19,7 @@
 # are committed (tests/cli_marian_int8.sh reads them).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/int8_runs.sh"
 F=$here/../../tests/fixtures/marian
 M=${MARIAN:-}
 if [ -z "$M" ] && [ -x /work/shared/tools/marian-native/build.sh ]; then
@@ -41,23 +42,7 @@ dec() {
 for D; do
 	mkdir -p "$D/avx2"
 	cpu=AVX2
-	for k in alphas noalphas; do
-		case $k in
-		alphas) set -- -m "$D/student.intgemm8.alphas.bin" \
-			--gemm-precision int8shiftAlphaAll ;;
-		*) set -- -m "$D/student.intgemm8.bin" --gemm-precision \
-			int8shiftAll --mini-batch 1 --maxi-batch 1 ;;
-		esac
-		dec "$@" -b 1 > "$D/avx2/$k.greedy"
-		dec "$@" -b 4 --normalize 0 > "$D/avx2/$k.beam"
-		dec "$@" -b 1 --n-best |
-			awk -F ' [|][|][|] ' '{ print $4 }' > "$D/avx2/$k.scores"
-	done
-	set -- -m "$D/student.intgemm8.alphas.bin" --gemm-precision \
-		int8shiftAlphaAll --shortlist "$D/lex.bin" false -b 1
-	dec "$@" > "$D/avx2/lex.greedy"
-	dec "$@" --n-best | awk -F ' [|][|][|] ' '{ print $4 }' \
-		> "$D/avx2/lex.scores"
+	int8_runs "$D" "$D/avx2"
 	cpu=AVX512VNNI	# (the signed form is exact on every CPU)
 	for g in int8 float32; do
 		k=$g
@@ -65,8 +50,7 @@ for D; do
 		set -- -m "$D/student.intgemm8.alphas.bin" --gemm-precision \
 			$g --mini-batch 1 --maxi-batch 1 -b 1
 		dec "$@" > "$D/$k.greedy"
-		dec "$@" --n-best | awk -F ' [|][|][|] ' \
-			'{ print $4 }' > "$D/$k.scores"
+		int8_scores "$@" > "$D/$k.scores"
 	done
 	echo "int8_modes.sh: wrote $D/avx2" >&2
 done

@@ -35,6 +35,7 @@
 # numpy).  make check does not run this: its outputs are committed.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/int8_runs.sh"
 SELF=${SELF:-0}
 if [ "$SELF" = 1 ]; then d=int8-self; else d=int8; fi
 out=${1:-$here/../../tests/fixtures/marian/$d}
@@ -194,19 +195,10 @@ with zipfile.ZipFile(sys.argv[3], 'w') as z:
 PY
 "$M/marian-conv" -f "$t/student.npz" -t "$out/student.intgemm8.bin" -g intgemm8 2> "$t/log"
 "$M/marian-conv" -f "$t/alphas.npz" -t "$out/student.intgemm8.alphas.bin" -g intgemm8 2> "$t/log"
-for k in alphas noalphas; do
-	case $k in
-	alphas) set -- -m "$out/student.intgemm8.alphas.bin" --gemm-precision int8shiftAlphaAll ;;
-	*) set -- -m "$out/student.intgemm8.bin" --gemm-precision int8shiftAll --mini-batch 1 --maxi-batch 1 ;;
-	esac
-	dec "$@" -b 1 > "$out/$k.greedy"
-	dec "$@" -b 4 --normalize 0 > "$out/$k.beam"
-	dec "$@" -b 1 --n-best | awk -F ' [|][|][|] ' '{ print $4 }' > "$out/$k.scores"
-done
 # a random lexical shortlist of the pieces (lex.s2t: "target source
-# prob", 4 targets a source piece), marian-conv's lex.bin of it (the 8
-# first pieces and the 4 best a source piece), and Marian's greedy with
-# the alphas file under it: lex.greedy, lex.scores
+# prob", 4 targets a source piece) and marian-conv's lex.bin of it (the 8
+# first pieces and the 4 best a source piece); then Marian's translations
+# (int8_runs.sh)
 spm_export_vocab --model="$v" | cut -f 1 > "$t/pieces"
 python3 - "$t/pieces" > "$t/lex.s2t" <<'PY'
 import random, sys
@@ -217,8 +209,5 @@ for s in p:
         print('%s %s %.4f' % (w, s, r.uniform(0.01, 1)))
 PY
 "$M/marian-conv" --shortlist "$t/lex.s2t" 8 4 0 -V "$v" "$v" -d "$out/lex.bin" 2> "$t/log"
-set -- -m "$out/student.intgemm8.alphas.bin" --gemm-precision int8shiftAlphaAll \
-	--shortlist "$out/lex.bin" false -b 1
-dec "$@" > "$out/lex.greedy"
-dec "$@" --n-best | awk -F ' [|][|][|] ' '{ print $4 }' > "$out/lex.scores"
+int8_runs "$out" "$out"
 echo "make_int8.sh: wrote $out" >&2
