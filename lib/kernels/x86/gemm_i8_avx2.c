@@ -30,6 +30,7 @@
 
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
+#include "gemm_i8_end.h"
 #include "vmath_avx2.h"
 
 #define RMAX 6
@@ -80,19 +81,8 @@ tile(int R, const struct wpack_i8_job *j, const int16_t *xs, int i, int g)
 		 * pairs added: 0, 1, 4, 5 | 2, 3, 6, 7; reordered by 64 bits */
 		__m256i s = _mm256_hadd_epi32(c[r][0], c[r][1]);
 		s = _mm256_permute4x64_epi64(s, 0xd8);
-		__m256 sc = _mm256_mul_ps(_mm256_set1_ps(j->sx[i + r]), ws);
-		__m256 v = _mm256_cvtepi32_ps(s), y;
-		/* j->nofma: Marian's end, the product and the sum rounded
-		 * apart */
-		if (!j->b)
-			y = _mm256_mul_ps(v, sc);
-		else if (j->nofma)
-			y = _mm256_add_ps(_mm256_mul_ps(v, sc), b);
-		else
-			y = _mm256_fmadd_ps(v, sc, b);
-		if (j->relu)
-			y = _mm256_max_ps(y, _mm256_setzero_ps());
-		str(C + r * j->ldc, nc, y);
+		str(C + r * j->ldc, nc, i8_end_256(s, j->sx[i + r], ws, b,
+						   WPACK_I8_BIAS(j), j->relu));
 	}
 }
 

@@ -17,6 +17,7 @@
 
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
+#include "gemm_i8_end.h"
 
 #define RMAX 12
 /*
@@ -29,19 +30,6 @@
  * translation 8-9% faster (medians of five alternated runs).
  */
 #define PF_AHEAD 4096
-
-static inline __attribute__((always_inline)) __m512
-row_out(__m512i acc, __m512i qsum, float sx, __m512 ws, __m512 b, int bias,
-	int relu)
-{
-	__m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, qsum));
-	__m512 sc = _mm512_mul_ps(_mm512_set1_ps(sx), ws);
-
-	/* bias 2: Marian's end, the product and the sum rounded apart */
-	v = bias == 2 ? _mm512_add_ps(_mm512_mul_ps(v, sc), b) :
-	    bias ? _mm512_fmadd_ps(v, sc, b) : _mm512_mul_ps(v, sc);
-	return relu ? _mm512_max_ps(v, _mm512_setzero_ps()) : v;
-}
 
 /* *c += the dot products of a's and w's quads of bytes (vpdpbusd), in
  * asm: with the intrinsic, gcc 12 copied each accumulator of a wide tile
@@ -73,12 +61,12 @@ tile_out(int R, const struct wpack_i8_job *j, __m512i c[][2], int i,
 #pragma GCC unroll 12
 	for (int r = 0; r < R; r++) {
 		float *cr = C + r * j->ldc, sx = j->sx[i + r];
-		_mm512_mask_storeu_ps(cr, m0, row_out(c[r][0], q0, sx, ws0,
-						      b0, WPACK_I8_BIAS(j),
-						      j->relu));
-		_mm512_mask_storeu_ps(cr + 16, m1,
-				      row_out(c[r][1], q1, sx, ws1, b1,
-					      WPACK_I8_BIAS(j), j->relu));
+		_mm512_mask_storeu_ps(cr, m0, i8_end_512(
+			_mm512_sub_epi32(c[r][0], q0), sx, ws0, b0,
+			WPACK_I8_BIAS(j), j->relu));
+		_mm512_mask_storeu_ps(cr + 16, m1, i8_end_512(
+			_mm512_sub_epi32(c[r][1], q1), sx, ws1, b1,
+			WPACK_I8_BIAS(j), j->relu));
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
+#include "gemm_i8_end.h"
 #include "vmath_avx2.h"
 
 #define RMAX 6
@@ -19,19 +20,6 @@
  * AVX512_VNNI kernel does (gemm_i8_avx512vnni.c says why). */
 #define PF_AHEAD 4096
 #define USETS(R) ((R) <= 3 ? 2 : 1)
-
-static inline __attribute__((always_inline)) __m256
-row_out(__m256i acc, __m256i qsum, float sx, __m256 ws, __m256 b, int bias,
-	int relu)
-{
-	__m256 v = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc, qsum));
-	__m256 sc = _mm256_mul_ps(_mm256_set1_ps(sx), ws);
-
-	/* bias 2: Marian's end, the product and the sum rounded apart */
-	v = bias == 2 ? _mm256_add_ps(_mm256_mul_ps(v, sc), b) :
-	    bias ? _mm256_fmadd_ps(v, sc, b) : _mm256_mul_ps(v, sc);
-	return relu ? _mm256_max_ps(v, _mm256_setzero_ps()) : v;
-}
 
 static inline __attribute__((always_inline)) void
 step(int R, __m256i c[][2], const uint8_t *xs, const int8_t *P, int first)
@@ -96,12 +84,12 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i, int g)
 			c[0][r][0] = _mm256_add_epi32(c[0][r][0], c[1][r][0]);
 			c[0][r][1] = _mm256_add_epi32(c[0][r][1], c[1][r][1]);
 		}
-		str(cr, nc, row_out(c[0][r][0], q0, sx, ws0, b0,
-				    WPACK_I8_BIAS(j), j->relu));
+		str(cr, nc, i8_end_256(_mm256_sub_epi32(c[0][r][0], q0), sx,
+				       ws0, b0, WPACK_I8_BIAS(j), j->relu));
 		if (nc > 8)
-			str(cr + 8, nc - 8, row_out(c[0][r][1], q1, sx, ws1,
-						    b1, WPACK_I8_BIAS(j),
-						    j->relu));
+			str(cr + 8, nc - 8, i8_end_256(_mm256_sub_epi32(
+				c[0][r][1], q1), sx, ws1, b1, WPACK_I8_BIAS(j),
+				j->relu));
 	}
 }
 

@@ -22,26 +22,13 @@
 
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
+#include "gemm_i8_end.h"
 #include "vmath_avx2.h"
 
 #define RMAX 6
 /* The first pass over a panel asks for its bytes this far ahead, as the
  * AVX512_VNNI kernel does (gemm_i8_avx512vnni.c says why). */
 #define PF_AHEAD 4096
-
-static inline __attribute__((always_inline)) __m256
-row_out(__m256i acc, __m256i csum, int32_t zp, float sx, __m256 ws, __m256 b,
-	int bias, int relu)
-{
-	__m256i corr = _mm256_mullo_epi32(_mm256_set1_epi32(zp), csum);
-	__m256 v = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc, corr));
-	__m256 sc = _mm256_mul_ps(_mm256_set1_ps(sx), ws);
-
-	/* bias 2: Marian's end, the product and the sum rounded apart */
-	v = bias == 2 ? _mm256_add_ps(_mm256_mul_ps(v, sc), b) :
-	    bias ? _mm256_fmadd_ps(v, sc, b) : _mm256_mul_ps(v, sc);
-	return relu ? _mm256_max_ps(v, _mm256_setzero_ps()) : v;
-}
 
 /* vpmaddwd's ones, read from memory by each */
 static const int16_t ones16[16] __attribute__((aligned(32))) = {
@@ -109,13 +96,14 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i, int g)
 #pragma GCC unroll 6
 	for (int r = 0; r < R; r++) {
 		float *cr = C + r * j->ldc, sx = j->sx[i + r];
-		int32_t zp = j->zx[i + r];
-		str(cr, nc, row_out(c[r][0], s0, zp, sx, ws0, b0,
-				    WPACK_I8_BIAS(j), j->relu));
+		__m256i zp = _mm256_set1_epi32(j->zx[i + r]);
+		str(cr, nc, i8_end_256(_mm256_sub_epi32(c[r][0],
+				_mm256_mullo_epi32(zp, s0)), sx, ws0, b0,
+				WPACK_I8_BIAS(j), j->relu));
 		if (nc > 8)
-			str(cr + 8, nc - 8, row_out(c[r][1], s1, zp, sx, ws1,
-						    b1, WPACK_I8_BIAS(j),
-						    j->relu));
+			str(cr + 8, nc - 8, i8_end_256(_mm256_sub_epi32(
+				c[r][1], _mm256_mullo_epi32(zp, s1)), sx, ws1,
+				b1, WPACK_I8_BIAS(j), j->relu));
 	}
 }
 

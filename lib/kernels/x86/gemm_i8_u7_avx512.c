@@ -19,25 +19,12 @@
 
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
+#include "gemm_i8_end.h"
 
 #define RMAX 12
 /* The first tile of a panel asks for its bytes this far ahead
  * (gemm_i8_avx512vnni.c says why). */
 #define PF_AHEAD 4096
-
-static inline __attribute__((always_inline)) __m512
-row_out(__m512i acc, __m512i csum, int32_t zp, float sx, __m512 ws, __m512 b,
-	int bias, int relu)
-{
-	__m512i corr = _mm512_mullo_epi32(_mm512_set1_epi32(zp), csum);
-	__m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, corr));
-	__m512 sc = _mm512_mul_ps(_mm512_set1_ps(sx), ws);
-
-	/* bias 2: Marian's end, the product and the sum rounded apart */
-	v = bias == 2 ? _mm512_add_ps(_mm512_mul_ps(v, sc), b) :
-	    bias ? _mm512_fmadd_ps(v, sc, b) : _mm512_mul_ps(v, sc);
-	return relu ? _mm512_max_ps(v, _mm512_setzero_ps()) : v;
-}
 
 /* *c += the sums of a's and w's quads of bytes (u8 by s8), in asm: with
  * intrinsics gcc 12 hoisted the broadcasts of x and spilled 10 of the
@@ -98,13 +85,13 @@ tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 #pragma GCC unroll 12
 	for (int r = 0; r < R; r++) {
 		float *cr = C + r * j->ldc, sx = j->sx[i + r];
-		int32_t zp = j->zx[i + r];
-		_mm512_mask_storeu_ps(cr, m0, row_out(c[r][0], s0, zp, sx, ws0,
-						      b0, WPACK_I8_BIAS(j),
-						      j->relu));
-		_mm512_mask_storeu_ps(cr + 16, m1,
-				      row_out(c[r][1], s1, zp, sx, ws1, b1,
-					      WPACK_I8_BIAS(j), j->relu));
+		__m512i zp = _mm512_set1_epi32(j->zx[i + r]);
+		_mm512_mask_storeu_ps(cr, m0, i8_end_512(_mm512_sub_epi32(
+			c[r][0], _mm512_mullo_epi32(zp, s0)), sx, ws0, b0,
+			WPACK_I8_BIAS(j), j->relu));
+		_mm512_mask_storeu_ps(cr + 16, m1, i8_end_512(_mm512_sub_epi32(
+			c[r][1], _mm512_mullo_epi32(zp, s1)), sx, ws1, b1,
+			WPACK_I8_BIAS(j), j->relu));
 	}
 }
 
