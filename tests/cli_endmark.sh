@@ -1,7 +1,9 @@
 #!/bin/sh
 # The stream's end mark (doc/FORMAT.md, The end mark): a stage killed in
 # the middle of a pipeline makes its last stage fail, not end with exit 0
-# and fewer lines; so does a stream cut exactly between two frames.  A
+# and fewer lines; so does a stream cut exactly between two frames, whose
+# whole frames still come out (each stage passes on what it read before
+# the cut, then fails).  A
 # mark that counts other frames is refused; streams joined by cat read as
 # one; --unterminated takes a stream without a mark; tensordump shows the
 # marks and fails on a stream without one.
@@ -66,10 +68,18 @@ err_has "tensordump: mark2.tsr: byte 0, record \"stream.end\", frame 18446744073
 exits 1 embed -m m.tsr < cut.tsr
 err_has "embed: <stdin>: input ends after frame 1 (2 frames since its start) without the stream's end mark: the program that wrote it stopped early"
 [ "$(wc -l < err)" -eq 1 ] || fail "more than one message: $(cat err)"
+# the frames before the cut still go out, without a mark of their own
+mv out cutemb0.tsr
+exits 0 tensordump -c --unterminated cutemb0.tsr
+[ "$(cat out)" = "cutemb0.tsr: 8 records in 2 frames, ok, 0 end marks" ] ||
+	fail "embed of a cut stream wrote $(cat out)"
 st=0
 stages m.tsr < cut.tsr 2>/dev/null | beam -m m.tsr > cutout.txt 2> cut.err ||
 	st=$?
 [ "$st" -eq 1 ] || fail "a cut stream: beam exited $st, not 1"
+head -2 in.txt | tokenize -m m.tsr | stages m.tsr | beam -m m.tsr > want2.txt
+cmp cutout.txt want2.txt ||
+	fail "a cut stream: not the translations of the 2 lines before the cut"
 # an empty input is no stream at all
 exits 1 embed -m m.tsr < /dev/null
 err_has "embed: <stdin>: no input, not even the stream's end mark"

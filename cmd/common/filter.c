@@ -193,6 +193,24 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 	return fl->flush(fl->ctx);
 }
 
+/*
+ * After a read error (a stream cut short, a damaged record): the window's
+ * n whole frames, read before it, still go out, so that output line N is
+ * still input line N's up to the damage; the read error stays the
+ * message (the window's own failure, if any, is the lesser news).
+ */
+static void run_read_window(const struct filter *fl, struct frame *win,
+			    int n, struct keyed *key, int *start,
+			    struct frame **fp, int *slot)
+{
+	char *msg = strdup(err_msg());
+
+	run_window(fl, win, n, key, start, fp, slot);
+	if (msg)
+		err_set("%s", msg);
+	free(msg);
+}
+
 int filter_write_vec(struct tsr_writer *w, const char *name, int dtype,
 		     const void *data, size_t n, uint64_t frame, int end)
 {
@@ -226,8 +244,11 @@ int filter_run(const struct filter *fl, struct tsr_reader *r)
 	for (;;) {
 		int got = tsr_read_frame(r, &win[n]);
 
-		if (got < 0) {
+		if (got < 0) {	/* the frames before the damage still go out */
 			rc = -1;
+			if (n > 0)
+				run_read_window(fl, win, n, key, start, fp,
+						slot);
 			break;
 		}
 		if (got == 1) {
