@@ -360,6 +360,9 @@ void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
 			int kq, int rmax, int form);
 void gemm_i8_mquant_avx2(void *xs, const float *x, float qa, int M, int K,
 			 int kq, int rmax, int form, int s0, int s1);
+/* The same for the AVX-512 sets (gemm_i8_mquant_avx512.c). */
+void gemm_i8_mquant_avx512(void *xs, const float *x, float qa, int M, int K,
+			   int kq, int rmax, int form, int s0, int s1);
 /* With AVX512_BF16 (gemm_bf16_avx512bf16.c). */
 extern const struct gemm_bf16 gemm_bf16_avx512bf16;
 void gemm_t8_avx2(const float *const rows[8], long p, float *out, long os);

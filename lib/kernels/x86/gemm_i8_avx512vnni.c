@@ -198,5 +198,5 @@ const struct gemm_i8 gemm_i8_avx512vnni = {
 	.xs_form = WPACK_XS_U8,
 	.panel = panel,
 	.quant = gemm_i8_quant_avx2,
-	.mquant = gemm_i8_mquant_avx2,
+	.mquant = gemm_i8_mquant_avx512,
 };
