@@ -182,15 +182,17 @@ void shortlist_free(struct shortlist *s)
 	free(s);
 }
 
-/* Marks sentence s's units in mark [V] with s + 1 and in the union's
- * umark [V]; returns how many. */
+/* Marks sentence s's units in mark [V] with s + 1, in the union's
+ * umark [V] and, unless NULL, in the bitmap bits [V / 64]; returns how
+ * many. */
 static int mark_sentence(const struct sl_table *t, const int32_t *src,
-			 int S, int s, int *mark, char *umark)
+			 int S, int s, int *mark, char *umark, uint64_t *bits)
 {
 	int n = 0, i, j;
 
 #define MARK(id) do { int id_ = (id); if (mark[id_] != s + 1) { \
-		mark[id_] = s + 1; umark[id_] = 1; n++; } } while (0)
+		mark[id_] = s + 1; umark[id_] = 1; n++; \
+		if (bits) bits[id_ >> 6] |= 1ull << (id_ & 63); } } while (0)
 	for (i = 0; i < t->nspecial; i++)
 		MARK(t->special[i]);
 	for (i = 0; i < t->nfreq; i++)
@@ -214,12 +216,14 @@ static int mark_sentence(const struct sl_table *t, const int32_t *src,
 static int units(struct shortlist *s, const struct model *m,
 		 const struct sl_table *t, struct frame **f, int n)
 {
-	int V = m->tgt_vocab, total = 0, i, y, j;
+	int V = m->tgt_vocab, nb = (V + 63) / 64, total = 0, i, y, j, w;
 	int *mark = calloc(V, sizeof *mark), *place = NULL;
 	char *umark = calloc(V, 1);
+	uint64_t *bits = calloc(nb, sizeof *bits);
 	int rc = -1;
 
-	if (!mark || !umark || !(s->off = malloc(sizeof(int) * (n + 1))))
+	if (!mark || !umark || !bits ||
+	    !(s->off = malloc(sizeof(int) * (n + 1))))
 		goto oom;
 	s->off[0] = 0;
 	for (i = 0; i < n; i++) {
@@ -232,7 +236,7 @@ static int units(struct shortlist *s, const struct model *m,
 		}
 		src = frame_find(f[i], "src.ids");
 		total += mark_sentence(t, src->data, (int)src->dim[0], i,
-				       mark, umark);
+				       mark, umark, NULL);
 		s->off[i + 1] = total;
 	}
 	s->ids = malloc(sizeof *s->ids * total);
@@ -246,18 +250,24 @@ static int units(struct shortlist *s, const struct model *m,
 			place[y] = s->U;
 			s->uid[s->U++] = y;
 		}
-	/* each sentence's in ascending order: a pass over the vocabulary
-	 * per sentence, as cheap as a sort of its few hundred units */
+	/* each sentence's in ascending order: its bitmap's words in turn
+	 * (a pass over V / 64 words, where one over the vocabulary was 3.5%
+	 * of a greedy decode of the Firefox student), cleared as read */
 	memset(mark, 0, sizeof *mark * V);
 	for (i = 0; i < n; i++) {
 		const struct tensor *src = frame_find(f[i], "src.ids");
 
-		mark_sentence(t, src->data, (int)src->dim[0], i, mark, umark);
-		for (j = s->off[i], y = 0; y < V; y++)
-			if (mark[y] == i + 1) {
+		mark_sentence(t, src->data, (int)src->dim[0], i, mark, umark,
+			      bits);
+		for (j = s->off[i], w = 0; w < nb; w++) {
+			uint64_t b = bits[w];
+
+			for (bits[w] = 0; b; b &= b - 1) {
+				y = w * 64 + __builtin_ctzll(b);
 				s->ids[j] = y;
 				s->pos[j++] = place[y];
 			}
+		}
 	}
 	rc = 0;
 	goto out;
@@ -266,6 +276,7 @@ oom:
 out:
 	free(mark);
 	free(umark);
+	free(bits);
 	free(place);
 	return rc;
 }
