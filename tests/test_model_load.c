@@ -8,6 +8,7 @@
  * faults.
  */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "fake_arch.h"
 #include "kernels/gemm_packed.h"
 #include "models/model.h"
+#include "models/model_parts.h"
 #include "run_suite.h"
 #include "tmpdir.h"
 
@@ -194,6 +196,33 @@ END_TEST
 /* A value that is not finite, in any dtype (f32, f16, an int8 export's
  * row scales; checksums made anew), is refused at load naming the
  * parameter, not translated into NaN states. */
+/* floats_finite, which every loaded parameter and every stage's input
+ * pass: a NaN or an infinity at each place of each length up to 40 (the
+ * eight sums and the tail), among finite values at their extremes
+ * (FLT_MAX either way, the least subnormal, -0). */
+START_TEST(floats_finite_every_place)
+{
+	const float good[] = { FLT_MAX, -FLT_MAX, 1e-45f, -0.0f, 1, -3.5f };
+	const float bad[] = { NAN, INFINITY, -INFINITY };
+	float x[40];
+
+	for (int n = 0; n <= 40; n++) {
+		for (int i = 0; i < n; i++)
+			x[i] = good[(i * 7 + n) % 6];
+		ck_assert_msg(floats_finite(x, n), "n %d", n);
+		for (int p = 0; p < n; p++)
+			for (int b = 0; b < 3; b++) {
+				float keep = x[p];
+
+				x[p] = bad[b];
+				ck_assert_msg(!floats_finite(x, n),
+					      "n %d, %g at %d", n, bad[b], p);
+				x[p] = keep;
+			}
+	}
+}
+END_TEST
+
 START_TEST(not_finite_refused)
 {
 	struct model *m = make();
@@ -327,6 +356,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, f16_converted);
 	tcase_add_test(tc, int8_round_trip);
 	tcase_add_test(tc, int8_refused);
+	tcase_add_test(tc, floats_finite_every_place);
 	tcase_add_test(tc, not_finite_refused);
 	tcase_add_test(tc, damaged_parameter);
 	tcase_add_test(tc, read_only);

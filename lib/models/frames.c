@@ -4,6 +4,7 @@
 #include <string.h>
 #include "base/errmsg.h"
 #include "frames.h"
+#include "model_parts.h"
 
 int frame_check_input(const struct frame *f, const struct tensor *t)
 {
@@ -14,7 +15,8 @@ int frame_check_input(const struct frame *f, const struct tensor *t)
 	if (t->dtype != DT_F32 || t->rank < 1)
 		return 0;
 	n = t->nbytes / sizeof(float);
-	for (i = 0; i < n && isfinite(x[i]); i++)
+	/* the vectors' check first, the place of a bad value after */
+	for (i = floats_finite(x, n) ? n : 0; i < n && isfinite(x[i]); i++)
 		;
 	cols = t->rank == 2 ? t->dim[1] : 0;
 	if (i < n && cols)

@@ -310,12 +310,26 @@ static int special_ids(struct model *m, int V)
 
 int floats_finite(const float *x, size_t n)
 {
-	float acc = 0;
+	/* x * 0 is NaN exactly for NaN and infinities, and one NaN makes
+	 * its sum NaN in any order: eight sums apart, two vectors in
+	 * registers (one sum was a chain of dependent adds, 4 cycles a
+	 * value, 3% of a decode's time on its input's checks) */
+	float a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+	size_t i = 0;
 
-	/* x * 0 is NaN exactly for NaN and infinities */
-	for (size_t i = 0; i < n; i++)
-		acc += x[i] * 0.0f;
-	return acc == 0;
+	for (; i + 8 <= n; i += 8) {
+		a0 += x[i] * 0.0f;
+		a1 += x[i + 1] * 0.0f;
+		a2 += x[i + 2] * 0.0f;
+		a3 += x[i + 3] * 0.0f;
+		a4 += x[i + 4] * 0.0f;
+		a5 += x[i + 5] * 0.0f;
+		a6 += x[i + 6] * 0.0f;
+		a7 += x[i + 7] * 0.0f;
+	}
+	for (; i < n; i++)
+		a0 += x[i] * 0.0f;
+	return (a0 + a1) + (a2 + a3) + (a4 + a5) + (a6 + a7) == 0;
 }
 
 int model_declare(struct model *m)
