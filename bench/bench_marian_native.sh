@@ -46,7 +46,8 @@
 # an AVX-512 CPU, intgemm's own choice); avx2 and avx2-novnni, an AVX2
 # core: attn under ATTN_KERNELS=avx2 (with AVX-VNNI) or avx2-novnni, Marian
 # under OPENBLAS_CORETYPE=Haswell and INTGEMM_CPUID=AVX2 (intgemm has no
-# AVX-VNNI path).  BENCH_THREADS (default "1 N", N the cores).
+# AVX-VNNI path).  BENCH_THREADS (default "1 N", N the cores).  BENCH_ROWS
+# (default all: base-f32 base-int8-import base-int8-export student-int8).
 #
 # Agreement first, as bench_torch checks: the first BENCH_CHECK_LINES
 # (100; 0 for none) lines by both, Marian at --mini-batch 1 (its length limit is
@@ -143,6 +144,12 @@ rows="base-f32 base-f32 $B/base.f32.tsr -m $B/base.npz --gemm-precision float32
 base-int8-import base-int8 $B/base.alphas.tsr -m $B/base.alphas.bin --gemm-precision int8shiftAlphaAll
 base-int8-export base-int8 $B/base.export.tsr -m $B/base.alphas.bin --gemm-precision int8shiftAlphaAll
 student-int8 student-int8 $W/student.tsr -m $S/model.ende.intgemm.alphas.bin --gemm-precision int8shiftAlphaAll --shortlist $S/lex.50.50.ende.s2t.bin false"
+# BENCH_ROWS (default all): the rows to run, by name
+if [ -n "${BENCH_ROWS:-}" ]; then
+	rows=$(echo "$rows" | awk -v keep=" $BENCH_ROWS " \
+		'index(keep, " " $1 " ")')
+	[ -n "$rows" ] || skip "no row named in BENCH_ROWS=$BENCH_ROWS"
+fi
 # field ROW N: the row's Nth field
 field() { echo "$rows" | awk -v r="$1" -v n="$2" '$1 == r { print $n }'; }
 
