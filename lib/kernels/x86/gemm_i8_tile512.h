@@ -110,7 +110,8 @@ tile(int R, int U, const struct wpack_i8_job *j, const uint8_t *xs, int i,
 #pragma GCC unroll 4
 		for (int u = 0; u < U; u++)
 			c[u][r][0] = c[u][r][1] = _mm512_setzero_si512();
-	for (; p + U <= j->kq; p += U)
+	/* (as p < kq for one set: the loop's end by its pointer) */
+	for (; U == 1 ? p < j->kq : p + U <= j->kq; p += U)
 #pragma GCC unroll 4
 		for (int u = 0; u < U; u++)
 			I8_QUAD(c[u]);

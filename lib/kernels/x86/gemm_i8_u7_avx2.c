@@ -10,25 +10,15 @@
  * pack's qsum / 128, exact): the exact sum of (u - zp) wq, then the one
  * float sequence of every kernel.
  *
- * Tiles of up to 6 rows by half a panel (16 columns, two vectors of 8
- * columns of 4 bytes, the layout of the VNNI kernels), 12 accumulators;
- * the vector of ones is read from memory by each vpmaddwd (AVX2's 16
- * registers hold the accumulators, the panel's two vectors, x's
- * broadcast quad and the product: ubs below).
+ * Tiles of up to 6 rows by half a panel (gemm_i8_tile256.h, the layout
+ * of the VNNI kernels), 12 accumulators; the vector of ones is read from
+ * memory by each vpmaddwd (AVX2's 16 registers hold the accumulators,
+ * the panel's two vectors, x's broadcast quad and the product: ubs
+ * below).
  */
 #include <immintrin.h>
 #include <math.h>
-#include <string.h>
-
-#include "kernels/gemm_packed.h"
-#include "kernels/kern_impl.h"
-#include "gemm_i8_end.h"
-#include "vmath_avx2.h"
-
-#define RMAX 6
-/* The first pass over a panel asks for its bytes this far ahead, as the
- * AVX512_VNNI kernel does (gemm_i8_avx512vnni.c says why). */
-#define PF_AHEAD 4096
+#include <stdint.h>
 
 /* vpmaddwd's ones, read from memory by each */
 static const int16_t ones16[16] __attribute__((aligned(32))) = {
@@ -51,76 +41,10 @@ ubs(__m256i *c, __m256i a, __m256i w)
 		  [ones] "m"(*(const __m256i *)ones16));
 }
 
-static inline __attribute__((always_inline)) void
-tile(int R, const struct wpack_i8_job *j, const uint8_t *xs, int i, int g)
-{
-	const int8_t *P = j->P + g * 64;
-	__m256i c[RMAX][2];
-	int nc = j->cols - g * 16;
-	float *C = j->C + (long)i * j->ldc + g * 16;
-	int first = i == 0 && g == 0;	/* the pass that reads P from memory */
-
-#pragma GCC unroll 6
-	for (int r = 0; r < R; r++)
-		c[r][0] = c[r][1] = _mm256_setzero_si256();
-	for (int p = 0; p < j->kq; p++) {
-		__m256i w0 = _mm256_loadu_si256((const __m256i *)P);
-		__m256i w1 = _mm256_loadu_si256((const __m256i *)(P + 32));
-		if (first) {	/* both halves of the panel's row of quads */
-			_mm_prefetch((const char *)P + PF_AHEAD, _MM_HINT_T0);
-			_mm_prefetch((const char *)P + PF_AHEAD + 64,
-				     _MM_HINT_T0);
-		}
-#pragma GCC unroll 6
-		for (int r = 0; r < R; r++) {
-			int q;
-			memcpy(&q, xs + r * 4, sizeof q);
-			__m256i a = _mm256_set1_epi32(q);
-			ubs(&c[r][0], a, w0);
-			ubs(&c[r][1], a, w1);
-		}
-		xs += RMAX * 4;
-		P += WPACK_NR * 4;
-	}
-	/* the columns' sums of wq: qsum is 128 times them, exactly */
-	__m256i s0 = _mm256_srai_epi32(_mm256_loadu_si256(
-		(const __m256i *)(j->qsum + g * 16)), 7);
-	__m256i s1 = _mm256_srai_epi32(_mm256_loadu_si256(
-		(const __m256i *)(j->qsum + g * 16 + 8)), 7);
-	__m256 ws0 = ldr(j->ws + g * 16, nc);
-	__m256 ws1 = nc > 8 ? ldr(j->ws + g * 16 + 8, nc - 8)
-			    : _mm256_setzero_ps();
-	__m256 z = _mm256_setzero_ps();
-	__m256 b0 = j->b ? ldr(j->b + g * 16, nc) : z;
-	__m256 b1 = j->b && nc > 8 ? ldr(j->b + g * 16 + 8, nc - 8) : z;
-#pragma GCC unroll 6
-	for (int r = 0; r < R; r++) {
-		float *cr = C + r * j->ldc, sx = j->sx[i + r];
-		__m256i zp = _mm256_set1_epi32(j->zx[i + r]);
-		str(cr, nc, i8_end_256(_mm256_sub_epi32(c[r][0],
-				_mm256_mullo_epi32(zp, s0)), sx, ws0, b0,
-				WPACK_I8_BIAS(j), j->relu));
-		if (nc > 8)
-			str(cr + 8, nc - 8, i8_end_256(_mm256_sub_epi32(
-				c[r][1], _mm256_mullo_epi32(zp, s1)), sx, ws1,
-				b1, WPACK_I8_BIAS(j), j->relu));
-	}
-}
-
-static void panel(const struct wpack_i8_job *j)
-{
-	const uint8_t *x8 = j->xs;
-
-	for (int i = 0; i < j->M; i += RMAX) {
-		const uint8_t *xs = x8 + (size_t)i * j->kq * 4;
-		for (int g = 0; g * 16 < j->cols; g++)
-			switch (j->M - i < RMAX ? j->M - i : RMAX) {
-#define T(R) case R: tile(R, j, xs, i, g); break
-			T(1); T(2); T(3); T(4); T(5); T(6);
-#undef T
-			}
-	}
-}
+#define I8_PRODUCT(c, a, w) ubs(c, a, w)
+#define I8_USETS(R) 1
+#define I8_U7 1
+#include "gemm_i8_tile256.h"
 
 /*
  * quant_rows_u7's arithmetic 8 lanes at a time, so the same bits: the
