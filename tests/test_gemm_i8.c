@@ -539,6 +539,32 @@ START_TEST(test_u7_extremes)
 }
 END_TEST
 
+/* i8_row_sum against a loop, every length to 2,100 (the rounds of 128
+ * words, the tail), bytes random and at -128, -127 and 127 throughout
+ * (each 16-bit lane's bound), from every alignment. */
+START_TEST(test_row_sum)
+{
+	static int8_t r[2100 + 8];
+	const int8_t fill[] = { -128, -127, 127 };
+
+	srand(5);
+	for (int kind = 0; kind < 4; kind++)
+		for (int off = 0; off < 8; off += kind == 0 ? 1 : 7)
+			for (int n = 0; n <= 2100; n += n < 40 ? 1 : 13) {
+				int32_t want = 0;
+
+				for (int k = 0; k < n; k++) {
+					r[off + k] = kind < 3 ? fill[kind] :
+						     (int8_t)(rand() % 256 - 128);
+					want += r[off + k];
+				}
+				ck_assert_msg(i8_row_sum(r + off, n) == want,
+					      "kind %d, n %d, offset %d", kind,
+					      n, off);
+			}
+}
+END_TEST
+
 START_TEST(test_refused)
 {
 	float W[4] = { 0 };
@@ -566,6 +592,7 @@ int main(void)
 	tcase_add_test(tc, test_quant_u7_bound);
 	tcase_add_test(tc, test_u7_sums);
 	tcase_add_test(tc, test_u7_extremes);
+	tcase_add_test(tc, test_row_sum);
 	tcase_add_test(tc, test_refused);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -102,6 +102,9 @@ int linear_packed(float *y, const float *x, int M, const struct wpack *w,
  * can overflow (VNNI's sums of (q + 128) wq reach K 255 127).
  */
 #define WPACK_I8_KMAX 65536
+/* The sum of the n signed bytes r (an int8 matrix's row: the kernels'
+ * column sums, Marian's bias corrections). */
+int32_t i8_row_sum(const int8_t *r, int n);
 void quant_rows_i8(int8_t *q, float *s, const float *x, int rows, int K,
 		   long ld);
 /*

@@ -71,12 +71,8 @@ float marian_max_abs(const float *x, size_t n)
 
 void marian_col_sums(int32_t *c, const int8_t *wq, int N, int K)
 {
-	for (int j = 0; j < N; j++) {
-		int32_t s = 0;
-		for (int k = 0; k < K; k++)
-			s += wq[(size_t)j * K + k];
-		c[j] = s;
-	}
+	for (int j = 0; j < N; j++)
+		c[j] = i8_row_sum(wq + (size_t)j * K, K);
 }
 
 struct job {
