@@ -35,7 +35,7 @@
 
 #define RMAX 6
 /* The first pass over a panel asks for its bytes this far ahead, as the
- * AVX512_VNNI kernel does (gemm_i8_avx512vnni.c says why). */
+ * AVX-512 kernels do (gemm_i8_tile512.h says why). */
 #define PF_AHEAD 4096
 
 static inline __attribute__((always_inline)) void
