@@ -250,6 +250,29 @@ START_TEST(bad_field)
 }
 END_TEST
 
+/* A name of 255 bytes of garbage: the message shows its first 48 bytes
+ * and "...", so that it still says what is wrong (whole, the name took
+ * 1,020 of the message's 1,023 characters and cut the reason off). */
+START_TEST(long_bad_name)
+{
+#define E4 "\\xff\\xff\\xff\\xff"
+#define E16 E4 E4 E4 E4
+	struct rec r = good();
+	char name[256];
+
+	memset(name, 0xff, 255);
+	name[255] = 0;
+	r.name = name;
+	r.name_len = 255;
+	r.pad = 1;
+	build(&r);
+	refused("in.tsr: byte 80, record \"" E16 E16 E16 "...\", frame 3: "
+		"name has a byte outside A-Z a-z 0-9 . _ : - /", 0);
+#undef E4
+#undef E16
+}
+END_TEST
+
 START_TEST(bad_name_len)
 {
 	struct rec r = good();
@@ -797,6 +820,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_magic);
 	tcase_add_loop_test(tc, bad_field, 0,
 			    sizeof bad_fields / sizeof bad_fields[0]);
+	tcase_add_test(tc, long_bad_name);
 	tcase_add_test(tc, bad_name_len);
 	tcase_add_test(tc, bad_padding_bytes);
 	tcase_add_test(tc, over_limit);

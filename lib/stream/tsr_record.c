@@ -42,18 +42,24 @@ static unsigned char *put64(unsigned char *p, uint64_t v)
 	return put32(put32(p, v), v >> 32);
 }
 
-/* A name as it can be shown: bytes outside the allowed set escaped. */
+/* A name as it can be shown: bytes outside the allowed set escaped, at
+ * most SHOW_NAME of its bytes and then "...", so that a message naming a
+ * record of 255 bytes of garbage still says what is wrong with it (the
+ * message has 1023 characters). */
+#define SHOW_NAME 48
 static void show_name(char *out, size_t cap, const char *name)
 {
 	size_t n = 0;
+	const unsigned char *s = (const unsigned char *)name;
 
-	for (const unsigned char *s = (const unsigned char *)name;
-	     *s && n + 5 < cap; s++) {
+	for (int k = 0; *s && k < SHOW_NAME && n + 5 < cap; s++, k++) {
 		if (tensor_name_ok((const char *)s, 1))
 			out[n++] = *s;
 		else
 			n += snprintf(out + n, cap - n, "\\x%02x", *s);
 	}
+	if (*s && n + 4 < cap)
+		n += snprintf(out + n, cap - n, "...");
 	out[n] = 0;
 }
 
