@@ -15,10 +15,17 @@
  * it sleeps: a decoder's step is a few jobs a few tens of microseconds
  * apart, and a futex wake-up costs about 40 us in a virtual machine (an
  * interrupt between processors), as long as the gaps themselves.  An idle
- * pool costs at most SPIN_NS of a core per job, then sleeps.
+ * pool costs at most SPIN_NS of a core per job, then sleeps.  The spin
+ * yields the core every 64 looks: where the cores are shared (the stages
+ * of a pipeline, each with a pool as wide as the machine) a spinning
+ * worker otherwise holds a core another process' thread is waiting for.
+ * The Firefox-shaped student's 2,000 lines through the five stages, two
+ * threads each on 2 cores: 0.82 s of wall clock without the yield, 0.68 s
+ * with it; one process alone the same with or without.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -143,6 +150,7 @@ static int spin_while_ulong(_Atomic unsigned long *v, unsigned long val)
 				return 1;
 			cpu_relax();
 		}
+		sched_yield();
 		if (now_ns() > end)
 			return 0;
 	}
@@ -158,6 +166,7 @@ static int spin_while_positive(_Atomic int *v)
 				return 1;
 			cpu_relax();
 		}
+		sched_yield();
 		if (now_ns() > end)
 			return 0;
 	}
