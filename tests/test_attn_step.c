@@ -108,7 +108,7 @@ static void one_case(int dk, int smax, int f16)
 
 START_TEST(test_against_double)
 {
-	static const int dks[] = { 1, 7, 8, 64, 72 };
+	static const int dks[] = { 1, 7, 8, 20, 32, 60, 64, 72, 127 };
 	static const int ss[] = { 1, 3, 25, 64, 65, 700 };
 	int isa[3], n = kt_isas(isa);
 
