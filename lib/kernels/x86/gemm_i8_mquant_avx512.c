@@ -60,10 +60,21 @@ void gemm_i8_mquant_avx512(void *xs, const float *x, float qa, int M, int K,
 				b = form == WPACK_XS_U8S ?
 				    _mm_add_epi8(b, shift) :
 				    _mm_xor_si128(b, shift);
+				uint32_t *dp = d + (size_t)p * rmax;
+				if (p + 4 <= kq) {	/* four quads, no loop */
+					dp[0] = (uint32_t)_mm_cvtsi128_si32(b);
+					dp[rmax] = (uint32_t)
+						_mm_extract_epi32(b, 1);
+					dp[2 * (size_t)rmax] = (uint32_t)
+						_mm_extract_epi32(b, 2);
+					dp[3 * (size_t)rmax] = (uint32_t)
+						_mm_extract_epi32(b, 3);
+					continue;
+				}
 				uint32_t q[4];
 				_mm_storeu_si128((__m128i *)q, b);
-				for (int t = 0; t < 4 && p + t < kq; t++)
-					d[(size_t)(p + t) * rmax] = q[t];
+				for (int t = 0; p + t < kq; t++)
+					dp[(size_t)t * rmax] = q[t];
 			}
 		}
 }
