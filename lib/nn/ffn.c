@@ -6,8 +6,7 @@ void ffn_forward(float *y, float *h, const float *x, const struct ffn_w *w,
 		 int N, int d, int f)
 {
 	/* h [N, f] = relu(x W1^T + b1); y [N, d] = h W2^T + b2 */
-	linear_forward(h, x, w->W1, w->b1, N, d, f);
-	relu_forward(h, h, (size_t)N * f);
+	linear_relu_forward(h, x, w->W1, w->b1, N, d, f);
 	linear_forward(y, h, w->W2, w->b2, N, f, d);
 }
 

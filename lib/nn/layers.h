@@ -5,7 +5,7 @@
  *
  *   layers.h   this map; linear, cross-entropy, dropout, the feed-forward
  *              layer and the position encodings
- *   linear.c   linear_forward/backward
+ *   linear.c   linear_forward/backward, linear_relu_forward
  *   xent.c     label-smoothed cross-entropy with its gradient
  *   guided.c   guided alignment's cross-entropy over one attention head
  *   dropout.c  inverted dropout fused with a residual sum
@@ -42,6 +42,11 @@
  */
 void linear_forward(float *y, const float *x, const float *W, const float *b,
 		    int N, int in, int out);
+/* linear_forward, then y = max(y, 0): in an int8 product's last pass
+ * (its end, gemm_packed.h's relu), the same values without another pass
+ * over y. */
+void linear_relu_forward(float *y, const float *x, const float *W,
+			 const float *b, int N, int in, int out);
 /*
  * The int8 packs of a process's int8 models (model_load), found by the
  * address of their dequantised weights W: linear_int8_add registers p

@@ -73,19 +73,41 @@ static const struct wpack *int8_find(const float *W, int in, int out)
 	return p;
 }
 
-void linear_forward(float *y, const float *x, const float *W, const float *b,
-		    int N, int in, int out)
+/* y = x W^T + b (then max(y, 0) if relu) by W's int8 pack: 0, or -1
+ * where W has none.  Out of memory for its rows (rare), -1 too: the f32
+ * product of the dequantised weights, a result as good, not one of
+ * int8's bits. */
+static int linear_int8(float *y, const float *x, const float *W,
+		       const float *b, int N, int in, int out, int relu)
 {
 	const struct wpack *p = int8_n ? int8_find(W, in, out) : NULL;
 
-	/* int8; out of memory for its rows (rare), the f32 product of the
-	 * dequantised weights, a result as good, not one of int8's bits */
-	if (p && linear_packed(y, x, N, p, b, 0) == 0)
-		return;
+	return p ? linear_packed(y, x, N, p, b, relu) : -1;
+}
+
+static void linear_f32(float *y, const float *x, const float *W,
+		       const float *b, int N, int in, int out)
+{
 	/* y [N, out] = x [N, in] . W^T, W stored [out, in] */
 	sgemm(0, 1, N, out, in, 1.0f, x, in, W, in, 0.0f, y, out);
 	if (b)
 		bias_forward(y, b, N, out);
+}
+
+void linear_forward(float *y, const float *x, const float *W, const float *b,
+		    int N, int in, int out)
+{
+	if (linear_int8(y, x, W, b, N, in, out, 0) < 0)
+		linear_f32(y, x, W, b, N, in, out);
+}
+
+void linear_relu_forward(float *y, const float *x, const float *W,
+			 const float *b, int N, int in, int out)
+{
+	if (linear_int8(y, x, W, b, N, in, out, 1) == 0)
+		return;
+	linear_f32(y, x, W, b, N, in, out);
+	relu_forward(y, y, (size_t)N * out);
 }
 
 void linear_backward(float *dx, float *dW, float *db, const float *dy,
