@@ -21,6 +21,7 @@ static struct seen {
 	int nbatch, nemit, nflush;
 	int batch_max[MAXF];		/* longest source of each batch */
 	int batch_window[MAXF];		/* the window it belonged to */
+	int batch_size[MAXF];		/* its frames */
 	int processed[MAXF];		/* times each frame was in a batch */
 	int emitted[MAXF];		/* emit order: frame numbers */
 	int batch;			/* the filter's batch size */
@@ -60,10 +61,14 @@ static void batch_seen(struct frame **f, const int *slot, int n, int least)
 	 * batch tokens at most */
 	if (n > 1)
 		ck_assert_int_le(n * most, FILTER_TOKENS * seen.batch);
-	/* and with pad_cut, padded tokens FILTER_PAD times its tokens */
-	if (n > 1 && seen.pad_cut)
+	/* and with pad_cut, padded tokens FILTER_PAD times its tokens, and
+	 * FILTER_STAGE_TOKENS at most */
+	if (n > 1 && seen.pad_cut) {
 		ck_assert((double)n * most <= FILTER_PAD * sum);
+		ck_assert_int_le(n * most, FILTER_STAGE_TOKENS);
+	}
 	seen.batch_max[seen.nbatch] = most;
+	seen.batch_size[seen.nbatch] = n;
 	seen.batch_window[seen.nbatch] = seen.nflush;
 	seen.nbatch++;
 }
@@ -225,6 +230,28 @@ START_TEST(padding_cut)
 }
 END_TEST
 
+static int twenty(int i)
+{
+	return 20;
+}
+
+START_TEST(stage_token_budget)
+{
+	/* 64 frames of 20 units, batches of 64: one batch (1,280 padded
+	 * tokens, under 100 x 64); with pad_cut at most 512 a batch, so
+	 * 25, 25 and 14 */
+	run(64, 64, twenty);
+	check_common(64);
+	ck_assert_int_eq(seen.nbatch, 1);
+	run_cut(64, 64, twenty, 1);
+	check_common(64);
+	ck_assert_int_eq(seen.nbatch, 3);
+	ck_assert_int_eq(seen.batch_size[0], 25);
+	ck_assert_int_eq(seen.batch_size[1], 25);
+	ck_assert_int_eq(seen.batch_size[2], 14);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("filter");
@@ -234,6 +261,7 @@ int main(void)
 	tcase_add_test(tc, windows_in_turn);
 	tcase_add_test(tc, batch_of_one);
 	tcase_add_test(tc, padding_cut);
+	tcase_add_test(tc, stage_token_budget);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -113,8 +113,8 @@ static int keyed_cmp(const void *pa, const void *pb)
 
 /*
  * Runs a window: its frames sorted by length and cut into batches, each
- * of at most fl->batch frames and FILTER_TOKENS x fl->batch units,
- * padding included; then the frames given back in input order.  start
+ * of at most fl->batch frames and FILTER_TOKENS x fl->batch units
+ * (FILTER_STAGE_TOKENS with pad_cut), padding included; then the frames given back in input order.  start
  * has room for n + 1 entries, fp and slot for n.
  */
 /*
@@ -158,6 +158,9 @@ static int run_window(const struct filter *fl, struct frame *win, int n,
 {
 	uint64_t tokens = (uint64_t)FILTER_TOKENS * fl->batch, sum;
 	int i, lo, b, nb = 0, rc;
+
+	if (fl->pad_cut && tokens > FILTER_STAGE_TOKENS)
+		tokens = FILTER_STAGE_TOKENS;
 
 	for (i = 0; i < n; i++) {
 		key[i].len = source_length(&win[i]);
