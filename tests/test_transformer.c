@@ -1157,6 +1157,34 @@ static float *logp_of(const char *const *extra, int nextra)
 	return lp;
 }
 
+/* In Marian's vocabularies </s> is id 0: training takes it as a target
+ * like any other (padding is told by length), or a model trained on such
+ * a vocabulary would never learn to stop. */
+START_TEST(marian_eos_zero_is_a_target)
+{
+	const char *extra[] = { "norm=post", "tie=all", "dropout=0",
+				"pos=marian", "bos_id=-1", "eos_id=0" };
+	struct model *m = make(extra, 6, 0.3);
+	int sl[] = { 5, 3, 6 }, tl[] = { 4, 6, 2 }, i, ntok;
+	struct batch_ids s, t;
+	struct rng r;
+	double nll, loss;
+
+	rng_seed(&r, 5);
+	make_batch(&s, 3, sl, &r);
+	make_batch(&t, 3, tl, &r);
+	for (i = 0; i < 3; i++)
+		t.ids[i * t.S + tl[i] - 1] = 0;
+	zero_grad(m);
+	loss = m->arch->train_batch(m, &s, &t, 1.0f, 0, &nll, &ntok);
+	ck_assert_int_eq(ntok, 4 + 6 + 2);
+	ck_assert_double_gt(loss, 0);
+	free_batch(&s);
+	free_batch(&t);
+	model_free(m);
+}
+END_TEST
+
 /* pre_kv=input (Marian's pre-norm): self-attention's keys and values of
  * the sub-layer's input, not of its layer norm: another function of the
  * same weights; norm is the default; post-norm has no such choice */
@@ -1371,6 +1399,7 @@ int main(void)
 	tcase_add_test(tc, marian_zero_start_is_the_position_alone);
 	tcase_add_test(tc, marian_swish_ffn_is_the_formula);
 	tcase_add_test(tc, marian_pre_kv_is_another_attention);
+	tcase_add_test(tc, marian_eos_zero_is_a_target);
 	tcase_add_test(tc, marian_gradients);
 	tcase_add_test(tc, marian_decoder_matches_teacher);
 	tcase_add_test(tc, ssru_config_and_parameters);

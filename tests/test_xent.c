@@ -22,7 +22,7 @@ static double ref_loss(const float *z, const int32_t *tgt, int N, int V,
 	for (i = 0; i < N; i++) {
 		double max = -INFINITY, s = 0, lse;
 
-		if (tgt[i] == 0)
+		if (tgt[i] == XENT_PAD)
 			continue;
 		for (v = 0; v < V; v++)
 			max = fmax(max, z[i * V + v]);
@@ -49,7 +49,8 @@ static void fill(float *z, int32_t *tgt)
 		z[i] = sin(i * 1.7) * 3;
 	for (i = 0; i < N; i++)
 		tgt[i] = (i * 5 + 1) % V;
-	tgt[2] = 0;		/* a <pad> row */
+	tgt[2] = XENT_PAD;	/* a padding row */
+	tgt[4] = 0;		/* id 0 (</s> in Marian's vocabularies) counts */
 }
 
 START_TEST(loss_and_gradient)
@@ -69,6 +70,8 @@ START_TEST(loss_and_gradient)
 	ck_assert(fabs(nll - rnll) < 1e-4);
 	for (i = 0; i < V; i++)
 		ck_assert(dz[2 * V + i] == 0);
+	/* the row of id 0 has its gradient: -scale (1 - eps - p_0) at 0 */
+	ck_assert(dz[4 * V] < 0);
 	/* d(scale * loss) / dz by central differences */
 	for (i = 0; i < N * V; i++) {
 		double up, down, tmp;
@@ -102,7 +105,7 @@ START_TEST(threads_do_not_matter)
 	for (i = 0; i < n * v; i++)
 		z[i] = cos(i * 0.31) * 4;
 	for (i = 0; i < n; i++)
-		tgt[i] = i % 7 ? (i * 13) % v : 0;
+		tgt[i] = i % 7 ? (i * 13) % v : XENT_PAD;
 	kern_set_threads(1);
 	a = xent_forward_backward(d1, z, tgt, n, v, 0.1f, 1.0f, NULL, NULL);
 	kern_set_threads(2);
@@ -137,7 +140,7 @@ START_TEST(bias_as_if_added_first)
 	for (k = 0; k < v; k++)
 		b[k] = sin(k * 0.7) * 2;
 	for (i = 0; i < n; i++)
-		tgt[i] = i % 5 ? (i * 13) % v : 0;
+		tgt[i] = i % 5 ? (i * 13) % v : XENT_PAD;
 	for (t = 1; t <= 2; t++) {
 		kern_set_threads(t);
 		memcpy(zb, z, n * v * sizeof *z);

@@ -66,14 +66,17 @@ void linear_backward(float *dx, float *dW, float *db, const float *dy,
 /*
  * Cross-entropy with label smoothing eps (doc/MODELS.md, Training), over the
  * rows of logits [N, V] with reference ids tgt [N]; rows whose reference is
- * <pad> (0) are skipped.  The target distribution of a row is
- * (1 - eps) onehot(tgt) + eps / V.
+ * XENT_PAD (a padding position, marked so by the caller) are skipped.  Not
+ * id 0: that is </s> in Marian's vocabularies, and a model that never saw
+ * it as a target never learns to stop.  The target distribution of a row
+ * is (1 - eps) onehot(tgt) + eps / V.
  * Returns the sum of the rows' losses (>= 0), or -1 (err_msg()) out of
  * memory; *nll (may be NULL) gets the sum of -log p(tgt) (for
  * perplexity), *count (may be NULL) the rows counted.
  * dlogits [N, V] (may be NULL, may equal logits) is OVERWRITTEN with
  * scale * (softmax(logits) - target), zero on skipped rows.
  */
+#define XENT_PAD (-1)
 double xent_forward_backward(float *dlogits, const float *logits,
 			     const int32_t *tgt, int N, int V, float eps,
 			     float scale, double *nll, int *count);

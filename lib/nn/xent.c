@@ -41,7 +41,7 @@ static void xent_rows(void *arg, int64_t lo, int64_t hi)
 		double lse;
 
 		c->loss[i] = c->nll[i] = 0;
-		if (t == 0) {
+		if (t == XENT_PAD) {
 			if (c->dlogits)
 				memset(p, 0, sizeof(float) * V);
 			if (c->dbias)
@@ -107,7 +107,7 @@ double xent_biased_forward_backward(float *dlogits, const float *logits,
 	if (dbias && !one)
 		bias_backward(dbias, dlogits, N, V);
 	for (i = 0; i < N; i++) {
-		if (tgt[i] == 0)
+		if (tgt[i] == XENT_PAD)
 			continue;
 		loss += c.loss[i];
 		nll_sum += c.nll[i];

@@ -247,6 +247,7 @@ static double fake_train_batch(struct model *m, const struct batch_ids *src,
 	float *dh = calloc((size_t)N * dim, sizeof(float));
 	float *logits = malloc((size_t)N * V * sizeof(float));
 	int *srow = malloc(N * sizeof(int)), *prow = malloc(N * sizeof(int));
+	int32_t *trow = malloc(N * sizeof(int32_t));
 	double loss;
 	long poison;
 
@@ -263,6 +264,7 @@ static double fake_train_batch(struct model *m, const struct batch_ids *src,
 		free(logits);
 		free(srow);
 		free(prow);
+		free(trow);
 		*nll = NAN;
 		*ntok = 0;
 		return NAN;
@@ -279,13 +281,18 @@ static double fake_train_batch(struct model *m, const struct batch_ids *src,
 				    net->src_emb[(size_t)srow[r] * dim + k] +
 				    net->tgt_emb[(size_t)prow[r] * dim + k];
 		}
+	/* the targets, padding (id 0 past each length) marked XENT_PAD */
+	for (b = 0; b < B; b++)
+		for (i = 0; i < T; i++)
+			trow[b * T + i] = i < tgt->len[b] ? tgt->ids[b * T + i] :
+				XENT_PAD;
 	linear_forward(logits, h, net->out_W, net->out_b, N, dim, V);
-	loss = xent_forward_backward(logits, logits, tgt->ids, N, V,
+	loss = xent_forward_backward(logits, logits, trow, N, V,
 				     0.0f, scale, nll, ntok);
 	linear_backward(dh, net->d_out_W, net->d_out_b, logits, h,
 			net->out_W, N, dim, V);
 	for (i = 0; i < N; i++) {
-		if (tgt->ids[i] == 0)
+		if (trow[i] == XENT_PAD)
 			continue;
 		for (k = 0; k < dim; k++) {
 			net->d_src_emb[(size_t)srow[i] * dim + k] +=
@@ -299,6 +306,7 @@ static double fake_train_batch(struct model *m, const struct batch_ids *src,
 	free(logits);
 	free(srow);
 	free(prow);
+	free(trow);
 	return loss;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "base/errmsg.h"
 #include "models/shortlist.h"
+#include "nn/layers.h"
 #include "rnn_common.h"
 
 int dec_rows_init(struct dec_rows *r, int n, int width)
@@ -171,7 +172,7 @@ int rnn_teacher_ids(const struct batch_ids *src, const struct batch_ids *tgt,
 			(*srcp)[t * B + b] = t >= ls ? 0 :
 				x[reverse && t < ls - 1 ? ls - 2 - t : t];
 		for (int t = 0; t < T; t++) {
-			(*ytgt)[t * B + b] = t < tgt->len[b] ? y[t] : 0;
+			(*ytgt)[t * B + b] = t < tgt->len[b] ? y[t] : XENT_PAD;
 			(*yin)[t * B + b] = t == 0 ? bos :
 				t - 1 < tgt->len[b] ? y[t - 1] : 0;
 		}

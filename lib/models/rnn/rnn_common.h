@@ -59,8 +59,9 @@ int rnn_check_batch(const struct batch_ids *x, int V, const char *what);
  * A teacher-forced batch's ids, time-major and malloc'ed: *src [S, B]
  * (with reverse, each sentence's words backwards and then its </s>, as
  * seq2seq.h's s2s_read_pos reads them), *yin [T, B] the decoder's
- * inputs (bos, then tgt[0 .. T-2]) and *ytgt [T, B] its targets; <pad>
- * (0) past each length.  0, or -1 (err_msg(); all three NULL).
+ * inputs (bos, then tgt[0 .. T-2]) and *ytgt [T, B] its targets; past
+ * each length <pad> (0) in *src and *yin, XENT_PAD in *ytgt (the loss
+ * skips it; 0 may be </s>).  0, or -1 (err_msg(); all three NULL).
  */
 int rnn_teacher_ids(const struct batch_ids *src, const struct batch_ids *tgt,
 		    int bos, int reverse, int32_t **srcp, int32_t **yin,
