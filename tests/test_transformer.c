@@ -1185,6 +1185,53 @@ START_TEST(marian_eos_zero_is_a_target)
 }
 END_TEST
 
+/* A setting given to a trained model (train-step --set) is the one its
+ * network runs with, and the one saved: pre_kv=input set over a saved
+ * pre_kv=norm model changes the loss, and the saved result gives that
+ * loss again.  (It was once set in the config after the network was
+ * built: the training ran pre_kv=norm and saved pre_kv=input.)  A size
+ * fails, naming the file. */
+START_TEST(set_on_a_saved_model_is_run)
+{
+	const char *extra[] = { "norm=pre", "tie=all", "dropout=0",
+				"pos=marian", "bos_id=-1" };
+	const char *const set[] = { "pre_kv=input" }, *const big[] = {
+		"d_model=16" };
+	struct model *a = make(extra, 5, 0.3), *b, *c;
+	int sl[] = { 5, 3, 6 }, tl[] = { 4, 6, 2 }, ntok;
+	char dir[] = "/tmp/test_transformer.XXXXXX", p[64];
+	struct batch_ids s, t;
+	struct rng r;
+	double nll, la, lb, lc;
+
+	rng_seed(&r, 5);
+	make_batch(&s, 3, sl, &r);
+	make_batch(&t, 3, tl, &r);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof p, "%s/m", dir);
+	la = a->arch->train_batch(a, &s, &t, 1.0f, 0, &nll, &ntok);
+	ck_assert_msg(model_save(a, p, NULL, 0) == 0, "%s", err_msg());
+	b = model_load_set(p, MODEL_LOAD_TRAIN, NULL, set, 1);
+	ck_assert_msg(b != NULL, "%s", err_msg());
+	lb = b->arch->train_batch(b, &s, &t, 1.0f, 0, &nll, &ntok);
+	ck_assert_msg(fabs(lb - la) > 1e-4 * la, "%g %g", la, lb);
+	ck_assert_msg(model_save(b, p, NULL, 0) == 0, "%s", err_msg());
+	c = model_load(p, MODEL_LOAD_TRAIN, NULL);
+	ck_assert_msg(c != NULL, "%s", err_msg());
+	lc = c->arch->train_batch(c, &s, &t, 1.0f, 0, &nll, &ntok);
+	ck_assert(lc == lb);
+	ck_assert_ptr_null(model_load_set(p, MODEL_LOAD_TRAIN, NULL, big, 1));
+	ck_assert_msg(strstr(err_msg(), p), "%s", err_msg());
+	unlink(p);
+	rmdir(dir);
+	free_batch(&s);
+	free_batch(&t);
+	model_free(a);
+	model_free(b);
+	model_free(c);
+}
+END_TEST
+
 /* pre_kv=input (Marian's pre-norm): self-attention's keys and values of
  * the sub-layer's input, not of its layer norm: another function of the
  * same weights; norm is the default; post-norm has no such choice */
@@ -1400,6 +1447,7 @@ int main(void)
 	tcase_add_test(tc, marian_swish_ffn_is_the_formula);
 	tcase_add_test(tc, marian_pre_kv_is_another_attention);
 	tcase_add_test(tc, marian_eos_zero_is_a_target);
+	tcase_add_test(tc, set_on_a_saved_model_is_run);
 	tcase_add_test(tc, marian_gradients);
 	tcase_add_test(tc, marian_decoder_matches_teacher);
 	tcase_add_test(tc, ssru_config_and_parameters);

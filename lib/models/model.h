@@ -163,6 +163,16 @@ int model_realize(struct model *m);
  * from the returned map (*mapp, may be NULL; every record verified).
  */
 struct model *model_load(const char *path, int mode, struct tsr_map **mapp);
+/*
+ * model_load with nset settings KEY=VALUE (model_check_setting's) over
+ * the file's model.config before the model is built from it (train-step
+ * --set on a trained model): the network runs with them and saves them.
+ * A setting that changes a parameter's shape fails as the file's records
+ * then do.
+ */
+struct model *model_load_set(const char *path, int mode,
+			     struct tsr_map **mapp, const char *const *set,
+			     int nset);
 /* model_load's modes: how the parameters are held. */
 enum {
 	MODEL_LOAD_COPY,	/* in m->w, one writable allocation */

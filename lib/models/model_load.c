@@ -328,6 +328,13 @@ static int load_rng(struct model *m, struct tsr_map *map, const char *path)
 
 struct model *model_load(const char *path, int mode, struct tsr_map **mapp)
 {
+	return model_load_set(path, mode, mapp, NULL, 0);
+}
+
+struct model *model_load_set(const char *path, int mode,
+			     struct tsr_map **mapp, const char *const *set,
+			     int nset)
+{
 	struct tsr_map *map;
 	struct model *m;
 	char *text = NULL;
@@ -362,6 +369,12 @@ struct model *model_load(const char *path, int mode, struct tsr_map **mapp)
 		err_prefix("%s", path);
 		goto fail;
 	}
+	for (i = 0; i < nset; i++)
+		if (model_check_setting(m->arch, set[i]) < 0 ||
+		    config_set_kv(&m->cfg, set[i]) < 0) {
+			err_prefix("%s", path);
+			goto fail;
+		}
 	m->vocab_src = load_text(map, "vocab.src", &m->vocab_src_len, path);
 	m->vocab_tgt = m->vocab_src ?
 		load_text(map, "vocab.tgt", &m->vocab_tgt_len, path) : NULL;

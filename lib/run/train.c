@@ -533,21 +533,6 @@ static int progress_due(const struct run *r, long start_step)
 		now(opt) - r->mt.tlast >= opt->log_seconds);
 }
 
-/*
- * The run's settings (train_opts.set) into the model's config, before
- * the optimiser reads its keys (lr, warmup, clip ...) from it.
- */
-static int settings(struct run *r)
-{
-	int i;
-
-	for (i = 0; i < r->opt->nset; i++)
-		if (model_check_setting(r->m->arch, r->opt->set[i]) < 0 ||
-		    config_set_kv(&r->m->cfg, r->opt->set[i]) < 0)
-			return -1;
-	return 0;
-}
-
 /* Guided alignment's links and keys going together. */
 static int guided_check(struct run *r)
 {
@@ -576,11 +561,13 @@ static int run_open(struct run *r, const char *path, long *batch_tokens)
 	int reordered;
 
 	r->path = path;
-	r->m = model_load(path, 1, &map);
+	/* the run's settings (train_opts.set) before the network is built
+	 * from the config (a key such as pre_kv set after it was saved but
+	 * not run), and before the optimiser reads lr, warmup, clip ... */
+	r->m = model_load_set(path, 1, &map, r->opt->set, r->opt->nset);
 	if (!r->m)
 		return -1;
-	if (settings(r) < 0 ||
-	    optim_init(&r->o, r->m) < 0 || optim_load(&r->o, r->m, map) < 0 ||
+	if (optim_init(&r->o, r->m) < 0 || optim_load(&r->o, r->m, map) < 0 ||
 	    config_int(&r->m->cfg, "batch_tokens", batch_tokens) < 0 ||
 	    read_position(r->m, &r->pos, r->train, &reordered) < 0) {
 		err_prefix("%s", path);
