@@ -161,6 +161,14 @@ static void check_common(int n)
 					 seen.batch_max[b - 1]);
 }
 
+/* n batches, each's field (batch_max or batch_size) as want. */
+static void expect_batches(const int *field, const int *want, int n)
+{
+	ck_assert_int_eq(seen.nbatch, n);
+	for (int b = 0; b < n; b++)
+		ck_assert_int_eq(field[b], want[b]);
+}
+
 START_TEST(one_window)
 {
 	/* 40 frames, batches of 4: one window of 64 */
@@ -220,10 +228,7 @@ START_TEST(padding_cut)
 	 * four 2s 50 > 1.1 18: [1 1 1 1], [2 2 2 2], [10 10] */
 	run_cut(10, 8, steps, 1);
 	check_common(10);
-	ck_assert_int_eq(seen.nbatch, 3);
-	ck_assert_int_eq(seen.batch_max[0], 1);
-	ck_assert_int_eq(seen.batch_max[1], 2);
-	ck_assert_int_eq(seen.batch_max[2], 10);
+	expect_batches(seen.batch_max, (const int[]){ 1, 2, 10 }, 3);
 	/* and the budget, with scattered lengths over windows */
 	run_cut(150, 16, scattered, 1);
 	check_common(150);
@@ -245,10 +250,7 @@ START_TEST(stage_token_budget)
 	ck_assert_int_eq(seen.nbatch, 1);
 	run_cut(64, 64, twenty, 1);
 	check_common(64);
-	ck_assert_int_eq(seen.nbatch, 3);
-	ck_assert_int_eq(seen.batch_size[0], 25);
-	ck_assert_int_eq(seen.batch_size[1], 25);
-	ck_assert_int_eq(seen.batch_size[2], 14);
+	expect_batches(seen.batch_size, (const int[]){ 25, 25, 14 }, 3);
 }
 END_TEST
 
