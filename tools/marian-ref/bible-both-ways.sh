@@ -80,6 +80,9 @@ if [ -n "${MARIAN_NATIVE:-}" ] || [ -x "$root/../shared/tools/marian-native/buil
 	M=$( . "$root/tools/marian-ref/native.sh"; marian_native 2> /dev/null &&
 		echo "$MARIAN_BIN") || M=
 fi
+# Marian's float products on the kernels attn runs (native.sh)
+. "$root/tools/marian-ref/native.sh"
+marian_blas
 if [ -z "$M" ]; then
 	log "native Marian is ABSENT (set MARIAN_NATIVE to the folder of" \
 	    "marian-decoder and marian-conv): only the round trip (no Marian" \

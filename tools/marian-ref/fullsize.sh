@@ -28,6 +28,7 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tools/marian-ref/native.sh"
 marian_native
+marian_blas
 for t in spm_train spm_encode; do
 	command -v $t > /dev/null || {
 		echo "fullsize.sh: no $t (apt-get install sentencepiece)" >&2

@@ -23,3 +23,23 @@ marian_native() {
 		exit 1
 	fi
 }
+
+# marian_blas: OPENBLAS_CORETYPE for Marian's float products (attention's
+# scores and context, the float layers) as attn's kernels in force
+# (ATTN_KERNELS, else the CPU's best): SkylakeX where attn runs AVX-512,
+# Haswell where it runs AVX2.  An environment that pins OpenBLAS to older
+# kernels (OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU) makes Marian's
+# float sums round otherwise than attn's, which int8 turns into different
+# quantised values: on a Bible model, 33 of 58 steps of a line apart by up
+# to 0.04 nats (Haswell), none with SkylakeX.
+marian_blas() {
+	case ${ATTN_KERNELS:-} in
+	avx2*|reference) OPENBLAS_CORETYPE=Haswell ;;
+	*)	if grep -qw avx512f /proc/cpuinfo; then
+			OPENBLAS_CORETYPE=SkylakeX
+		else
+			OPENBLAS_CORETYPE=Haswell
+		fi ;;
+	esac
+	export OPENBLAS_CORETYPE
+}
