@@ -154,18 +154,13 @@ fi
 field() { echo "$rows" | awk -v r="$1" -v n="$2" '$1 == r { print $n }'; }
 
 # isa_env ISA: the environment of both sides for ISA (best, avx2,
-# avx2-novnni)
+# avx2-novnni); Marian's OpenBLAS as attn's kernels (native.sh)
 isa_env() {
 	case $1 in
-	best)	unset ATTN_KERNELS INTGEMM_CPUID
-		if grep -qw avx512f /proc/cpuinfo; then
-			export OPENBLAS_CORETYPE=SkylakeX
-		else
-			export OPENBLAS_CORETYPE=Haswell
-		fi ;;
-	*)	export ATTN_KERNELS=$1 INTGEMM_CPUID=AVX2 \
-			OPENBLAS_CORETYPE=Haswell ;;
+	best)	unset ATTN_KERNELS INTGEMM_CPUID ;;
+	*)	export ATTN_KERNELS=$1 INTGEMM_CPUID=AVX2 ;;
 	esac
+	marian_blas
 }
 
 # marian ROW BEAM THREADS MINI IN: Marian's translation of IN.en to stdout

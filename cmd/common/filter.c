@@ -114,7 +114,8 @@ static int keyed_cmp(const void *pa, const void *pb)
 /*
  * Runs a window: its frames sorted by length and cut into batches, each
  * of at most fl->batch frames and FILTER_TOKENS x fl->batch units
- * (FILTER_STAGE_TOKENS with pad_cut), padding included; then the frames given back in input order.  start
+ * (FILTER_STAGE_TOKENS with pad_cut), padding included; then the frames
+ * given back in input order.  start
  * has room for n + 1 entries, fp and slot for n.
  */
 /*

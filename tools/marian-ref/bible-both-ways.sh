@@ -75,13 +75,12 @@ for t in spm_encode spm_export_vocab; do
 		{ log "no $t (apt-get install sentencepiece)"; exit 1; }
 done
 
+. "$root/tools/marian-ref/native.sh"
 M=
 if [ -n "${MARIAN_NATIVE:-}" ] || [ -x "$root/../shared/tools/marian-native/build.sh" ]; then
-	M=$( . "$root/tools/marian-ref/native.sh"; marian_native 2> /dev/null &&
-		echo "$MARIAN_BIN") || M=
+	M=$(marian_native 2> /dev/null && echo "$MARIAN_BIN") || M=
 fi
-# Marian's float products on the kernels attn runs (native.sh)
-. "$root/tools/marian-ref/native.sh"
+# Marian's float products on the kernels attn runs
 marian_blas
 if [ -z "$M" ]; then
 	log "native Marian is ABSENT (set MARIAN_NATIVE to the folder of" \
