@@ -230,16 +230,17 @@ bench-marian: all
 # The same models and workloads in plain PyTorch (Debian's python3-torch
 # and libopenblas0-pthread; not part of check or CI), for make bench: on
 # the CPU's best kernels in $(BUILD)/bench/torch.txt and, where the CPU
-# has AVX-512, held to AVX2 as ATTN_KERNELS=avx2 holds attn in
-# torch-avx2.txt.  Debian's python3 (another python first on PATH lacks
-# torch).
+# has more than AVX2 (AVX-512, or AVX-VNNI), held to AVX2 as
+# ATTN_KERNELS=avx2-novnni holds attn (an AVX2 core without VNNI, the
+# commonest x86 server core) in torch-avx2.txt.  Debian's python3 (another
+# python first on PATH lacks torch).
 PYTHON ?= /usr/bin/python3
 bench-torch: all
 	@mkdir -p $(BUILD)/bench
 	PATH="$(abspath $(BUILD))/bin:$$PATH" ATTN_KERNELS= $(PYTHON) \
 		bench/torch/bench_torch.py --out $(BUILD)/bench/torch.txt
-	if grep -q '^flags.* avx512f' /proc/cpuinfo; then \
-	PATH="$(abspath $(BUILD))/bin:$$PATH" ATTN_KERNELS=avx2 $(PYTHON) \
+	if grep -qE '^flags.* (avx512f|avx_vnni)' /proc/cpuinfo; then \
+	PATH="$(abspath $(BUILD))/bin:$$PATH" ATTN_KERNELS=avx2-novnni $(PYTHON) \
 		bench/torch/bench_torch.py --out $(BUILD)/bench/torch-avx2.txt; fi
 
 # The fuzzers need clang's libFuzzer: one target per parser,

@@ -4,10 +4,11 @@
 # PyTorch's figures, where make bench-torch has written them, are the
 # baseline of the ratios the model benches print beside their own: those
 # on the CPU's best kernels ($BUILD/bench/torch.txt) for attn's best, and
-# those held to AVX2 (torch-avx2.txt) for ATTN_KERNELS=avx2; ATTN_BENCH_TORCH
-# names another file.  On a CPU with AVX-512 the benches that compare with
-# PyTorch run a second time, both sides held to AVX2, so that both pairs
-# are printed.
+# those held to AVX2 (torch-avx2.txt) for ATTN_KERNELS=avx2 or avx2-novnni;
+# ATTN_BENCH_TORCH names another file.  On a CPU with more than AVX2
+# (AVX-512, or AVX-VNNI) the benches that compare with PyTorch run a second
+# time, both sides held to AVX2 and attn to no VNNI (an AVX2 core without
+# it, the commonest x86 server core), so that both pairs are printed.
 BUILD=${BUILD:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) bindir=$BUILD/bin ;; *) bindir=$root/$BUILD/bin ;; esac
@@ -19,7 +20,7 @@ cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
 # with (ATTN_BENCH_TORCH), for the ATTN_KERNELS in force.
 baseline() {
 	case ${ATTN_KERNELS:-} in
-	avx2)	torch=${ATTN_BENCH_TORCH_AVX2:-$bindir/../bench/torch-avx2.txt} ;;
+	avx2*)	torch=${ATTN_BENCH_TORCH_AVX2:-$bindir/../bench/torch-avx2.txt} ;;
 	*)	torch=${ATTN_BENCH_TORCH_BEST:-$bindir/../bench/torch.txt} ;;
 	esac
 	ATTN_BENCH_TORCH=$torch
@@ -54,9 +55,9 @@ for b in "$@" "$root"/bench/bench_*.sh; do
 	[ -e "$b" ] && run "$b"
 done
 
-# The second pair: attn's AVX2 kernels against PyTorch's AVX2 kernels.
-if [ -z "${ATTN_KERNELS:-}" ] && grep -q '^flags.* avx512f' /proc/cpuinfo; then
-	ATTN_KERNELS=avx2
+# The second pair: attn's AVX2 kernels without VNNI against PyTorch's AVX2.
+if [ -z "${ATTN_KERNELS:-}" ] && grep -qE '^flags.* (avx512f|avx_vnni)' /proc/cpuinfo; then
+	ATTN_KERNELS=avx2-novnni
 	export ATTN_KERNELS
 	baseline
 	for b in "$@" "$root"/bench/bench_e2e.sh; do

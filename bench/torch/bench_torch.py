@@ -51,9 +51,10 @@ import time
 #     Sapphire Rapids under KVM, "Intel(R) Xeon(R) Processor") gets
 #     Prescott's SSE3 kernels: 19 GFLOP/s for [800, 256] x [256, 1024]
 #     against 104-110 with SkylakeX's;
-#   - ATTN_KERNELS=avx2 holds PyTorch to AVX2 as attn: OpenBLAS's Haswell
-#     kernels, oneDNN and ATen at AVX2; otherwise oneDNN and ATen choose
-#     the best they have.
+#   - ATTN_KERNELS=avx2 or avx2-novnni holds PyTorch to AVX2 as attn:
+#     OpenBLAS's Haswell kernels, oneDNN and ATen at AVX2 (PyTorch's f32
+#     has no use for VNNI); otherwise oneDNN and ATen choose the best
+#     they have.
 def cpu_flags():
     try:
         with open("/proc/cpuinfo") as f:
@@ -69,7 +70,7 @@ def kernel_env():
     """The environment PyTorch's kernels are chosen by, for this CPU and
     ATTN_KERNELS: {variable: value, or None to unset}."""
     flags = cpu_flags()
-    avx2 = os.environ.get("ATTN_KERNELS") == "avx2"
+    avx2 = (os.environ.get("ATTN_KERNELS") or "").startswith("avx2")
     core = aten = None
     if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags and not avx2:
         # ATen 1.13 keeps to AVX2 on an AVX-512 Zen 5 unless told
