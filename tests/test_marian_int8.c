@@ -400,7 +400,7 @@ END_TEST
  * (odd, beyond 2^24: as a float 17758028), c = 127 1102 = 139954,
  * acc' = acc + 127 c = 35532187, which rounds to 35532188 as a float
  * (from the rounded acc, 35532186, it would be 35532184); u = 1 / 254,
- * ub = -(1 (127 / 2)) / 127 = -0.5: y = 35532188 u - 69977.
+ * ub = -(1 (127 / 2)) / 127 = -0.5: y = fma(35532188, u, -69977).
  */
 START_TEST(large_sums_are_exact)
 {
@@ -422,12 +422,12 @@ START_TEST(large_sums_are_exact)
 	ck_assert(linear_packed(y, x, M, &w, NULL, 0) == 0);
 	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 127, 2, NULL,
 				MARIAN_SHIFT, 0) == 0);
-	float v = 35532188.0f * (1.0f / 254.0f) + -69977.0f;
+	float v = fmaf(35532188.0f, 1.0f / 254.0f, -69977.0f);
 	ck_assert_msg(want[0] == v && want[1] == v, "%.9g %.9g", want[0], v);
 	/* with intgemm's saturating pairs: every pair, 2 254 127 and the
 	 * last 254 127 + 127 127, is 32767, acc' = 551 32767 = 18054617
 	 * (odd, beyond 2^24) */
-	float vs = (float)18054617 * (1.0f / 254.0f) + -69977.0f;
+	float vs = fmaf((float)18054617, 1.0f / 254.0f, -69977.0f);
 	ck_assert(marian_i8_ref(want, x, M, wq, c, N, K, 127, 2, NULL,
 				MARIAN_SHIFT_SAT, 0) == 0);
 	ck_assert_msg(want[0] == vs && want[1] == vs, "%.9g %.9g", want[0],

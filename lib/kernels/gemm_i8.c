@@ -335,9 +335,9 @@ static void marian_pack_x(void *ctx, int64_t lo, int64_t hi)
  * Marian's way into their form; their exact int32 sums, as intgemm sums
  * on this CPU (the unsigned form on the set's msat, with saturating
  * pairs, where intgemm has no AVX512_VNNI: struct gemm_i8), end as
- * Marian's (the job's nofma): (float)acc' u, then + b', each rounded,
- * with every row's scale u = 1 / (qa qb) (the columns' are ones), the
- * bias b' = (float)c ub + b made once a call, and for the unsigned form
+ * Marian's: fma((float)acc', u, b'), with every row's scale u =
+ * 1 / (qa qb) (the columns' are ones, so the kernels' u 1 is u), the
+ * bias b' = fma((float)c, ub, b) made once a call, and for the unsigned form
  * on the 8-bit sets acc' = acc + 127 c: the kernels take off c (the
  * column sums) where their own products take off 128 c.  The same bits
  * as marian_i8_ref, which serves where there are no kernels.
@@ -391,7 +391,7 @@ static int linear_marian(float *y, const float *x, int M,
 	memset(mem + sxb, 0, zxb);
 	float *mb = bb ? (float *)(mem + sxb + zxb) : NULL;
 	for (int jn = 0; mb && jn < N; jn++)
-		mb[jn] = !shift ? b[jn] : b ? (float)w->mcol[jn] * ub + b[jn]
+		mb[jn] = !shift ? b[jn] : b ? fmaf((float)w->mcol[jn], ub, b[jn])
 					    : (float)w->mcol[jn] * ub;
 	mc.xs = mem + sxb + zxb + bb;
 	long per = (long)K * rmax;
@@ -402,7 +402,6 @@ static int linear_marian(float *y, const float *x, int M,
 	c.j.xs = mc.xs;
 	c.j.b = mb;
 	c.j.relu = relu;
-	c.j.nofma = 1;
 	c.j.M = M;
 	c.j.kq = kq;
 	c.j.ldc = N;

@@ -186,9 +186,6 @@ void wpack_panel_bf16_avx512bf16(const struct wpack_bf16_job *j);
  */
 struct wpack_i8_job {
 	int M, kq, cols, relu;
-	int nofma;		/* Marian's end (gemm_i8.c linear_marian):
-				   (float)acc sx ws, then + b, each rounded,
-				   not one fma */
 	const void *xs;
 	const float *sx;
 	const int32_t *zx;	/* WPACK_XS_U7: x's zero points [M] */
@@ -198,7 +195,7 @@ struct wpack_i8_job {
 	float *C;
 	long ldc;
 };
-/* The kernels' bias mode of job j: 0 none, 1 fma, 2 nofma's mul + add. */
-#define WPACK_I8_BIAS(j) ((j)->b ? 1 + ((j)->nofma != 0) : 0)
+/* The kernels' bias mode of job j: 0 none, 1 fma. */
+#define WPACK_I8_BIAS(j) ((j)->b != NULL)
 
 #endif

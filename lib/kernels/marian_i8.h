@@ -14,11 +14,13 @@
  *   acc_ij = sum_k xq_ik wq_jk                         (exact, int32)
  *   unsigned (shifted): acc'_ij = acc_ij + 127 c_j, c_j = sum_k wq_jk,
  *            u  = 1 / (qa qb),  ub = -((127 / qa) (127 / qb)) / 127,
- *            y_ij = (float)acc'_ij u + ((float)c_j ub + b_j)
- *            (without a bias: + (float)c_j ub)
- *   signed:  y_ij = (float)acc_ij u + b_j   (without a bias: the product)
+ *            y_ij = fma((float)acc'_ij, u, fma((float)c_j, ub, b_j))
+ *            (without a bias: fma((float)acc'_ij, u, (float)c_j ub))
+ *   signed:  y_ij = fma((float)acc_ij, u, b_j) (without a bias: the
+ *            product)
  *
- * every operation in float32, in that order, each rounded (no FMA).
+ * every operation in float32, in that order: intgemm's mul_ps and add_ps,
+ * which g++ fuses into an fma on a CPU with FMA (marian_i8.c).
  * That is intgemm on a CPU with AVX512_VNNI, whose sums are exact.  On
  * any other (AVX2, AVX512BW, SSSE3) it sums the unsigned form's pairs
  * of products with vpmaddubsw, in int16 with saturation: there
@@ -34,6 +36,7 @@ enum { MARIAN_SIGNED, MARIAN_SHIFT, MARIAN_SHIFT_SAT };
 #define ATTN_MARIAN_I8_H
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 /* Marian's quantisation of one value v = x * multiplier (intgemm's
@@ -70,11 +73,10 @@ static inline float marian_i8_y(int32_t acc, int32_t c, float u, float ub,
 	float bias;
 
 	if (form == MARIAN_SIGNED)
-		return b ? (float)acc * u + *b : (float)acc * u;
-	bias = (float)c * ub;
-	if (b)
-		bias += *b;
-	return (float)(form == MARIAN_SHIFT ? acc + 127 * c : acc) * u + bias;
+		return b ? fmaf((float)acc, u, *b) : (float)acc * u;
+	bias = b ? fmaf((float)c, ub, *b) : (float)c * ub;
+	return fmaf((float)(form == MARIAN_SHIFT ? acc + 127 * c : acc), u,
+		    bias);
 }
 
 /* acc' of MARIAN_SHIFT_SAT: x's quantised row xq by w's row wq, K of
