@@ -4,12 +4,16 @@
  * the sinusoidal encodings (pos=marian) and the swish activation of the
  * feed-forward layer (ffn_act=swish), forward and backward.
  *
- * Marian's encodings (its inits::sinusoidalPositionEmbeddings): with
- * h = d/2 timescales and the increment c = ln(10000) / (h - 1), position
- * p (from 0) has sin(p e^(-i c)) in dimension i < h and cos(p e^(-i c))
- * in dimension h + i: the sines in the first half, the cosines in the
- * second, and the last timescale exactly 1/10000 (Vaswani et al.'s
- * interleave sin and cos, with 10000^(-2i/d)).
+ * Marian's encodings (its inits::sinusoidalPositionEmbeddings,
+ * src/graph/node_initializers.cpp l. 215-234), in float as it computes
+ * them, to the bit (libm's logf, expf, sinf and cosf; its int8 products
+ * turn a last bit into another quantised value): with h = d / 2 (a
+ * float) timescales and the increment c = logf(10000) / (h - 1),
+ * position p (from 0) has sinf(p expf(i -c)) in dimension i < h and
+ * cosf(p expf(i -c)) in dimension (int)h + i: the sines in the first
+ * half, the cosines in the second (Vaswani et al.'s interleave sin and
+ * cos, with 10000^(-2i/d)).  An odd d has (int)h + 1 timescales, the
+ * last sine written over the first cosine.
  */
 #include <math.h>
 #include <string.h>
@@ -18,13 +22,16 @@
 
 float tf_marian_pe(int p, int i, int d)
 {
-	int h = d / 2, k = i < h ? i : i - h;
-	double c = h > 1 ? log(10000.0) / (h - 1) : 0.0;
-	double a = (double)p * exp(-k * c);
+	float h = (float)d / 2;
+	/* (d 2: one timescale, increment 0, not Marian's NaN) */
+	float c = h > 1 ? logf(10000.f) / (h - 1.f) : 0;
+	int ih = (int)h;
 
-	if (i >= 2 * h)		/* an odd d's last dimension: Marian's 0 */
-		return 0.0f;
-	return (float)(i < h ? sin(a) : cos(a));
+	/* the sine of timescale ih (odd d) is written after the cosine of
+	 * timescale 0 */
+	if (i < ih || (i == ih && d % 2))
+		return sinf((float)p * expf((float)i * -c));
+	return cosf((float)p * expf((float)(i - ih) * -c));
 }
 
 void tf_marian_pe_table(float *pe, int rows, int d)
