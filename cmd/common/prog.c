@@ -62,12 +62,30 @@ void prog_help_exit(void)
 	exit(0);
 }
 
+/* The line is written whole, in one write where it fits: the programs of
+ * a pipeline share one stderr, and a message written in parts could be
+ * cut by another's (a shell's "Killed" was seen inside one). */
 static void vwarn(const char *fmt, va_list ap, const char *tail)
 {
+	char line[4096];
+	int n = snprintf(line, sizeof line, "%s: ", progname);
+	va_list aq;
+
 	fflush(stdout);
-	fprintf(stderr, "%s: ", progname);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "%s\n", tail);
+	va_copy(aq, ap);
+	if (n >= 0 && (size_t)n < sizeof line)
+		n += vsnprintf(line + n, sizeof line - n, fmt, aq);
+	va_end(aq);
+	if (n >= 0 && (size_t)n < sizeof line)
+		n += snprintf(line + n, sizeof line - n, "%s\n", tail);
+	if (n < 0 || (size_t)n >= sizeof line) {
+		/* too long for one write: the whole text, in parts */
+		fprintf(stderr, "%s: ", progname);
+		vfprintf(stderr, fmt, ap);
+		fprintf(stderr, "%s\n", tail);
+		return;
+	}
+	fwrite(line, 1, (size_t)n, stderr);
 }
 
 void warnx_(const char *fmt, ...)
