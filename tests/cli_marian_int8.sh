@@ -69,6 +69,11 @@ checks() {
 	# words of every line alike: int8-self's scores part from Marian's
 	# by 0.01-0.08 on 18-24 lines there, not traced)
 	if [ -n "$R" ]; then lexc=70; else lexc=90; fi
+	# the greedy scores where the words agree: within 0.02 of Marian's
+	# with AVX512_VNNI; of its AVX2 run 0.03, whose OpenBLAS (Haswell's
+	# kernels) sums the encoder's attention in an order attn does not
+	# follow (attn_marian.c)
+	if [ -n "$R" ]; then stol=0.03; else stol=0.02; fi
 	for k in alphas noalphas; do
 		import8 "$F" $k
 		tensordump -t -n model.config $k.tsr | grep -qF "\"marian_int8=$g\\n\"" ||
@@ -93,10 +98,12 @@ checks() {
 			tensordump -H -n hyp.score --values=all |
 			awk 'NR % 2 == 0 { print $1 }' > scores
 		decode -m $k.tsr --min-len 0 $b < mem > got
-		paste got "$F/$R$k.greedy" scores "$F/$R$k.scores" | awk -F '\t' '
-			$1 == $2 { d = $3 - $4; if (d < 0) d = -d
-				   if (d > 0.02) { print "line " NR ": " $3 ", " $4; bad = 1 } }
-			END { exit bad }' >&2 || fail "$k: scores off Marian's"
+		paste got "$F/$R$k.greedy" scores "$F/$R$k.scores" | awk -F '\t' \
+			-v tol="$stol" -v w="$name: $W$k" '
+			$1 == $2 { d = $3 - $4; if (d < 0) d = -d; if (d > mx) mx = d
+				   if (d > tol) { print "line " NR ": " $3 ", " $4; bad = 1 } }
+			END { print w ": greedy scores within " mx; exit bad }' >&2 ||
+			fail "$k: scores off Marian's"
 	done
 
 	for D in "$F" "$root/tests/fixtures/marian/int8-self"; do

@@ -85,6 +85,9 @@ void attention_forward(const struct attn_args *a)
 
 	if (a->B <= 0 || a->H <= 0 || a->T <= 0)
 		return;
+	if (a->marian && a->act == ATTN_SOFTMAX && !a->no_norm && !a->mask &&
+	    a->dropout == 0 && attention_marian_forward(a) == 0)
+		return;
 	kern_parallel_for((int64_t)a->B * a->H, attn_grain(a), forward_task,
 			  &j);
 }

@@ -80,12 +80,42 @@ struct job {
 	const struct kern_ops *ops;
 };
 
+/* Rows lo .. hi in Marian's arithmetic: 0, or -1 when the thread's
+ * scratch failed (then attn's own kernel). */
+static int marian_rows(const struct job *jb, int64_t lo, int64_t hi)
+{
+	const struct attn_step *a = jb->a;
+	int nmax = 1;
+
+	for (int64_t i = lo; i < hi; i++)
+		nmax = a->n[i] > nmax ? a->n[i] : nmax;
+	float *s = kern_scratch(2, sizeof(float) * (size_t)nmax);
+	if (!s)
+		return -1;
+	for (int64_t i = lo; i < hi; i++) {
+		int n = a->n[i] > 0 ? a->n[i] : 0;
+		float *w = a->weights ? a->weights + i * a->ws : NULL;
+
+		jb->ops->attn_marian_row(a->out + i * a->os, w, a->wn,
+					 a->q + i * a->qs, a->k[i], a->ks,
+					 a->v[i], a->vs, n, a->H, a->dk,
+					 a->scale, a->f16,
+					 marian_score_form(1, n, a->dk, 0), s);
+		for (int h = 0; w && h < a->H; h++)
+			memset(w + (long)h * a->wn + n, 0,
+			       sizeof(float) * (a->wn - n));
+	}
+	return 0;
+}
+
 static void rows_task(void *ctx, int64_t lo, int64_t hi)
 {
 	const struct job *jb = ctx;
 	const struct attn_step *a = jb->a;
 	long es = a->f16 ? 2 : 4;	/* bytes of a key's element */
 
+	if (a->marian && marian_rows(jb, lo, hi) == 0)
+		return;
 	for (int64_t i = lo; i < hi; i++) {
 		int n = a->n[i] > 0 ? a->n[i] : 0;
 		for (int h0 = 0; h0 < a->H; h0 += ATTN_STEP_HEADS) {

@@ -32,6 +32,8 @@ struct attn_step {
 	const int *n;
 	float *out; long os;
 	float *weights; long ws; int wn;
+	int marian;		/* native Marian's arithmetic, to the bit
+				   (attn_marian_row below) */
 };
 void attn_step(const struct attn_step *a);
 
@@ -53,6 +55,40 @@ void kv_to_f16(uint16_t *dst, const float *src, size_t n);
  */
 #define ATTN_STEP_CHUNK 64
 #define ATTN_STEP_HEADS 16	/* heads of the scratch on the stack */
+/*
+ * The same row as native Marian computes it (attn_marian.c, where each
+ * step is in Marian's source): each head's scores in form (below), times
+ * scale; Marian's softmax (marian_softmax); the context one fma chain
+ * over the keys in order.  s: n floats of scratch.  The weights, with w,
+ * at w + h wn.  The forms of a score q . k_j, as OpenBLAS's kernels sum
+ * it (marian_score_form picks one):
+ *   MARIAN_SCORE_CHAIN  one chain of fma over the dk in order;
+ *   MARIAN_SCORE_LANES  16 lanes (lane l: l, l + 16, ...), added as
+ *                       adjacent pairs for the keys j < n & ~3, as
+ *                       halves (_mm512_reduce_add_ps) for the others;
+ *   MARIAN_SCORE_PAIRS  16 lanes, adjacent pairs for every key.
+ */
+enum { MARIAN_SCORE_CHAIN, MARIAN_SCORE_LANES, MARIAN_SCORE_PAIRS };
+void attn_marian_row_ref(float *out, float *w, long wn, const float *q,
+			 const void *k, long ks, const void *v, long vs,
+			 int n, int H, int dk, float scale, int f16, int form,
+			 float *s);
+void attn_marian_row_avx2(float *out, float *w, long wn, const float *q,
+			  const void *k, long ks, const void *v, long vs,
+			  int n, int H, int dk, float scale, int f16,
+			  int form, float *s);
+/* The form of query t's scores in Marian's product of nq queries by n
+ * keys of dk, by the kernels OpenBLAS runs where attn runs the set in
+ * force (AVX-512: SkylakeX's; else Haswell's). */
+int marian_score_form(int nq, int n, int dk, int t);
+/* The 16 lanes of a score added: pair 1, adjacent pairs; 0, halves. */
+float marian_lanes16(const float l[16], int pair);
+/* Cephes' exp as Marian's build computes it, and its softmax of s [n]
+ * (n > 0) in place: the lengths that are multiples of 8 or 4 in its
+ * lanes with this exp, the others in order with expf. */
+float marian_exp(float x);
+void marian_softmax(float *s, int n);
+
 void attn_step_row_ref(float *out, float *w, long wn, const float *q,
 		       const void *k, long ks, const void *v, long vs, int n,
 		       int H, int dk, float scale, int f16);

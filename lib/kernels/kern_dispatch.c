@@ -68,6 +68,7 @@ static void overlay(struct kern_ops *t, const struct kern_ops *over)
 	OVER(softmax_rows); OVER(log_softmax_rows); OVER(softmax_backward);
 	OVER(softmax_xent_row);
 	OVER(layernorm_forward); OVER(layernorm_backward_dx);
+	OVER(layernorm_marian); OVER(attn_marian_row);
 	OVER(adam_update);
 	OVER(gru_gates_forward); OVER(gru_state_forward);
 	OVER(gru_state_backward); OVER(gru_gates_backward);
@@ -418,6 +419,24 @@ void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
 	struct row_job j = { .y = y, .mean = mean, .rstd = rstd, .x = x,
 			     .g = g, .b = b, .n = n, .eps = eps };
 	kern_parallel_for(rows, row_grain(n), layernorm_task, &j);
+}
+
+static void layernorm_marian_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct row_job *j = ctx;
+	size_t o = (size_t)lo * j->n;
+	kern_ops()->layernorm_marian(j->y + o, j->mean ? j->mean + lo : NULL,
+				     j->rstd ? j->rstd + lo : NULL, j->x + o,
+				     j->g, j->b, (int)(hi - lo), j->n, j->eps);
+}
+
+void layernorm_marian_forward(float *y, float *mean, float *rstd,
+			      const float *x, const float *g, const float *b,
+			      int rows, int n, float eps)
+{
+	struct row_job j = { .y = y, .mean = mean, .rstd = rstd, .x = x,
+			     .g = g, .b = b, .n = n, .eps = eps };
+	kern_parallel_for(rows, row_grain(n), layernorm_marian_task, &j);
 }
 
 static void layernorm_dx_task(void *ctx, int64_t lo, int64_t hi)

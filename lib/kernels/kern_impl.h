@@ -241,6 +241,15 @@ struct kern_ops {
 	void (*layernorm_forward)(float *y, float *mean, float *rstd,
 				  const float *x, const float *g,
 				  const float *b, int rows, int n, float eps);
+	/* attn_step.h's attn_marian_row */
+	void (*attn_marian_row)(float *out, float *w, long wn, const float *q,
+				const void *k, long ks, const void *v, long vs,
+				int n, int H, int dk, float scale, int f16,
+				int form, float *s);
+	/* Marian's layer norm (kernels.h layernorm_marian_forward) */
+	void (*layernorm_marian)(float *y, float *mean, float *rstd,
+				 const float *x, const float *g,
+				 const float *b, int rows, int n, float eps);
 	/* dx only (rows split over threads); dg, db: layernorm_param_grads */
 	void (*layernorm_backward_dx)(float *dx, const float *dy,
 				      const float *x, const float *g,
@@ -317,6 +326,10 @@ int kern_cpu_isa(void);
 #define KERN_SCRATCH_SLOTS 4
 void *kern_scratch(int slot, size_t bytes);
 
+/* attention_forward of an attn_args with marian (attn_marian.c): 0, or -1
+ * when a thread's scratch failed (attn's own kernel then). */
+int attention_marian_forward(const struct attn_args *a);
+
 /* Kernels with one portable version that the public wrappers call. */
 void sgemm_ref_block(int ta, int tb, int M, int N, int K, float alpha,
 		     const float *A, long lda, const float *B, long ldb,
@@ -391,6 +404,9 @@ void softmax_backward_avx2(float *dx, const float *dy, const float *y,
 void layernorm_forward_avx2(float *y, float *mean, float *rstd,
 			    const float *x, const float *g, const float *b,
 			    int rows, int n, float eps);
+void layernorm_marian_avx2(float *y, float *mean, float *rstd,
+			   const float *x, const float *g, const float *b,
+			   int rows, int n, float eps);
 void layernorm_backward_dx_avx2(float *dx, const float *dy, const float *x,
 				const float *g, const float *mean,
 				const float *rstd, int rows, int n);

@@ -159,6 +159,49 @@ static void layernorm_forward_ref(float *y, float *mean, float *rstd,
 }
 
 /*
+ * Marian's layer norm (kernels.h): the sum of x (sq 0) or of the squares
+ * of x - m (sq 1) in its lanes and order.
+ */
+static float marian_row_sum(const float *x, int n, float m, int sq)
+{
+	float l[8] = { 0 }, a[4];
+	int n8 = n / 8 * 8, i;
+
+	for (i = 0; i < n8; i++) {
+		float e = x[i] - m;
+		l[i % 8] += sq ? e * e : x[i];
+	}
+	for (int k = 0; k < 4; k++)
+		a[k] = n8 ? l[k] + l[k + 4] : 0;
+	if (n - i >= 4)
+		for (int k = 0; k < 4; k++, i++)
+			a[k] = sq ? fmaf(x[i] - m, x[i] - m, a[k]) : a[k] + x[i];
+	float s = (a[0] + a[2]) + (a[1] + a[3]);
+	for (; i < n; i++)
+		s = sq ? fmaf(x[i] - m, x[i] - m, s) : s + x[i];
+	return s;
+}
+
+static void layernorm_marian_ref(float *y, float *mean, float *rstd,
+				 const float *x, const float *g,
+				 const float *b, int rows, int n, float eps)
+{
+	float inv_n = 1.0f / (float)n;
+
+	for (int r = 0; r < rows; r++, x += n, y += n) {
+		float m = marian_row_sum(x, n, 0, 0) * inv_n;
+		float rs = 1.0f / sqrtf(fmaf(marian_row_sum(x, n, m, 1), inv_n,
+					     eps));
+		for (int i = 0; i < n; i++)
+			y[i] = fmaf(x[i] - m, g[i] * rs, b[i]);
+		if (mean)
+			mean[r] = m;
+		if (rstd)
+			rstd[r] = rs;
+	}
+}
+
+/*
  * With xhat = (x - mean) * rstd and dn = dy * g:
  *   dx = rstd * (dn - mean(dn) - xhat * mean(dn * xhat)).
  */
@@ -317,6 +360,8 @@ const struct kern_ops kern_ops_ref = {
 	.softmax_backward = softmax_backward_ref,
 	.softmax_xent_row = softmax_xent_row_ref,
 	.layernorm_forward = layernorm_forward_ref,
+	.layernorm_marian = layernorm_marian_ref,
+	.attn_marian_row = attn_marian_row_ref,
 	.layernorm_backward_dx = layernorm_backward_dx_ref,
 	.adam_update = adam_update_ref,
 	.gru_gates_forward = gru_gates_forward_ref,

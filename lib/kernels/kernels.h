@@ -142,6 +142,29 @@ void softmax_backward(float *dx, const float *dy, const float *y, int rows, int 
  */
 void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
 		       const float *g, const float *b, int rows, int n, float eps);
+/*
+ * The same layer norm as native Marian computes it, to the bit: its
+ * LayerNormalizationImpl (src/tensors/cpu/tensor_operators.cpp l. 1101-
+ * 1143, under MARIAN_FFAST_MATH) as g++ 12 -O3 -march=native compiles it
+ * on an AVX2 core (the Zen 3 build of ../shared/tools/marian-native,
+ * read from its disassembly and checked against it traced), for the
+ * models in Marian's arithmetic (pos=marian).  Each row's sums in 8
+ * lanes, lane l of x_l, x_(l+8), ... over the n8 = n - n % 8 first, the
+ * lanes folded to 4 (l + (l + 4)), the next 4 values added (n % 8 >= 4),
+ * the 4 folded as (a0 + a2) + (a1 + a3), then the last values one by one:
+ *   mean = sum(x) * (1 / n)         e = x - mean
+ *   q    = the same sum of e e: in the 8 lanes q + e e (rounded apart:
+ *          that build's tuning avoids chains of fma), fma(e, e, q) in
+ *          the 4 and one by one
+ *   r    = 1 / sqrtf(fma(q, 1 / n, eps))
+ *   y    = fma(e, g r, b)
+ * mean and r go to mean, rstd as layernorm_forward's (each may be NULL).
+ * (A build for AVX-512 sums in 16 lanes, with fma: the last bit of some
+ * values differs between Marian's own builds.)
+ */
+void layernorm_marian_forward(float *y, float *mean, float *rstd,
+			      const float *x, const float *g, const float *b,
+			      int rows, int n, float eps);
 /* dx, dg, db may each be NULL (not wanted). */
 void layernorm_backward(float *dx, float *dg, float *db, const float *dy,
 			const float *x, const float *g, const float *mean,
@@ -276,6 +299,11 @@ struct attn_args {
 	uint64_t seed;
 	int act;		/* ATTN_SOFTMAX, ATTN_RELU or ATTN_GELU */
 	int no_norm;		/* 1: the weights are not divided by their sum */
+	/* native Marian's arithmetic, to the bit (attn_step.h's
+	 * attn_marian_row), for a softmax without mask or dropout
+	 * (otherwise ignored); it writes no lse: no backward pass may
+	 * follow */
+	int marian;
 };
 void attention_forward(const struct attn_args *a);
 /* 1 when weight [t, j] of batch item b, head h is kept by a's dropout

@@ -27,6 +27,7 @@ static struct attn_args attn_view(const struct mha_acts *a,
 		.out = a->ctx, .o_bs = (long)dm->Tq * d, .o_rs = d,
 		.klen = dm->klen, .causal = dm->causal, .q_pos0 = 0,
 		.lse = a->lse, .dropout = dm->dropout, .seed = a->seed,
+		.marian = dm->marian,
 	};
 }
 

@@ -41,6 +41,9 @@ struct mha_dims {
 	 * [B*Tk, d] from elsewhere (guided alignment's loss over the
 	 * attention), added to the attention's own; NULL: none */
 	const float *gq, *gk;
+	/* native Marian's arithmetic (kernels.h attn_args.marian): only
+	 * where no mha_backward follows */
+	int marian;
 };
 
 /* out [B*Tq, d]; a's buffers filled (lse may be NULL at inference). */

@@ -219,6 +219,65 @@ void layernorm_forward_avx2(float *y, float *mean, float *rstd,
 	}
 }
 
+/* Marian's layer norm (kernels.h): the sum of x (sq 0) or of the squares
+ * of x - m (sq 1) in its lanes and order. */
+static float marian_row_sum(const float *x, int n, float m, int sq)
+{
+	__m256 vm = _mm256_set1_ps(m), l8 = _mm256_setzero_ps();
+	__m128 a = _mm_setzero_ps();
+	int n8 = n / 8 * 8, i;
+
+	for (i = 0; i < n8; i += 8) {
+		__m256 v = _mm256_loadu_ps(x + i);
+		if (sq) {
+			v = _mm256_sub_ps(v, vm);
+			v = _mm256_mul_ps(v, v);
+		}
+		l8 = _mm256_add_ps(l8, v);
+	}
+	if (n8)
+		a = _mm_add_ps(_mm256_castps256_ps128(l8),
+			       _mm256_extractf128_ps(l8, 1));
+	if (n - i >= 4) {
+		__m128 v = _mm_loadu_ps(x + i);
+		if (sq) {
+			v = _mm_sub_ps(v, _mm256_castps256_ps128(vm));
+			a = _mm_fmadd_ps(v, v, a);
+		} else {
+			a = _mm_add_ps(a, v);
+		}
+		i += 4;
+	}
+	a = _mm_add_ps(a, _mm_movehl_ps(a, a));	/* a0 + a2, a1 + a3 */
+	float s = _mm_cvtss_f32(_mm_add_ss(a, _mm_movehdup_ps(a)));
+	for (; i < n; i++)
+		s = sq ? fmaf(x[i] - m, x[i] - m, s) : s + x[i];
+	return s;
+}
+
+void layernorm_marian_avx2(float *y, float *mean, float *rstd,
+			   const float *x, const float *g, const float *b,
+			   int rows, int n, float eps)
+{
+	float inv_n = 1.0f / (float)n;
+
+	for (int r = 0; r < rows; r++, x += n, y += n) {
+		float m = marian_row_sum(x, n, 0, 0) * inv_n;
+		float rs = 1.0f / sqrtf(fmaf(marian_row_sum(x, n, m, 1), inv_n,
+					     eps));
+		__m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(rs);
+		FOR_LANES(j, (long)n, k) {
+			__m256 e = _mm256_sub_ps(ldr(x + j, k), vm);
+			__m256 gr = _mm256_mul_ps(ldr(g + j, k), vr);
+			str(y + j, k, _mm256_fmadd_ps(e, gr, ldr(b + j, k)));
+		}
+		if (mean)
+			mean[r] = m;
+		if (rstd)
+			rstd[r] = rs;
+	}
+}
+
 void layernorm_backward_dx_avx2(float *dx, const float *dy, const float *x,
 				const float *g, const float *mean,
 				const float *rstd, int rows, int n)

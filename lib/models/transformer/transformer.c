@@ -156,6 +156,7 @@ static int read_sizes(const struct model *m, struct tf_net *n)
 			"or marian, not %s", pos);
 		return -1;
 	}
+	n->marian = n->pos == POS_MARIAN;
 	if (n->pos == POS_ROPE && n->dk % 2) {
 		err_set("model.config: pos=rope rotates pairs of dimensions: "
 			"d_model/heads=%d must be even", n->dk);

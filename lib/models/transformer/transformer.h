@@ -76,6 +76,10 @@ struct tf_net {
 	int swish;		/* ffn_act=swish (else relu) */
 	int ssru;		/* dec_self=ssru: an SSRU in place of the
 				   decoder's self-attention */
+	int marian;		/* pos=marian: a model of Marian's, in its
+				   arithmetic where attn's differs (the
+				   layer norm's sums, as native Marian;
+				   doc/MODELS.md) */
 	float ln_eps;
 	float emb_scale;	/* sqrt(d) */
 	struct tf_params w, g;	/* g's pointers NULL when not training */

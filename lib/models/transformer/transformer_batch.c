@@ -57,7 +57,7 @@ struct mha_dims tf_mha_dims(const struct tf_net *n, const struct fwd *f,
 		.B = f->B, .Tq = Tq, .Tk = Tk, .d = n->d, .heads = n->heads,
 		.klen = klen, .causal = causal, .dropout = f->drop,
 		.qpos = pos, .kpos = pos, .cs = n->rope,
-		.cs_rows = TF_PE_ROWS,
+		.cs_rows = TF_PE_ROWS, .marian = n->marian && !f->train,
 	};
 }
 

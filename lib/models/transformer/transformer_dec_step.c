@@ -124,7 +124,7 @@ static void self_attention(const struct tf_decoder *dc, int l,
 		.scale = 1.0f / sqrtf((float)n->dk),
 		.q = r->q, .qs = d, .k = r->kp, .v = r->vp, .ks = d,
 		.vs = d, .f16 = dc->kv16, .n = r->nkeys, .out = r->ctx,
-		.os = d,
+		.os = d, .marian = n->marian,
 	});
 }
 
@@ -149,6 +149,7 @@ static void cross_attention(const struct tf_decoder *dc, int l,
 		.os = d,
 		.weights = r->attw ? r->attw + l * plane : NULL,
 		.ws = (long)(n->dec_layers * plane), .wn = S,
+		.marian = n->marian,
 	});
 }
 

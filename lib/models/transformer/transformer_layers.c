@@ -83,13 +83,25 @@ void tf_embed_backward(const struct tf_net *n, const int32_t *ids, int B,
 						   dx + i * d, n->d);
 }
 
+/* The layer norm of the model's family: Marian's sums for its models. */
+static void tf_layernorm(const struct tf_net *n, float *y, float *mean,
+			 float *rstd, const float *x, const struct ln_w *ln,
+			 int N)
+{
+	if (n->marian)
+		layernorm_marian_forward(y, mean, rstd, x, ln->g, ln->b, N,
+					 n->d, n->ln_eps);
+	else
+		layernorm_forward(y, mean, rstd, x, ln->g, ln->b, N, n->d,
+				  n->ln_eps);
+}
+
 const float *tf_sub_in(const struct tf_net *n, struct sub_acts *s,
 		       const struct ln_w *ln, const float *x, int N)
 {
 	if (!n->pre)
 		return x;
-	layernorm_forward(s->ln, s->mean, s->rstd, x, ln->g, ln->b, N, n->d,
-			  n->ln_eps);
+	tf_layernorm(n, s->ln, s->mean, s->rstd, x, ln, N);
 	return s->ln;
 }
 
@@ -102,8 +114,7 @@ const float *tf_sub_out(const struct tf_net *n, struct sub_acts *s,
 	dropout_forward(s->sum, s->mask, x, s->fo, k, drop, r);
 	if (n->pre)
 		return s->sum;
-	layernorm_forward(s->ln, s->mean, s->rstd, s->sum, ln->g, ln->b, N,
-			  n->d, n->ln_eps);
+	tf_layernorm(n, s->ln, s->mean, s->rstd, s->sum, ln, N);
 	return s->ln;
 }
 
