@@ -244,6 +244,52 @@ START_TEST(sets_alike_and_near_double)
 }
 END_TEST
 
+/* A head at a time (the encoder's path) gives each row's bits as the
+ * row kernel in the row's form: chains, and SkylakeX's small kernel
+ * (pairs below nq & ~3, then lanes), rows past nq too. */
+START_TEST(heads_as_rows)
+{
+	typedef void (*head_fn)(float *, long, float *, long, const float *,
+				long, const float *, long, const float *, long,
+				int, int, int, float, int, int, float *);
+	head_fn heads[2] = { kern_ops_ref.attn_marian_head, NULL };
+	row_fn rows[2];
+	ln_fn lns[2];
+	int nsets = sets(rows, lns);
+
+#ifndef ATTN_NO_SIMD
+	if (nsets > 1)
+		heads[1] = kern_ops_avx2.attn_marian_head;
+#endif
+	kt_seed(23);
+	for (int n = 1; n <= 40; n += 3)
+		for (int small = 0; small < 2; small++) {
+			int dk = 32, T = n + 2, nq = n;
+			float *q = kt_rand((size_t)T * dk, -2, 2);
+			float *k = kt_rand((size_t)n * dk, -2, 2);
+			float *v = kt_rand((size_t)n * dk, -2, 2);
+			float *want = kt_zeros((size_t)T * dk);
+			float *got = kt_zeros((size_t)T * dk);
+			float *s = kt_zeros(n + (size_t)dk * ((n + 31) / 32 * 32));
+
+			for (int t = 0; t < T; t++)
+				rows[0](want + t * dk, NULL, 0, q + t * dk, k, dk,
+					v, dk, n, 1, dk, 0.125f, 0, !small ?
+					MARIAN_SCORE_CHAIN : t < (nq & ~3) ?
+					MARIAN_SCORE_PAIRS : MARIAN_SCORE_LANES, s);
+			for (int i = 0; i < nsets; i++) {
+				memset(got, 0, sizeof(float) * T * dk);
+				heads[i](got, dk, NULL, 0, q, dk, k, dk, v, dk, T,
+					 n, dk, 0.125f, small, nq, s);
+				ck_assert_msg(memcmp(got, want, sizeof(float) * T *
+						     dk) == 0, "%d keys, small %d, "
+					      "set %d", n, small, i);
+			}
+			free(q), free(k), free(v), free(want), free(got), free(s);
+		}
+}
+END_TEST
+
 START_TEST(exp_and_softmax)
 {
 	/* Cephes' exp: within 2 ulp of exp over softmax's range */
@@ -316,6 +362,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, marians_own_numbers);
 	tcase_add_test(tc, sets_alike_and_near_double);
+	tcase_add_test(tc, heads_as_rows);
 	tcase_add_test(tc, exp_and_softmax);
 	tcase_add_test(tc, forms_follow_the_kernels);
 	suite_add_tcase(s, tc);

@@ -165,17 +165,41 @@ void attn_marian_row_ref(float *out, float *w, long wn, const float *q,
  * (marian_blas in tools/marian-ref/native.sh gives Marian SkylakeX's
  * where attn runs AVX-512, Haswell's where AVX2).
  */
+int marian_small_tn(int nq, int n, int dk)
+{
+	return kern_isa() >= ISA_AVX512 && (long)nq * n <= 1200 && dk >= 32 &&
+	       (double)nq * n * dk <= 1e6;
+}
+
 int marian_score_form(int nq, int n, int dk, int t)
 {
-	double mnk = (double)nq * n * dk;
-
-	if (kern_isa() < ISA_AVX512 || (long)nq * n > 1200 || dk < 32 ||
-	    mnk > 1e6)
+	if (!marian_small_tn(nq, n, dk))
 		return MARIAN_SCORE_CHAIN;
 	return t < (nq & ~3) ? MARIAN_SCORE_PAIRS : MARIAN_SCORE_LANES;
 }
 
-/* ---- attention_forward's rows (attn_args.marian) ------------------------ */
+/*
+ * One head of a sentence, rows queries by n keys (attn_step.h's
+ * attn_marian_head): row t's scores in form small ? (t < nq & ~3 ? PAIRS :
+ * LANES) : CHAIN, then as attn_marian_row.
+ */
+void attn_marian_head_ref(float *out, long os, float *w, long ws,
+			  const float *q, long qs, const float *k, long ks,
+			  const float *v, long vs, int rows, int n, int dk,
+			  float scale, int small, int nq, float *s)
+{
+	for (int t = 0; t < rows; t++) {
+		int form = !small ? MARIAN_SCORE_CHAIN :
+			   t < (nq & ~3) ? MARIAN_SCORE_PAIRS :
+			   MARIAN_SCORE_LANES;
+
+		attn_marian_row_ref(out + t * os, w ? w + t * ws : NULL, 0,
+				    q + t * qs, k, ks, v, vs, n, 1, dk, scale,
+				    0, form, s);
+	}
+}
+
+/* ---- attention_forward (attn_args.marian) ------------------------------- */
 
 struct rows_job {
 	const struct attn_args *a;
@@ -216,6 +240,42 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
+/* Without a causal mask: a sentence's head at a time, every one of its T
+ * query rows over its n keys.  The form's queries, Marian's product's:
+ * in the encoder's self-attention (T = S) the sentence's own n (Marian's
+ * batch of one sentence); a teacher-forced cross-attention's (not a path
+ * of Marian's search), T. */
+static void heads_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct rows_job *j = ctx;
+	const struct attn_args *a = j->a;
+	int dk = a->dk, np = (a->S + 31) / 32 * 32;
+	float *s = kern_scratch(2, sizeof(float) * ((size_t)a->S +
+						   (size_t)dk * np));
+
+	if (!s) {
+		j->fallback = 1;
+		return;
+	}
+	for (int64_t i = lo; i < hi; i++) {
+		int b = (int)(i / a->H), h = (int)(i % a->H);
+		int n = attn_nkeys(a, b, 0);
+		int nq = a->klen && a->T == a->S ? n : a->T;
+		float *w = a->weights ? a->weights + ((size_t)b * a->H + h) *
+			   a->T * a->S : NULL;
+
+		j->ops->attn_marian_head(a->out + b * a->o_bs + h * dk, a->o_rs,
+					 w, a->S, a->q + b * a->q_bs + h * dk,
+					 a->q_rs, a->k + b * a->kv_bs + h * dk,
+					 a->kv_rs, a->v + b * a->kv_bs + h * dk,
+					 a->kv_rs, a->T, n, dk, a->scale,
+					 marian_small_tn(nq, n, dk), nq, s);
+		for (int t = 0; w && t < a->T; t++)
+			memset(w + (size_t)t * a->S + n, 0,
+			       sizeof(float) * (a->S - n));
+	}
+}
+
 /* attention_forward for a->marian: 0, or -1 when a thread's scratch
  * failed (the caller then computes it its own way). */
 int attention_marian_forward(const struct attn_args *a)
@@ -223,8 +283,15 @@ int attention_marian_forward(const struct attn_args *a)
 	struct rows_job j = { a, kern_ops(), 0 };
 	long per = (long)a->S * a->H * a->dk * 2;
 
-	kern_parallel_for((int64_t)a->B * a->T,
-			  per >= (1L << 16) ? 1 : (int)((1L << 16) / per),
-			  rows_task, &j);
+	if (!a->causal) {
+		per *= a->T / a->H + 1;
+		kern_parallel_for((int64_t)a->B * a->H,
+				  per >= (1L << 16) ? 1 : (int)((1L << 16) / per),
+				  heads_task, &j);
+	} else {
+		kern_parallel_for((int64_t)a->B * a->T,
+				  per >= (1L << 16) ? 1 : (int)((1L << 16) / per),
+				  rows_task, &j);
+	}
 	return j.fallback ? -1 : 0;
 }

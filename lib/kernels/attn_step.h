@@ -77,9 +77,26 @@ void attn_marian_row_avx2(float *out, float *w, long wn, const float *q,
 			  const void *k, long ks, const void *v, long vs,
 			  int n, int H, int dk, float scale, int f16,
 			  int form, float *s);
-/* The form of query t's scores in Marian's product of nq queries by n
- * keys of dk, by the kernels OpenBLAS runs where attn runs the set in
- * force (AVX-512: SkylakeX's; else Haswell's). */
+/*
+ * One head of one sentence as Marian computes it: rows query rows (q,
+ * rows of qs) over n keys and values (rows of ks, vs), out rows of os;
+ * with small (marian_small_tn of Marian's product's nq queries), row t's
+ * scores in form t < nq & ~3 ? PAIRS : LANES, else CHAIN; w (may be
+ * NULL) rows of ws.  s: n + dk (n rounded up to 32) floats of scratch.
+ */
+void attn_marian_head_ref(float *out, long os, float *w, long ws,
+			  const float *q, long qs, const float *k, long ks,
+			  const float *v, long vs, int rows, int n, int dk,
+			  float scale, int small, int nq, float *s);
+void attn_marian_head_avx2(float *out, long os, float *w, long ws,
+			   const float *q, long qs, const float *k, long ks,
+			   const float *v, long vs, int rows, int n, int dk,
+			   float scale, int small, int nq, float *s);
+/* Whether OpenBLAS sums Marian's nq by n scores of dk with SkylakeX's
+ * small TN kernel, where attn runs the set in force (AVX-512: SkylakeX's
+ * kernels; else Haswell's, which have none); and the form of query t's
+ * scores there. */
+int marian_small_tn(int nq, int n, int dk);
 int marian_score_form(int nq, int n, int dk, int t);
 /* The 16 lanes of a score added: pair 1, adjacent pairs; 0, halves. */
 float marian_lanes16(const float l[16], int pair);

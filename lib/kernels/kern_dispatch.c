@@ -69,6 +69,7 @@ static void overlay(struct kern_ops *t, const struct kern_ops *over)
 	OVER(softmax_xent_row);
 	OVER(layernorm_forward); OVER(layernorm_backward_dx);
 	OVER(layernorm_marian); OVER(attn_marian_row);
+	OVER(attn_marian_head);
 	OVER(adam_update);
 	OVER(gru_gates_forward); OVER(gru_state_forward);
 	OVER(gru_state_backward); OVER(gru_gates_backward);

@@ -246,6 +246,12 @@ struct kern_ops {
 				const void *k, long ks, const void *v, long vs,
 				int n, int H, int dk, float scale, int f16,
 				int form, float *s);
+	/* attn_step.h's attn_marian_head */
+	void (*attn_marian_head)(float *out, long os, float *w, long ws,
+				 const float *q, long qs, const float *k,
+				 long ks, const float *v, long vs, int rows,
+				 int n, int dk, float scale, int small,
+				 int nq, float *s);
 	/* Marian's layer norm (kernels.h layernorm_marian_forward) */
 	void (*layernorm_marian)(float *y, float *mean, float *rstd,
 				 const float *x, const float *g,

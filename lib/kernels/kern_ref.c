@@ -362,6 +362,7 @@ const struct kern_ops kern_ops_ref = {
 	.layernorm_forward = layernorm_forward_ref,
 	.layernorm_marian = layernorm_marian_ref,
 	.attn_marian_row = attn_marian_row_ref,
+	.attn_marian_head = attn_marian_head_ref,
 	.layernorm_backward_dx = layernorm_backward_dx_ref,
 	.adam_update = adam_update_ref,
 	.gru_gates_forward = gru_gates_forward_ref,

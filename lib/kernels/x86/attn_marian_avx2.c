@@ -90,6 +90,57 @@ static inline float pairs16(__m256 lo, __m256 hi)
 	return _mm_cvtss_f32(_mm_add_ss(r, _mm_movehdup_ps(r)));
 }
 
+/* OpenBLAS's REDUCE_4 on the 16 lanes of four keys' scores (lo: lanes
+ * 0-7, hi: 8-15): within each four lanes (a0 + a1) + (a2 + a3), then the
+ * fours ((f0 + f1) + (f2 + f3)); the four sums. */
+static inline __m128 reduce4(const __m256 lo[4], const __m256 hi[4])
+{
+	__m256 f[2];
+
+	for (int h = 0; h < 2; h++) {
+		const __m256 *x = h ? hi : lo;
+		__m256 r0 = _mm256_unpacklo_ps(x[0], x[1]);
+		__m256 r1 = _mm256_unpackhi_ps(x[0], x[1]);
+		__m256 r2 = _mm256_unpacklo_ps(x[2], x[3]);
+		__m256 r3 = _mm256_unpackhi_ps(x[2], x[3]);
+		__m256 t0 = _mm256_shuffle_ps(r0, r2, _MM_SHUFFLE(1, 0, 1, 0));
+		__m256 t1 = _mm256_shuffle_ps(r0, r2, _MM_SHUFFLE(3, 2, 3, 2));
+		__m256 t2 = _mm256_shuffle_ps(r1, r3, _MM_SHUFFLE(1, 0, 1, 0));
+		__m256 t3 = _mm256_shuffle_ps(r1, r3, _MM_SHUFFLE(3, 2, 3, 2));
+		f[h] = _mm256_add_ps(_mm256_add_ps(t0, t1), _mm256_add_ps(t2, t3));
+	}
+	/* f[0]: fours 0 | 1, f[1]: fours 2 | 3 */
+	return _mm_add_ps(_mm_add_ps(_mm256_castps256_ps128(f[0]),
+				     _mm256_extractf128_ps(f[0], 1)),
+			  _mm_add_ps(_mm256_castps256_ps128(f[1]),
+				     _mm256_extractf128_ps(f[1], 1)));
+}
+
+/* The 16 lanes of key kj's score with q: lo (0-7), hi (8-15). */
+static inline void lanes16(__m256 *lo, __m256 *hi, const float *q,
+			   const float *kj, int dk)
+{
+	__m256 l = _mm256_setzero_ps(), h = l;
+
+	/* past dk, 0 0 added (OpenBLAS's masked loads; ldr loads nothing
+	 * for r <= 0) */
+	for (long c = 0; c < dk; c += 16) {
+		long r = dk - c;
+		if (r >= 16) {
+			l = _mm256_fmadd_ps(_mm256_loadu_ps(q + c),
+					    _mm256_loadu_ps(kj + c), l);
+			h = _mm256_fmadd_ps(_mm256_loadu_ps(q + c + 8),
+					    _mm256_loadu_ps(kj + c + 8), h);
+		} else {
+			l = _mm256_fmadd_ps(ldr(q + c, r), ldr(kj + c, r), l);
+			h = _mm256_fmadd_ps(ldr(q + c + 8, r - 8),
+					    ldr(kj + c + 8, r - 8), h);
+		}
+	}
+	*lo = l;
+	*hi = h;
+}
+
 /* s [n] = the scores (attn_step.h's forms) of query q by the f32 keys k
  * (rows of ks), times scale. */
 static void scores_f32(float *s, const float *q, const float *k, long ks,
@@ -98,18 +149,17 @@ static void scores_f32(float *s, const float *q, const float *k, long ks,
 	int j = 0;
 
 	if (form != MARIAN_SCORE_CHAIN) {
+		/* the keys of REDUCE_4, four at a time */
+		for (; j + 4 <= (n & ~3); j += 4) {
+			__m256 lo[4], hi[4];
+			for (int m = 0; m < 4; m++)
+				lanes16(&lo[m], &hi[m], q, k + (j + m) * ks, dk);
+			_mm_storeu_ps(s + j, _mm_mul_ps(reduce4(lo, hi),
+							_mm_set1_ps(scale)));
+		}
 		for (; j < n; j++) {
-			const float *kj = k + j * ks;
-			__m256 lo = _mm256_setzero_ps(), hi = lo;
-			for (long c = 0; c < dk; c += 16) {
-				long r = dk - c;
-				/* past dk, 0 0 added (OpenBLAS's masked
-				 * loads; ldr loads nothing for r <= 0) */
-				lo = _mm256_fmadd_ps(ldr(q + c, r), ldr(kj + c, r),
-						     lo);
-				hi = _mm256_fmadd_ps(ldr(q + c + 8, r - 8),
-						     ldr(kj + c + 8, r - 8), hi);
-			}
+			__m256 lo, hi;
+			lanes16(&lo, &hi, q, k + j * ks, dk);
 			float v = form == MARIAN_SCORE_PAIRS || j < (n & ~3) ?
 				  pairs16(lo, hi) :
 				  hsum256(_mm256_add_ps(hi, lo));
@@ -138,6 +188,43 @@ static void scores_f32(float *s, const float *q, const float *k, long ks,
 	}
 }
 
+/* out [dk] = sum over j < n of w_j v_j, one fma chain a column over the
+ * keys in order: the columns 64 at a time, eight chains side by side
+ * (one alone waits on each fma's latency). */
+static void context(float *out, const float *w, const float *v, long vs,
+		    int n, int dk)
+{
+	for (int c0 = 0; c0 < dk; c0 += 64) {
+		__m256 acc[8];
+		int nb = (dk - c0 + 7) / 8 < 8 ? (dk - c0 + 7) / 8 : 8;
+
+		for (int b = 0; b < 8; b++)
+			acc[b] = _mm256_setzero_ps();
+		if (nb == 8 && (dk - c0) >= 64) {
+			for (int j = 0; j < n; j++) {
+				const float *vj = v + j * vs + c0;
+				__m256 wj = _mm256_set1_ps(w[j]);
+#pragma GCC unroll 8
+				for (int b = 0; b < 8; b++)
+					acc[b] = _mm256_fmadd_ps(
+						wj, _mm256_loadu_ps(vj + 8 * b),
+						acc[b]);
+			}
+		} else {
+			for (int j = 0; j < n; j++) {
+				const float *vj = v + j * vs + c0;
+				__m256 wj = _mm256_set1_ps(w[j]);
+				for (int b = 0; b < nb; b++)
+					acc[b] = _mm256_fmadd_ps(
+						wj, ldr(vj + 8 * b, dk - c0 - 8 * b),
+						acc[b]);
+			}
+		}
+		for (int b = 0; b < nb; b++)
+			str(out + c0 + 8 * b, dk - c0 - 8 * b, acc[b]);
+	}
+}
+
 void attn_marian_row_avx2(float *out, float *w, long wn, const float *q,
 			  const void *k, long ks, const void *v, long vs,
 			  int n, int H, int dk, float scale, int f16, int form,
@@ -156,15 +243,68 @@ void attn_marian_row_avx2(float *out, float *w, long wn, const float *q,
 			   scale, form);
 		if (n > 0)
 			softmax(s, n);
-		FOR_LANES(c, (long)dk, r) {
-			__m256 acc = _mm256_setzero_ps();
-			for (int j = 0; j < n; j++)
-				acc = _mm256_fmadd_ps(_mm256_set1_ps(s[j]),
-						      ldr(vh + j * vs + c, r),
-						      acc);
-			str(oh + c, r, acc);
-		}
+		context(oh, s, vh, vs, n, dk);
 		if (w)
 			memcpy(w + h * wn, s, sizeof(float) * n);
+	}
+}
+
+/*
+ * attn_marian_head (attn_step.h): with small, row by row as
+ * attn_marian_row; else (one fma chain a score) the keys transposed once,
+ * kt [dk, np] (np = n rounded up to 32, zeros past n), so that each row's
+ * scores go a key a lane, 32 at a time, with whole loads.
+ */
+void attn_marian_head_avx2(float *out, long os, float *w, long ws,
+			   const float *q, long qs, const float *k, long ks,
+			   const float *v, long vs, int rows, int n, int dk,
+			   float scale, int small, int nq, float *s)
+{
+	int np = (n + 31) / 32 * 32;
+	float *kt = s + n;
+
+	if (small) {
+		for (int t = 0; t < rows; t++)
+			attn_marian_row_avx2(out + t * os, w ? w + t * ws : NULL,
+					     0, q + t * qs, k, ks, v, vs, n, 1, dk,
+					     scale, 0, t < (nq & ~3) ?
+					     MARIAN_SCORE_PAIRS :
+					     MARIAN_SCORE_LANES, s);
+		return;
+	}
+	for (int c = 0; c < dk; c++) {
+		for (int j = 0; j < n; j++)
+			kt[c * np + j] = k[j * ks + c];
+		for (int j = n; j < np; j++)
+			kt[c * np + j] = 0;
+	}
+	for (int t = 0; t < rows; t++) {
+		const float *qt = q + t * qs;
+
+		/* 32 keys at a time: four chains side by side */
+		for (int j = 0; j < n; j += 32) {
+			__m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0,
+			       a3 = a0, sc = _mm256_set1_ps(scale);
+			for (int c = 0; c < dk; c++) {
+				const float *r = kt + c * np + j;
+				__m256 qc = _mm256_set1_ps(qt[c]);
+				a0 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r), a0);
+				a1 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r + 8), a1);
+				a2 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r + 16), a2);
+				a3 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r + 24), a3);
+			}
+			str(s + j, n - j, _mm256_mul_ps(a0, sc));
+			if (n - j > 8)
+				str(s + j + 8, n - j - 8, _mm256_mul_ps(a1, sc));
+			if (n - j > 16)
+				str(s + j + 16, n - j - 16, _mm256_mul_ps(a2, sc));
+			if (n - j > 24)
+				str(s + j + 24, n - j - 24, _mm256_mul_ps(a3, sc));
+		}
+		if (n > 0)
+			softmax(s, n);
+		context(out + t * os, s, v, vs, n, dk);
+		if (w)
+			memcpy(w + t * ws, s, sizeof(float) * n);
 	}
 }

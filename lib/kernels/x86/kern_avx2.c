@@ -24,6 +24,7 @@ const struct kern_ops kern_ops_avx2 = {
 	.layernorm_forward = layernorm_forward_avx2,
 	.layernorm_marian = layernorm_marian_avx2,
 	.attn_marian_row = attn_marian_row_avx2,
+	.attn_marian_head = attn_marian_head_avx2,
 	.layernorm_backward_dx = layernorm_backward_dx_avx2,
 	.adam_update = adam_update_avx2,
 	.gru_gates_forward = gru_gates_forward_avx2,
