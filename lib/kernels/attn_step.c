@@ -114,7 +114,8 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 	const struct attn_step *a = jb->a;
 	long es = a->f16 ? 2 : 4;	/* bytes of a key's element */
 
-	if (a->marian && marian_rows(jb, lo, hi) == 0)
+	/* keys and values in f16 are not Marian's numbers: attn's own */
+	if (a->marian && !a->f16 && marian_rows(jb, lo, hi) == 0)
 		return;
 	for (int64_t i = lo; i < hi; i++) {
 		int n = a->n[i] > 0 ? a->n[i] : 0;

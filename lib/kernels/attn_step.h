@@ -33,7 +33,8 @@ struct attn_step {
 	float *out; long os;
 	float *weights; long ws; int wn;
 	int marian;		/* native Marian's arithmetic, to the bit
-				   (attn_marian_row below) */
+				   (attn_marian_row below), for f32 keys
+				   and values (with f16, attn's own) */
 };
 void attn_step(const struct attn_step *a);
 

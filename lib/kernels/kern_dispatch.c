@@ -342,6 +342,7 @@ struct row_job {
 	const float *x, *dy, *g, *b;
 	int n;
 	float eps;
+	int marian;		/* layernorm_task: Marian's */
 };
 
 static void bias_task(void *ctx, int64_t lo, int64_t hi)
@@ -404,13 +405,17 @@ void softmax_backward(float *dx, const float *dy, const float *y, int rows,
 	kern_parallel_for(rows, row_grain(n), softmax_backward_task, &j);
 }
 
+/* The layer norm's rows, attn's or (marian) Marian's. */
 static void layernorm_task(void *ctx, int64_t lo, int64_t hi)
 {
 	struct row_job *j = ctx;
 	size_t o = (size_t)lo * j->n;
-	kern_ops()->layernorm_forward(j->y + o, j->mean ? j->mean + lo : NULL,
-				      j->rstd ? j->rstd + lo : NULL, j->x + o,
-				      j->g, j->b, (int)(hi - lo), j->n, j->eps);
+	const struct kern_ops *k = kern_ops();
+
+	(j->marian ? k->layernorm_marian : k->layernorm_forward)(
+		j->y + o, j->mean ? j->mean + lo : NULL,
+		j->rstd ? j->rstd + lo : NULL, j->x + o, j->g, j->b,
+		(int)(hi - lo), j->n, j->eps);
 }
 
 void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
@@ -422,22 +427,13 @@ void layernorm_forward(float *y, float *mean, float *rstd, const float *x,
 	kern_parallel_for(rows, row_grain(n), layernorm_task, &j);
 }
 
-static void layernorm_marian_task(void *ctx, int64_t lo, int64_t hi)
-{
-	struct row_job *j = ctx;
-	size_t o = (size_t)lo * j->n;
-	kern_ops()->layernorm_marian(j->y + o, j->mean ? j->mean + lo : NULL,
-				     j->rstd ? j->rstd + lo : NULL, j->x + o,
-				     j->g, j->b, (int)(hi - lo), j->n, j->eps);
-}
-
 void layernorm_marian_forward(float *y, float *mean, float *rstd,
 			      const float *x, const float *g, const float *b,
 			      int rows, int n, float eps)
 {
 	struct row_job j = { .y = y, .mean = mean, .rstd = rstd, .x = x,
-			     .g = g, .b = b, .n = n, .eps = eps };
-	kern_parallel_for(rows, row_grain(n), layernorm_marian_task, &j);
+			     .g = g, .b = b, .n = n, .eps = eps, .marian = 1 };
+	kern_parallel_for(rows, row_grain(n), layernorm_task, &j);
 }
 
 static void layernorm_dx_task(void *ctx, int64_t lo, int64_t hi)
