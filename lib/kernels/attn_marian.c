@@ -207,6 +207,9 @@ struct rows_job {
 	int fallback;		/* a thread's scratch failed */
 };
 
+/* With a causal mask (the teacher-forced decoder, not a path of Marian's
+ * search): row by row, each over its own keys, the product's queries
+ * all T. */
 static void rows_task(void *ctx, int64_t lo, int64_t hi)
 {
 	struct rows_job *j = ctx;
@@ -220,11 +223,6 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 	for (int64_t i = lo; i < hi; i++) {
 		int b = (int)(i / a->T), t = (int)(i % a->T);
 		int n = attn_nkeys(a, b, t);
-		/* the queries of Marian's product: in the encoder's
-		 * self-attention the sentence's own n (Marian's batch of one
-		 * sentence); a causal one's (the teacher-forced decoder, not
-		 * a path of Marian's search), all T */
-		int nq = a->causal ? a->T : n;
 		float *w = a->weights ? a->weights +
 			   ((size_t)b * a->H * a->T + t) * a->S : NULL;
 		j->ops->attn_marian_row(a->out + b * a->o_bs + t * a->o_rs, w,
@@ -233,7 +231,7 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 					a->k + b * a->kv_bs, a->kv_rs,
 					a->v + b * a->kv_bs, a->kv_rs, n, a->H,
 					a->dk, a->scale, 0,
-					marian_score_form(nq, n, a->dk, t), s);
+					marian_score_form(a->T, n, a->dk, t), s);
 		for (int h = 0; w && h < a->H; h++)
 			memset(w + (size_t)h * a->T * a->S + n, 0,
 			       sizeof(float) * (a->S - n));
