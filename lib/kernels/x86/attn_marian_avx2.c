@@ -188,40 +188,51 @@ static void scores_f32(float *s, const float *q, const float *k, long ks,
 	}
 }
 
+/* nb (1 to 8) blocks of 8 columns of the context (below), rem of them
+ * left from out: nb constant where inlined, so that the chains stay in
+ * registers. */
+static inline __attribute__((always_inline)) void
+context_cols(float *out, const float *w, const float *v, long vs, int n,
+	     int nb, long rem)
+{
+	__m256 acc[8];
+	__m256i tail = mask256(rem - 8 * (nb - 1));
+
+	for (int b = 0; b < nb; b++)
+		acc[b] = _mm256_setzero_ps();
+	for (int j = 0; j < n; j++) {
+		const float *vj = v + j * vs;
+		__m256 wj = _mm256_set1_ps(w[j]);
+
+		for (int b = 0; b < nb - 1; b++)
+			acc[b] = _mm256_fmadd_ps(wj, _mm256_loadu_ps(vj + 8 * b),
+						 acc[b]);
+		acc[nb - 1] = _mm256_fmadd_ps(
+			wj, _mm256_maskload_ps(vj + 8 * (nb - 1), tail),
+			acc[nb - 1]);
+	}
+	for (int b = 0; b < nb; b++)
+		str(out + 8 * b, rem - 8 * b, acc[b]);
+}
+
 /* out [dk] = sum over j < n of w_j v_j, one fma chain a column over the
- * keys in order: the columns 64 at a time, eight chains side by side
- * (one alone waits on each fma's latency). */
+ * keys in order: the columns 64 at a time, up to eight chains side by
+ * side (one alone waits on each fma's latency). */
 static void context(float *out, const float *w, const float *v, long vs,
 		    int n, int dk)
 {
 	for (int c0 = 0; c0 < dk; c0 += 64) {
-		__m256 acc[8];
-		int nb = (dk - c0 + 7) / 8 < 8 ? (dk - c0 + 7) / 8 : 8;
+		long rem = dk - c0;
 
-		for (int b = 0; b < 8; b++)
-			acc[b] = _mm256_setzero_ps();
-		if (nb == 8 && (dk - c0) >= 64) {
-			for (int j = 0; j < n; j++) {
-				const float *vj = v + j * vs + c0;
-				__m256 wj = _mm256_set1_ps(w[j]);
-#pragma GCC unroll 8
-				for (int b = 0; b < 8; b++)
-					acc[b] = _mm256_fmadd_ps(
-						wj, _mm256_loadu_ps(vj + 8 * b),
-						acc[b]);
-			}
-		} else {
-			for (int j = 0; j < n; j++) {
-				const float *vj = v + j * vs + c0;
-				__m256 wj = _mm256_set1_ps(w[j]);
-				for (int b = 0; b < nb; b++)
-					acc[b] = _mm256_fmadd_ps(
-						wj, ldr(vj + 8 * b, dk - c0 - 8 * b),
-						acc[b]);
-			}
+		switch (rem >= 64 ? 8 : (int)(rem + 7) / 8) {
+#define CONTEXT_COLS(nb) \
+		case nb: \
+			context_cols(out + c0, w, v + c0, vs, n, nb, rem); \
+			break;
+		CONTEXT_COLS(1) CONTEXT_COLS(2) CONTEXT_COLS(3) CONTEXT_COLS(4)
+		CONTEXT_COLS(5) CONTEXT_COLS(6) CONTEXT_COLS(7) CONTEXT_COLS(8)
+#undef CONTEXT_COLS
 		}
-		for (int b = 0; b < nb; b++)
-			str(out + c0 + 8 * b, dk - c0 - 8 * b, acc[b]);
 	}
 }
 
