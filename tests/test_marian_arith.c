@@ -329,6 +329,51 @@ START_TEST(exp_and_softmax)
 }
 END_TEST
 
+/*
+ * The softmax of a row whose length is not a multiple of 4 (Marian's
+ * <float> path) in every set: e_j = expf(s_j - max) summed in order, each
+ * divided by the sum, as libm gives them, to the bit.  The scores are
+ * set exactly (q = e_0, scale 1, dk 8: a chain that adds zeros), spread
+ * past expf's underflow (-88 to -104 and beyond), where the AVX2 kernel's
+ * lanes leave its own exp for libm's.
+ */
+START_TEST(softmax_as_libm_expf)
+{
+	static const float edge[] = { -87.9f, -88.1f, -100, -103.5f, -103.9f,
+				      -104.5f, -150, -1e30f };
+	row_fn rows[2];
+	ln_fn lns[2];
+	int nsets = sets(rows, lns), dk = 8;
+
+	kt_seed(23);
+	for (int n = 1; n <= 203; n += n < 16 ? 1 : 17) {
+		float *k = kt_zeros((size_t)n * dk), *v = kt_zeros((size_t)n * dk);
+		float *w = kt_zeros(n), *o = kt_zeros(dk), *s = kt_zeros(n);
+		float q[8] = { 1 }, *want = kt_zeros(n), mx, sum = 0;
+
+		if (n % 4 == 0)
+			continue;
+		for (int j = 0; j < n; j++)
+			k[j * dk] = j % 5 == 4 ? edge[(int)kt_uniform(0, 7.999)] + 5 :
+				    (float)kt_uniform(-30, 5);
+		mx = k[0];
+		for (int j = 1; j < n; j++)
+			mx = mx < k[j * dk] ? k[j * dk] : mx;
+		for (int j = 0; j < n; j++)
+			sum += want[j] = expf(k[j * dk] - mx);
+		for (int j = 0; j < n; j++)
+			want[j] /= sum;
+		for (int i = 0; i < nsets; i++) {
+			rows[i](o, w, n, q, k, dk, v, dk, n, 1, dk, 1.0f, 0,
+				MARIAN_SCORE_CHAIN, s);
+			ck_assert_msg(memcmp(w, want, sizeof(float) * n) == 0,
+				      "%d keys, set %d: not libm's expf", n, i);
+		}
+		free(k), free(v), free(w), free(o), free(s), free(want);
+	}
+}
+END_TEST
+
 START_TEST(forms_follow_the_kernels)
 {
 	int isa[3], n = kt_isas(isa), top = isa[n - 1];
@@ -364,6 +409,7 @@ int main(void)
 	tcase_add_test(tc, sets_alike_and_near_double);
 	tcase_add_test(tc, heads_as_rows);
 	tcase_add_test(tc, exp_and_softmax);
+	tcase_add_test(tc, softmax_as_libm_expf);
 	tcase_add_test(tc, forms_follow_the_kernels);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -310,7 +310,8 @@ END_TEST
  * The kernels' quantisation of x (struct gemm_i8's mquant) at marian_quant's
  * edges, in every int8 set of this CPU against marian_i8_ref (scalar
  * marian_quant): alpha 2, so x 1.25, 1.75 and -1.25 are ties (2.5 -> 2,
- * 3.5 -> 4, -2.5 -> -2); beyond 127, beyond 200 and beyond 2^31 either
+ * 3.5 -> 4, -2.5 -> -2; 63.75 and -63.75: 127.5 -> 128 -> 127 and
+ * -127.5 -> -128 -> -127); beyond 127, beyond 200 and beyond 2^31 either
  * way; NaN and the infinities (-127); 7 rows (a strip cut short) of 37
  * (a quad and a vector cut short).
  */
@@ -322,7 +323,8 @@ START_TEST(quantisation_edges_in_every_set)
 	static int32_t c[N];
 	const float edge[] = { 1.25f, 1.75f, -1.25f, 63.4f, 63.6f, -64,
 			       99, -150, 2e9f, -2e9f, NAN, INFINITY,
-			       -INFINITY, 0, -0.0f, 0.2f };
+			       -INFINITY, 0, -0.0f, 0.2f, 63.75f, -63.75f };
+	const int nedge = sizeof(edge) / sizeof(edge[0]);
 	const struct gemm_i8 *set[KERN_I8_MAX];
 	const char *sname[KERN_I8_MAX];
 	struct wpack w;
@@ -332,7 +334,7 @@ START_TEST(quantisation_edges_in_every_set)
 	for (int i = 0; i < N * K; i++)
 		wq[i] = (int8_t)(rand() % 255 - 127);
 	for (int i = 0; i < M * K; i++)
-		x[i] = i % 3 ? edge[rand() % 16] :
+		x[i] = i % 3 ? edge[rand() % nedge] :
 		       (float)(rand() % 2001 - 1000) / 7.0f;
 	for (int j = 0; j < N; j++)
 		ws[j] = 1 / 90.5f;

@@ -41,6 +41,98 @@ static inline __m256 exp8(__m256 x)
 	return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
+/*
+ * glibc's expf (2.27 on: sysdeps/ieee754/flt-32/e_expf.c, in libm's FMA
+ * variant, read from its disassembly) on eight floats, to the bit: Marian's
+ * softmax of a row whose length is not a multiple of 4 calls expf.  In
+ * double: k = round(x 32 / ln 2) by adding 1.5 2^52, r = x 32 / ln 2 - k
+ * (both by fma), 2^(r / 32) by a cubic, times 2^(k / 32) from a table of
+ * 2^(i / 32) and the exponent; rounded once to float.  Lanes with |x| >=
+ * 88 (the overflow, underflow and NaN cases) go to expf itself.
+ */
+static const double exp2_32nds[32] = {	/* 2^(i / 32), rounded */
+	0x1.p+0, 0x1.059b0d3158574p+0,
+	0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
+	0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0,
+	0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
+	0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0,
+	0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
+	0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0,
+	0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
+	0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0,
+	0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
+	0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0,
+	0x1.9c49182a3f090p+0, 0x1.a5503b23e255dp+0,
+	0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0,
+	0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
+	0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0,
+	0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0,
+};
+
+static inline __m128 glibc_expf4(__m128 x)
+{
+	const __m256d n_ln2 = _mm256_set1_pd(0x1.71547652b82fep+5),
+		      shift = _mm256_set1_pd(0x1.8p+52);
+	__m256d xd = _mm256_cvtps_pd(x);
+	__m256d kr = _mm256_fmadd_pd(n_ln2, xd, shift);
+	__m256d r = _mm256_fmsub_pd(n_ln2, xd, _mm256_sub_pd(kr, shift));
+	__m256i ki = _mm256_castpd_si256(kr);
+	/* 2^(k / 32): the table's 2^((k mod 32) / 32), k div 32 added to
+	 * its exponent (the bits of k past 17 fall off the top) */
+	__m256d t = _mm256_i64gather_pd(
+		exp2_32nds, _mm256_and_si256(ki, _mm256_set1_epi64x(31)), 8);
+	__m256d sc = _mm256_castsi256_pd(_mm256_add_epi64(
+		_mm256_castpd_si256(t),
+		_mm256_slli_epi64(_mm256_srli_epi64(ki, 5), 52)));
+	__m256d z = _mm256_fmadd_pd(_mm256_set1_pd(0x1.c6af84b912394p-20), r,
+				    _mm256_set1_pd(0x1.ebfce50fac4f3p-13));
+	__m256d y = _mm256_fmadd_pd(r, _mm256_set1_pd(0x1.62e42ff0c52d6p-6),
+				    _mm256_set1_pd(1.0));
+	y = _mm256_fmadd_pd(z, _mm256_mul_pd(r, r), y);
+	return _mm256_cvtpd_ps(_mm256_mul_pd(y, sc));
+}
+
+static inline __m256 glibc_expf8(__m256 x)
+{
+	__m256i top = _mm256_and_si256(
+		_mm256_srli_epi32(_mm256_castps_si256(x), 20),
+		_mm256_set1_epi32(0x7ff));
+	int odd = _mm256_movemask_ps(_mm256_castsi256_ps(
+		_mm256_cmpgt_epi32(top, _mm256_set1_epi32(0x42a))));
+	__m256 y = _mm256_set_m128(glibc_expf4(_mm256_extractf128_ps(x, 1)),
+				   glibc_expf4(_mm256_castps256_ps128(x)));
+
+	if (odd) {
+		float xs[8], ys[8];
+
+		_mm256_storeu_ps(xs, x);
+		_mm256_storeu_ps(ys, y);
+		for (int l = 0; l < 8; l++)
+			if (odd >> l & 1)
+				ys[l] = expf(xs[l]);
+		y = _mm256_loadu_ps(ys);
+	}
+	return y;
+}
+
+/* marian_softmax's <float> path (attn_marian.c): the maximum and the sum
+ * in order, the exps and the quotients eight at a time. */
+static void softmax_expf(float *s, int n)
+{
+	float mx = s[0], sum = 0;
+
+	for (int j = 1; j < n; j++)
+		mx = mx < s[j] ? s[j] : mx;
+	__m256 vm = _mm256_set1_ps(mx);
+	FOR_LANES(j, (long)n, r)
+		str(s + j, r, glibc_expf8(_mm256_sub_ps(ldr(s + j, r), vm)));
+	for (int j = 0; j < n; j++)
+		sum += s[j];
+	__m256 vs = _mm256_set1_ps(sum);
+	FOR_LANES(j, (long)n, r)
+		str(s + j, r, _mm256_div_ps(ldr(s + j, r), vs));
+}
+
 /* marian_softmax (attn_marian.c): the lengths in lanes by exp8. */
 static void softmax(float *s, int n)
 {
@@ -48,7 +140,7 @@ static void softmax(float *s, int n)
 	float acc[8], mx = s[0], sum = 0;
 
 	if (lanes == 1) {
-		marian_softmax(s, n);
+		softmax_expf(s, n);
 		return;
 	}
 	for (int j = 1; j < n; j++)
