@@ -104,7 +104,8 @@ START_TEST(marians_own_numbers)
 			float *k = floats(f, (size_t)n * dk);
 			float *v = floats(f, (size_t)n * dk);
 			float *want = floats(f, (size_t)nq * dk);
-			float *got = kt_zeros(dk), *s = kt_zeros(n);
+			float *got = kt_zeros(dk);
+			float *s = kt_zeros(ATTN_MARIAN_SCRATCH(n));
 
 			for (int i = 0; i < nsets; i++)
 				for (int t = 0; t < nq; t++) {
@@ -180,14 +181,15 @@ START_TEST(sets_alike_and_near_double)
 	for (int di = 0; di < 5; di++)
 		for (int n = 1; n <= 70; n += n < 12 ? 1 : 7)
 			for (int form = 0; form < 3; form++) {
-				int dk = dks[di], H = 3, d = H * dk;
+				int dk = dks[di], H = form ? 3 : 11, d = H * dk;
 				float *q = kt_rand(d, -2, 2);
 				float *k = kt_rand((size_t)n * d, -2, 2);
 				float *v = kt_rand((size_t)n * d, -2, 2);
 				float *o[2] = { kt_zeros(d), kt_zeros(d) };
 				float *w[2] = { kt_zeros((size_t)H * n),
 						kt_zeros((size_t)H * n) };
-				float *s = kt_zeros(n), scale = 1 / sqrtf(dk);
+				float *s = kt_zeros(ATTN_MARIAN_SCRATCH(n));
+				float scale = 1 / sqrtf(dk);
 				double *want = kt_dzeros(dk);
 
 				for (int i = 0; i < nsets; i++)
@@ -270,7 +272,8 @@ START_TEST(heads_as_rows)
 			float *v = kt_rand((size_t)n * dk, -2, 2);
 			float *want = kt_zeros((size_t)T * dk);
 			float *got = kt_zeros((size_t)T * dk);
-			float *s = kt_zeros(n + (size_t)dk * ((n + 31) / 32 * 32));
+			float *s = kt_zeros(ATTN_MARIAN_SCRATCH(n) +
+					   (size_t)dk * ((n + 31) / 32 * 32));
 
 			for (int t = 0; t < T; t++)
 				rows[0](want + t * dk, NULL, 0, q + t * dk, k, dk,
@@ -348,7 +351,8 @@ START_TEST(softmax_as_libm_expf)
 	kt_seed(23);
 	for (int n = 1; n <= 203; n += n < 16 ? 1 : 17) {
 		float *k = kt_zeros((size_t)n * dk), *v = kt_zeros((size_t)n * dk);
-		float *w = kt_zeros(n), *o = kt_zeros(dk), *s = kt_zeros(n);
+		float *w = kt_zeros(n), *o = kt_zeros(dk),
+		      *s = kt_zeros(ATTN_MARIAN_SCRATCH(n));
 		float q[8] = { 1 }, *want = kt_zeros(n), mx, sum = 0;
 
 		if (n % 4 == 0)

@@ -214,7 +214,7 @@ static void rows_task(void *ctx, int64_t lo, int64_t hi)
 {
 	struct rows_job *j = ctx;
 	const struct attn_args *a = j->a;
-	float *s = kern_scratch(2, sizeof(float) * (size_t)a->S);
+	float *s = kern_scratch(2, sizeof(float) * ATTN_MARIAN_SCRATCH(a->S));
 
 	if (!s) {
 		j->fallback = 1;
@@ -248,7 +248,7 @@ static void heads_task(void *ctx, int64_t lo, int64_t hi)
 	struct rows_job *j = ctx;
 	const struct attn_args *a = j->a;
 	int dk = a->dk, np = (a->S + 31) / 32 * 32;
-	float *s = kern_scratch(2, sizeof(float) * ((size_t)a->S +
+	float *s = kern_scratch(2, sizeof(float) * (ATTN_MARIAN_SCRATCH(a->S) +
 						   (size_t)dk * np));
 
 	if (!s) {

@@ -89,7 +89,7 @@ static int marian_rows(const struct job *jb, int64_t lo, int64_t hi)
 
 	for (int64_t i = lo; i < hi; i++)
 		nmax = a->n[i] > nmax ? a->n[i] : nmax;
-	float *s = kern_scratch(2, sizeof(float) * (size_t)nmax);
+	float *s = kern_scratch(2, sizeof(float) * ATTN_MARIAN_SCRATCH(nmax));
 	if (!s)
 		return -1;
 	for (int64_t i = lo; i < hi; i++) {

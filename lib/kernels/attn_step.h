@@ -60,7 +60,8 @@ void kv_to_f16(uint16_t *dst, const float *src, size_t n);
  * The same row as native Marian computes it (attn_marian.c, where each
  * step is in Marian's source): each head's scores in form (below), times
  * scale; Marian's softmax (marian_softmax); the context one fma chain
- * over the keys in order.  s: n floats of scratch.  The weights, with w,
+ * over the keys in order.  s: ATTN_MARIAN_SCRATCH(n) floats of scratch
+ * (eight rows' scores and their softmax).  The weights, with w,
  * at w + h wn.  The forms of a score q . k_j, as OpenBLAS's kernels sum
  * it (marian_score_form picks one):
  *   MARIAN_SCORE_CHAIN  one chain of fma over the dk in order;
@@ -70,6 +71,7 @@ void kv_to_f16(uint16_t *dst, const float *src, size_t n);
  *   MARIAN_SCORE_PAIRS  16 lanes, adjacent pairs for every key.
  */
 enum { MARIAN_SCORE_CHAIN, MARIAN_SCORE_LANES, MARIAN_SCORE_PAIRS };
+#define ATTN_MARIAN_SCRATCH(n) (16 * (size_t)(n))
 void attn_marian_row_ref(float *out, float *w, long wn, const float *q,
 			 const void *k, long ks, const void *v, long vs,
 			 int n, int H, int dk, float scale, int f16, int form,
@@ -83,7 +85,8 @@ void attn_marian_row_avx2(float *out, float *w, long wn, const float *q,
  * rows of qs) over n keys and values (rows of ks, vs), out rows of os;
  * with small (marian_small_tn of Marian's product's nq queries), row t's
  * scores in form t < nq & ~3 ? PAIRS : LANES, else CHAIN; w (may be
- * NULL) rows of ws.  s: n + dk (n rounded up to 32) floats of scratch.
+ * NULL) rows of ws.  s: ATTN_MARIAN_SCRATCH(n) + dk (n rounded up to
+ * 32) floats of scratch.
  */
 void attn_marian_head_ref(float *out, long os, float *w, long ws,
 			  const float *q, long qs, const float *k, long ks,

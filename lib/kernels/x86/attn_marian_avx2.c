@@ -47,8 +47,10 @@ static inline __m256 exp8(__m256 x)
  * softmax of a row whose length is not a multiple of 4 calls expf.  In
  * double: k = round(x 32 / ln 2) by adding 1.5 2^52, r = x 32 / ln 2 - k
  * (both by fma), 2^(r / 32) by a cubic, times 2^(k / 32) from a table of
- * 2^(i / 32) and the exponent; rounded once to float.  Lanes with |x| >=
- * 88 (the overflow, underflow and NaN cases) go to expf itself.
+ * 2^(i / 32) and the exponent; rounded once to float.  Of the lanes with
+ * |x| >= 88 (libm's other path), those below -0x1.9fe368p6 give 0 and
+ * those below -0x1.9d1d9ep6 2^-149 (0x1.4p-75 squared), as libm's
+ * underflow cases; the overflows and NaNs go to libm's expf itself.
  */
 static const double exp2_32nds[32] = {	/* 2^(i / 32), rounded */
 	0x1.p+0, 0x1.059b0d3158574p+0,
@@ -103,6 +105,17 @@ static inline __m256 glibc_expf8(__m256 x)
 				   glibc_expf4(_mm256_castps256_ps128(x)));
 
 	if (odd) {
+		const __m256 uf = _mm256_set1_ps(-0x1.9fe368p6f),
+			     may_uf = _mm256_set1_ps(-0x1.9d1d9ep6f);
+
+		y = _mm256_blendv_ps(y, _mm256_set1_ps(0x1p-149f),
+				     _mm256_cmp_ps(x, may_uf, _CMP_LT_OQ));
+		y = _mm256_blendv_ps(y, _mm256_setzero_ps(),
+				     _mm256_cmp_ps(x, uf, _CMP_LT_OQ));
+		odd = _mm256_movemask_ps(_mm256_cmp_ps(
+			x, _mm256_set1_ps(0x1.62e42ep6f), _CMP_NLE_UQ));
+	}
+	if (odd) {
 		float xs[8], ys[8];
 
 		_mm256_storeu_ps(xs, x);
@@ -115,58 +128,55 @@ static inline __m256 glibc_expf8(__m256 x)
 	return y;
 }
 
-/* marian_softmax's <float> path (attn_marian.c): the maximum and the sum
- * in order, the exps and the quotients eight at a time. */
-static void softmax_expf(float *s, int n)
-{
-	float mx = s[0], sum = 0;
-
-	for (int j = 1; j < n; j++)
-		mx = mx < s[j] ? s[j] : mx;
-	__m256 vm = _mm256_set1_ps(mx);
-	FOR_LANES(j, (long)n, r)
-		str(s + j, r, glibc_expf8(_mm256_sub_ps(ldr(s + j, r), vm)));
-	for (int j = 0; j < n; j++)
-		sum += s[j];
-	__m256 vs = _mm256_set1_ps(sum);
-	FOR_LANES(j, (long)n, r)
-		str(s + j, r, _mm256_div_ps(ldr(s + j, r), vs));
-}
-
-/* marian_softmax (attn_marian.c): the lengths in lanes by exp8. */
-static void softmax(float *s, int n)
+/*
+ * marian_softmax (attn_marian.c) of eight rows of n at once, a row a lane:
+ * t [n][8], row r's score j at t[8 j + r], in place.  Each lane's
+ * operations are the row's: the maximum (max_ps(s, mx) is mx < s ? s :
+ * mx), the exps (glibc's expf, or with n a multiple of 8 or 4 Cephes'),
+ * their sums (lanes of 8 or 4 keys, then those in order; or in order),
+ * the quotients.
+ */
+static void softmax8(float *t, int n)
 {
 	int lanes = n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : 1;
-	float acc[8], mx = s[0], sum = 0;
+	__m256 mx = _mm256_loadu_ps(t), sum = _mm256_setzero_ps(), acc[8];
 
-	if (lanes == 1) {
-		softmax_expf(s, n);
-		return;
-	}
 	for (int j = 1; j < n; j++)
-		mx = mx < s[j] ? s[j] : mx;
-	__m256 vm = _mm256_set1_ps(mx), a8 = _mm256_setzero_ps();
-	__m128 a4 = _mm_setzero_ps();
-	FOR_LANES(j, (long)n, r) {
-		__m256 e = exp8(_mm256_sub_ps(ldr(s + j, r), vm));
-		str(s + j, r, e);
-		if (lanes == 8) {
-			a8 = _mm256_add_ps(a8, e);
-		} else {
-			a4 = _mm_add_ps(a4, _mm256_castps256_ps128(e));
-			if (r > 4)
-				a4 = _mm_add_ps(a4, _mm256_extractf128_ps(e, 1));
+		mx = _mm256_max_ps(_mm256_loadu_ps(t + 8 * j), mx);
+	if (lanes == 1) {
+		for (int j = 0; j < n; j++) {
+			__m256 e = glibc_expf8(_mm256_sub_ps(
+				_mm256_loadu_ps(t + 8 * j), mx));
+			_mm256_storeu_ps(t + 8 * j, e);
+			sum = _mm256_add_ps(sum, e);
 		}
+	} else {
+		for (int l = 0; l < lanes; l++)
+			acc[l] = _mm256_setzero_ps();
+		for (int j = 0; j < n; j += lanes)
+			for (int l = 0; l < lanes; l++) {
+				__m256 e = exp8(_mm256_sub_ps(
+					_mm256_loadu_ps(t + 8 * (j + l)), mx));
+				_mm256_storeu_ps(t + 8 * (j + l), e);
+				acc[l] = _mm256_add_ps(acc[l], e);
+			}
+		for (int l = 0; l < lanes; l++)
+			sum = _mm256_add_ps(sum, acc[l]);
 	}
-	if (lanes == 8)
-		_mm256_storeu_ps(acc, a8);
-	else
-		_mm_storeu_ps(acc, a4);
-	for (int l = 0; l < lanes; l++)
-		sum += acc[l];
-	__m256 vs = _mm256_set1_ps(sum);
-	FOR_LANES(j, (long)n, r)
-		str(s + j, r, _mm256_div_ps(ldr(s + j, r), vs));
+	for (int j = 0; j < n; j++)
+		_mm256_storeu_ps(t + 8 * j, _mm256_div_ps(
+			_mm256_loadu_ps(t + 8 * j), sum));
+}
+
+/* Rows r < nr (<= 8) of scores S (row r at S + r n) into t [n][8] (row r
+ * in lane r, zeros past nr), and their softmax (softmax8). */
+static void softmax_rows8(float *t, const float *S, int nr, int n)
+{
+	for (int j = 0; j < n; j++)
+		for (int r = 0; r < 8; r++)
+			t[8 * j + r] = r < nr ? S[r * n + j] : 0;
+	if (n > 0)
+		softmax8(t, n);
 }
 
 /* A score's 16 lanes, lo (0-7) and hi (8-15), added as adjacent pairs
@@ -282,7 +292,7 @@ static void scores_f32(float *s, const float *q, const float *k, long ks,
 
 /* nb (1 to 8) blocks of 8 columns of the context (below), rem of them
  * left from out: nb constant where inlined, so that the chains stay in
- * registers. */
+ * registers.  w_j at w[8 j] (a lane of softmax8's rows). */
 static inline __attribute__((always_inline)) void
 context_cols(float *out, const float *w, const float *v, long vs, int n,
 	     int nb, long rem)
@@ -294,7 +304,7 @@ context_cols(float *out, const float *w, const float *v, long vs, int n,
 		acc[b] = _mm256_setzero_ps();
 	for (int j = 0; j < n; j++) {
 		const float *vj = v + j * vs;
-		__m256 wj = _mm256_set1_ps(w[j]);
+		__m256 wj = _mm256_set1_ps(w[8 * j]);
 
 		for (int b = 0; b < nb - 1; b++)
 			acc[b] = _mm256_fmadd_ps(wj, _mm256_loadu_ps(vj + 8 * b),
@@ -307,8 +317,8 @@ context_cols(float *out, const float *w, const float *v, long vs, int n,
 		str(out + 8 * b, rem - 8 * b, acc[b]);
 }
 
-/* out [dk] = sum over j < n of w_j v_j, one fma chain a column over the
- * keys in order: the columns 64 at a time, up to eight chains side by
+/* out [dk] = sum over j < n of w_j v_j (w_j at w[8 j]), one fma chain a
+ * column over the keys in order: the columns 64 at a time, up to eight chains side by
  * side (one alone waits on each fma's latency). */
 static void context(float *out, const float *w, const float *v, long vs,
 		    int n, int dk)
@@ -328,35 +338,74 @@ static void context(float *out, const float *w, const float *v, long vs,
 	}
 }
 
+/* The context of rows r < nr of t (softmax_rows8) by their values
+ * (v + r vr, rows of vs) into out + r os; their weights, with w, at w +
+ * r ws. */
+static void contexts8(float *out, long os, float *w, long ws, const float *t,
+		      int nr, const float *v, long vr, long vs, int n, int dk)
+{
+	for (int r = 0; r < nr; r++) {
+		context(out + r * os, t + r, v + r * vr, vs, n, dk);
+		for (int j = 0; w && j < n; j++)
+			w[r * ws + j] = t[8 * j + r];
+	}
+}
+
+/* s: ATTN_MARIAN_SCRATCH(n) floats: eight rows' scores, then t. */
 void attn_marian_row_avx2(float *out, float *w, long wn, const float *q,
 			  const void *k, long ks, const void *v, long vs,
 			  int n, int H, int dk, float scale, int f16, int form,
 			  float *s)
 {
+	float *t = s + 8 * (size_t)n;
+
 	if (f16) {
 		attn_marian_row_ref(out, w, wn, q, k, ks, v, vs, n, H, dk,
 				    scale, f16, form, s);
 		return;
 	}
-	for (int h = 0; h < H; h++) {
-		const float *vh = (const float *)v + h * dk;
-		float *oh = out + h * dk;
+	for (int h0 = 0; h0 < H; h0 += 8) {
+		int nr = H - h0 < 8 ? H - h0 : 8;
 
-		scores_f32(s, q + h * dk, (const float *)k + h * dk, ks, n, dk,
-			   scale, form);
-		if (n > 0)
-			softmax(s, n);
-		context(oh, s, vh, vs, n, dk);
-		if (w)
-			memcpy(w + h * wn, s, sizeof(float) * n);
+		for (int r = 0; r < nr; r++)
+			scores_f32(s + r * n, q + (h0 + r) * dk,
+				   (const float *)k + (h0 + r) * dk, ks, n, dk,
+				   scale, form);
+		softmax_rows8(t, s, nr, n);
+		contexts8(out + h0 * dk, dk, w ? w + h0 * wn : NULL, wn, t,
+			  nr, (const float *)v + h0 * dk, dk, vs, n, dk);
+	}
+}
+
+/* s [n] = the scores (one fma chain each) of query q by the keys
+ * transposed, kt [dk, np]: 32 keys at a time, four chains side by side. */
+static void scores_kt(float *s, const float *q, const float *kt, int np,
+		      int n, int dk, float scale)
+{
+	const __m256 sc = _mm256_set1_ps(scale);
+
+	for (int j = 0; j < n; j += 32) {
+		__m256 a[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(),
+				_mm256_setzero_ps(), _mm256_setzero_ps() };
+		for (int c = 0; c < dk; c++) {
+			const float *kc = kt + c * np + j;
+			__m256 qc = _mm256_set1_ps(q[c]);
+#pragma GCC unroll 4
+			for (int b = 0; b < 4; b++)
+				a[b] = _mm256_fmadd_ps(
+					qc, _mm256_loadu_ps(kc + 8 * b), a[b]);
+		}
+		for (int b = 0; b < 4 && n - j > 8 * b; b++)
+			str(s + j + 8 * b, n - j - 8 * b, _mm256_mul_ps(a[b], sc));
 	}
 }
 
 /*
- * attn_marian_head (attn_step.h): with small, row by row as
- * attn_marian_row; else (one fma chain a score) the keys transposed once,
- * kt [dk, np] (np = n rounded up to 32, zeros past n), so that each row's
- * scores go a key a lane, 32 at a time, with whole loads.
+ * attn_marian_head (attn_step.h), eight rows at a time: with small, each
+ * row's scores as attn_marian_row's in its form; else (one fma chain a
+ * score) the keys transposed once, kt [dk, np] (np = n rounded up to 32,
+ * zeros past n), so that each row's scores go a key a lane, 32 at a
+ * time, with whole loads.  s: ATTN_MARIAN_SCRATCH(n) floats, then kt.
  */
 void attn_marian_head_avx2(float *out, long os, float *w, long ws,
 			   const float *q, long qs, const float *k, long ks,
@@ -364,50 +413,31 @@ void attn_marian_head_avx2(float *out, long os, float *w, long ws,
 			   float scale, int small, int nq, float *s)
 {
 	int np = (n + 31) / 32 * 32;
-	float *kt = s + n;
+	float *t = s + 8 * (size_t)n, *kt = s + ATTN_MARIAN_SCRATCH(n);
 
-	if (small) {
-		for (int t = 0; t < rows; t++)
-			attn_marian_row_avx2(out + t * os, w ? w + t * ws : NULL,
-					     0, q + t * qs, k, ks, v, vs, n, 1, dk,
-					     scale, 0, t < (nq & ~3) ?
-					     MARIAN_SCORE_PAIRS :
-					     MARIAN_SCORE_LANES, s);
-		return;
-	}
-	for (int c = 0; c < dk; c++) {
+	for (int c = 0; !small && c < dk; c++) {
 		for (int j = 0; j < n; j++)
 			kt[c * np + j] = k[j * ks + c];
 		for (int j = n; j < np; j++)
 			kt[c * np + j] = 0;
 	}
-	for (int t = 0; t < rows; t++) {
-		const float *qt = q + t * qs;
+	for (int t0 = 0; t0 < rows; t0 += 8) {
+		int nr = rows - t0 < 8 ? rows - t0 : 8;
 
-		/* 32 keys at a time: four chains side by side */
-		for (int j = 0; j < n; j += 32) {
-			__m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0,
-			       a3 = a0, sc = _mm256_set1_ps(scale);
-			for (int c = 0; c < dk; c++) {
-				const float *r = kt + c * np + j;
-				__m256 qc = _mm256_set1_ps(qt[c]);
-				a0 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r), a0);
-				a1 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r + 8), a1);
-				a2 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r + 16), a2);
-				a3 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(r + 24), a3);
-			}
-			str(s + j, n - j, _mm256_mul_ps(a0, sc));
-			if (n - j > 8)
-				str(s + j + 8, n - j - 8, _mm256_mul_ps(a1, sc));
-			if (n - j > 16)
-				str(s + j + 16, n - j - 16, _mm256_mul_ps(a2, sc));
-			if (n - j > 24)
-				str(s + j + 24, n - j - 24, _mm256_mul_ps(a3, sc));
+		for (int r = 0; r < nr; r++) {
+			const float *qt = q + (t0 + r) * qs;
+			float *sr = s + r * n;
+
+			if (small)
+				scores_f32(sr, qt, k, ks, n, dk, scale,
+					   t0 + r < (nq & ~3) ?
+					   MARIAN_SCORE_PAIRS :
+					   MARIAN_SCORE_LANES);
+			else
+				scores_kt(sr, qt, kt, np, n, dk, scale);
 		}
-		if (n > 0)
-			softmax(s, n);
-		context(out + t * os, s, v, vs, n, dk);
-		if (w)
-			memcpy(w + t * ws, s, sizeof(float) * n);
+		softmax_rows8(t, s, nr, n);
+		contexts8(out + t0 * os, os, w ? w + t0 * ws : NULL, ws, t, nr,
+			  v, 0, vs, n, dk);
 	}
 }

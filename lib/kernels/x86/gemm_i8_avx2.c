@@ -198,20 +198,18 @@ void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
 
 /*
  * Marian's quantisation (marian_quant, marian_i8.h) of strips s0 .. s1-1
- * of x's rows into the form, 8 lanes at a time in its float operations:
- * v = x qa; NaN or v >= 2^31 gives -127; else v clamped to [-200, 200],
- * rounded to nearest even by adding and taking off 1.5 2^23, clamped to
- * [-127, 127].  (_mm256_min_ps(a, v) is a < v ? a : v, the scalar's
- * v > a ? a : v, NaN included.)  Zero past M and K, as linear_marian's
- * loops made them.
+ * of x's rows into the form, 8 lanes at a time: v = x qa to the nearest
+ * integer by vcvtps2dq (even on ties: Marian's 1.5 2^23), saturated to
+ * int16 and clamped to [-127, 127].  The same q as Marian's float clamps:
+ * v at or past 127.5 gives 127, at or below -127.5 -127, and NaN or |v| >=
+ * 2^31 vcvtps2dq's 0x80000000, -32768 saturated, so -127 (Marian's NaN and
+ * overflow case).  Zero past M and K, as linear_marian's loops made them.
  */
 void gemm_i8_mquant_avx2(void *xs, const float *x, float qa, int M, int K,
 			 int kq, int rmax, int form, int s0, int s1)
 {
-	const __m256 a = _mm256_set1_ps(qa), big = _mm256_set1_ps(2147483648.0f);
-	const __m256 hi2 = _mm256_set1_ps(200), lo2 = _mm256_set1_ps(-200);
-	const __m256 hi = _mm256_set1_ps(127), lo = _mm256_set1_ps(-127);
-	const __m256 magic = _mm256_set1_ps(0x1.8p23f);
+	const __m256 a = _mm256_set1_ps(qa);
+	const __m128i lo = _mm_set1_epi16(-127), hi = _mm_set1_epi16(127);
 	size_t strip = (size_t)kq * rmax;
 
 	for (int s = s0; s < s1; s++)
@@ -225,20 +223,13 @@ void gemm_i8_mquant_avx2(void *xs, const float *x, float qa, int M, int K,
 			}
 			const float *xr = x + (size_t)i * K;
 			for (int p = 0; p < kq; p += 2) {
-				__m256 v = _mm256_mul_ps(ldr(xr + 4 * p,
-							     K - 4 * p), a);
-				__m256 bad = _mm256_cmp_ps(v, big,
-							   _CMP_NLT_UQ);
-				v = _mm256_max_ps(lo2, _mm256_min_ps(hi2, v));
-				v = _mm256_sub_ps(_mm256_add_ps(v, magic),
-						  magic);
-				v = _mm256_max_ps(lo, _mm256_min_ps(hi, v));
-				v = _mm256_blendv_ps(v, lo, bad);
-				__m256i q = _mm256_cvtps_epi32(v);
+				__m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(
+					ldr(xr + 4 * p, K - 4 * p), a));
+				__m128i h = _mm_packs_epi32(
+					_mm256_castsi256_si128(q),
+					_mm256_extracti128_si256(q, 1));
 				put_quads(d16, d8, p, kq, rmax, form,
-					  _mm_packs_epi32(
-						_mm256_castsi256_si128(q),
-						_mm256_extracti128_si256(q, 1)));
+					  _mm_min_epi16(_mm_max_epi16(h, lo), hi));
 			}
 		}
 }
