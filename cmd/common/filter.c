@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "base/errmsg.h"
 #include "filter.h"
+#include "kernels/kernels.h"
 #include "modelid.h"
 #include "opt.h"
 #include "prog.h"
@@ -291,11 +292,46 @@ struct stage_ctx {
 	struct tsr_writer *w;
 };
 
+/* Frames fb [n], one batch, through stage c. */
+static int stage_batch(const struct stage_ctx *c, struct frame **fb, int n)
+{
+	const struct arch *a = c->m->arch;
+
+	return c->s == STAGE_EMBED ? a->embed(c->m, fb, n) :
+	       c->s == STAGE_ENCODE ? a->encode(c->m, fb, n) :
+	       a->attend(c->m, fb, n);
+}
+
+/* A window's batches dealt to the threads whole (as search_deal.c deals
+ * the search's): each thread runs its batches' kernels serially, and the
+ * threads meet once a window, not at every product of every batch. */
+struct stage_deal {
+	const struct stage_ctx *c;
+	struct frame **f;
+	const int *start;
+	int nb;
+	char (*msg)[256];	/* [nb]: a batch's error, "" when none */
+};
+
+static void stage_task(void *ctx, int64_t lo, int64_t hi)
+{
+	struct stage_deal *d = ctx;
+
+	for (int64_t x = lo; x < hi; x++) {
+		int b = d->nb - 1 - (int)x;	/* the longest first */
+
+		if (stage_batch(d->c, d->f + d->start[b],
+				d->start[b + 1] - d->start[b]) < 0)
+			snprintf(d->msg[b], sizeof d->msg[b], "%s",
+				 err_msg()[0] ? err_msg() : "failed");
+	}
+}
+
 static int stage_process(void *arg, struct frame **f, const int *slot,
 			 const int *start, int nb)
 {
 	const struct stage_ctx *c = arg;
-	const struct arch *a = c->m->arch;
+	struct stage_deal d = { c, f, start, nb, NULL };
 	int i, rc = 0;
 
 	for (i = 0; i < start[nb]; i++)
@@ -306,14 +342,22 @@ static int stage_process(void *arg, struct frame **f, const int *slot,
 			if (model_check_ids(f[i], "src.ids", c->m->src_vocab,
 					    "tokenize") < 0)
 				return -1;
-	for (int b = nb - 1; b >= 0 && rc == 0; b--) {
-		struct frame **fb = f + start[b];
-		int n = start[b + 1] - start[b];
-
-		rc = c->s == STAGE_EMBED ? a->embed(c->m, fb, n) :
-		     c->s == STAGE_ENCODE ? a->encode(c->m, fb, n) :
-		     a->attend(c->m, fb, n);
+	if (nb >= 2 && kern_threads() >= 2)
+		d.msg = calloc(nb, sizeof *d.msg);
+	if (!d.msg) {	/* one batch, one thread (or no memory to deal) */
+		for (int b = nb - 1; b >= 0 && rc == 0; b--)
+			rc = stage_batch(c, f + start[b],
+					 start[b + 1] - start[b]);
+		return rc;
 	}
+	kern_parallel_each(nb, stage_task, &d);
+	/* the error the batches one by one would have met first */
+	for (int b = nb - 1; b >= 0 && rc == 0; b--)
+		if (d.msg[b][0]) {
+			err_set("%s", d.msg[b]);
+			rc = -1;
+		}
+	free(d.msg);
 	return rc;
 }
 
