@@ -183,8 +183,10 @@ static int load_int8(struct model *m, const struct tensor **rec,
 		off += sizeof(float) * p->dim[0];
 		memcpy(q, rec[i]->data, p->n);
 		memcpy(qs, scale[i]->data, sizeof(float) * p->dim[0]);
-		for (size_t k = 0; k < p->n; k++)
-			p->w[k] = q[k] * qs[k / p->dim[1]];
+		/* row by row, no division: the loop vectorises */
+		for (size_t r = 0, c = p->n / p->dim[0]; r < (size_t)p->dim[0]; r++)
+			for (size_t k = r * c; k < (r + 1) * c; k++)
+				p->w[k] = q[k] * qs[r];
 		p->q = q;
 		p->qs = qs;
 	}
