@@ -23,7 +23,7 @@
 # tests/cli_*.sh a command-line test, bench/bench_*.c a benchmark,
 # examples/NAME.c build/examples/NAME (for the examples' scripts).  Files
 # named *_avx2.c, *_avx512.c, *_avx512bf16.c, *_avx512vnni.c, *_avxvnni.c,
-# *_pclmul.c and *_f16c.c are compiled for those instruction sets and are
+# *_pclmul.c, *_vpclmul.c and *_f16c.c are compiled for those instruction sets and are
 # only called after a run-time check of the CPU.  Sources include across
 # folders by their path under lib/ ("stream/tensor.h"), within a folder
 # by name; doc/ARCHITECTURE.md has the layers.
@@ -129,6 +129,10 @@ $(BUILD)/%_f16c.o: %_f16c.c
 $(BUILD)/%_pclmul.o: %_pclmul.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mpclmul -msse4.1 -c $< -o $@
+
+$(BUILD)/%_vpclmul.o: %_vpclmul.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(DEPFLAGS) $(CFLAGS_ALL) -mavx512f -mvpclmulqdq -mpclmul -msse4.1 -c $< -o $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -29,6 +29,11 @@ static int kernels(crc_fn *k, const char **name)
 		k[n] = crc32_pclmul;
 		name[n++] = "pclmul";
 	}
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("vpclmulqdq")) {
+		k[n] = crc32_vpclmul;
+		name[n++] = "vpclmul";
+	}
 	return n;
 }
 
@@ -59,8 +64,8 @@ static uint32_t zlib_crc(uint32_t crc, const unsigned char *p, size_t n)
 
 START_TEST(known_answer)
 {
-	crc_fn k[3];
-	const char *name[3];
+	crc_fn k[4];
+	const char *name[4];
 	int nk = kernels(k, name);
 	/* The check value of CRC-32/ISO-HDLC, and 64 bytes for the folds. */
 	const char *nine = "123456789";
@@ -77,8 +82,8 @@ END_TEST
 
 START_TEST(every_length_and_alignment)
 {
-	crc_fn k[3];
-	const char *name[3];
+	crc_fn k[4];
+	const char *name[4];
 	int nk = kernels(k, name);
 	unsigned char *buf = random_bytes(300 + 16);
 
@@ -108,8 +113,8 @@ START_TEST(large)
 {
 	static const size_t sizes[] = { 4096, 65536 + 7, (1 << 20) + 63,
 					(3 << 20) + 17 };
-	crc_fn k[3];
-	const char *name[3];
+	crc_fn k[4];
+	const char *name[4];
 	int nk = kernels(k, name);
 
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -133,8 +138,8 @@ END_TEST
  * the kernels taking turns: the CRC of the whole. */
 START_TEST(pieces)
 {
-	crc_fn k[3];
-	const char *name[3];
+	crc_fn k[4];
+	const char *name[4];
 	int nk = kernels(k, name);
 	size_t n = 100000;
 	unsigned char *buf = random_bytes(n);

@@ -74,8 +74,13 @@ static void choose_kernel(void)
 		return;
 #if !defined(ATTN_NO_SIMD) && (defined(__x86_64__) || defined(__i386__))
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
-		kernel = crc32_pclmul;
+	if (!__builtin_cpu_supports("pclmul") || !__builtin_cpu_supports("sse4.1"))
+		return;
+	kernel = crc32_pclmul;
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("vpclmulqdq") &&
+	    !(env && strncmp(env, "avx2", 4) == 0))
+		kernel = crc32_vpclmul;
 #endif
 }
 

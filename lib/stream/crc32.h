@@ -1,11 +1,12 @@
 /*
  * crc32.h: CRC-32 with zlib's polynomial (reflected 0xEDB88320, initial
  * and final value inverted): crc32_sliced(crc32_sliced(0, a, n), b, m)
- * equals zlib's crc32(0, ab, n + m).  Two kernels give the same results:
- * a portable one, eight bytes a step through eight tables, and one that
- * folds 64 bytes a step with carry-less multiplication (PCLMULQDQ), to be
- * called only where the CPU has it.  crc32_fast is the one place that
- * chooses between them.
+ * equals zlib's crc32(0, ab, n + m).  Three kernels give the same
+ * results: a portable one, eight bytes a step through eight tables; one
+ * that folds 64 bytes a step with carry-less multiplication (PCLMULQDQ),
+ * and one that folds 256 bytes a step with its 512-bit form (AVX-512F and
+ * VPCLMULQDQ), each to be called only where the CPU has it.  crc32_fast
+ * is the one place that chooses among them.
  */
 #ifndef ATTN_CRC32_H
 #define ATTN_CRC32_H
@@ -15,11 +16,12 @@
 
 uint32_t crc32_sliced(uint32_t crc, const void *p, size_t n);
 uint32_t crc32_pclmul(uint32_t crc, const void *p, size_t n);
+uint32_t crc32_vpclmul(uint32_t crc, const void *p, size_t n);
 /*
- * The same by the fastest kernel of the two that the CPU has, chosen on
- * the first call; ATTN_KERNELS=reference in the environment, which makes
- * the numerical kernels (kernels.h) run their reference, gives the
- * portable one here too.
+ * The same by the fastest kernel that the CPU has, chosen on the first
+ * call.  ATTN_KERNELS in the environment, which chooses the numerical
+ * kernels (kernels.h), holds this one too: reference gives the portable
+ * one, a name that starts with avx2 (an AVX2 core) the 128-bit folding.
  */
 uint32_t crc32_fast(uint32_t crc, const void *p, size_t n);
 

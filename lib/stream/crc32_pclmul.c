@@ -18,6 +18,7 @@
  */
 #include <immintrin.h>
 #include "crc32.h"
+#include "crc32_fold.h"
 
 /* Folding across 512 bits (the four lanes) and across 128 (one lane). */
 #define K544 0x154442bd4ull
@@ -36,14 +37,33 @@ static __m128i load(const unsigned char *p)
 	return _mm_loadu_si128((const __m128i *)p);
 }
 
+/* The end of the folding, from its four lanes x (the last 64 bytes
+ * folded) and the n < 64 bytes at p that remain. */
+uint32_t crc32_pclmul_end(const __m128i x[4], const unsigned char *p,
+			  size_t n)
+{
+	const __m128i k128 = _mm_set_epi64x(K96, K160);
+	__m128i x0 = x[0];
+	unsigned char last[16];
+	uint32_t reg;
+
+	x0 = _mm_xor_si128(fold(x0, k128), x[1]);
+	x0 = _mm_xor_si128(fold(x0, k128), x[2]);
+	x0 = _mm_xor_si128(fold(x0, k128), x[3]);
+	for (; n >= 16; p += 16, n -= 16)
+		x0 = _mm_xor_si128(fold(x0, k128), load(p));
+	/* x0 is congruent to everything read: its 16 bytes, as a message,
+	 * leave the register where the whole would have. */
+	_mm_storeu_si128((__m128i *)last, x0);
+	reg = crc32_register(0, last, sizeof last);
+	return ~crc32_register(reg, p, n);
+}
+
 uint32_t crc32_pclmul(uint32_t crc, const void *data, size_t n)
 {
 	const unsigned char *p = data;
 	const __m128i k512 = _mm_set_epi64x(K480, K544);
-	const __m128i k128 = _mm_set_epi64x(K96, K160);
 	__m128i x0, x1, x2, x3;
-	unsigned char last[16];
-	uint32_t reg;
 
 	if (n < 64)
 		return crc32_sliced(crc, p, n);
@@ -58,14 +78,5 @@ uint32_t crc32_pclmul(uint32_t crc, const void *data, size_t n)
 		x2 = _mm_xor_si128(fold(x2, k512), load(p + 32));
 		x3 = _mm_xor_si128(fold(x3, k512), load(p + 48));
 	}
-	x0 = _mm_xor_si128(fold(x0, k128), x1);
-	x0 = _mm_xor_si128(fold(x0, k128), x2);
-	x0 = _mm_xor_si128(fold(x0, k128), x3);
-	for (; n >= 16; p += 16, n -= 16)
-		x0 = _mm_xor_si128(fold(x0, k128), load(p));
-	/* x0 is congruent to everything read: its 16 bytes, as a message,
-	 * leave the register where the whole would have. */
-	_mm_storeu_si128((__m128i *)last, x0);
-	reg = crc32_register(0, last, sizeof last);
-	return ~crc32_register(reg, p, n);
+	return crc32_pclmul_end((const __m128i[4]){ x0, x1, x2, x3 }, p, n);
 }
