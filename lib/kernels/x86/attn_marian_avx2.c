@@ -219,8 +219,8 @@ static inline __m128 reduce4(const __m256 lo[4], const __m256 hi[4])
 }
 
 /* The 16 lanes of key kj's score with q: lo (0-7), hi (8-15). */
-static inline void lanes16(__m256 *lo, __m256 *hi, const float *q,
-			   const float *kj, int dk)
+static inline __attribute__((always_inline)) void
+lanes16(__m256 *lo, __m256 *hi, const float *q, const float *kj, int dk)
 {
 	__m256 l = _mm256_setzero_ps(), h = l;
 
@@ -243,6 +243,32 @@ static inline void lanes16(__m256 *lo, __m256 *hi, const float *q,
 	*hi = h;
 }
 
+/* The lanes forms of scores_f32 (below): dk constant where inlined, so
+ * that a key's 16 lanes go without a loop and stay in registers. */
+static inline __attribute__((always_inline)) void
+scores_lanes(float *s, const float *q, const float *k, long ks, int n,
+	     int dk, float scale, int form)
+{
+	int j = 0;
+
+	/* the keys of REDUCE_4, four at a time */
+	for (; j + 4 <= (n & ~3); j += 4) {
+		__m256 lo[4], hi[4];
+#pragma GCC unroll 4
+		for (int m = 0; m < 4; m++)
+			lanes16(&lo[m], &hi[m], q, k + (j + m) * ks, dk);
+		_mm_storeu_ps(s + j, _mm_mul_ps(reduce4(lo, hi),
+						_mm_set1_ps(scale)));
+	}
+	for (; j < n; j++) {
+		__m256 lo, hi;
+		lanes16(&lo, &hi, q, k + j * ks, dk);
+		float v = form == MARIAN_SCORE_PAIRS || j < (n & ~3) ?
+			  pairs16(lo, hi) : hsum256(_mm256_add_ps(hi, lo));
+		s[j] = v * scale;
+	}
+}
+
 /* s [n] = the scores (attn_step.h's forms) of query q by the f32 keys k
  * (rows of ks), times scale. */
 static void scores_f32(float *s, const float *q, const float *k, long ks,
@@ -251,22 +277,12 @@ static void scores_f32(float *s, const float *q, const float *k, long ks,
 	int j = 0;
 
 	if (form != MARIAN_SCORE_CHAIN) {
-		/* the keys of REDUCE_4, four at a time */
-		for (; j + 4 <= (n & ~3); j += 4) {
-			__m256 lo[4], hi[4];
-			for (int m = 0; m < 4; m++)
-				lanes16(&lo[m], &hi[m], q, k + (j + m) * ks, dk);
-			_mm_storeu_ps(s + j, _mm_mul_ps(reduce4(lo, hi),
-							_mm_set1_ps(scale)));
-		}
-		for (; j < n; j++) {
-			__m256 lo, hi;
-			lanes16(&lo, &hi, q, k + j * ks, dk);
-			float v = form == MARIAN_SCORE_PAIRS || j < (n & ~3) ?
-				  pairs16(lo, hi) :
-				  hsum256(_mm256_add_ps(hi, lo));
-			s[j] = v * scale;
-		}
+		if (dk == 32)	/* the heads of d 256 and 8 heads */
+			scores_lanes(s, q, k, ks, n, 32, scale, form);
+		else if (dk == 64)	/* d 512, 8 heads */
+			scores_lanes(s, q, k, ks, n, 64, scale, form);
+		else
+			scores_lanes(s, q, k, ks, n, dk, scale, form);
 		return;
 	}
 	const __m256i idx = _mm256_mullo_epi32(
