@@ -1,5 +1,6 @@
 /* filter.c: windows, batches and input order for the programs, and
  * their common options; see filter.h. */
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,9 +376,35 @@ static int stage_flush(void *arg)
 	return tsr_flush(c->w);
 }
 
+/*
+ * A pipe between two stages holds 64 KB by default: a frame of the
+ * decoder's keys and values (tens of KB) and a window of them (tens of
+ * MB) pass through it in so many turns that each side sleeps and wakes
+ * thousands of times.  Grown to the most a user may ask (1 MB unless the
+ * system says otherwise); on a file or a terminal, or if refused, as it
+ * was.
+ */
+static void grow_pipe(int fd)
+{
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
+	long max = 1 << 20;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 1 << 20;
+		fclose(f);
+	}
+	if (max > (16L << 20))
+		max = 16L << 20;
+	(void)fcntl(fd, F_SETPIPE_SZ, (int)max);
+}
+
 struct tsr_reader *filter_reader(const char *path)
 {
 	struct tsr_reader *r = tsr_reader_path(path);
+
+	if (strcmp(path, "-") == 0)
+		grow_pipe(0);
 
 	if (r) {
 		tsr_reader_set_limit(r, filter_lim.limit);
@@ -394,6 +421,7 @@ struct tsr_writer *filter_writer(void)
 			"(--force writes it)");
 		return NULL;
 	}
+	grow_pipe(1);
 	return tsr_writer_fd(1, "<stdout>", 0);
 }
 
