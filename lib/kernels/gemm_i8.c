@@ -390,9 +390,13 @@ static int linear_marian(float *y, const float *x, int M,
 		((float *)mem)[i] = uq;
 	memset(mem + sxb, 0, zxb);
 	float *mb = bb ? (float *)(mem + sxb + zxb) : NULL;
-	for (int jn = 0; mb && jn < N; jn++)
-		mb[jn] = !shift ? b[jn] : b ? fmaf((float)w->mcol[jn], ub, b[jn])
-					    : (float)w->mcol[jn] * ub;
+	if (mb && !shift)
+		memcpy(mb, b, sizeof(float) * N);
+	else if (mb && u->mbias)
+		u->mbias(mb, w->mcol, ub, b, N);
+	for (int jn = 0; mb && shift && !u->mbias && jn < N; jn++)
+		mb[jn] = b ? fmaf((float)w->mcol[jn], ub, b[jn])
+			   : (float)w->mcol[jn] * ub;
 	mc.xs = mem + sxb + zxb + bb;
 	long per = (long)K * rmax;
 	kern_parallel_for((int64_t)(mr / rmax), (THREAD_WORK / 8 + per - 1) /

@@ -151,6 +151,11 @@ struct gemm_i8 {
 	 * M and K (q = 0). */
 	void (*mquant)(void *xs, const float *x, float qa, int M, int K,
 		       int kq, int rmax, int form, int s0, int s1);
+	/* Its bias b' [n] (linear_marian): fma((float)c, ub, b), or
+	 * (float)c ub without b (one fma, one product, as the C loop's;
+	 * NULL: that loop). */
+	void (*mbias)(float *mb, const int32_t *c, float ub, const float *b,
+		      int n);
 	/* WPACK_XS_U7: a set of the exact 8-bit sums on the same panels,
 	 * which Marian's signed products (x quantised their own way) run
 	 * on. */
@@ -379,6 +384,8 @@ void gemm_i8_quant_avx2(void *xs, float *sx, const float *x, int M, int K,
 			int kq, int rmax, int form);
 void gemm_i8_mquant_avx2(void *xs, const float *x, float qa, int M, int K,
 			 int kq, int rmax, int form, int s0, int s1);
+void gemm_i8_mbias_avx2(float *mb, const int32_t *c, float ub, const float *b,
+			int n);
 /* The same for the AVX-512 sets (gemm_i8_mquant_avx512.c). */
 void gemm_i8_mquant_avx512(void *xs, const float *x, float qa, int M, int K,
 			   int kq, int rmax, int form, int s0, int s1);

@@ -38,4 +38,5 @@ const struct gemm_i8 gemm_i8_avx512vnni = {
 	.panel = panel,
 	.quant = gemm_i8_quant_avx2,
 	.mquant = gemm_i8_mquant_avx512,
+	.mbias = gemm_i8_mbias_avx2,
 };

@@ -19,5 +19,6 @@ const struct gemm_i8 gemm_i8_avxvnni = {
 	.panel = panel,
 	.quant = gemm_i8_quant_avx2,
 	.mquant = gemm_i8_mquant_avx2,
+	.mbias = gemm_i8_mbias_avx2,
 	.msat = &gemm_i8_u7_avx2,
 };

@@ -42,6 +42,7 @@ const struct gemm_i8 gemm_i8_u7_avx512 = {
 	.panel = panel,
 	.quant_u7 = gemm_i8_quant_u7_avx2,
 	.mquant = gemm_i8_mquant_avx512,
+	.mbias = gemm_i8_mbias_avx2,
 	.exact = &gemm_i8_avx2,
 	.msat = &gemm_i8_u7_avx512,
 };
