@@ -349,14 +349,14 @@ START_TEST(softmax_as_libm_expf)
 	int nsets = sets(rows, lns), dk = 8;
 
 	kt_seed(23);
-	for (int n = 1; n <= 203; n += n < 16 ? 1 : 17) {
+	/* lengths not a multiple of 4: expf's path */
+	for (int n = 1; n <= 203; n += n % 4 == 3 ? 2 : n < 16 ? 1 : 17) {
 		float *k = kt_zeros((size_t)n * dk), *v = kt_zeros((size_t)n * dk);
 		float *w = kt_zeros(n), *o = kt_zeros(dk),
 		      *s = kt_zeros(ATTN_MARIAN_SCRATCH(n));
 		float q[8] = { 1 }, *want = kt_zeros(n), mx, sum = 0;
 
-		if (n % 4 == 0)
-			continue;
+		ck_assert(n % 4 != 0);
 		for (int j = 0; j < n; j++)
 			k[j * dk] = j % 5 == 4 ? edge[(int)kt_uniform(0, 7.999)] + 5 :
 				    (float)kt_uniform(-30, 5);
