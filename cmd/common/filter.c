@@ -380,23 +380,13 @@ static int stage_flush(void *arg)
  * A pipe between two stages holds 64 KB by default: a frame of the
  * decoder's keys and values (tens of KB) and a window of them (tens of
  * MB) pass through it in so many turns that each side sleeps and wakes
- * thousands of times.  Grown to the most a user may ask (1 MB unless the
- * system says otherwise); on a file or a terminal, or if refused, as it
- * was.
+ * thousands of times.  Grown to 1 MB (the most a user may ask where
+ * /proc/sys/fs/pipe-max-size is the default); on a file or a terminal,
+ * or if refused, as it was.
  */
 static void grow_pipe(int fd)
 {
-	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
-	long max = 1 << 20;
-
-	if (f) {
-		if (fscanf(f, "%ld", &max) != 1)
-			max = 1 << 20;
-		fclose(f);
-	}
-	if (max > (16L << 20))
-		max = 16L << 20;
-	(void)fcntl(fd, F_SETPIPE_SZ, (int)max);
+	(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
 }
 
 struct tsr_reader *filter_reader(const char *path)

@@ -310,6 +310,15 @@ static void panels(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
+/* struct gemm_i8's mbias where a set has none: marian_i8_bias of each
+ * column. */
+static void marian_bias_ref(float *mb, const int32_t *c, float ub,
+			    const float *b, int n)
+{
+	for (int j = 0; j < n; j++)
+		mb[j] = marian_i8_bias(c[j], ub, b ? b + j : NULL);
+}
+
 /* A Marian product's x quantised (linear_marian), for the threads. */
 struct mcall {
 	const float *x;
@@ -392,11 +401,8 @@ static int linear_marian(float *y, const float *x, int M,
 	float *mb = bb ? (float *)(mem + sxb + zxb) : NULL;
 	if (mb && !shift)
 		memcpy(mb, b, sizeof(float) * N);
-	else if (mb && u->mbias)
-		u->mbias(mb, w->mcol, ub, b, N);
-	for (int jn = 0; mb && shift && !u->mbias && jn < N; jn++)
-		mb[jn] = b ? fmaf((float)w->mcol[jn], ub, b[jn])
-			   : (float)w->mcol[jn] * ub;
+	else if (mb)
+		(u->mbias ? u->mbias : marian_bias_ref)(mb, w->mcol, ub, b, N);
 	mc.xs = mem + sxb + zxb + bb;
 	long per = (long)K * rmax;
 	kern_parallel_for((int64_t)(mr / rmax), (THREAD_WORK / 8 + per - 1) /

@@ -151,9 +151,8 @@ struct gemm_i8 {
 	 * M and K (q = 0). */
 	void (*mquant)(void *xs, const float *x, float qa, int M, int K,
 		       int kq, int rmax, int form, int s0, int s1);
-	/* Its bias b' [n] (linear_marian): fma((float)c, ub, b), or
-	 * (float)c ub without b (one fma, one product, as the C loop's;
-	 * NULL: that loop). */
+	/* Its bias b' [n] (linear_marian): marian_i8_bias of each column
+	 * (NULL: that function's loop). */
 	void (*mbias)(float *mb, const int32_t *c, float ub, const float *b,
 		      int n);
 	/* WPACK_XS_U7: a set of the exact 8-bit sums on the same panels,

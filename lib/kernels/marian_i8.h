@@ -67,16 +67,20 @@ static inline __attribute__((always_inline)) int8_t marian_quant(float v)
  * u = 1 / (qa qb), ub = -((127 / qa) (127 / qb)) / 127, bias b (NULL:
  * none), the form; as above.
  */
+/* The unsigned forms' bias of a column: fma((float)c, ub, b), or
+ * (float)c ub without b (NULL). */
+static inline float marian_i8_bias(int32_t c, float ub, const float *b)
+{
+	return b ? fmaf((float)c, ub, *b) : (float)c * ub;
+}
+
 static inline float marian_i8_y(int32_t acc, int32_t c, float u, float ub,
 				const float *b, int form)
 {
-	float bias;
-
 	if (form == MARIAN_SIGNED)
 		return b ? fmaf((float)acc, u, *b) : (float)acc * u;
-	bias = b ? fmaf((float)c, ub, *b) : (float)c * ub;
 	return fmaf((float)(form == MARIAN_SHIFT ? acc + 127 * c : acc), u,
-		    bias);
+		    marian_i8_bias(c, ub, b));
 }
 
 /* acc' of MARIAN_SHIFT_SAT: x's quantised row xq by w's row wq, K of

@@ -30,6 +30,7 @@
 
 #include "kernels/gemm_packed.h"
 #include "kernels/kern_impl.h"
+#include "kernels/marian_i8.h"
 #include "gemm_i8_end.h"
 #include "vmath_avx2.h"
 
@@ -249,7 +250,7 @@ void gemm_i8_mbias_avx2(float *mb, const int32_t *c, float ub, const float *b,
 			cf, u, _mm256_loadu_ps(b + j)) : _mm256_mul_ps(cf, u));
 	}
 	for (; j < n; j++)
-		mb[j] = b ? fmaf((float)c[j], ub, b[j]) : (float)c[j] * ub;
+		mb[j] = marian_i8_bias(c[j], ub, b ? b + j : NULL);
 }
 
 const struct gemm_i8 gemm_i8_avx2 = {
